@@ -1,0 +1,24 @@
+// Subcommand registration. Each command file adds its subcommand(s) to the app and returns a
+// Command whose `run` is called when the user chose it. main() knows only this list.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace lbsim::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;  // returns the process exit code
+};
+using Commands = std::vector<Command>;
+
+void add_run_commands(CLI::App& app, Commands& out);      // run, topo, config (cmd_run.cpp)
+void add_paths_commands(CLI::App& app, Commands& out);    // paths (cmd_paths.cpp)
+void add_cabling_commands(CLI::App& app, Commands& out);  // cabling plan|verify (cmd_cabling.cpp)
+void add_scale_commands(CLI::App& app, Commands& out);    // scale (cmd_scale.cpp)
+void add_layers_commands(CLI::App& app, Commands& out);   // layers, routes, deadlock (cmd_layers.cpp)
+void add_mat_commands(CLI::App& app, Commands& out);      // mat (cmd_mat.cpp)
+
+}  // namespace lbsim::cli

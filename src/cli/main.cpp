@@ -1,0 +1,40 @@
+// lbsim: one binary, one subcommand per tool. Errors reach the user as one clear line and a
+// non-zero exit code (2 for usage/config errors), never as a crash.
+#include <cstdio>
+#include <exception>
+
+#include <fmt/core.h>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  using namespace lbsim::cli;
+  CLI::App app{"lbsim: packet-level simulator and toolkit for routing and load balancing in "
+               "datacenter and HPC networks"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "lbsim 0.1.0");
+  Commands cmds;
+  add_run_commands(app, cmds);
+  add_paths_commands(app, cmds);
+  add_cabling_commands(app, cmds);
+  add_scale_commands(app, cmds);
+  add_layers_commands(app, cmds);
+  add_mat_commands(app, cmds);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& c : cmds)
+      if (c.app && c.app->parsed()) return c.run();
+  } catch (const lbsim::UserError& e) {
+    fmt::print(stderr, "lbsim: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "lbsim: internal error: {}\n", e.what());
+    return 70;
+  }
+  return 0;
+}

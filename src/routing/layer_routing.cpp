@@ -1,0 +1,1 @@
+// Layer routing: keeps the library target non-empty while the layer has only headers.

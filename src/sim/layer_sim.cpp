@@ -1,0 +1,1 @@
+// Layer sim: keeps the library target non-empty while the layer has only headers.

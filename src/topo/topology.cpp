@@ -1,0 +1,133 @@
+#include "topo/topology.h"
+
+#include <algorithm>
+#include <deque>
+
+namespace lbsim::topo {
+
+const char* link_kind_name(LinkKind k) {
+  switch (k) {
+    case LinkKind::HostLink: return "host";
+    case LinkKind::Tier1: return "tier1";
+    case LinkKind::Tier2: return "tier2";
+    case LinkKind::Local: return "local";
+    case LinkKind::Global: return "global";
+  }
+  return "?";
+}
+
+std::int32_t Topology::add_host(std::string label) {
+  // Hosts must come first so that host ids are 0..num_hosts-1.
+  nodes.push_back(Node{NodeKind::Host, -1, 0, std::move(label)});
+  ports.emplace_back();
+  return num_hosts++;
+}
+
+std::int32_t Topology::add_switch(std::string label, std::int32_t group, std::int32_t tier) {
+  nodes.push_back(Node{NodeKind::Switch, group, tier, std::move(label)});
+  ports.emplace_back();
+  return static_cast<std::int32_t>(nodes.size()) - 1;
+}
+
+std::int32_t Topology::connect(std::int32_t a, std::int32_t b, BitsPerSec rate, SimTime latency,
+                               LinkKind kind) {
+  Link l;
+  l.a = a;
+  l.b = b;
+  l.port_a = static_cast<std::int32_t>(ports[a].size());
+  l.port_b = static_cast<std::int32_t>(ports[b].size());
+  l.rate = rate;
+  l.latency = latency;
+  l.kind = kind;
+  auto id = static_cast<std::int32_t>(links.size());
+  links.push_back(l);
+  ports[a].push_back(Port{id, b, l.port_b});
+  ports[b].push_back(Port{id, a, l.port_a});
+  return id;
+}
+
+std::vector<std::int32_t> Topology::hosts_of(std::int32_t sw) const {
+  std::vector<std::int32_t> out;
+  for (const auto& p : ports[sw])
+    if (is_host(p.peer)) out.push_back(p.peer);
+  return out;
+}
+
+std::vector<std::vector<std::int32_t>> Topology::switch_adjacency() const {
+  std::vector<std::vector<std::int32_t>> adj(num_switches());
+  for (std::int32_t s = 0; s < num_switches(); ++s)
+    for (const auto& p : ports[switch_node(s)])
+      if (!is_host(p.peer)) adj[s].push_back(switch_index(p.peer));
+  return adj;
+}
+
+void Topology::set_param(const std::string& key, const std::string& value) {
+  for (auto& kv : params)
+    if (kv.first == key) {
+      kv.second = value;
+      return;
+    }
+  params.emplace_back(key, value);
+}
+
+std::vector<std::vector<std::int32_t>> switch_distances(const Topology& t) {
+  auto adj = t.switch_adjacency();
+  const auto n = static_cast<std::int32_t>(adj.size());
+  std::vector<std::vector<std::int32_t>> dist(n, std::vector<std::int32_t>(n, -1));
+  std::vector<std::int32_t> queue(n);
+  for (std::int32_t s = 0; s < n; ++s) {
+    auto& d = dist[s];
+    std::size_t head = 0, tail = 0;
+    d[s] = 0;
+    queue[tail++] = s;
+    while (head < tail) {
+      auto u = queue[head++];
+      for (auto v : adj[u])
+        if (d[v] < 0) {
+          d[v] = d[u] + 1;
+          queue[tail++] = v;
+        }
+    }
+  }
+  return dist;
+}
+
+GraphStats graph_stats(const Topology& t) {
+  GraphStats st;
+  auto adj = t.switch_adjacency();
+  if (adj.empty()) return st;
+  st.min_degree = st.max_degree = static_cast<std::int32_t>(adj[0].size());
+  for (const auto& a : adj) {
+    st.min_degree = std::min(st.min_degree, static_cast<std::int32_t>(a.size()));
+    st.max_degree = std::max(st.max_degree, static_cast<std::int32_t>(a.size()));
+  }
+  auto dist = switch_distances(t);
+  double sum = 0;
+  std::int64_t pairs = 0;
+  std::int32_t diam = 0;
+  for (std::size_t s = 0; s < dist.size(); ++s)
+    for (std::size_t d = 0; d < dist.size(); ++d) {
+      if (s == d) continue;
+      if (dist[s][d] < 0) {
+        st.diameter = -1;
+        st.host_diameter = -1;
+        return st;
+      }
+      diam = std::max(diam, dist[s][d]);
+      sum += dist[s][d];
+      ++pairs;
+    }
+  st.diameter = diam;
+  st.avg_path_length = pairs ? sum / static_cast<double>(pairs) : 0.0;
+  // Farthest host pair: max switch distance among switches that have hosts, plus the two host links.
+  std::vector<std::int32_t> with_hosts;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s)
+    if (!t.hosts_of(t.switch_node(s)).empty()) with_hosts.push_back(s);
+  std::int32_t hd = 0;
+  for (auto a : with_hosts)
+    for (auto b : with_hosts) hd = std::max(hd, dist[a][b]);
+  st.host_diameter = with_hosts.empty() ? 0 : hd + 2;
+  return st;
+}
+
+}  // namespace lbsim::topo

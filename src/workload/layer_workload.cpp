@@ -1,0 +1,1 @@
+// Layer workload: keeps the library target non-empty while the layer has only headers.
