@@ -1,0 +1,534 @@
+// Layered multipath routing: Algorithm 1 and Appendix B.1 of slimfly-deployment.txt, plus the RUES
+// and FatPaths-style baselines of sec. 6. See layered.h and docs/layered-routing.md.
+#include "analysis/layered.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace lbsim::analysis {
+
+namespace {
+
+constexpr long kInf = std::numeric_limits<long>::max() / 4;
+
+// Fisher-Yates shuffle driven by our deterministic stream (std::shuffle's use of the generator is
+// implementation-defined, which would break "same seed = same tables" across standard libraries).
+template <class T>
+void shuffle_with(std::vector<T>& v, Rng& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+}
+
+// Mutable state shared by the construction of all layers.
+struct Builder {
+  const Adjacency& adj;
+  int n;
+  RoutingLayers& r;
+  // W(u,v): number of routes (over all layers built so far) using the directed channel u->v
+  // (sec. 4.3 "matrix W"; App. B.1.3). Directed because each direction of a full-duplex cable is
+  // loaded independently.
+  std::vector<long> w;
+  // Priority p(u,v) of App. B.1.2: number of almost-minimal routes the ordered pair already has.
+  std::vector<int> prio;
+
+  Builder(const Adjacency& a, RoutingLayers& routing)
+      : adj(a), n(static_cast<int>(a.size())), r(routing),
+        w(static_cast<std::size_t>(n) * n, 0), prio(static_cast<std::size_t>(n) * n, 0) {}
+
+  std::size_t id(int u, int v) const {
+    return static_cast<std::size_t>(u) * static_cast<std::size_t>(n) + static_cast<std::size_t>(v);
+  }
+
+  // Adds one route along the current forwarding chain s -> d of layer l to W.
+  void add_route_weight(int l, int s, int d) {
+    for (int x = s; x != d;) {
+      int y = r.next_hop(l, x, d);
+      w[id(x, y)] += 1;
+      x = y;
+    }
+  }
+
+  long chain_weight(int l, int s, int d) const {
+    long sum = 0;
+    for (int x = s; x != d;) {
+      int y = r.next_hop(l, x, d);
+      sum += w[id(x, y)];
+      x = y;
+    }
+    return sum;
+  }
+
+  // Layer 0 (Algorithm 1, line 3): all links, minimal paths. Where several minimal next hops
+  // exist, pick the one whose whole route has the least weight so far ("we also use W to balance
+  // the paths in the first layer", sec. 4.3); ties at random.
+  void build_minimal_layer(int l, Rng& rng) {
+    std::vector<int> dests(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) dests[static_cast<std::size_t>(i)] = i;
+    shuffle_with(dests, rng);
+    for (int d : dests) {
+      std::vector<int> order;
+      for (int s = 0; s < n; ++s)
+        if (s != d) order.push_back(s);
+      shuffle_with(order, rng);
+      // Closer sources first, so every candidate next hop already has its route.
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return r.distance(a, d) < r.distance(b, d); });
+      for (int s : order) {
+        int best = -1;
+        long best_w = kInf;
+        int ties = 0;
+        for (int u : adj[static_cast<std::size_t>(s)]) {
+          if (r.distance(u, d) != r.distance(s, d) - 1) continue;
+          long cw = w[id(s, u)] + (u == d ? 0 : chain_weight(l, u, d));
+          if (cw < best_w) {
+            best_w = cw, best = u, ties = 1;
+          } else if (cw == best_w && rng.below(static_cast<std::uint64_t>(++ties)) == 0) {
+            best = u;  // reservoir sampling: uniform among equal-weight candidates
+          }
+        }
+        r.set_next_hop(l, s, d, best);
+        add_route_weight(l, s, d);
+      }
+    }
+  }
+
+  // Completes layer l: every (s, d) without a next hop gets the shortest route that is consistent
+  // with the entries already in the layer (Dijkstra from the partial tree towards d, unit lengths,
+  // ties to the lighter channel). This is the minimal fallback of App. B.1.4; when the layer's
+  // earlier paths make the minimal route impossible (a destination-based layer may already have
+  // fixed the minimal next hop's route), the shortest still-possible route is used and counted in
+  // fallback_non_minimal. `usable(u,v)` restricts the links (all links for the fallback).
+  template <class Usable>
+  void complete_layer(int l, Usable usable, bool count_fallbacks) {
+    auto& st = r.build_stats[static_cast<std::size_t>(l)];
+    for (int d = 0; d < n; ++d) {
+      std::vector<long> len(static_cast<std::size_t>(n), kInf);
+      std::vector<long> tie(static_cast<std::size_t>(n), kInf);
+      std::vector<int> parent(static_cast<std::size_t>(n), -1);
+      std::vector<char> fixed(static_cast<std::size_t>(n), 0);
+      using Item = std::pair<std::pair<long, long>, int>;  // ((len, tie weight), node)
+      std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+      for (int x = 0; x < n; ++x) {
+        if (x == d || r.next_hop(l, x, d) >= 0) {
+          len[static_cast<std::size_t>(x)] = x == d ? 0 : r.hops(l, x, d);
+          fixed[static_cast<std::size_t>(x)] = 1;
+          pq.push({{len[static_cast<std::size_t>(x)], 0}, x});
+        }
+      }
+      std::vector<char> done(static_cast<std::size_t>(n), 0);
+      std::vector<int> completed;
+      while (!pq.empty()) {
+        auto [key, y] = pq.top();
+        pq.pop();
+        auto yi = static_cast<std::size_t>(y);
+        if (done[yi]) continue;
+        done[yi] = 1;
+        if (!fixed[yi]) completed.push_back(y);
+        for (int x : adj[yi]) {
+          auto xi = static_cast<std::size_t>(x);
+          if (fixed[xi] || done[xi] || !usable(x, y)) continue;
+          long nl = len[yi] + 1, nt = w[id(x, y)];
+          if (nl < len[xi] || (nl == len[xi] && nt < tie[xi])) {
+            len[xi] = nl, tie[xi] = nt, parent[xi] = y;
+            pq.push({{nl, nt}, x});
+          }
+        }
+      }
+      for (int x : completed) {
+        r.set_next_hop(l, x, d, parent[static_cast<std::size_t>(x)]);
+        if (count_fallbacks) {
+          ++st.fallback;
+          if (len[static_cast<std::size_t>(x)] > r.distance(x, d)) ++st.fallback_non_minimal;
+        }
+      }
+      for (int x : completed) add_route_weight(l, x, d);
+    }
+  }
+
+  // Target length of an almost-minimal path: exactly 3 hops on diameter-2 graphs such as Slim Fly
+  // (App. B.1.1: "one hop longer than SF's diameter of two"); on other graphs, pairs farther than
+  // two hops get (distance + 1), the general meaning of "almost minimal" in sec. 4.2.
+  int target_hops(int s, int d) const { return std::max(3, r.distance(s, d) + 1); }
+
+  // find_path of App. B.1.1: all simple paths src -> dst of exactly `t` hops that are consistent
+  // with the routes already in layer l (a node that already has a next hop towards dst must keep
+  // it), and among them one of least total weight W (ties uniformly at random).
+  std::vector<int> find_path(int l, int src, int dst, Rng& rng) const {
+    const int t = target_hops(src, dst);
+    std::vector<int> cur{src}, best;
+    long best_w = kInf;
+    int ties = 0;
+    std::vector<char> on_path(static_cast<std::size_t>(n), 0);
+    on_path[static_cast<std::size_t>(src)] = 1;
+    auto consider = [&](const std::vector<int>& p, long wsum) {
+      if (wsum < best_w) {
+        best_w = wsum, best = p, ties = 1;
+      } else if (wsum == best_w && rng.below(static_cast<std::uint64_t>(++ties)) == 0) {
+        best = p;
+      }
+    };
+    // Depth-first enumeration with pruning by the remaining hop budget.
+    auto dfs = [&](auto&& self, int x, int remaining, long wsum) -> void {
+      if (x == dst) {
+        if (remaining == 0) consider(cur, wsum);
+        return;
+      }
+      if (remaining == 0) return;
+      if (x != src && r.next_hop(l, x, dst) >= 0) {
+        // The rest of the route is already fixed in this layer: it must use exactly the remaining
+        // budget and must not revisit the prefix.
+        std::vector<int> p = cur;
+        long ws = wsum;
+        int y = x;
+        while (y != dst) {
+          int z = r.next_hop(l, y, dst);
+          ws += w[id(y, z)];
+          if (z != dst && on_path[static_cast<std::size_t>(z)]) return;
+          p.push_back(z);
+          y = z;
+        }
+        if (static_cast<int>(p.size()) - 1 == t) consider(p, ws);
+        return;
+      }
+      for (int y : adj[static_cast<std::size_t>(x)]) {
+        auto yi = static_cast<std::size_t>(y);
+        if (on_path[yi] || r.distance(y, dst) > remaining - 1) continue;
+        on_path[yi] = 1;
+        cur.push_back(y);
+        self(self, y, remaining - 1, wsum + w[id(x, y)]);
+        cur.pop_back();
+        on_path[yi] = 0;
+      }
+    };
+    dfs(dfs, src, t, 0);
+    return best;
+  }
+
+  // add_path_to_layer + update_weights + update_priorities (Algorithm 1, lines 11-13).
+  void insert_path(int l, const std::vector<int>& p) {
+    const int d = p.back();
+    const int t = static_cast<int>(p.size()) - 1;
+    // Nodes without a next hop form a prefix p[0..j-1]; the suffix from p[j] is already routed.
+    int j = 0;
+    while (j < t && r.next_hop(l, p[static_cast<std::size_t>(j)], d) < 0) ++j;
+    // App. B.1.3: each link's weight grows by the number of new routes that now cross it. New
+    // routes start at the j newly attached nodes; link i (p[i] -> p[i+1]) is crossed by those of
+    // p[0..i], i.e. min(i+1, j) of them (Fig. 15 counts endpoints; we count switch-level routes,
+    // which differs by the constant factor p^2 and so selects the same paths).
+    for (int i = 0; i < t; ++i)
+      w[id(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(i) + 1])] +=
+          std::min(i + 1, j);
+    for (int k = 0; k < j; ++k) {
+      int u = p[static_cast<std::size_t>(k)];
+      r.set_next_hop(l, u, d, p[static_cast<std::size_t>(k) + 1]);
+      // App. B.1.2: every pair that now has a non-minimal route in this layer (the pair itself
+      // and the sub-path pairs, Fig. 16) moves to the next priority level.
+      if (t - k > r.distance(u, d)) ++prio[id(u, d)];
+    }
+  }
+
+  // Layers 1..|L|-1 of Algorithm 1 (lines 4-17).
+  void build_layered_layer(int l, Rng& rng) {
+    auto& st = r.build_stats[static_cast<std::size_t>(l)];
+    // copy_pairs: both directions of every pair, random order within a priority level, lower
+    // priority value (fewer almost-minimal routes so far) first (App. B.1.2).
+    std::vector<std::pair<int, int>> pairs;
+    pairs.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d)
+        if (s != d) pairs.emplace_back(s, d);
+    shuffle_with(pairs, rng);
+    std::vector<int> snapshot = prio;  // priorities as of the start of the layer
+    std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
+      return snapshot[id(a.first, a.second)] < snapshot[id(b.first, b.second)];
+    });
+    for (auto [s, d] : pairs) {
+      if (r.next_hop(l, s, d) >= 0) {
+        ++st.already_routed;  // fixed by an earlier path's suffix (App. B.1.4, Fig. 16)
+        continue;
+      }
+      std::vector<int> p = find_path(l, s, d, rng);
+      if (p.empty()) continue;  // P is empty: minimal fallback below (App. B.1.4, Fig. 17)
+      ++st.almost_minimal_found;
+      insert_path(l, p);
+    }
+    complete_layer(l, [](int, int) { return true; }, true);
+  }
+
+  // Picks, for every node that reaches d inside the layer's subgraph, a uniformly random next hop
+  // among those on a shortest in-layer route. allowed(x, y) says whether the channel x -> y may be
+  // used on the way to d.
+  template <class Allowed>
+  void shortest_in_subgraph(int l, int d, Allowed allowed, Rng& rng) {
+    std::vector<int> dd(static_cast<std::size_t>(n), -1);
+    std::vector<int> q{d};
+    dd[static_cast<std::size_t>(d)] = 0;
+    for (std::size_t h = 0; h < q.size(); ++h) {
+      int y = q[h];
+      for (int x : adj[static_cast<std::size_t>(y)])
+        if (dd[static_cast<std::size_t>(x)] < 0 && allowed(x, y)) {
+          dd[static_cast<std::size_t>(x)] = dd[static_cast<std::size_t>(y)] + 1;
+          q.push_back(x);
+        }
+    }
+    for (std::size_t h = 1; h < q.size(); ++h) {
+      int x = q[h];
+      int pick = -1, cnt = 0;
+      for (int y : adj[static_cast<std::size_t>(x)])
+        if (dd[static_cast<std::size_t>(y)] == dd[static_cast<std::size_t>(x)] - 1 && allowed(x, y) &&
+            rng.below(static_cast<std::uint64_t>(++cnt)) == 0)
+          pick = y;
+      r.set_next_hop(l, x, d, pick);
+    }
+    for (std::size_t h = 1; h < q.size(); ++h) add_route_weight(l, q[h], d);
+  }
+
+  std::vector<char> sample_links(double p, Rng& rng) const {
+    std::vector<char> keep(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0);
+    for (int u = 0; u < n; ++u)
+      for (int v : adj[static_cast<std::size_t>(u)])
+        if (u < v && rng.bernoulli(p)) keep[id(u, v)] = keep[id(v, u)] = 1;
+    return keep;
+  }
+
+  // RUES (sec. 6 "Baselines"): a layer is a uniformly random fraction p of the links; routes are
+  // shortest paths inside that subgraph. Pairs disconnected in the subgraph fall back to the
+  // shortest route over all links consistent with the layer (complete_layer).
+  void build_rues_layer(int l, double p, Rng& rng) {
+    auto keep = sample_links(p, rng);
+    for (int d = 0; d < n; ++d)
+      shortest_in_subgraph(l, d, [&](int x, int y) { return keep[id(x, y)] != 0; }, rng);
+    complete_layer(l, [](int, int) { return true; }, true);
+  }
+
+  // FatPaths-style layer (sec. 4.1, 5.2: "in FatPaths, each layer is acyclic"): random links with
+  // probability p and a random order of the switches; a route to d only climbs in that order (when
+  // the source ranks below d) or only descends (when it ranks above). Climbing channels depend only
+  // on higher-ranked climbing channels and likewise for descending ones, so the layer's channel
+  // dependency graph is acyclic. Pairs without a monotone route fall back as in RUES.
+  void build_fatpaths_layer(int l, double p, Rng& rng) {
+    auto keep = sample_links(p, rng);
+    std::vector<int> rank(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) rank[static_cast<std::size_t>(i)] = i;
+    shuffle_with(rank, rng);
+    for (int d = 0; d < n; ++d) {
+      const int rd = rank[static_cast<std::size_t>(d)];
+      shortest_in_subgraph(
+          l, d,
+          [&](int x, int y) {
+            if (!keep[id(x, y)]) return false;
+            int rx = rank[static_cast<std::size_t>(x)], ry = rank[static_cast<std::size_t>(y)];
+            return (rx < ry && ry <= rd) || (rx > ry && ry >= rd);
+          },
+          rng);
+    }
+    complete_layer(l, [](int, int) { return true; }, true);
+  }
+};
+
+}  // namespace
+
+LayerScheme parse_layer_scheme(const std::string& name) {
+  if (name == "layered") return LayerScheme::Layered;
+  if (name == "rues") return LayerScheme::Rues;
+  if (name == "fatpaths") return LayerScheme::FatPaths;
+  throw UserError(fmt::format("unknown layer scheme '{}' (expected layered, rues or fatpaths)", name));
+}
+
+const char* layer_scheme_name(LayerScheme s) {
+  switch (s) {
+    case LayerScheme::Layered: return "layered";
+    case LayerScheme::Rues: return "rues";
+    case LayerScheme::FatPaths: return "fatpaths";
+  }
+  return "?";
+}
+
+std::vector<int> all_pairs_distances(const Adjacency& adj) {
+  const int n = static_cast<int>(adj.size());
+  std::vector<int> dist(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), -1);
+  std::vector<int> q;
+  for (int s = 0; s < n; ++s) {
+    int* row = dist.data() + static_cast<std::size_t>(s) * static_cast<std::size_t>(n);
+    q.assign(1, s);
+    row[s] = 0;
+    for (std::size_t h = 0; h < q.size(); ++h)
+      for (int v : adj[static_cast<std::size_t>(q[h])])
+        if (row[v] < 0) row[v] = row[q[h]] + 1, q.push_back(v);
+  }
+  return dist;
+}
+
+Adjacency normalize_graph(Adjacency adj) {
+  const int n = static_cast<int>(adj.size());
+  if (n < 2) throw UserError("layered routing needs a graph with at least 2 switches");
+  for (int u = 0; u < n; ++u) {
+    auto& a = adj[static_cast<std::size_t>(u)];
+    for (int v : a)
+      if (v < 0 || v >= n)
+        throw UserError(fmt::format("switch graph: neighbour {} of switch {} out of range", v, u));
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    a.erase(std::remove(a.begin(), a.end(), u), a.end());
+  }
+  for (int u = 0; u < n; ++u)
+    for (int v : adj[static_cast<std::size_t>(u)])
+      if (!std::binary_search(adj[static_cast<std::size_t>(v)].begin(),
+                              adj[static_cast<std::size_t>(v)].end(), u))
+        throw UserError(fmt::format("switch graph is not symmetric: {}->{} without {}->{}", u, v, v, u));
+  auto dist = all_pairs_distances(adj);
+  for (int v = 0; v < n; ++v)
+    if (dist[static_cast<std::size_t>(v)] < 0)
+      throw UserError(fmt::format("switch graph is disconnected: switch {} unreachable from 0", v));
+  return adj;
+}
+
+RoutingLayers::RoutingLayers(Adjacency adj, int layers) : n_(static_cast<int>(adj.size())), adj_(std::move(adj)) {
+  dist_ = all_pairs_distances(adj_);
+  next_.assign(static_cast<std::size_t>(layers),
+               std::vector<int>(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_), -1));
+  build_stats.assign(static_cast<std::size_t>(layers), {});
+}
+
+int RoutingLayers::next_port(int l, int s, int d) const {
+  int nh = next_hop(l, s, d);
+  if (nh < 0) return -1;
+  const auto& a = adj_[static_cast<std::size_t>(s)];
+  auto it = std::lower_bound(a.begin(), a.end(), nh);
+  return static_cast<int>(it - a.begin());
+}
+
+std::vector<int> RoutingLayers::path(int l, int s, int d) const {
+  std::vector<int> p{s};
+  for (int x = s; x != d;) {
+    x = next_hop(l, x, d);
+    if (x < 0 || static_cast<int>(p.size()) > n_)
+      throw std::logic_error(fmt::format("layer {}: no loop-free route {} -> {}", l, s, d));
+    p.push_back(x);
+  }
+  return p;
+}
+
+RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
+  if (opt.layers < 1 || opt.layers > 128)
+    throw UserError(fmt::format("number of layers must be in 1..128 (got {})", opt.layers));
+  if (opt.scheme != LayerScheme::Layered && !(opt.keep_fraction > 0.0 && opt.keep_fraction <= 1.0))
+    throw UserError(fmt::format("link keep fraction p must be in (0, 1] (got {})", opt.keep_fraction));
+  Adjacency adj = normalize_graph(adj_in);
+  RoutingLayers r(adj, opt.layers);
+  Builder b(r.adjacency(), r);
+  const std::uint64_t stream = hash_name(layer_scheme_name(opt.scheme));
+  for (int l = 0; l < opt.layers; ++l) {
+    Rng rng(opt.seed, stream, static_cast<std::uint64_t>(l));
+    if (l == 0) {
+      b.build_minimal_layer(0, rng);  // Algorithm 1, line 3: layer 0 = all links, minimal paths
+      continue;
+    }
+    switch (opt.scheme) {
+      case LayerScheme::Layered: b.build_layered_layer(l, rng); break;
+      case LayerScheme::Rues: b.build_rues_layer(l, opt.keep_fraction, rng); break;
+      case LayerScheme::FatPaths: b.build_fatpaths_layer(l, opt.keep_fraction, rng); break;
+    }
+  }
+  return r;
+}
+
+std::string validate_layers(const RoutingLayers& r) {
+  const int n = r.num_switches();
+  for (int l = 0; l < r.num_layers(); ++l)
+    for (int d = 0; d < n; ++d) {
+      // Every node's chain must reach d within n hops over existing links.
+      for (int s = 0; s < n; ++s) {
+        if (s == d) {
+          if (r.next_hop(l, s, d) != -1) return fmt::format("layer {}: entry ({}, {}) set on the diagonal", l, s, d);
+          continue;
+        }
+        int x = s, steps = 0;
+        while (x != d) {
+          int y = r.next_hop(l, x, d);
+          if (y < 0) return fmt::format("layer {}: switch {} has no next hop to {}", l, x, d);
+          const auto& a = r.adjacency()[static_cast<std::size_t>(x)];
+          if (!std::binary_search(a.begin(), a.end(), y))
+            return fmt::format("layer {}: next hop {} of switch {} (dst {}) is not a neighbour", l, y, x, d);
+          if (++steps > n) return fmt::format("layer {}: forwarding loop from {} towards {}", l, s, d);
+          x = y;
+        }
+      }
+    }
+  return {};
+}
+
+std::string format_forwarding_tables(const RoutingLayers& r, const std::string& scheme_note) {
+  const int n = r.num_switches();
+  std::string out = fmt::format("# lbsim forwarding tables v1: port[l][s][d] as next-hop switch "
+                                "(docs/layered-routing.md)\n# {}\nlayers {} switches {}\n",
+                                scheme_note, r.num_layers(), n);
+  for (int l = 0; l < r.num_layers(); ++l) {
+    out += fmt::format("layer {}\n", l);
+    for (int s = 0; s < n; ++s) {
+      out += fmt::format("{}:", s);
+      for (int d = 0; d < n; ++d) out += fmt::format(" {}", r.next_hop(l, s, d));
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+int lmc_for_layers(int num_layers) {
+  int lmc = 0;
+  while ((1 << lmc) < num_layers) ++lmc;
+  return lmc;
+}
+
+LidPlan make_lid_plan(int num_layers, int endpoints_per_switch) {
+  if (endpoints_per_switch < 0) throw UserError("endpoints per switch must be >= 0");
+  LidPlan p;
+  p.lmc = lmc_for_layers(num_layers);
+  if (p.lmc > 7)
+    throw UserError(fmt::format("{} layers need LMC {} but InfiniBand allows at most 7 (sec. 5.4)",
+                                num_layers, p.lmc));
+  p.endpoints_per_switch = endpoints_per_switch;
+  p.num_layers = num_layers;
+  return p;
+}
+
+std::string format_lfts(const RoutingLayers& r, const LidPlan& plan) {
+  const int n = r.num_switches();
+  const int per = std::max(1, plan.endpoints_per_switch);
+  const int endpoints = n * per;
+  const int top_lid = plan.base_lid(endpoints);  // first unused LID
+  if (top_lid > 0xBFFF)
+    throw UserError(fmt::format("{} endpoints with LMC {} need LIDs up to {:#x}, beyond the unicast "
+                                "range 0x0001-0xBFFF (sec. 5.4, Tab. 2)",
+                                endpoints, plan.lmc, top_lid - 1));
+  std::string out = fmt::format(
+      "# lbsim LFT v1 (docs/layered-routing.md): lid port layer dst_switch\n"
+      "lmc {} layers {} switches {} endpoints_per_switch {}\n",
+      plan.lmc, r.num_layers(), n, plan.endpoints_per_switch);
+  for (int s = 0; s < n; ++s) {
+    out += fmt::format("switch {}\n", s);
+    for (int e = 0; e < endpoints; ++e) {
+      const int d = e / per;
+      for (int l = 0; l < plan.num_layers; ++l) {
+        int port;
+        if (d == s)
+          port = plan.endpoints_per_switch == 0 ? 0 : 1 + e % per;
+        else
+          port = plan.endpoints_per_switch + 1 + r.next_port(l, s, d);
+        out += fmt::format("{:#06x} {} {} {}\n", plan.base_lid(e) + l, port, l, d);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace lbsim::analysis

@@ -1,0 +1,120 @@
+// Layered multipath routing for low-diameter networks (Slim Fly deployment paper,
+// /work/shared/papers/slimfly-deployment.txt, sec. 4 "High-performance multipathing", Algorithm 1,
+// and Appendix B.1 "Details of layer generation"), plus the two baselines of sec. 6: RUES (random
+// uniform edge selection) and FatPaths-style acyclic layers.
+//
+// Everything works on a plain undirected switch graph (adjacency lists over switch indices
+// 0..n-1), so any topology can be routed: Slim Fly (topo::build_mms_graph), Topology::
+// switch_adjacency(), or a hand-made test graph.
+//
+// A layer is a destination-based forwarding function: for every (switch s, destination switch d)
+// exactly one next-hop neighbour (sec. 5.1: port[l][s][d]). Every layer reaches every pair and is
+// loop-free (checked by validate_layers()).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lbsim::analysis {
+
+// Undirected simple graph as adjacency lists; neighbour order defines port indices (see below).
+using Adjacency = std::vector<std::vector<int>>;
+
+enum class LayerScheme { Layered, Rues, FatPaths };
+LayerScheme parse_layer_scheme(const std::string& name);  // "layered" | "rues" | "fatpaths"
+const char* layer_scheme_name(LayerScheme s);
+
+struct LayerOptions {
+  int layers = 4;  // |L|, including layer 0 (all links, minimal paths)
+  LayerScheme scheme = LayerScheme::Layered;
+  // RUES / FatPaths: fraction of links kept in each layer l >= 1 (sec. 6 "Baselines": p = 40, 60,
+  // 80 %). Unused by the layered scheme.
+  double keep_fraction = 0.6;
+  std::uint64_t seed = 1;
+};
+
+// Per-layer construction counters (what happened to each ordered pair in each layer).
+struct LayerBuildStats {
+  long almost_minimal_found = 0;  // find_path succeeded for the pair (App. B.1.1)
+  long already_routed = 0;        // pair already fixed by an earlier path's suffix (App. B.1.4, 1st)
+  long fallback = 0;              // P empty: routed by the fallback completion (App. B.1.4, 2nd)
+  long fallback_non_minimal = 0;  // ... and the completed route is longer than minimal
+};
+
+class RoutingLayers {
+ public:
+  RoutingLayers() = default;
+  RoutingLayers(Adjacency adj, int layers);
+
+  int num_switches() const { return n_; }
+  int num_layers() const { return static_cast<int>(next_.size()); }
+  const Adjacency& adjacency() const { return adj_; }
+
+  // Next-hop switch from s towards d in layer l; -1 when s == d.
+  int next_hop(int l, int s, int d) const { return next_[l][idx(s, d)]; }
+  // Port index of that next hop in adjacency()[s] (0-based; -1 when s == d). This is the shape the
+  // packet simulator's `layered` routing plug-in will use: port[l][s][d] of sec. 5.1.
+  int next_port(int l, int s, int d) const;
+  int next_port_or_neighbor(int l, int s, int d, bool neighbor) const {
+    return neighbor ? next_hop(l, s, d) : next_port(l, s, d);
+  }
+  // Switch sequence s .. d following the layer's next hops. Throws std::logic_error on a loop.
+  std::vector<int> path(int l, int s, int d) const;
+  int hops(int l, int s, int d) const { return static_cast<int>(path(l, s, d).size()) - 1; }
+
+  // Minimal hop distance in the full graph.
+  int distance(int s, int d) const { return dist_[idx(s, d)]; }
+
+  void set_next_hop(int l, int s, int d, int nh) { next_[l][idx(s, d)] = nh; }
+  std::vector<LayerBuildStats> build_stats;  // one per layer
+
+ private:
+  std::size_t idx(int s, int d) const {
+    return static_cast<std::size_t>(s) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(d);
+  }
+  int n_ = 0;
+  Adjacency adj_;
+  std::vector<int> dist_;                // n*n all-pairs hop distances
+  std::vector<std::vector<int>> next_;  // next_[l][s*n+d]
+};
+
+// All-pairs BFS hop distances, row-major n*n; -1 if unreachable.
+std::vector<int> all_pairs_distances(const Adjacency& adj);
+
+// Sorts and de-duplicates neighbour lists, drops self-loops, checks symmetry and connectivity.
+// Parallel links collapse into one (layers are sets of links, sec. 4.1). Throws UserError.
+Adjacency normalize_graph(Adjacency adj);
+
+// Builds the layers with the chosen scheme. Deterministic for (graph, options): every random draw
+// comes from Rng(seed, hash_name("layered"|"rues"|"fatpaths"), layer).
+RoutingLayers build_layers(const Adjacency& adj, const LayerOptions& opt);
+
+// Checks that every layer is a loop-free destination-based forwarding function reaching every pair
+// over existing links. Returns an empty string when valid, else the first problem found.
+std::string validate_layers(const RoutingLayers& r);
+
+// ---- Output formats (documented in docs/layered-routing.md) ---------------------------------
+
+// Forwarding tables port[l][s][d] as text: a header line, then per layer one row per switch s with
+// the n next-hop switches (-1 on the diagonal).
+std::string format_forwarding_tables(const RoutingLayers& r, const std::string& scheme_note);
+
+// InfiniBand-style addressing of sec. 5.1: LMC = ceil(log2 |L|); endpoint e (endpoint e sits on
+// switch e / endpoints_per_switch) gets base LID 1 + e * 2^LMC and LIDs base + l for layer l. With
+// endpoints_per_switch == 0 every switch is addressed itself (one LID block per switch).
+struct LidPlan {
+  int lmc = 0;
+  int endpoints_per_switch = 0;
+  int num_layers = 0;
+  int base_lid(int endpoint) const { return 1 + endpoint * (1 << lmc); }
+};
+LidPlan make_lid_plan(int num_layers, int endpoints_per_switch);
+int lmc_for_layers(int num_layers);
+
+// Linear forwarding tables (LFT) of every switch: for each destination LID, the output port.
+// Port numbering (1-based, like IB): ports 1..p are the switch's endpoints, ports p+1.. are the
+// inter-switch links in adjacency order (port = p + 1 + next_port). With p == 0, a LID of the switch
+// itself maps to port 0 (the switch management port).
+std::string format_lfts(const RoutingLayers& r, const LidPlan& plan);
+
+}  // namespace lbsim::analysis
