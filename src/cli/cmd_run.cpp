@@ -1,4 +1,133 @@
+// `lbsim run`, `lbsim topo`, `lbsim config`.
+#include <iostream>
+
+#include <fmt/core.h>
+
 #include "cli/commands.h"
+#include "core/error.h"
+#include "routing/tables.h"
+#include "sim/simulation.h"
+
 namespace lbsim::cli {
-void add_run_commands(CLI::App&, Commands&) {}
+
+namespace {
+
+struct RunOptions {
+  std::string config;
+  std::vector<std::string> sets;
+  std::int64_t seed = -1;
+  std::string out;
+  bool quiet = false;
+};
+
+sim::Config load(const std::string& file, const std::vector<std::string>& sets) {
+  sim::Config cfg;
+  if (!file.empty()) sim::load_config_file(cfg, file);
+  for (const auto& s : sets) sim::apply_override(cfg, s);
+  sim::validate(cfg);
+  return cfg;
+}
+
+int do_run(const RunOptions& o) {
+  auto cfg = load(o.config, o.sets);
+  if (o.seed >= 0) cfg.seed = o.seed;
+  if (!o.out.empty()) cfg.out_dir = o.out;
+  if (o.quiet) cfg.progress = "off";
+  sim::Simulation s(cfg);
+  const int rc = s.run();
+  s.write_outputs(cfg.out_dir);
+  const auto j = s.summary();
+  if (!o.quiet) {
+    const auto& f = j["fct_us"];
+    fmt::print("lbsim run: {} on {} ({} hosts), lb={}, routing={}, cc={}, seed={}\n", cfg.wl_kind,
+               s.topology().kind, s.topology().num_hosts, cfg.lb, cfg.routing, cfg.cc, cfg.seed);
+    fmt::print("  completed {}/{}  FCT us: max {:.2f}  p99 {:.2f}  p50 {:.2f}  mean {:.2f}  (ideal max {:.2f})\n",
+               j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>(),
+               f["max"].get<double>(), f["p99"].get<double>(), f["p50"].get<double>(), f["mean"].get<double>(),
+               j["ideal_fct_us"]["max"].get<double>());
+    fmt::print("  drops {}  trims {}  ecn marks {}  retransmits {}  timeouts {}  out-of-order {:.2f}%\n",
+               j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(), j["ecn_marks"].get<std::uint64_t>(),
+               j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>());
+    fmt::print("  {} events in {:.2f} s ({:.2f} M events/s), peak memory {:.0f} MiB\n", j["events"].get<std::uint64_t>(),
+               j["perf"]["wall_s"].get<double>(), j["perf"]["events_per_s"].get<double>() / 1e6,
+               j["perf"]["peak_rss_mb"].get<double>());
+    fmt::print("  results in {}/\n", cfg.out_dir);
+  }
+  if (rc == 3)
+    fmt::print(stderr, "lbsim: {} flow(s) unfinished at the end time ({} us); see {}/flows.csv\n",
+               j["unfinished"].get<std::uint64_t>(), cfg.end_us, cfg.out_dir);
+  return rc;
+}
+
+int do_topo(const std::string& file, const std::vector<std::string>& sets) {
+  auto cfg = load(file, sets);
+  const auto t = sim::build_topology(cfg);
+  const auto st = topo::graph_stats(t);
+  fmt::print("topology: {}\n", t.kind);
+  for (const auto& [k, v] : t.params) fmt::print("  {}: {}\n", k, v);
+  fmt::print("hosts: {}\nswitches: {}\nlinks: {}\n", t.num_hosts, t.num_switches(), t.links.size());
+  std::map<std::string, int> kinds;
+  for (const auto& l : t.links) ++kinds[topo::link_kind_name(l.kind)];
+  for (const auto& [k, n] : kinds) fmt::print("  {} links: {}\n", k, n);
+  fmt::print("switch degree (switch-to-switch links): min {} max {}\n", st.min_degree, st.max_degree);
+  fmt::print("switch-graph diameter: {} hops, average shortest path {:.3f} hops\n", st.diameter, st.avg_path_length);
+  fmt::print("host-to-host diameter: {} links\n", st.host_diameter);
+  // Shortest-path (ECMP) diversity between the switches of the first and the farthest host.
+  routing::MinimalTables tables(t);
+  const std::int32_t a = t.host_switch(0);
+  std::int32_t b = a;
+  for (std::int32_t h = 0; h < t.num_hosts; ++h)
+    if (tables.distance(a, t.host_switch(h)) > tables.distance(a, b)) b = t.host_switch(h);
+  // Count shortest paths a -> b by dynamic programming over the next-hop sets.
+  std::map<std::int32_t, double> memo;
+  std::function<double(std::int32_t)> count = [&](std::int32_t n) -> double {
+    if (n == b) return 1.0;
+    if (auto it = memo.find(n); it != memo.end()) return it->second;
+    double c = 0;
+    for (auto p : tables.candidates(n, b)) c += count(t.ports[n][p].peer);
+    return memo[n] = c;
+  };
+  fmt::print("shortest paths between {} and {} (farthest from host 0's switch): {}\n", t.nodes[a].label,
+             t.nodes[b].label, static_cast<std::uint64_t>(count(a)));
+  return 0;
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, Commands& out) {
+  auto opts = std::make_shared<RunOptions>();
+  auto* run = app.add_subcommand("run", "Run a simulation described by a TOML config; writes a run folder");
+  run->add_option("config", opts->config, "Config file (TOML)")->required()->check(CLI::ExistingFile);
+  run->add_option("--set", opts->sets, "Override a key: section.key=value (repeatable)");
+  run->add_option("--seed", opts->seed, "Seed (overrides run.seed)");
+  run->add_option("--out", opts->out, "Output folder (overrides output.dir)");
+  run->add_flag("--quiet", opts->quiet, "No progress line and no summary on stdout");
+  out.push_back({run, [opts] { return do_run(*opts); }});
+
+  auto topo_file = std::make_shared<std::string>();
+  auto topo_sets = std::make_shared<std::vector<std::string>>();
+  auto* topo = app.add_subcommand("topo", "Describe the topology of a config: counts, degree, diameter, path counts");
+  topo->add_option("config", *topo_file, "Config file (TOML)")->required()->check(CLI::ExistingFile);
+  topo->add_option("--set", *topo_sets, "Override a key: section.key=value (repeatable)");
+  out.push_back({topo, [topo_file, topo_sets] { return do_topo(*topo_file, *topo_sets); }});
+
+  auto md = std::make_shared<bool>(false);
+  auto check = std::make_shared<std::string>();
+  auto* config = app.add_subcommand("config", "Print the default configuration (TOML) or the key reference");
+  config->add_flag("--markdown", *md, "Print the reference of every key as Markdown (docs/config.md)");
+  config->add_option("--check", *check, "Load and validate a config file, print the resolved config");
+  out.push_back({config, [md, check] {
+                   if (*md) {
+                     std::cout << "# Configuration reference\n\nGenerated by `lbsim config --markdown` from the key table in "
+                                  "src/sim/config.cpp; a test keeps this file in sync.\n"
+                               << sim::keys_markdown();
+                   } else if (!check->empty()) {
+                     std::cout << sim::to_toml(load(*check, {}));
+                   } else {
+                     std::cout << sim::to_toml(sim::Config{});
+                   }
+                   return 0;
+                 }});
+}
+
 }  // namespace lbsim::cli

@@ -1,0 +1,70 @@
+// Sender-side load balancing: an EntropyPolicy chooses the entropy value (EV) of every data packet
+// and learns from the feedback the transport gets back for each EV (ACK, ECN-marked ACK, NACK after
+// trimming, timeout). It never sees switches (DESIGN.md "Layers"); the switches' ECMP hash maps the
+// EV to a path.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/time.h"
+
+namespace lbsim::lb {
+
+enum class Feedback : std::uint8_t { Ack, AckEcn, Nack, Timeout };
+const char* feedback_name(Feedback f);
+
+// What a policy may know about its connection when it is created.
+struct PolicyContext {
+  std::uint32_t flow = 0;
+  std::int32_t src = -1, dst = -1;
+  std::uint32_t ev_space = 1u << 16;  // EVs are drawn from [0, ev_space)
+  std::uint32_t bdp_packets = 1;      // packets in one bandwidth-delay product
+  SimTime base_rtt = 0;               // unloaded RTT of the longest path
+  Rng rng;                            // the policy's own random stream
+};
+
+class EntropyPolicy {
+ public:
+  virtual ~EntropyPolicy() = default;
+  // EV for the next data packet (first transmission or retransmission) sent at `now`.
+  virtual std::uint32_t next_ev(SimTime now) = 0;
+  // Feedback about a packet that was sent with `ev`.
+  virtual void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {}
+  // Bytes of per-connection state a hardware implementation needs (reports); 0 if not modelled.
+  virtual std::size_t state_bits() const { return 0; }
+};
+
+// ECMP: one EV per connection, chosen at random when the connection starts (reps.txt sec. 2.2).
+class EcmpPolicy final : public EntropyPolicy {
+ public:
+  explicit EcmpPolicy(PolicyContext ctx) : ev_(static_cast<std::uint32_t>(ctx.rng.below(ctx.ev_space))) {}
+  std::uint32_t next_ev(SimTime) override { return ev_; }
+  std::size_t state_bits() const override { return 16; }
+
+ private:
+  std::uint32_t ev_;
+};
+
+// Oblivious packet spraying: a uniformly random EV for every packet (reps.txt sec. 2.2).
+class OpsPolicy final : public EntropyPolicy {
+ public:
+  explicit OpsPolicy(PolicyContext ctx) : ctx_(std::move(ctx)) {}
+  std::uint32_t next_ev(SimTime) override {
+    return static_cast<std::uint32_t>(ctx_.rng.below(ctx_.ev_space));
+  }
+
+ private:
+  PolicyContext ctx_;
+};
+
+struct PolicyParams {
+  std::string name = "ops";
+};
+
+const std::vector<std::string>& policy_names();
+std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyContext ctx);
+
+}  // namespace lbsim::lb

@@ -1,0 +1,40 @@
+#include "metrics/report.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include "core/stats.h"
+
+namespace lbsim::metrics {
+
+Distribution distribution(const std::vector<double>& v) {
+  Distribution d;
+  d.count = v.size();
+  if (v.empty()) return d;
+  d.max = *std::max_element(v.begin(), v.end());
+  d.min = *std::min_element(v.begin(), v.end());
+  d.mean = mean(v);
+  d.p50 = percentile(v, 50);
+  d.p99 = percentile(v, 99);
+  return d;
+}
+
+void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows) {
+  os << "id,src,dst,bytes,tag,lb,kind,finished,start_us,finish_us,fct_us,ideal_fct_us,slowdown,"
+        "sender_done_us,packets,packets_sent,retransmits,nacks,timeouts,ecn_acks,ooo_packets,"
+        "duplicates,trimmed_rx\n";
+  for (const auto& f : flows) {
+    const double fct = f.finished ? to_us(f.fct()) : -1.0;
+    const double slow = f.finished && f.ideal > 0 ? static_cast<double>(f.fct()) / static_cast<double>(f.ideal) : -1.0;
+    fmt::print(os, "{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{},{},{},{},{}\n",
+               f.id, f.src, f.dst, f.bytes, f.tag, f.lb, f.compute ? "compute" : "transfer",
+               f.finished ? 1 : 0, f.start >= 0 ? to_us(f.start) : -1.0,
+               f.finished ? to_us(f.finish) : -1.0, fct, to_us(f.ideal), slow,
+               f.sender_done >= 0 ? to_us(f.sender_done) : -1.0, f.packets, f.packets_sent,
+               f.retransmits, f.nacks, f.timeouts, f.ecn_acks, f.ooo, f.duplicates, f.trimmed_rx);
+  }
+}
+
+}  // namespace lbsim::metrics

@@ -1,0 +1,37 @@
+// Per-flow results and the files a run writes (docs/outputs.md documents every column).
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+
+namespace lbsim::metrics {
+
+struct FlowResult {
+  std::uint32_t id = 0;
+  std::int32_t src = -1, dst = -1;
+  Bytes bytes = 0;
+  std::string tag;
+  std::string lb;
+  bool compute = false;
+  bool finished = false;
+  SimTime start = -1, finish = -1, sender_done = -1;
+  SimTime ideal = 0;  // FCT alone in an idle network on a shortest path
+  std::uint64_t packets_sent = 0, retransmits = 0, nacks = 0, timeouts = 0, ecn_acks = 0;
+  std::uint64_t ooo = 0, duplicates = 0, trimmed_rx = 0, packets = 0;
+
+  SimTime fct() const { return finished ? finish - start : -1; }
+};
+
+struct Distribution {
+  std::size_t count = 0;
+  double max = 0, mean = 0, p50 = 0, p99 = 0, min = 0;
+};
+Distribution distribution(const std::vector<double>& v);
+
+// flows.csv: one row per workload entry, fixed formatting (byte-identical for identical runs).
+void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows);
+
+}  // namespace lbsim::metrics

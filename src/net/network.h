@@ -1,0 +1,189 @@
+// The network: output-queued ports on switches and host NICs, links, and the event loop.
+//
+// How a packet moves (docs/architecture.md has the full walk-through):
+//   enqueue(port, pkt)  -> transmit now if the port is idle, else queue it (ECN / trim / drop);
+//   start_tx(port, pkt) -> the port is busy for the serialization time; an ARRIVE event is scheduled
+//                          at tx end + link latency (+ switch latency when the peer is a switch);
+//   ARRIVE at a switch  -> the routing plug-in picks the output port -> enqueue;
+//   ARRIVE at a host    -> handed to the HostHandler (transport).
+// A busy port with queued packets has exactly one TX_NEXT event pending at the time it frees up.
+// Host NICs transmit control packets (ACK/NACK/trimmed headers) first and otherwise pull the next
+// data packet from the transport, so a sender never overflows its own NIC.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/event_queue.h"
+#include "core/rng.h"
+#include "core/time.h"
+#include "net/packet.h"
+#include "topo/topology.h"
+
+namespace lbsim::net {
+
+// Event kinds handled by the network itself; kinds >= kFirstUserEvent go to the EventSink.
+enum EventKind : std::uint32_t {
+  kEvArrive = 0,
+  kEvTxNext = 1,
+  kFirstUserEvent = 16,
+};
+
+struct QueueConfig {
+  Bytes data_limit = 0;   // data queue capacity in bytes (packets beyond it are trimmed or dropped)
+  Bytes ctrl_limit = 0;   // priority control queue capacity in bytes
+  double kmin = 0.2;      // ECN marking starts above kmin * data_limit ...
+  double kmax = 0.8;      // ... and marks every packet at or above kmax * data_limit
+  bool ecn = true;
+  bool trimming = true;
+  Bytes header_bytes = 64;  // size of a trimmed packet
+};
+
+struct NetConfig {
+  SimTime switch_latency = ns(500);
+  QueueConfig queue;
+};
+
+struct FifoQueue {
+  std::uint32_t head = kNil, tail = kNil;
+  Bytes bytes = 0;
+  std::uint32_t count = 0;
+  bool empty() const { return head == kNil; }
+};
+
+struct PortStats {
+  std::uint64_t tx_packets = 0;
+  std::uint64_t tx_bytes = 0;
+  std::uint64_t drops = 0;  // tail drops (trimming off or control queue full)
+  std::uint64_t trims = 0;
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t failure_drops = 0;  // lost to a failed link / random loss
+  Bytes max_data_bytes = 0;
+};
+
+struct Port {
+  std::int32_t node = -1;       // owner
+  std::int32_t local = -1;      // port index at the owner
+  std::int32_t peer = -1;       // node at the other end
+  std::int32_t peer_port = -1;  // port index at the peer
+  std::int32_t link = -1;
+  BitsPerSec rate = 0;
+  SimTime latency = 0;       // propagation
+  SimTime arrive_extra = 0;  // switch latency added when the peer is a switch
+  Bytes kmin_bytes = 0, kmax_bytes = 0;
+  bool is_nic = false;
+  // Failure state (see failures in docs/config.md): a down port black-holes what it transmits.
+  bool up = true;
+  double loss_prob = 0.0;
+  FifoQueue data, ctrl;
+  SimTime busy_until = 0;
+  bool tx_pending = false;
+  PortStats stats;
+  Rng rng;  // ECN marking and random loss
+};
+
+// The transport side of a host.
+class HostHandler {
+ public:
+  virtual ~HostHandler() = default;
+  // A packet reached its destination host; the handler owns it (must release it).
+  virtual void on_packet(std::uint32_t pkt) = 0;
+  // The host's NIC is free: return the next data packet to transmit, or kNil.
+  virtual std::uint32_t pull_data(std::int32_t host) = 0;
+};
+
+// Events of kinds >= kFirstUserEvent.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void on_event(const Event& e) = 0;
+};
+
+class Network;
+
+// A switch's forwarding decision.
+class Router {
+ public:
+  virtual ~Router() = default;
+  // The output port (index at `node`) for packet `p` at switch `node`.
+  virtual std::int32_t route(std::int32_t node, Packet& p) = 0;
+};
+
+class Network {
+ public:
+  Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t seed);
+
+  const topo::Topology& topology() const { return topo_; }
+  SimTime now() const { return now_; }
+  EventQueue& events() { return eq_; }
+  PacketPool& packets() { return pool_; }
+  Packet& pkt(std::uint32_t i) { return pool_[i]; }
+
+  void set_router(Router* r) { router_ = r; }
+  void set_host_handler(HostHandler* h) { host_ = h; }
+  void set_event_sink(EventSink* s) { sink_ = s; }
+
+  // Global port id of port `local` of `node`.
+  std::uint32_t port_id(std::int32_t node, std::int32_t local) const {
+    return port_base_[node] + static_cast<std::uint32_t>(local);
+  }
+  Port& port(std::uint32_t id) { return ports_[id]; }
+  const Port& port(std::uint32_t id) const { return ports_[id]; }
+  std::uint32_t num_ports() const { return static_cast<std::uint32_t>(ports_.size()); }
+  std::uint32_t nic_port(std::int32_t host) const { return port_base_[host]; }
+
+  // A host sends a control packet (ACK/NACK): it goes to the NIC's priority queue.
+  void send_control(std::int32_t host, std::uint32_t pkt);
+  // The transport has new data to send from `host`: start the NIC if it is idle.
+  void kick_nic(std::int32_t host);
+  // Queue or transmit `pkt` on port `id` (used by switches after routing).
+  void enqueue(std::uint32_t id, std::uint32_t pkt);
+
+  // Run events until the queue is empty, `until` is passed, or stop() is called.
+  void run(SimTime until);
+  void stop() { stopped_ = true; }
+  std::uint64_t events_processed() const { return events_; }
+  void set_progress_hook(void (*hook)(void*, SimTime), void* ctx) {
+    progress_hook_ = hook;
+    progress_ctx_ = ctx;
+  }
+
+  // Packet accounting for conservation checks.
+  std::uint64_t dropped() const { return dropped_; }
+  std::uint64_t delivered() const { return delivered_; }
+  void count_delivered() { ++delivered_; }
+  // Release a packet that is dropped in the network (counted as dropped).
+  void drop(std::uint32_t pkt) {
+    ++dropped_;
+    pool_.release(pkt);
+  }
+
+  // Bytes waiting in the data queue of a port (what ECN and adaptive routing look at).
+  Bytes queued_bytes(std::uint32_t id) const { return ports_[id].data.bytes; }
+
+ private:
+  void start_tx(Port& port, std::uint32_t pkt);
+  void tx_next(std::uint32_t id);
+  void arrive(std::uint32_t pkt);
+  void push(FifoQueue& q, std::uint32_t pkt);
+  std::uint32_t pop(FifoQueue& q);
+
+  const topo::Topology& topo_;
+  NetConfig cfg_;
+  EventQueue eq_;
+  PacketPool pool_;
+  std::vector<Port> ports_;
+  std::vector<std::uint32_t> port_base_;
+  Router* router_ = nullptr;
+  HostHandler* host_ = nullptr;
+  EventSink* sink_ = nullptr;
+  SimTime now_ = 0;
+  bool stopped_ = false;
+  std::uint64_t events_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::uint64_t delivered_ = 0;
+  void (*progress_hook_)(void*, SimTime) = nullptr;
+  void* progress_ctx_ = nullptr;
+};
+
+}  // namespace lbsim::net

@@ -1,0 +1,81 @@
+// Packets and the packet pool.
+// A packet is a fixed-size record in a pool, addressed by a 32-bit index; queues link packets
+// through `next`, so nothing is allocated per packet once the pool has grown to the peak number of
+// packets in flight (DESIGN.md "Hot path").
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/time.h"
+
+namespace lbsim::net {
+
+inline constexpr std::uint32_t kNil = 0xFFFFFFFFu;
+
+enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2 };
+
+enum PacketFlag : std::uint8_t {
+  kFlagEcn = 1,         // data: CE mark set by a queue; ack: echo of the data packet's mark
+  kFlagTrimmed = 2,     // data: payload was cut by a full queue (packet trimming)
+  kFlagRetransmit = 4,  // data: this is a retransmission
+};
+
+struct Packet {
+  SimTime sent_time = 0;     // data: time the sender put it on the wire; ack/nack: echoed
+  std::uint32_t flow = 0;    // flow (workload entry) index
+  std::uint32_t psn = 0;     // data: sequence number; ack/nack: the psn it answers
+  std::uint32_t cum_ack = 0; // ack: every psn < cum_ack has been received
+  std::uint32_t ev = 0;      // entropy value (configurable width, <= 24 bits); echoed by acks
+  std::int32_t src = -1;     // sending host
+  std::int32_t dst = -1;     // destination host
+  std::int32_t node = -1;    // node the packet travels to next (set when it is put on a link)
+  std::uint32_t next = kNil; // intrusive queue / free-list link
+  std::uint32_t size = 0;    // bytes on the wire (header + payload)
+  std::uint32_t payload = 0; // payload bytes (0 once trimmed)
+  std::uint64_t sack = 0;    // ack: bit i set = psn (psn - i) has been received (i < 64)
+  std::int32_t route_aux = -1;  // routing scratch: Valiant intermediate, layer id, path category
+  std::uint16_t in_port = 0;    // port the packet arrives on at `node`
+  std::uint16_t ecn_count = 0;  // ack: number of CE-marked data packets this ack covers
+  PacketType type = PacketType::Data;
+  std::uint8_t flags = 0;
+  std::uint8_t hops = 0;        // switches traversed
+  std::uint8_t route_state = 0; // routing scratch: phase (e.g. Valiant before/after intermediate)
+
+  bool ecn() const { return flags & kFlagEcn; }
+  bool trimmed() const { return flags & kFlagTrimmed; }
+  bool is_control() const { return type != PacketType::Data || trimmed(); }
+};
+
+class PacketPool {
+ public:
+  std::uint32_t alloc() {
+    ++live_;
+    ++allocated_;
+    if (free_ != kNil) {
+      std::uint32_t i = free_;
+      free_ = pkts_[i].next;
+      pkts_[i] = Packet{};
+      return i;
+    }
+    pkts_.emplace_back();
+    return static_cast<std::uint32_t>(pkts_.size() - 1);
+  }
+  void release(std::uint32_t i) {
+    --live_;
+    pkts_[i].next = free_;
+    free_ = i;
+  }
+  Packet& operator[](std::uint32_t i) { return pkts_[i]; }
+  const Packet& operator[](std::uint32_t i) const { return pkts_[i]; }
+  std::uint64_t live() const { return live_; }            // packets currently in existence
+  std::uint64_t allocated() const { return allocated_; }  // packets ever created
+  std::size_t capacity() const { return pkts_.size(); }
+
+ private:
+  std::vector<Packet> pkts_;
+  std::uint32_t free_ = kNil;
+  std::uint64_t live_ = 0;
+  std::uint64_t allocated_ = 0;
+};
+
+}  // namespace lbsim::net

@@ -1,0 +1,359 @@
+#include "sim/config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/core.h>
+#include <toml++/toml.h>
+
+#include "core/error.h"
+#include "lb/policy.h"
+#include "routing/router.h"
+#include "transport/cc.h"
+
+namespace lbsim::sim {
+
+namespace {
+
+std::vector<KeyDef> make_keys() {
+  using C = Config;
+  std::vector<KeyDef> k;
+  auto add = [&](std::string key, Field f, std::string unit, std::string doc) -> KeyDef& {
+    k.push_back(KeyDef{std::move(key), f, std::move(unit), std::move(doc), {}, -1e300, 1e300, false});
+    return k.back();
+  };
+  auto range = [](KeyDef& d, double lo, double hi) -> KeyDef& { d.min = lo; d.max = hi; return d; };
+
+  // [topology]
+  add("topology.kind", &C::topo_kind, "", "Topology generator.").choices = {"fat_tree"};
+  range(add("topology.hosts", &C::hosts, "hosts", "Number of hosts (endpoints)."), 2, 1e7);
+  range(add("topology.tiers", &C::tiers, "", "Fat tree: 2 (ToR + spine) or 3 (ToR + aggregation + core, in pods)."), 2, 3);
+  range(add("topology.radix", &C::radix, "ports", "Fat tree: switch port count k."), 2, 4096);
+  range(add("topology.hosts_per_tor", &C::hosts_per_tor, "hosts", "Fat tree: hosts per ToR; 0 = radix/2."), 0, 4096);
+  range(add("topology.oversubscription", &C::oversubscription, "r in r:1", "Fat tree: ToR oversubscription; ToR uplinks = hosts_per_tor / r."), 1, 4096);
+  range(add("topology.host_rate_gbps", &C::host_rate_gbps, "Gb/s", "Rate of host links (NIC)."), 1e-3, 1e6);
+  range(add("topology.tier1_rate_gbps", &C::tier1_rate_gbps, "Gb/s", "Fat tree: rate of ToR-aggregation (T0-T1) links."), 1e-3, 1e6);
+  range(add("topology.tier2_rate_gbps", &C::tier2_rate_gbps, "Gb/s", "Fat tree: rate of aggregation-core (T1-T2) links."), 1e-3, 1e6);
+  range(add("topology.host_latency_ns", &C::host_latency_ns, "ns", "Propagation latency of host links."), 0, 1e9);
+  range(add("topology.tier1_latency_ns", &C::tier1_latency_ns, "ns", "Fat tree: latency of T0-T1 links."), 0, 1e9);
+  range(add("topology.tier2_latency_ns", &C::tier2_latency_ns, "ns", "Fat tree: latency of T1-T2 links."), 0, 1e9);
+  // [network]
+  range(add("network.switch_latency_ns", &C::switch_latency_ns, "ns", "Fixed switch traversal latency, added when a packet arrives at a switch."), 0, 1e9);
+  range(add("network.mtu", &C::mtu, "bytes", "Payload bytes of a full data packet (the wire adds header_bytes)."), 1, 1 << 20).size = true;
+  range(add("network.header_bytes", &C::header_bytes, "bytes", "Header bytes of every packet; also the size of ACKs, NACKs and trimmed packets."), 1, 65536).size = true;
+  range(add("network.queue_bdp", &C::queue_bdp, "BDP", "Data queue capacity per port as a multiple of the BDP (used unless queue_bytes or queue_packets is set)."), 1e-6, 1e6);
+  range(add("network.queue_bytes", &C::queue_bytes, "bytes", "Data queue capacity per port in bytes; 0 = use queue_packets or queue_bdp."), 0, 1e15).size = true;
+  range(add("network.queue_packets", &C::queue_packets, "packets", "Data queue capacity per port in full packets; 0 = use queue_bdp."), 0, 1e9);
+  range(add("network.ctrl_queue_bytes", &C::ctrl_queue_bytes, "bytes", "Capacity of the priority control queue (ACK/NACK/trimmed headers); 0 = same as the data queue."), 0, 1e15).size = true;
+  range(add("network.kmin", &C::kmin, "fraction of queue", "ECN marking starts above this queue fill (RED Kmin)."), 0, 1);
+  range(add("network.kmax", &C::kmax, "fraction of queue", "Every packet is marked at or above this queue fill (RED Kmax)."), 0, 1);
+  add("network.ecn", &C::ecn, "", "Enable ECN marking.");
+  add("network.trimming", &C::trimming, "", "Trim packets that overflow the data queue (else tail-drop them).");
+  range(add("network.ev_bits", &C::ev_bits, "bits", "Width of the entropy value; EVs are drawn from [0, 2^ev_bits)."), 1, 24);
+  // [routing]
+  add("routing.algorithm", &C::routing, "", "Switch routing plug-in.").choices = routing::routing_names();
+  // [transport]
+  add("transport.cc", &C::cc, "", "Congestion control: dctcp_ack (per-ACK DCTCP variant of MPRDMA/REPS), dctcp (classic), none (fixed window).").choices = transport::cc_names();
+  range(add("transport.init_cwnd_bdp", &C::init_cwnd_bdp, "BDP", "Initial congestion window."), 1e-6, 1e6);
+  range(add("transport.max_cwnd_bdp", &C::max_cwnd_bdp, "BDP", "Maximum congestion window."), 1e-6, 1e6);
+  range(add("transport.ecn_decrease", &C::ecn_decrease, "fraction of acked bytes", "dctcp_ack: window decrease per ECN-marked ACK."), 0, 100);
+  range(add("transport.nack_decrease", &C::nack_decrease, "MTUs", "Window decrease per NACK (trimmed packet)."), 0, 1e6);
+  range(add("transport.timeout_decrease", &C::timeout_decrease, "MTUs", "Window decrease per retransmission timeout."), 0, 1e6);
+  range(add("transport.dctcp_g", &C::dctcp_g, "", "dctcp: EWMA gain g of alpha."), 0, 1);
+  add("transport.quick_adapt", &C::quick_adapt, "", "SMaRTT QuickAdapt: on NACK/timeout set the window to the bytes delivered in the last base RTT, once per base RTT.");
+  add("transport.fast_increase", &C::fast_increase, "", "SMaRTT FastIncrease: after a window of unmarked ACKs grow by fast_increase_gain x acked per ACK.");
+  range(add("transport.fast_increase_gain", &C::fast_increase_gain, "", "FastIncrease growth per acked byte."), 0, 100);
+  range(add("transport.rto_us", &C::rto_us, "us", "Retransmission timeout; 0 = max unloaded RTT + drain time of every full queue on the longest path, both directions."), 0, 1e9);
+  range(add("transport.ack_every", &C::ack_every, "packets", "ACK coalescing: one ACK per n data packets (1 = per-packet ACKs)."), 1, 64);
+  range(add("transport.ack_delay_us", &C::ack_delay_us, "us", "With ack_every > 1: send a partial ACK after this delay."), 0, 1e9);
+  // [lb]
+  add("lb.algorithm", &C::lb, "", "Sender-side load balancer (EV choice per packet).").choices = lb::policy_names();
+  // [workload]
+  add("workload.kind", &C::wl_kind, "", "Traffic: permutation (seeded, each host sends to and receives from exactly one other), tornado (host i to i + N/2), incast (incast_senders hosts to incast_receiver), flows_csv (file: src,dst,bytes,start_us).").choices = {"permutation", "tornado", "incast", "flows_csv"};
+  range(add("workload.size", &C::size_bytes, "bytes", "Message size of generated flows (e.g. 8388608 or \"8MiB\")."), 0, 1e15).size = true;
+  range(add("workload.start_us", &C::start_us, "us", "Start time of generated flows."), 0, 1e12);
+  range(add("workload.incast_senders", &C::incast_senders, "hosts", "incast: number of senders (hosts after the receiver, wrapping)."), 1, 1e7);
+  range(add("workload.incast_receiver", &C::incast_receiver, "host id", "incast: receiving host."), 0, 1e7);
+  add("workload.file", &C::wl_file, "path", "flows_csv: flow list file, relative to the config file.");
+  // [output]
+  add("output.dir", &C::out_dir, "path", "Run folder (created); overridden by --out.");
+  add("output.flows_csv", &C::flows_csv, "", "Write flows.csv (one row per workload entry).");
+  add("output.ports_csv", &C::ports_csv, "", "Write ports.csv (per-port counters and utilisation).");
+  range(add("output.queue_sample_us", &C::queue_sample_us, "us", "Sample switch queue occupancy every this many us into queues.csv; 0 = off."), 0, 1e12);
+  // [run]
+  range(add("run.seed", &C::seed, "", "Seed of the run; every component derives its own random stream from it."), 0, 9.2e18);
+  range(add("run.end_us", &C::end_us, "us", "Simulated end time; flows unfinished by then are reported (exit code 3)."), 0, 1e15);
+  add("run.progress", &C::progress, "", "Progress line on stderr: auto (when stderr is a terminal), on, off.").choices = {"auto", "on", "off"};
+  return k;
+}
+
+std::size_t levenshtein(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1] ? 1 : 0)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+const KeyDef* find_key(const std::string& key) {
+  for (const auto& d : config_keys())
+    if (d.key == key) return &d;
+  return nullptr;
+}
+
+std::string where(const std::string& file, const toml::source_region& src) {
+  if (src.begin.line == 0) return file;
+  return fmt::format("{}:{}", file, src.begin.line);
+}
+
+const char* type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    default: return "a date/time";
+  }
+}
+
+// "8MiB" -> 8388608; returns false when the text is not a size.
+bool parse_size(const std::string& s, std::int64_t& out) {
+  std::size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  if (i == 0) return false;
+  double v = 0;
+  try {
+    v = std::stod(s.substr(0, i));
+  } catch (...) {
+    return false;
+  }
+  std::string unit = s.substr(i);
+  unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
+  double mul = 0;
+  if (unit.empty() || unit == "B") mul = 1;
+  else if (unit == "KiB") mul = 1024.0;
+  else if (unit == "MiB") mul = 1024.0 * 1024;
+  else if (unit == "GiB") mul = 1024.0 * 1024 * 1024;
+  else if (unit == "KB" || unit == "kB") mul = 1e3;
+  else if (unit == "MB") mul = 1e6;
+  else if (unit == "GB") mul = 1e9;
+  else return false;
+  out = static_cast<std::int64_t>(std::llround(v * mul));
+  return true;
+}
+
+void set_value(Config& cfg, const KeyDef& d, const toml::node& n, const std::string& loc) {
+  const auto fail = [&](const std::string& expected) {
+    throw UserError(fmt::format("{}: key '{}': expected {}, got {}", loc, d.key, expected, type_name(n)));
+  };
+  const auto check_range = [&](double v) {
+    if (v < d.min || v > d.max)
+      throw UserError(fmt::format("{}: key '{}': value {} is out of range [{}, {}]{}", loc, d.key, v,
+                                  d.min, d.max, d.unit.empty() ? "" : " (" + d.unit + ")"));
+  };
+  std::visit(
+      [&](auto member) {
+        using T = std::remove_reference_t<decltype(cfg.*member)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          if (!n.is_boolean()) fail("true or false");
+          cfg.*member = n.as_boolean()->get();
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          std::int64_t v = 0;
+          if (n.is_integer()) {
+            v = n.as_integer()->get();
+          } else if (d.size && n.is_string()) {
+            if (!parse_size(n.as_string()->get(), v))
+              throw UserError(fmt::format("{}: key '{}': '{}' is not a size (expected bytes, e.g. 4096, \"4KiB\", \"8MiB\", \"1GB\")",
+                                          loc, d.key, n.as_string()->get()));
+          } else {
+            fail(d.size ? "an integer number of bytes or a size string like \"8MiB\"" : "an integer");
+          }
+          check_range(static_cast<double>(v));
+          cfg.*member = v;
+        } else if constexpr (std::is_same_v<T, double>) {
+          double v = 0;
+          if (n.is_floating_point()) v = n.as_floating_point()->get();
+          else if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
+          else fail("a number");
+          if (!std::isfinite(v)) fail("a finite number");
+          check_range(v);
+          cfg.*member = v;
+        } else {
+          if (!n.is_string()) fail("a string");
+          std::string v = n.as_string()->get();
+          if (!d.choices.empty() && std::find(d.choices.begin(), d.choices.end(), v) == d.choices.end()) {
+            std::string list;
+            for (const auto& c : d.choices) list += (list.empty() ? "" : ", ") + c;
+            throw UserError(fmt::format("{}: key '{}': '{}' is not one of: {}", loc, d.key, v, list));
+          }
+          cfg.*member = v;
+        }
+      },
+      d.field);
+}
+
+std::string unknown_key_message(const std::string& loc, const std::string& key) {
+  return fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc, key, closest_key(key));
+}
+
+}  // namespace
+
+const std::vector<KeyDef>& config_keys() {
+  static const std::vector<KeyDef> keys = make_keys();
+  return keys;
+}
+
+const std::vector<std::string>& config_sections() {
+  static const std::vector<std::string> s{"topology", "network", "routing", "transport",
+                                          "lb", "workload", "output", "run"};
+  return s;
+}
+
+std::string closest_key(const std::string& key) {
+  std::string best;
+  std::size_t best_d = ~std::size_t{0};
+  for (const auto& d : config_keys()) {
+    const std::size_t dist = levenshtein(key, d.key);
+    if (dist < best_d) {
+      best_d = dist;
+      best = d.key;
+    }
+  }
+  return best;
+}
+
+void load_config_file(Config& cfg, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(fmt::format("cannot open config file '{}'", path));
+  toml::table root;
+  try {
+    root = toml::parse(in, path);
+  } catch (const toml::parse_error& e) {
+    throw UserError(fmt::format("{}:{}:{}: TOML syntax error: {}", path, e.source().begin.line,
+                                e.source().begin.column, e.description()));
+  }
+  cfg.source_file = path;
+  for (const auto& [sec_key, sec_node] : root) {
+    const std::string sec(sec_key.str());
+    const std::string loc = where(path, sec_node.source());
+    const auto& secs = config_sections();
+    if (!sec_node.is_table()) {
+      throw UserError(fmt::format("{}: '{}' must be inside a section ([topology], [network], ...); "
+                                  "did you mean '{}'?", loc, sec, closest_key(sec)));
+    }
+    if (std::find(secs.begin(), secs.end(), sec) == secs.end())
+      throw UserError(unknown_key_message(loc, sec));
+    for (const auto& [k, v] : *sec_node.as_table()) {
+      const std::string full = sec + "." + std::string(k.str());
+      const std::string kloc = where(path, v.source());
+      const KeyDef* d = find_key(full);
+      if (!d) throw UserError(unknown_key_message(kloc, full));
+      set_value(cfg, *d, v, kloc);
+    }
+  }
+}
+
+void apply_override(Config& cfg, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UserError(fmt::format("--set '{}': expected section.key=value", assignment));
+  std::string key = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
+  const KeyDef* d = find_key(key);
+  if (!d) throw UserError(unknown_key_message("--set", key));
+  toml::table t;
+  try {
+    t = toml::parse("v = " + value);
+  } catch (const toml::parse_error&) {
+    t = toml::table{{"v", value}};  // a bare word: take it as a string (e.g. lb.algorithm=ops)
+  }
+  set_value(cfg, *d, *t.get("v"), "--set");
+}
+
+void validate(const Config& c) {
+  if (c.kmin >= c.kmax)
+    throw UserError(fmt::format("network.kmin ({}) must be below network.kmax ({})", c.kmin, c.kmax));
+  if (c.max_cwnd_bdp < c.init_cwnd_bdp)
+    throw UserError(fmt::format("transport.max_cwnd_bdp ({}) is below transport.init_cwnd_bdp ({})",
+                                c.max_cwnd_bdp, c.init_cwnd_bdp));
+  if (c.wl_kind == "flows_csv" && c.wl_file.empty())
+    throw UserError("workload.kind = \"flows_csv\" needs workload.file");
+  if (c.wl_kind == "incast" && c.incast_receiver >= c.hosts)
+    throw UserError(fmt::format("workload.incast_receiver = {} but there are only {} hosts",
+                                c.incast_receiver, c.hosts));
+}
+
+std::string to_toml(const Config& cfg) {
+  std::ostringstream os;
+  os << "# Resolved lbsim configuration: every key with the value this run used.\n";
+  std::string cur;
+  for (const auto& d : config_keys()) {
+    const auto dot = d.key.find('.');
+    const std::string sec = d.key.substr(0, dot), name = d.key.substr(dot + 1);
+    if (sec != cur) {
+      os << (cur.empty() ? "" : "\n") << "[" << sec << "]\n";
+      cur = sec;
+    }
+    os << name << " = ";
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_cvref_t<decltype(cfg.*member)>;
+          const auto& v = cfg.*member;
+          if constexpr (std::is_same_v<T, bool>) os << (v ? "true" : "false");
+          else if constexpr (std::is_same_v<T, std::int64_t>) os << v;
+          else if constexpr (std::is_same_v<T, double>) {
+            std::string s = fmt::format("{}", v);
+            if (s.find_first_of(".eEin") == std::string::npos) s += ".0";
+            os << s;
+          } else {
+            os << toml::value<std::string>(v);
+          }
+        },
+        d.field);
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::string keys_markdown() {
+  std::ostringstream os;
+  std::string cur;
+  const Config def;
+  for (const auto& d : config_keys()) {
+    const auto dot = d.key.find('.');
+    const std::string sec = d.key.substr(0, dot);
+    if (sec != cur) {
+      os << "\n## [" << sec << "]\n\n| key | default | unit | meaning |\n|---|---|---|---|\n";
+      cur = sec;
+    }
+    std::string dflt;
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_cvref_t<decltype(def.*member)>;
+          const auto& v = def.*member;
+          if constexpr (std::is_same_v<T, bool>) dflt = v ? "true" : "false";
+          else if constexpr (std::is_same_v<T, std::string>) dflt = "\"" + v + "\"";
+          else dflt = fmt::format("{}", v);
+        },
+        d.field);
+    std::string doc = d.doc;
+    if (!d.choices.empty()) {
+      doc += " One of:";
+      for (std::size_t i = 0; i < d.choices.size(); ++i) doc += (i ? ", `" : " `") + d.choices[i] + "`";
+      doc += ".";
+    }
+    if (d.size) doc += " Accepts a size string (\"4KiB\", \"8MiB\", \"1GB\").";
+    os << "| `" << d.key << "` | `" << dflt << "` | " << d.unit << " | " << doc << " |\n";
+  }
+  return os.str();
+}
+
+}  // namespace lbsim::sim

@@ -1,0 +1,99 @@
+// The run configuration: one typed object, every key declared once in config.cpp with its default,
+// unit and documentation (docs/config.md is generated from that table by `lbsim config --markdown`).
+// Files are TOML with sections; `--set section.key=value` overrides any key. Unknown keys, wrong
+// types and bad values are UserErrors naming the file, line and key, with the closest valid key.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace lbsim::sim {
+
+struct Config {
+  // [topology]
+  std::string topo_kind = "fat_tree";
+  std::int64_t hosts = 128;
+  std::int64_t tiers = 2;
+  std::int64_t radix = 16;
+  std::int64_t hosts_per_tor = 0;
+  std::int64_t oversubscription = 1;
+  double host_rate_gbps = 400, tier1_rate_gbps = 400, tier2_rate_gbps = 400;
+  double host_latency_ns = 500, tier1_latency_ns = 500, tier2_latency_ns = 500;
+  // [network]
+  double switch_latency_ns = 500;
+  std::int64_t mtu = 4096;
+  std::int64_t header_bytes = 64;
+  double queue_bdp = 1.0;
+  std::int64_t queue_bytes = 0;
+  std::int64_t queue_packets = 0;
+  std::int64_t ctrl_queue_bytes = 0;
+  double kmin = 0.2, kmax = 0.8;
+  bool ecn = true;
+  bool trimming = true;
+  std::int64_t ev_bits = 16;
+  // [routing]
+  std::string routing = "ecmp";
+  // [transport]
+  std::string cc = "dctcp_ack";
+  double init_cwnd_bdp = 1.5, max_cwnd_bdp = 1.5;
+  double ecn_decrease = 0.5, nack_decrease = 1.0, timeout_decrease = 1.0;
+  double dctcp_g = 0.0625;
+  bool quick_adapt = false, fast_increase = false;
+  double fast_increase_gain = 1.0;
+  double rto_us = 0;  // 0 = derived from the topology
+  std::int64_t ack_every = 1;
+  double ack_delay_us = 1.0;
+  // [lb]
+  std::string lb = "ops";
+  // [workload]
+  std::string wl_kind = "permutation";
+  std::int64_t size_bytes = 8 << 20;
+  double start_us = 0;
+  std::int64_t incast_senders = 8;
+  std::int64_t incast_receiver = 0;
+  std::string wl_file;
+  // [output]
+  std::string out_dir = "results/run";
+  bool flows_csv = true;
+  bool ports_csv = true;
+  double queue_sample_us = 0;
+  // [run]
+  std::int64_t seed = 1;
+  double end_us = 100000;
+  std::string progress = "auto";
+
+  // Where the config came from (for messages and relative paths).
+  std::string source_file;
+};
+
+using Field = std::variant<bool Config::*, std::int64_t Config::*, double Config::*,
+                           std::string Config::*>;
+
+struct KeyDef {
+  std::string key;  // "section.name"
+  Field field;
+  std::string unit;
+  std::string doc;
+  std::vector<std::string> choices;  // for strings: allowed values (empty = any)
+  double min = -1e300, max = 1e300;  // for numbers: inclusive bounds
+  bool size = false;                 // integer bytes; also accepts "8MiB", "4KiB", "1GB"
+};
+
+const std::vector<KeyDef>& config_keys();
+const std::vector<std::string>& config_sections();
+
+// Read a TOML file into `cfg` (on top of what it holds).
+void load_config_file(Config& cfg, const std::string& path);
+// Apply one `section.key=value` override (value parsed as TOML, else taken as a string).
+void apply_override(Config& cfg, const std::string& assignment);
+// Cross-key checks (kmin < kmax, ...); throws UserError.
+void validate(const Config& cfg);
+// The resolved configuration as TOML (every key, in table order).
+std::string to_toml(const Config& cfg);
+// Markdown reference of every key (docs/config.md).
+std::string keys_markdown();
+// Closest valid key to `key` (Levenshtein), for suggestions.
+std::string closest_key(const std::string& key);
+
+}  // namespace lbsim::sim

@@ -1,0 +1,461 @@
+#include "sim/simulation.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include "core/error.h"
+#include "lb/policy.h"
+#include "topo/fat_tree.h"
+#include "workload/patterns.h"
+#include "workload/validate.h"
+
+namespace lbsim::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+BitsPerSec rate_of(double gbps_value) {
+  return static_cast<BitsPerSec>(std::llround(gbps_value * 1e9));
+}
+
+std::string resolve_relative(const Config& cfg, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute() || cfg.source_file.empty()) return path;
+  return (fs::path(cfg.source_file).parent_path() / path).string();
+}
+}  // namespace
+
+topo::Topology build_topology(const Config& cfg) {
+  if (cfg.topo_kind == "fat_tree") {
+    topo::FatTreeParams p;
+    p.hosts = static_cast<int>(cfg.hosts);
+    p.tiers = static_cast<int>(cfg.tiers);
+    p.radix = static_cast<int>(cfg.radix);
+    p.hosts_per_tor = static_cast<int>(cfg.hosts_per_tor);
+    p.oversubscription = static_cast<int>(cfg.oversubscription);
+    p.host_rate = rate_of(cfg.host_rate_gbps);
+    p.tier1_rate = rate_of(cfg.tier1_rate_gbps);
+    p.tier2_rate = rate_of(cfg.tier2_rate_gbps);
+    p.host_latency = from_ns(cfg.host_latency_ns);
+    p.tier1_latency = from_ns(cfg.tier1_latency_ns);
+    p.tier2_latency = from_ns(cfg.tier2_latency_ns);
+    return topo::build_fat_tree(p);
+  }
+  throw UserError("topology.kind '" + cfg.topo_kind + "' is not supported");
+}
+
+workload::Workload build_workload(const Config& cfg, const topo::Topology& topo) {
+  const auto n = topo.num_hosts;
+  const auto seed = static_cast<std::uint64_t>(cfg.seed);
+  const SimTime start = from_us(cfg.start_us);
+  workload::Workload w;
+  if (cfg.wl_kind == "permutation") {
+    workload::PermutationParams p;
+    p.bytes = cfg.size_bytes;
+    p.start = start;
+    w = workload::make_permutation(p, n, seed);
+  } else if (cfg.wl_kind == "tornado") {
+    workload::TornadoParams p;
+    p.bytes = cfg.size_bytes;
+    p.start = start;
+    w = workload::make_tornado(p, n);
+  } else if (cfg.wl_kind == "incast") {
+    workload::IncastParams p;
+    p.bytes = cfg.size_bytes;
+    p.start = start;
+    p.receiver = static_cast<std::int32_t>(cfg.incast_receiver);
+    p.senders = static_cast<std::int32_t>(cfg.incast_senders);
+    if (p.senders >= n)
+      throw UserError(fmt::format("workload.incast_senders = {} needs more than {} hosts", p.senders, n));
+    // The k hosts after the receiver (wrapping), so that senders sit on other ToRs when k is large.
+    for (std::int32_t i = 1; i <= p.senders; ++i) p.sender_list.push_back((p.receiver + i) % n);
+    w = workload::make_incast(p, n, seed);
+  } else if (cfg.wl_kind == "flows_csv") {
+    w = workload::read_flows_csv(resolve_relative(cfg, cfg.wl_file), n);
+  } else {
+    throw UserError("workload.kind '" + cfg.wl_kind + "' is not supported");
+  }
+  workload::validate_workload(w, n);
+  return w;
+}
+
+PathModel::PathModel(const topo::Topology& t, SimTime switch_latency) : t_(t), sw_lat_(switch_latency) {
+  const auto nsw = t.num_switches();
+  parent_link_.assign(nsw, {});
+  std::vector<std::int32_t> queue;
+  for (std::int32_t s = 0; s < nsw; ++s) {
+    auto& parent = parent_link_[s];
+    parent.assign(t.size(), -2);
+    const std::int32_t root = t.switch_node(s);
+    parent[root] = -1;
+    queue.assign(1, root);
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const std::int32_t u = queue[head];
+      for (const auto& p : t.ports[u]) {
+        if (t.is_host(p.peer) || parent[p.peer] != -2) continue;
+        parent[p.peer] = p.link;
+        queue.push_back(p.peer);
+      }
+    }
+  }
+}
+
+std::vector<std::int32_t> PathModel::path_links(std::int32_t a, std::int32_t b) const {
+  const std::int32_t sa = t_.host_switch(a), sb = t_.host_switch(b);
+  std::vector<std::int32_t> rev;
+  rev.push_back(t_.ports[b][0].link);
+  const auto& parent = parent_link_[t_.switch_index(sa)];
+  for (std::int32_t n = sb; n != sa;) {
+    const std::int32_t l = parent[n];
+    if (l < 0) throw UserError(fmt::format("host {} cannot reach host {}", a, b));
+    rev.push_back(l);
+    const auto& link = t_.links[l];
+    n = link.a == n ? link.b : link.a;
+  }
+  rev.push_back(t_.ports[a][0].link);
+  return {rev.rbegin(), rev.rend()};
+}
+
+SimTime PathModel::one_way(std::int32_t a, std::int32_t b, Bytes bytes) const {
+  const auto links = path_links(a, b);
+  SimTime t = 0;
+  for (auto l : links) t += serialization_ps(bytes, t_.links[l].rate) + t_.links[l].latency;
+  return t + static_cast<SimTime>(links.size() - 1) * sw_lat_;
+}
+
+Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
+  validate(cfg_);
+  topo_ = build_topology(cfg_);
+  wl_ = build_workload(cfg_, topo_);
+  const SimTime sw_lat = from_ns(cfg_.switch_latency_ns);
+  paths_ = std::make_unique<PathModel>(topo_, sw_lat);
+
+  // Derived quantities (reps.txt sec. 4.1: queue = 1 BDP, Kmin/Kmax fractions of it; RTO = time to
+  // traverse every full queue plus the network-wide RTT).
+  d_.packet_bytes = cfg_.mtu + cfg_.header_bytes;
+  std::vector<std::int32_t> rep;  // one host per switch that has hosts
+  for (std::int32_t s = 0; s < topo_.num_switches(); ++s) {
+    auto hs = topo_.hosts_of(topo_.switch_node(s));
+    if (!hs.empty()) rep.push_back(hs.front());
+  }
+  std::int32_t far_a = rep.front(), far_b = rep.back();
+  for (auto a : rep)
+    for (auto b : rep) {
+      if (a == b && rep.size() > 1) continue;
+      const std::int32_t bb = a == b ? (a + 1) % topo_.num_hosts : b;
+      const SimTime rtt = paths_->one_way(a, bb, d_.packet_bytes) + paths_->one_way(bb, a, cfg_.header_bytes);
+      if (rtt > d_.base_rtt) {
+        d_.base_rtt = rtt;
+        far_a = a;
+        far_b = bb;
+      }
+    }
+  const BitsPerSec host_rate = topo_.links[topo_.ports[0][0].link].rate;
+  d_.bdp = bytes_in(d_.base_rtt, host_rate);
+  d_.bdp_packets = static_cast<std::uint32_t>((d_.bdp + d_.packet_bytes - 1) / d_.packet_bytes);
+  if (cfg_.queue_bytes > 0)
+    d_.queue_bytes = cfg_.queue_bytes;
+  else if (cfg_.queue_packets > 0)
+    d_.queue_bytes = cfg_.queue_packets * d_.packet_bytes;
+  else
+    d_.queue_bytes = std::llround(cfg_.queue_bdp * static_cast<double>(d_.bdp));
+  d_.queue_bytes = std::max(d_.queue_bytes, d_.packet_bytes);
+  d_.ctrl_queue_bytes = cfg_.ctrl_queue_bytes > 0 ? cfg_.ctrl_queue_bytes : d_.queue_bytes;
+  if (cfg_.rto_us > 0) {
+    d_.rto = from_us(cfg_.rto_us);
+  } else {
+    d_.rto = d_.base_rtt;
+    for (auto [x, y] : {std::pair{far_a, far_b}, std::pair{far_b, far_a}}) {
+      const auto links = paths_->path_links(x, y);
+      for (std::size_t i = 1; i < links.size(); ++i)
+        d_.rto += serialization_ps(d_.queue_bytes, topo_.links[links[i]].rate);
+    }
+  }
+  d_.init_cwnd = std::max<Bytes>(d_.packet_bytes, std::llround(cfg_.init_cwnd_bdp * static_cast<double>(d_.bdp)));
+  d_.max_cwnd = std::max<Bytes>(d_.packet_bytes, std::llround(cfg_.max_cwnd_bdp * static_cast<double>(d_.bdp)));
+  d_.ev_space = 1u << cfg_.ev_bits;
+
+  net::NetConfig nc;
+  nc.switch_latency = sw_lat;
+  nc.queue.data_limit = d_.queue_bytes;
+  nc.queue.ctrl_limit = d_.ctrl_queue_bytes;
+  nc.queue.kmin = cfg_.kmin;
+  nc.queue.kmax = cfg_.kmax;
+  nc.queue.ecn = cfg_.ecn;
+  nc.queue.trimming = cfg_.trimming;
+  nc.queue.header_bytes = cfg_.header_bytes;
+  const auto seed = static_cast<std::uint64_t>(cfg_.seed);
+  net_ = std::make_unique<net::Network>(topo_, nc, seed);
+  tables_ = std::make_unique<routing::MinimalTables>(topo_);
+  routing::RoutingParams rp;
+  rp.name = cfg_.routing;
+  rp.seed = seed;
+  router_ = routing::make_router(rp, *tables_, *net_);
+
+  transport::TransportParams tp;
+  tp.mtu = cfg_.mtu;
+  tp.header = cfg_.header_bytes;
+  tp.rto = d_.rto;
+  tp.ack_every = static_cast<std::uint32_t>(cfg_.ack_every);
+  tp.ack_delay = from_us(cfg_.ack_delay_us);
+  tp.cc.name = cfg_.cc;
+  tp.cc.init_cwnd = d_.init_cwnd;
+  tp.cc.max_cwnd = d_.max_cwnd;
+  tp.cc.base_rtt = d_.base_rtt;
+  tp.cc.ecn_decrease = cfg_.ecn_decrease;
+  tp.cc.nack_decrease = cfg_.nack_decrease;
+  tp.cc.timeout_decrease = cfg_.timeout_decrease;
+  tp.cc.dctcp_g = cfg_.dctcp_g;
+  tp.cc.quick_adapt = cfg_.quick_adapt;
+  tp.cc.fast_increase = cfg_.fast_increase;
+  tp.cc.fast_increase_gain = cfg_.fast_increase_gain;
+
+  // Per-flow load balancers: the entry's own `lb` or the run default, each with its own stream.
+  const auto& names = lb::policy_names();
+  for (const auto& f : wl_.flows)
+    if (!f.lb.empty() && std::find(names.begin(), names.end(), f.lb) == names.end())
+      throw UserError("workload: unknown load balancer '" + f.lb + "'");
+  const Derived d = d_;
+  const std::string default_lb = cfg_.lb;
+  auto factory = [d, default_lb, seed](const workload::FlowSpec& s, std::uint32_t id) {
+    lb::PolicyContext ctx;
+    ctx.flow = id;
+    ctx.src = s.src;
+    ctx.dst = s.dst;
+    ctx.ev_space = d.ev_space;
+    ctx.bdp_packets = d.bdp_packets;
+    ctx.base_rtt = d.base_rtt;
+    ctx.rng = Rng(seed, hash_name("lb"), id);
+    lb::PolicyParams pp;
+    pp.name = s.lb.empty() ? default_lb : s.lb;
+    return lb::make_policy(pp, std::move(ctx));
+  };
+  tr_ = std::make_unique<transport::Transport>(*net_, wl_, tp, factory);
+  net_->set_router(router_.get());
+  net_->set_host_handler(tr_.get());
+  net_->set_event_sink(this);
+  queue_sample_ = from_us(cfg_.queue_sample_us);
+  progress_on_ = cfg_.progress == "on" || (cfg_.progress == "auto" && isatty(STDERR_FILENO));
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::on_event(const Event& e) {
+  if (e.kind == kEvQueueSample) {
+    sample_queues();
+    net_->events().push(net_->now() + queue_sample_, kEvQueueSample, 0);
+    return;
+  }
+  tr_->on_event(e);
+}
+
+void Simulation::sample_queues() {
+  const double t = to_us(net_->now());
+  for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
+    const auto& p = net_->port(i);
+    if (p.is_nic || (p.data.bytes == 0 && p.ctrl.bytes == 0)) continue;
+    queue_rows_.push_back(fmt::format("{:.3f},{},{},{},{},{}", t, p.node, p.local, p.peer, p.data.bytes, p.ctrl.bytes));
+  }
+}
+
+void Simulation::progress(void* self, SimTime now) {
+  auto* s = static_cast<Simulation*>(self);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() - s->run_start_;
+  if (elapsed - s->progress_last_ < 0.5) return;
+  s->progress_last_ = elapsed;
+  const double done = static_cast<double>(s->tr_->completed()) / static_cast<double>(std::max<std::size_t>(1, s->wl_.flows.size()));
+  const double tfrac = static_cast<double>(now) / std::max(1.0, s->cfg_.end_us * 1e6);
+  const double frac = std::max(done, tfrac);
+  const double eta = frac > 0 ? elapsed * (1 - frac) / frac : 0;
+  fmt::print(stderr, "\rlbsim: t = {:.1f} us  entries {}/{}  events {:.1f}M ({:.2f}M/s)  ETA {:.0f} s   ",
+             to_us(now), s->tr_->completed(), s->wl_.flows.size(),
+             static_cast<double>(s->net_->events_processed()) / 1e6,
+             static_cast<double>(s->net_->events_processed()) / 1e6 / std::max(1e-9, elapsed), eta);
+}
+
+int Simulation::run() {
+  if (ran_) throw std::logic_error("Simulation::run called twice");
+  ran_ = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  run_start_ = std::chrono::duration<double>(t0.time_since_epoch()).count();
+  if (progress_on_) net_->set_progress_hook(&Simulation::progress, this);
+  tr_->start();
+  if (queue_sample_ > 0) net_->events().push(0, kEvQueueSample, 0);
+  const SimTime end = cfg_.end_us > 0 ? from_us(cfg_.end_us) : kTimeNever;
+  net_->run(end);
+  wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (progress_on_) fmt::print(stderr, "\n");
+  return tr_->all_done() ? 0 : 3;
+}
+
+std::vector<metrics::FlowResult> Simulation::flow_results() const {
+  std::vector<metrics::FlowResult> out;
+  out.reserve(wl_.flows.size());
+  const auto& flows = tr_->flows();
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const auto& f = flows[i];
+    const auto& s = wl_.flows[i];
+    metrics::FlowResult r;
+    r.id = static_cast<std::uint32_t>(i);
+    r.src = s.src;
+    r.dst = s.dst;
+    r.bytes = s.bytes;
+    r.tag = wl_.tags.at(static_cast<std::size_t>(s.tag));
+    r.lb = s.is_compute() ? "" : (s.lb.empty() ? cfg_.lb : s.lb);
+    r.compute = s.is_compute();
+    r.finished = f.finished;
+    r.start = f.start_time;
+    r.finish = f.finish_time;
+    r.sender_done = f.sender_done_time;
+    r.packets = f.npkts;
+    r.packets_sent = f.n.packets_sent;
+    r.retransmits = f.n.retransmits;
+    r.nacks = f.n.nacks;
+    r.timeouts = f.n.timeouts;
+    r.ecn_acks = f.n.ecn_acks;
+    r.ooo = f.n.ooo;
+    r.duplicates = f.n.duplicates;
+    r.trimmed_rx = f.n.trimmed_rx;
+    if (s.is_compute()) {
+      r.ideal = s.compute;
+    } else if (f.npkts > 0) {
+      // Alone on an idle network: the NIC streams every packet back to back and the last one
+      // travels the shortest path (the host link is the bottleneck).
+      const Bytes wire = s.bytes + static_cast<Bytes>(f.npkts) * cfg_.header_bytes;
+      const Bytes last = d_.packet_bytes - (static_cast<Bytes>(f.npkts) * cfg_.mtu - s.bytes);
+      const BitsPerSec host_rate = topo_.links[topo_.ports[s.src][0].link].rate;
+      r.ideal = serialization_ps(wire - last, host_rate) + paths_->one_way(s.src, s.dst, last);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+nlohmann::json Simulation::summary() const {
+  using nlohmann::json;
+  const auto rows = flow_results();
+  std::vector<double> fct, ideal, slow;
+  std::map<std::string, std::vector<double>> by_tag;
+  std::uint64_t retx = 0, nacks = 0, timeouts = 0, ooo = 0, received = 0, transfers = 0, unfinished = 0;
+  for (const auto& r : rows) {
+    if (r.compute) continue;
+    ++transfers;
+    retx += r.retransmits;
+    nacks += r.nacks;
+    timeouts += r.timeouts;
+    ooo += r.ooo;
+    if (!r.finished) {
+      ++unfinished;
+      continue;
+    }
+    fct.push_back(to_us(r.fct()));
+    ideal.push_back(to_us(r.ideal));
+    if (r.ideal > 0) slow.push_back(static_cast<double>(r.fct()) / static_cast<double>(r.ideal));
+    by_tag[r.tag].push_back(to_us(r.fct()));
+  }
+  for (const auto& f : tr_->flows()) received += f.rcv_count;
+  std::uint64_t drops = 0, trims = 0, marks = 0, fdrops = 0;
+  for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
+    const auto& st = net_->port(i).stats;
+    drops += st.drops;
+    trims += st.trims;
+    marks += st.ecn_marks;
+    fdrops += st.failure_drops;
+  }
+  auto dist = [](const std::vector<double>& v) {
+    const auto d = metrics::distribution(v);
+    return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
+  };
+  json tags = json::object();
+  for (const auto& [k, v] : by_tag) tags[k] = dist(v);
+  const auto& pool = const_cast<net::Network&>(*net_).packets();
+  const std::uint64_t created = pool.allocated(), live = pool.live();
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  const double evps = wall_s_ > 0 ? static_cast<double>(net_->events_processed()) / wall_s_ : 0.0;
+  json j = {
+      {"lbsim_version", "0.1.0"},
+      {"seed", cfg_.seed},
+      {"topology", {{"kind", topo_.kind}, {"hosts", topo_.num_hosts}, {"switches", topo_.num_switches()}, {"links", topo_.links.size()}}},
+      {"load_balancer", cfg_.lb},
+      {"routing", cfg_.routing},
+      {"congestion_control", cfg_.cc},
+      {"workload", {{"kind", cfg_.wl_kind}, {"entries", wl_.flows.size()}, {"transfers", transfers}}},
+      {"completed", transfers - unfinished},
+      {"unfinished", unfinished},
+      {"fct_us", dist(fct)},
+      {"ideal_fct_us", dist(ideal)},
+      {"slowdown", dist(slow)},
+      {"fct_us_by_tag", tags},
+      {"drops", drops},
+      {"failure_drops", fdrops},
+      {"trims", trims},
+      {"ecn_marks", marks},
+      {"nacks", nacks},
+      {"retransmits", retx},
+      {"timeouts", timeouts},
+      {"ooo_packets", ooo},
+      {"ooo_pct", received ? 100.0 * static_cast<double>(ooo) / static_cast<double>(received) : 0.0},
+      {"sim_time_us", to_us(net_->now())},
+      {"events", net_->events_processed()},
+      {"derived", {{"base_rtt_us", to_us(d_.base_rtt)}, {"packet_bytes", d_.packet_bytes}, {"bdp_bytes", d_.bdp},
+                   {"bdp_packets", d_.bdp_packets}, {"queue_bytes", d_.queue_bytes}, {"ctrl_queue_bytes", d_.ctrl_queue_bytes},
+                   {"rto_us", to_us(d_.rto)}, {"init_cwnd_bytes", d_.init_cwnd}, {"max_cwnd_bytes", d_.max_cwnd},
+                   {"ev_space", d_.ev_space}}},
+      {"conservation", {{"created", created}, {"delivered", net_->delivered()}, {"dropped", net_->dropped()},
+                        {"in_flight", live}, {"ok", created == net_->delivered() + net_->dropped() + live}}},
+      {"perf", {{"wall_s", wall_s_}, {"events_per_s", evps}, {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
+                {"packet_pool", pool.capacity()}}},
+  };
+  return j;
+}
+
+void Simulation::write_outputs(const std::string& dir) const {
+  fs::create_directories(dir);
+  auto open = [&](const std::string& name) {
+    std::ofstream f(fs::path(dir) / name);
+    if (!f) throw UserError("cannot write " + (fs::path(dir) / name).string());
+    return f;
+  };
+  {
+    auto f = open("config.toml");
+    f << to_toml(cfg_);
+  }
+  {
+    auto f = open("summary.json");
+    f << summary().dump(2) << "\n";
+  }
+  if (cfg_.flows_csv) {
+    auto f = open("flows.csv");
+    metrics::write_flows_csv(f, flow_results());
+  }
+  if (cfg_.ports_csv) {
+    auto f = open("ports.csv");
+    f << "node,node_label,port,peer,peer_label,link_kind,rate_gbps,tx_packets,tx_bytes,utilization,drops,trims,ecn_marks,failure_drops,max_queue_bytes\n";
+    const double t = static_cast<double>(std::max<SimTime>(1, net_->now()));
+    for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
+      const auto& p = net_->port(i);
+      const auto& st = p.stats;
+      const double util = static_cast<double>(st.tx_bytes) * 8e12 / static_cast<double>(p.rate) / t;
+      fmt::print(f, "{},{},{},{},{},{},{:.3f},{},{},{:.6f},{},{},{},{},{}\n", p.node, topo_.nodes[p.node].label, p.local, p.peer,
+                 topo_.nodes[p.peer].label, topo::link_kind_name(topo_.links[p.link].kind), static_cast<double>(p.rate) / 1e9,
+                 st.tx_packets, st.tx_bytes, util, st.drops, st.trims, st.ecn_marks, st.failure_drops, st.max_data_bytes);
+    }
+  }
+  if (queue_sample_ > 0) {
+    auto f = open("queues.csv");
+    f << "time_us,node,port,peer,data_bytes,ctrl_bytes\n";
+    for (const auto& r : queue_rows_) f << r << "\n";
+  }
+}
+
+}  // namespace lbsim::sim

@@ -1,0 +1,148 @@
+#include "transport/cc.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace lbsim::transport {
+
+CongestionControl::CongestionControl(const CcParams& p)
+    : p_(p), cwnd_(static_cast<double>(p.init_cwnd)) {
+  clamp();
+}
+
+void CongestionControl::clamp() {
+  cwnd_ = std::clamp(cwnd_, static_cast<double>(p_.mtu), static_cast<double>(p_.max_cwnd));
+}
+
+void CongestionControl::roll_window(SimTime now) {
+  if (p_.base_rtt <= 0) return;
+  while (now - win_start_ >= p_.base_rtt) {
+    acked_prev_ = acked_cur_;
+    acked_cur_ = 0;
+    win_start_ += p_.base_rtt;
+    if (now - win_start_ >= p_.base_rtt) {  // a whole idle window passed
+      acked_prev_ = 0;
+      win_start_ = now - (now - win_start_) % p_.base_rtt;
+    }
+  }
+}
+
+void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
+  roll_window(now);
+  acked_cur_ += acked;
+  if (marked > 0) {
+    clean_bytes_ = 0;
+    ack_marked(acked, marked);
+  } else if (acked > 0) {
+    clean_bytes_ += acked;
+    if (p_.fast_increase && static_cast<double>(clean_bytes_) >= cwnd_)
+      cwnd_ += p_.fast_increase_gain * static_cast<double>(acked);
+    else
+      ack_unmarked(acked);
+  }
+  clamp();
+}
+
+// Returns true when QuickAdapt handled (or deliberately ignored) the loss signal.
+bool CongestionControl::quick_adapt(SimTime now) {
+  if (!p_.quick_adapt) return false;
+  roll_window(now);
+  if (now < qa_quiet_until_) return true;  // already adapted for this episode
+  // Bytes delivered over the last base RTT: the current partial window plus the overlapping share
+  // of the previous one.
+  const double frac_cur = p_.base_rtt > 0 ? static_cast<double>(now - win_start_) /
+                                                static_cast<double>(p_.base_rtt)
+                                          : 1.0;
+  const double delivered = static_cast<double>(acked_cur_) +
+                           static_cast<double>(acked_prev_) * std::max(0.0, 1.0 - frac_cur);
+  cwnd_ = std::min(cwnd_, delivered);
+  qa_quiet_until_ = now + p_.base_rtt;
+  ++quick_adapts_;
+  return true;
+}
+
+void CongestionControl::on_nack(SimTime now) {
+  clean_bytes_ = 0;
+  if (!quick_adapt(now)) loss(p_.nack_decrease);
+  clamp();
+}
+
+void CongestionControl::on_timeout(SimTime now) {
+  clean_bytes_ = 0;
+  if (!quick_adapt(now)) loss(p_.timeout_decrease);
+  clamp();
+}
+
+namespace {
+
+class DctcpPerAck final : public CongestionControl {
+ public:
+  using CongestionControl::CongestionControl;
+
+ protected:
+  void ack_unmarked(Bytes acked) override {
+    cwnd_ += static_cast<double>(p_.mtu) * static_cast<double>(acked) / cwnd_;
+  }
+  void ack_marked(Bytes acked, Bytes marked) override {
+    (void)acked;
+    cwnd_ -= p_.ecn_decrease * static_cast<double>(marked);
+  }
+  void loss(double mtus) override { cwnd_ -= mtus * static_cast<double>(p_.mtu); }
+};
+
+class DctcpClassic final : public CongestionControl {
+ public:
+  using CongestionControl::CongestionControl;
+
+ protected:
+  void ack_unmarked(Bytes acked) override {
+    cwnd_ += static_cast<double>(p_.mtu) * static_cast<double>(acked) / cwnd_;
+    account(acked, 0);
+  }
+  void ack_marked(Bytes acked, Bytes marked) override { account(acked, marked); }
+  void loss(double) override { cwnd_ /= 2.0; }
+
+ private:
+  // Once per window of acknowledged data: update alpha with the fraction of marked bytes, and cut
+  // the window by alpha/2 if anything was marked.
+  void account(Bytes acked, Bytes marked) {
+    win_acked_ += acked;
+    win_marked_ += marked;
+    if (static_cast<double>(win_acked_) < win_target_) return;
+    const double f = static_cast<double>(win_marked_) / static_cast<double>(win_acked_);
+    alpha_ = (1.0 - p_.dctcp_g) * alpha_ + p_.dctcp_g * f;
+    if (win_marked_ > 0) cwnd_ *= (1.0 - alpha_ / 2.0);
+    win_acked_ = win_marked_ = 0;
+    win_target_ = cwnd_;
+  }
+  double alpha_ = 1.0;
+  Bytes win_acked_ = 0, win_marked_ = 0;
+  double win_target_ = static_cast<double>(p_.init_cwnd);
+};
+
+class FixedWindow final : public CongestionControl {
+ public:
+  using CongestionControl::CongestionControl;
+
+ protected:
+  void ack_unmarked(Bytes) override {}
+  void ack_marked(Bytes, Bytes) override {}
+  void loss(double) override {}
+};
+
+}  // namespace
+
+const std::vector<std::string>& cc_names() {
+  static const std::vector<std::string> names{"dctcp_ack", "dctcp", "none"};
+  return names;
+}
+
+std::unique_ptr<CongestionControl> make_cc(const CcParams& p) {
+  if (p.name == "dctcp_ack") return std::make_unique<DctcpPerAck>(p);
+  if (p.name == "dctcp") return std::make_unique<DctcpClassic>(p);
+  if (p.name == "none") return std::make_unique<FixedWindow>(p);
+  throw UserError("unknown congestion control '" + p.name + "'");
+}
+
+}  // namespace lbsim::transport

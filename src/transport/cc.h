@@ -1,0 +1,79 @@
+// Congestion control plug-ins: a window in bytes (of wire size) that the sender may have in flight.
+//
+// dctcp_ack  The per-ACK DCTCP variant used by MPRDMA and the REPS/Spritz evaluations
+//            (reps.txt sec. 4.1 "NIC congestion control"; spritz.txt sec. IV-C, V-A):
+//              unmarked ACK: cwnd += MTU * acked / cwnd
+//              marked ACK:   cwnd -= ecn_decrease * acked
+//              NACK:         cwnd -= nack_decrease * MTU    (a trimmed packet, i.e. a drop)
+//              timeout:      cwnd -= timeout_decrease * MTU
+//            floor 1 MTU, ceiling max_cwnd.
+// dctcp      Classic DCTCP (Alizadeh et al.): alpha <- (1-g) alpha + g F once per window of data,
+//            cwnd *= (1 - alpha/2) once per window with marks, +1 MTU per window otherwise.
+// none       A fixed window (init_cwnd): for analytic tests and open-loop studies.
+//
+// Optional SMaRTT techniques (Bonato et al., "SMaRTT-REPS", 2024), named by spritz.txt sec. IV-C:
+//   QuickAdapt    on a NACK or timeout, at most once per base RTT, set cwnd to the bytes acknowledged
+//                 during the last base RTT (what the path actually delivered) instead of shrinking it
+//                 step by step; further loss signals within that base RTT cause no extra reduction.
+//   FastIncrease  after a whole window of ACKs without any congestion signal, grow by
+//                 fast_increase_gain * acked per ACK (about doubling per RTT with gain 1) until the
+//                 next ECN mark, NACK or timeout.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+
+namespace lbsim::transport {
+
+struct CcParams {
+  std::string name = "dctcp_ack";
+  Bytes mtu = 4160;             // wire bytes of a full data packet
+  Bytes init_cwnd = 0;          // bytes
+  Bytes max_cwnd = 0;           // bytes
+  SimTime base_rtt = 0;         // unloaded RTT of the longest path
+  double ecn_decrease = 0.5;    // dctcp_ack: fraction of acked bytes removed per marked ACK
+  double nack_decrease = 1.0;   // MTUs removed per NACK
+  double timeout_decrease = 1.0;  // MTUs removed per timeout
+  double dctcp_g = 1.0 / 16.0;  // dctcp: EWMA gain
+  bool quick_adapt = false;
+  bool fast_increase = false;
+  double fast_increase_gain = 1.0;
+};
+
+class CongestionControl {
+ public:
+  explicit CongestionControl(const CcParams& p);
+  virtual ~CongestionControl() = default;
+  double cwnd() const { return cwnd_; }
+  // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark.
+  void on_ack(Bytes acked, Bytes marked, SimTime now);
+  void on_nack(SimTime now);
+  void on_timeout(SimTime now);
+  std::uint64_t quick_adapts() const { return quick_adapts_; }
+
+ protected:
+  virtual void ack_unmarked(Bytes acked) = 0;
+  virtual void ack_marked(Bytes acked, Bytes marked) = 0;
+  virtual void loss(double mtus) = 0;
+  void clamp();
+  const CcParams p_;
+  double cwnd_;
+
+ private:
+  bool quick_adapt(SimTime now);
+  void roll_window(SimTime now);
+  // QuickAdapt bookkeeping: bytes acked in the current and previous base-RTT windows.
+  SimTime win_start_ = 0;
+  Bytes acked_cur_ = 0, acked_prev_ = 0;
+  SimTime qa_quiet_until_ = -1;
+  std::uint64_t quick_adapts_ = 0;
+  // FastIncrease: bytes acked since the last congestion signal.
+  Bytes clean_bytes_ = 0;
+};
+
+const std::vector<std::string>& cc_names();
+std::unique_ptr<CongestionControl> make_cc(const CcParams& p);
+
+}  // namespace lbsim::transport

@@ -1,0 +1,411 @@
+#include "transport/transport.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "core/error.h"
+
+namespace lbsim::transport {
+
+using net::kNil;
+using net::Packet;
+using net::PacketType;
+
+Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
+                     PolicyFactory policies)
+    : net_(net), wl_(wl), p_(params), policies_(std::move(policies)) {
+  p_.cc.mtu = p_.header + p_.mtu;
+  const auto n = wl.flows.size();
+  flows_.resize(n);
+  dependents_.resize(n);
+  start_dependents_.resize(n);
+  const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
+  active_.resize(hosts);
+  cursor_.assign(hosts, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& s = wl.flows[i];
+    auto& f = flows_[i];
+    f.spec = &s;
+    f.id = static_cast<std::uint32_t>(i);
+    const auto check_host = [&](std::int32_t h, const char* what) {
+      if (h < 0 || static_cast<std::size_t>(h) >= hosts)
+        throw UserError("workload entry " + std::to_string(i) + ": " + what + " host " +
+                        std::to_string(h) + " does not exist (the topology has " +
+                        std::to_string(hosts) + " hosts)");
+    };
+    check_host(s.src, "source");
+    if (!s.is_compute()) {
+      check_host(s.dst, "destination");
+      if (s.src == s.dst)
+        throw UserError("workload entry " + std::to_string(i) + ": source and destination are "
+                        "the same host " + std::to_string(s.src));
+      if (s.bytes < 0) throw UserError("workload entry " + std::to_string(i) + ": negative size");
+      f.npkts = static_cast<std::uint32_t>((s.bytes + p_.mtu - 1) / p_.mtu);
+    }
+    for (auto d : s.deps) {
+      if (d >= n) throw UserError("workload entry " + std::to_string(i) + " depends on missing entry " + std::to_string(d));
+      dependents_[d].push_back(static_cast<std::uint32_t>(i));
+    }
+    for (auto d : s.start_deps) {
+      if (d >= n) throw UserError("workload entry " + std::to_string(i) + " depends on missing entry " + std::to_string(d));
+      start_dependents_[d].push_back(static_cast<std::uint32_t>(i));
+    }
+    f.pending_deps = static_cast<std::uint32_t>(s.deps.size());
+    f.pending_start_deps = static_cast<std::uint32_t>(s.start_deps.size());
+  }
+}
+
+Bytes Transport::packet_bytes(const FlowState& f, std::uint32_t psn) const {
+  const Bytes off = static_cast<Bytes>(psn) * p_.mtu;
+  return p_.header + std::min<Bytes>(p_.mtu, f.spec->bytes - off);
+}
+
+void Transport::start() {
+  for (auto& f : flows_)
+    if (f.pending_deps == 0 && f.pending_start_deps == 0)
+      net_.events().push(std::max(f.spec->start, net_.now()), kEvEntryStart, f.id);
+}
+
+void Transport::make_ready(std::uint32_t id) {
+  auto& f = flows_[id];
+  if (f.pending_deps || f.pending_start_deps) return;
+  net_.events().push(std::max({f.spec->start, f.ready_time, net_.now()}), kEvEntryStart, id);
+}
+
+void Transport::begin(std::uint32_t id) {
+  auto& f = flows_[id];
+  if (f.started) return;
+  f.started = true;
+  f.start_time = net_.now();
+  for (auto d : start_dependents_[id]) {
+    auto& g = flows_[d];
+    g.ready_time = std::max(g.ready_time, net_.now());
+    --g.pending_start_deps;
+    make_ready(d);
+  }
+  const auto& s = *f.spec;
+  if (s.is_compute()) {
+    net_.events().push(net_.now() + s.compute, kEvComputeDone, id);
+    return;
+  }
+  if (f.npkts == 0) {  // an empty message is delivered the moment it starts
+    f.sender_done = true;
+    f.sender_done_time = net_.now();
+    complete(id);
+    return;
+  }
+  f.cc = make_cc(p_.cc);
+  f.lb = policies_(s, id);
+  f.state.assign(f.npkts, PsnState::Unsent);
+  const std::size_t words = (f.npkts + 63) / 64;
+  f.sacked.assign(words, 0);
+  f.received.assign(words, 0);
+  f.sent_at.assign(f.npkts, 0);
+  f.ev_of.assign(f.npkts, 0);
+  active_[s.src].push_back(id);
+  net_.kick_nic(s.src);
+}
+
+void Transport::complete(std::uint32_t id) {
+  auto& f = flows_[id];
+  if (f.finished) return;
+  f.finished = true;
+  f.finish_time = net_.now();
+  ++completed_;
+  for (auto d : dependents_[id]) {
+    auto& g = flows_[d];
+    g.ready_time = std::max(g.ready_time, net_.now() + g.spec->delay);
+    --g.pending_deps;
+    make_ready(d);
+  }
+  if (all_done()) net_.stop();
+}
+
+bool Transport::can_send(const FlowState& f) const {
+  if (f.sender_done) return false;
+  std::uint32_t psn;
+  if (f.rtx_head < f.rtx.size())
+    psn = f.rtx[f.rtx_head];
+  else if (f.next_new < f.npkts)
+    psn = f.next_new;
+  else
+    return false;
+  return f.inflight == 0 ||
+         static_cast<double>(f.inflight + packet_bytes(f, psn)) <= f.cc->cwnd();
+}
+
+std::uint32_t Transport::next_psn(FlowState& f) {
+  if (f.rtx_head < f.rtx.size()) {
+    const std::uint32_t psn = f.rtx[f.rtx_head++];
+    if (f.rtx_head == f.rtx.size()) {
+      f.rtx.clear();
+      f.rtx_head = 0;
+    }
+    return psn;
+  }
+  return f.next_new++;
+}
+
+std::uint32_t Transport::pull_data(std::int32_t host) {
+  auto& list = active_[host];
+  const std::size_t n = list.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t idx = (cursor_[host] + k) % n;
+    auto& f = flows_[list[idx]];
+    // Drop stale retransmit entries (acknowledged after being declared lost).
+    while (f.rtx_head < f.rtx.size() && f.state[f.rtx[f.rtx_head]] != PsnState::Lost) ++f.rtx_head;
+    if (f.rtx_head == f.rtx.size() && f.rtx_head) {
+      f.rtx.clear();
+      f.rtx_head = 0;
+    }
+    if (!can_send(f)) continue;
+    cursor_[host] = static_cast<std::uint32_t>((idx + 1) % n);
+    const std::uint32_t psn = next_psn(f);
+    const SimTime now = net_.now();
+    const std::uint32_t pi = net_.packets().alloc();
+    Packet& p = net_.pkt(pi);
+    p.type = PacketType::Data;
+    p.flow = f.id;
+    p.psn = psn;
+    p.src = f.spec->src;
+    p.dst = f.spec->dst;
+    p.size = static_cast<std::uint32_t>(packet_bytes(f, psn));
+    p.payload = p.size - static_cast<std::uint32_t>(p_.header);
+    p.sent_time = now;
+    p.ev = f.lb->next_ev(now);
+    if (f.state[psn] == PsnState::Lost) {
+      p.flags |= net::kFlagRetransmit;
+      ++f.n.retransmits;
+    }
+    ++f.n.packets_sent;
+    f.state[psn] = PsnState::InFlight;
+    f.sent_at[psn] = now;
+    f.ev_of[psn] = p.ev;
+    f.inflight += p.size;
+    f.sendlog.emplace_back(psn, now);
+    if (f.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
+    return pi;
+  }
+  return kNil;
+}
+
+void Transport::arm_rto(FlowState& f, SimTime at) {
+  f.rto_armed = at;
+  net_.events().push(at, kEvRto, f.id);
+}
+
+void Transport::on_rto(std::uint32_t id) {
+  auto& f = flows_[id];
+  f.rto_armed = kTimeNever;
+  if (f.sender_done) return;
+  const SimTime now = net_.now();
+  bool lost_any = false;
+  while (f.log_head < f.sendlog.size()) {
+    const auto [psn, sent] = f.sendlog[f.log_head];
+    if (f.state[psn] != PsnState::InFlight || f.sent_at[psn] != sent) {
+      ++f.log_head;  // acknowledged, or superseded by a later transmission
+      continue;
+    }
+    if (sent + p_.rto > now) {
+      arm_rto(f, sent + p_.rto);
+      break;
+    }
+    ++f.log_head;
+    // Lost silently (e.g. a black-holed link): retransmit and tell CC and LB.
+    f.state[psn] = PsnState::Lost;
+    f.inflight -= packet_bytes(f, psn);
+    f.rtx.push_back(psn);
+    ++f.n.timeouts;
+    f.cc->on_timeout(now);
+    f.lb->on_feedback(f.ev_of[psn], lb::Feedback::Timeout, now);
+    lost_any = true;
+  }
+  // Compact the log once its consumed prefix dominates.
+  if (f.log_head > 4096 && f.log_head * 2 > f.sendlog.size()) {
+    f.sendlog.erase(f.sendlog.begin(), f.sendlog.begin() + static_cast<std::ptrdiff_t>(f.log_head));
+    f.log_head = 0;
+  }
+  if (lost_any) net_.kick_nic(f.spec->src);
+}
+
+void Transport::on_packet(std::uint32_t pkt) {
+  switch (net_.pkt(pkt).type) {
+    case PacketType::Data: on_data(pkt); break;
+    case PacketType::Ack: on_ack(pkt); break;
+    case PacketType::Nack: on_nack(pkt); break;
+  }
+  net_.packets().release(pkt);
+}
+
+void Transport::send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_host) {
+  const std::uint32_t ai = net_.packets().alloc();
+  Packet& a = net_.pkt(ai);
+  a.type = PacketType::Ack;
+  a.flow = f.id;
+  a.psn = f.ack_last_psn;
+  a.cum_ack = f.rcv_cum;
+  a.sack = f.received[f.ack_last_psn >> 6];
+  a.ev = f.ack_last_ev;
+  a.src = from_host;
+  a.dst = to_host;
+  a.size = static_cast<std::uint32_t>(p_.header);
+  a.sent_time = f.ack_last_sent_time;
+  a.ecn_count = static_cast<std::uint16_t>(std::min<std::uint32_t>(f.ack_pending_ecn, 0xFFFF));
+  if (f.ack_pending_ecn) a.flags |= net::kFlagEcn;
+  f.ack_pending = 0;
+  f.ack_pending_ecn = 0;
+  net_.send_control(from_host, ai);
+}
+
+void Transport::on_data(std::uint32_t pkt) {
+  Packet& p = net_.pkt(pkt);
+  auto& f = flows_[p.flow];
+  if (p.trimmed()) {
+    // The payload was cut in the network: ask for a retransmission right away.
+    ++f.n.trimmed_rx;
+    const std::uint32_t ni = net_.packets().alloc();
+    Packet& n = net_.pkt(ni);
+    n.type = PacketType::Nack;
+    n.flow = p.flow;
+    n.psn = p.psn;
+    n.ev = p.ev;
+    n.src = p.dst;
+    n.dst = p.src;
+    n.size = static_cast<std::uint32_t>(p_.header);
+    n.sent_time = p.sent_time;
+    n.cum_ack = f.rcv_cum;
+    net_.send_control(p.dst, ni);
+    return;
+  }
+  const std::uint32_t psn = p.psn;
+  std::uint64_t& word = f.received[psn >> 6];
+  const std::uint64_t bit = 1ULL << (psn & 63);
+  bool newly_complete = false;
+  if (word & bit) {
+    ++f.n.duplicates;
+  } else {
+    word |= bit;
+    ++f.rcv_count;
+    if (psn != f.rcv_cum) ++f.n.ooo;
+    while (f.rcv_cum < f.npkts && (f.received[f.rcv_cum >> 6] >> (f.rcv_cum & 63) & 1)) ++f.rcv_cum;
+    newly_complete = f.rcv_count == f.npkts;
+  }
+  f.ack_last_psn = psn;
+  f.ack_last_ev = p.ev;
+  f.ack_last_sent_time = p.sent_time;
+  ++f.ack_pending;
+  if (p.ecn()) ++f.ack_pending_ecn;
+  if (f.ack_pending >= p_.ack_every || newly_complete || f.finished) {
+    send_ack(f, p.dst, p.src);
+  } else if (!f.ack_flush_armed) {
+    f.ack_flush_armed = true;
+    net_.events().push(net_.now() + p_.ack_delay, kEvAckFlush, f.id);
+  }
+  if (newly_complete) complete(f.id);
+}
+
+void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
+                           std::uint32_t& newly) {
+  std::uint64_t& w = f.sacked[psn >> 6];
+  const std::uint64_t bit = 1ULL << (psn & 63);
+  if (w & bit) return;
+  w |= bit;
+  const Bytes b = packet_bytes(f, psn);
+  if (f.state[psn] == PsnState::InFlight) f.inflight -= b;
+  f.state[psn] = PsnState::Acked;
+  ++f.acked;
+  ++newly;
+  acked_bytes += b;
+}
+
+void Transport::on_ack(std::uint32_t pkt) {
+  const Packet& a = net_.pkt(pkt);
+  auto& f = flows_[a.flow];
+  if (f.sender_done) return;
+  const SimTime now = net_.now();
+  Bytes acked_bytes = 0;
+  std::uint32_t newly = 0;
+  // Selective part: the 64-PSN word holding a.psn.
+  const std::uint32_t base = a.psn & ~63u;
+  std::uint64_t fresh = a.sack & ~f.sacked[base >> 6];
+  while (fresh) {
+    const int b = std::countr_zero(fresh);
+    fresh &= fresh - 1;
+    mark_acked(f, base + static_cast<std::uint32_t>(b), acked_bytes, newly);
+  }
+  // Cumulative part.
+  while (f.snd_cum < a.cum_ack) mark_acked(f, f.snd_cum++, acked_bytes, newly);
+  while (f.snd_cum < f.npkts && (f.sacked[f.snd_cum >> 6] >> (f.snd_cum & 63) & 1)) ++f.snd_cum;
+
+  Bytes marked = 0;
+  if (a.ecn()) {
+    ++f.n.ecn_acks;
+    // With coalescing, the share of the covered packets that were marked.
+    marked = newly <= 1 ? acked_bytes
+                        : acked_bytes * std::min<Bytes>(a.ecn_count, newly) / newly;
+  }
+  f.cc->on_ack(acked_bytes, marked, now);
+  f.lb->on_feedback(a.ev, a.ecn() ? lb::Feedback::AckEcn : lb::Feedback::Ack, now);
+  if (f.acked == f.npkts)
+    sender_finished(f);
+  else
+    net_.kick_nic(f.spec->src);
+}
+
+void Transport::on_nack(std::uint32_t pkt) {
+  const Packet& n = net_.pkt(pkt);
+  auto& f = flows_[n.flow];
+  if (f.sender_done) return;
+  const SimTime now = net_.now();
+  ++f.n.nacks;
+  f.lb->on_feedback(n.ev, lb::Feedback::Nack, now);
+  const std::uint32_t psn = n.psn;
+  // Only the NACK of the latest transmission triggers a retransmission (an older copy's NACK may
+  // arrive after a timeout already resent it).
+  if (f.state[psn] == PsnState::InFlight && f.sent_at[psn] == n.sent_time) {
+    f.state[psn] = PsnState::Lost;
+    f.inflight -= packet_bytes(f, psn);
+    f.rtx.push_back(psn);
+    f.cc->on_nack(now);
+  }
+  net_.kick_nic(f.spec->src);
+}
+
+void Transport::sender_finished(FlowState& f) {
+  f.sender_done = true;
+  f.sender_done_time = net_.now();
+  auto& list = active_[f.spec->src];
+  auto it = std::find(list.begin(), list.end(), f.id);
+  if (it != list.end()) {
+    const auto idx = static_cast<std::uint32_t>(it - list.begin());
+    list.erase(it);
+    auto& cur = cursor_[f.spec->src];
+    if (cur > idx) --cur;
+    if (cur >= list.size()) cur = 0;
+  }
+  // Per-packet state is no longer needed; keep counters and times only.
+  std::vector<std::uint32_t>().swap(f.rtx);
+  std::vector<std::pair<std::uint32_t, SimTime>>().swap(f.sendlog);
+  f.log_head = f.rtx_head = 0;
+}
+
+void Transport::on_event(const Event& e) {
+  switch (e.kind) {
+    case kEvEntryStart: begin(e.obj); break;
+    case kEvRto: {
+      auto& f = flows_[e.obj];
+      if (f.rto_armed == e.time) on_rto(e.obj);  // otherwise a stale, superseded timer
+      break;
+    }
+    case kEvComputeDone: complete(e.obj); break;
+    case kEvAckFlush: {
+      auto& f = flows_[e.obj];
+      f.ack_flush_armed = false;
+      if (f.ack_pending) send_ack(f, f.spec->dst, f.spec->src);
+      break;
+    }
+    default: break;
+  }
+}
+
+}  // namespace lbsim::transport
