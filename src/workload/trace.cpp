@@ -1,0 +1,221 @@
+#include "workload/trace.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace lbsim::workload {
+
+namespace {
+
+struct Arrival {
+  SimTime t;
+  std::int32_t src;
+  Bytes bytes;
+};
+
+// Exponential inter-arrival with the given mean (in ps), by inversion; 1 - u is in (0, 1].
+double exp_sample(Rng& rng, double mean) { return -std::log(1.0 - rng.uniform()) * mean; }
+
+void check_params(const CdfTraceParams& p, std::int32_t num_hosts) {
+  if (num_hosts < 2) throw UserError(fmt::format("cdf trace: needs at least 2 hosts, got {}", num_hosts));
+  if (!(p.load > 0)) throw UserError(fmt::format("cdf trace: load = {} must be > 0", p.load));
+  if (p.host_rate <= 0) throw UserError("cdf trace: host_rate must be > 0");
+  if (p.duration <= 0) throw UserError("cdf trace: duration must be > 0");
+  if (p.start < 0 || p.warmup < 0) throw UserError("cdf trace: start and warmup must be >= 0");
+  if (p.max_senders_per_receiver < 0) throw UserError("cdf trace: max_senders_per_receiver must be >= 0");
+  if (!(p.active_slowdown > 0)) throw UserError("cdf trace: active_slowdown must be > 0");
+  if (p.destinations != TraceDestinations::kUniform && (p.root < 0 || p.root >= num_hosts))
+    throw UserError(fmt::format("cdf trace: root {} is not a host id (0..{})", p.root, num_hosts - 1));
+  if (p.incast_mean_interval < 0) throw UserError("cdf trace: incast_mean_interval must be >= 0");
+  if (p.incast_mean_interval > 0 && (p.incast_senders < 1 || p.incast_senders > num_hosts - 1))
+    throw UserError(fmt::format("cdf trace: incast_senders = {} must be in 1..{}", p.incast_senders,
+                                num_hosts - 1));
+  if (p.incast_mean_interval > 0 && p.incast_bytes < 0) throw UserError("cdf trace: incast_bytes < 0");
+  if (!(p.monitored_fraction >= 0 && p.monitored_fraction <= 1))
+    throw UserError("cdf trace: monitored_fraction must be in [0, 1]");
+  for (auto h : p.monitored_hosts)
+    if (h < 0 || h >= num_hosts) throw UserError(fmt::format("cdf trace: monitored host {} out of range", h));
+}
+
+// Receivers with their currently active senders (by the estimated active interval).
+class ReceiverCap {
+ public:
+  ReceiverCap(std::int32_t n, std::int32_t cap) : active_(static_cast<std::size_t>(n)), cap_(cap) {}
+
+  // Distinct senders other than `src` still active at `t` towards `dst`.
+  std::int32_t others(std::int32_t dst, std::int32_t src, SimTime t) {
+    auto& v = active_[static_cast<std::size_t>(dst)];
+    std::erase_if(v, [t](const Active& a) { return a.end <= t; });
+    std::vector<std::int32_t> seen;
+    for (const auto& a : v)
+      if (a.src != src && std::find(seen.begin(), seen.end(), a.src) == seen.end()) seen.push_back(a.src);
+    return static_cast<std::int32_t>(seen.size());
+  }
+  bool has_room(std::int32_t dst, std::int32_t src, SimTime t) { return cap_ == 0 || others(dst, src, t) < cap_; }
+  void add(std::int32_t dst, std::int32_t src, SimTime end) {
+    if (cap_ > 0) active_[static_cast<std::size_t>(dst)].push_back({end, src});
+  }
+
+ private:
+  struct Active {
+    SimTime end;
+    std::int32_t src;
+  };
+  std::vector<std::vector<Active>> active_;
+  std::int32_t cap_;
+};
+
+}  // namespace
+
+SimTime estimated_active_time(Bytes bytes, BitsPerSec rate, double slowdown) {
+  return static_cast<SimTime>(std::ceil(static_cast<double>(serialization_ps(bytes, rate)) * slowdown));
+}
+
+Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
+                        std::uint64_t seed, std::vector<std::string>* warnings) {
+  check_params(p, num_hosts);
+  const std::uint64_t ws = hash_name("workload");
+  const SimTime end = p.start + p.duration;
+
+  // 1. Poisson arrivals per sending host: mean inter-arrival = mean_size * 8 / (load * rate) seconds.
+  const double mean_ia_ps = cdf.mean() * 8.0 / (p.load * static_cast<double>(p.host_rate)) * 1e12;
+  std::vector<std::int32_t> senders;
+  for (std::int32_t h = 0; h < num_hosts; ++h) {
+    if (p.destinations == TraceDestinations::kAllToOne && h == p.root) continue;
+    if (p.destinations == TraceDestinations::kOneToAll && h != p.root) continue;
+    senders.push_back(h);
+  }
+  std::vector<Arrival> arrivals;
+  for (std::int32_t h : senders) {
+    Rng rng(seed, ws, hash_name("trace.arrival") + static_cast<std::uint64_t>(h));
+    double t = static_cast<double>(p.start) + exp_sample(rng, mean_ia_ps);
+    while (t < static_cast<double>(end)) {
+      arrivals.push_back({static_cast<SimTime>(t), h, cdf.sample(rng)});
+      t += exp_sample(rng, mean_ia_ps);
+    }
+  }
+  std::stable_sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
+    return a.t < b.t || (a.t == b.t && a.src < b.src);
+  });
+
+  // 2. Receivers, in time order so the cap sees the flows active at each start.
+  Workload w;
+  const std::int32_t bg_tag = p.tag.empty() ? 0 : w.tag(p.tag);
+  std::int32_t warm_tag = -1, mon_tag = -1;
+  auto warm = [&] { return warm_tag >= 0 ? warm_tag : (warm_tag = w.tag("warmup")); };
+  auto mon = [&] { return mon_tag >= 0 ? mon_tag : (mon_tag = w.tag("monitored")); };
+  std::vector<bool> monitored_host(static_cast<std::size_t>(num_hosts), false);
+  for (auto h : p.monitored_hosts) monitored_host[static_cast<std::size_t>(h)] = true;
+
+  Rng dst_rng(seed, ws, hash_name("trace.dst"));
+  Rng mon_rng(seed, ws, hash_name("trace.monitored"));
+  ReceiverCap cap(num_hosts, p.destinations == TraceDestinations::kAllToOne ? 0 : p.max_senders_per_receiver);
+  std::size_t over_cap = 0;
+  auto random_other = [&](std::int32_t src) {
+    auto d = static_cast<std::int32_t>(dst_rng.below(static_cast<std::uint64_t>(num_hosts - 1)));
+    return d >= src ? d + 1 : d;  // uniform over the other num_hosts - 1 hosts
+  };
+  for (const Arrival& a : arrivals) {
+    std::int32_t dst;
+    if (p.destinations == TraceDestinations::kAllToOne) {
+      dst = p.root;
+    } else {
+      dst = random_other(a.src);
+      if (!cap.has_room(dst, a.src, a.t)) {
+        bool found = false;
+        for (int tries = 0; tries < 32 && !found; ++tries) {
+          dst = random_other(a.src);
+          found = cap.has_room(dst, a.src, a.t);
+        }
+        if (!found) {
+          // Every random pick was full: scan all hosts from a random offset, else take the least
+          // loaded one and report it.
+          const auto off = static_cast<std::int32_t>(dst_rng.below(static_cast<std::uint64_t>(num_hosts)));
+          std::int32_t best = -1, best_load = 0;
+          for (std::int32_t k = 0; k < num_hosts && !found; ++k) {
+            const std::int32_t d = (off + k) % num_hosts;
+            if (d == a.src) continue;
+            const std::int32_t load = cap.others(d, a.src, a.t);
+            if (load < p.max_senders_per_receiver) {
+              dst = d;
+              found = true;
+            } else if (best < 0 || load < best_load) {
+              best = d;
+              best_load = load;
+            }
+          }
+          if (!found) {
+            dst = best;
+            ++over_cap;
+          }
+        }
+      }
+    }
+    cap.add(dst, a.src, a.t + estimated_active_time(a.bytes, p.host_rate, p.active_slowdown));
+    FlowSpec f;
+    f.src = a.src;
+    f.dst = dst;
+    f.bytes = a.bytes;
+    f.start = a.t;
+    f.lb = p.lb;
+    // Draw the monitoring coin for every flow so the sequence does not depend on warm-up.
+    const bool coin = p.monitored_fraction > 0 && mon_rng.bernoulli(p.monitored_fraction);
+    if (a.t < p.start + p.warmup)
+      f.tag = warm();
+    else if (monitored_host[static_cast<std::size_t>(a.src)] || coin)
+      f.tag = mon();
+    else
+      f.tag = bg_tag;
+    w.flows.push_back(std::move(f));
+  }
+  if (over_cap > 0 && warnings)
+    warnings->push_back(fmt::format("cdf trace: {} flows exceeded max_senders_per_receiver = {} because "
+                                    "every receiver was at the cap",
+                                    over_cap, p.max_senders_per_receiver));
+
+  // 3. Incast events on top of the background load.
+  if (p.incast_mean_interval > 0) {
+    Rng rng(seed, ws, hash_name("trace.incast"));
+    const std::int32_t inc_tag = w.tag("incast");
+    std::vector<std::int32_t> others;
+    double t = static_cast<double>(p.start) + exp_sample(rng, static_cast<double>(p.incast_mean_interval));
+    while (t < static_cast<double>(end)) {
+      const auto when = static_cast<SimTime>(t);
+      const auto recv = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(num_hosts)));
+      others.clear();
+      for (std::int32_t h = 0; h < num_hosts; ++h)
+        if (h != recv) others.push_back(h);
+      for (std::int32_t i = 0; i < p.incast_senders; ++i) {
+        const auto j = static_cast<std::size_t>(i) + rng.below(others.size() - static_cast<std::size_t>(i));
+        std::swap(others[static_cast<std::size_t>(i)], others[j]);
+        FlowSpec f;
+        f.src = others[static_cast<std::size_t>(i)];
+        f.dst = recv;
+        f.bytes = p.incast_bytes;
+        f.start = when;
+        f.lb = p.lb;
+        f.tag = when < p.start + p.warmup ? warm() : inc_tag;
+        w.flows.push_back(std::move(f));
+      }
+      t += exp_sample(rng, static_cast<double>(p.incast_mean_interval));
+    }
+    // Keep the list in start order (no entry has deps, so reordering is safe).
+    std::stable_sort(w.flows.begin(), w.flows.end(),
+                     [](const FlowSpec& a, const FlowSpec& b) { return a.start < b.start; });
+  }
+  return w;
+}
+
+Workload make_cdf_trace(const CdfTraceParams& p, std::int32_t num_hosts, std::uint64_t seed,
+                        std::vector<std::string>* warnings) {
+  auto r = load_cdf(p.cdf, p.cdf_options);
+  if (warnings) warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
+  return make_cdf_trace(p, r.cdf, num_hosts, seed, warnings);
+}
+
+}  // namespace lbsim::workload
