@@ -1,6 +1,157 @@
-// Placeholder until the layers command lands: registers nothing, so `lbsim layers` is an unknown command.
+// `lbsim layers`: layered multipath routing for Slim Fly and friends (slimfly-deployment.txt sec. 4,
+// 5, 6.1-6.3): builds the layers, prints path statistics (optionally for every layer count up to
+// --layers), writes forwarding tables / LFTs and runs the deadlock analysis.
+// Documented in docs/layered-routing.md.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/deadlock.h"
+#include "analysis/layered.h"
+#include "analysis/pathstats.h"
+#include "analysis/routing_config.h"
 #include "cli/commands.h"
+#include "core/error.h"
 
 namespace lbsim::cli {
-void add_layers_commands(CLI::App&, Commands&) {}
+
+namespace {
+
+struct LayersArgs {
+  std::string config;
+  int layers = 4;
+  std::string scheme = "layered";
+  double keep = 0.6;
+  std::uint64_t seed = 1;
+  std::string out;
+  bool sweep = false;
+  bool tables = false;
+  int vls = 0;
+  std::string deadlock = "dfsssp";
+  int sls = 16;
+  long link_bin = 20;
+};
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream f(p);
+  if (!f) throw UserError(fmt::format("cannot write '{}'", p.string()));
+  f << text;
+}
+
+nlohmann::json stats_json(const analysis::PathStats& s) {
+  nlohmann::json j;
+  j["layers"] = s.layers;
+  j["pairs"] = s.pairs;
+  j["mean_avg_length"] = s.mean_of_avg_length;
+  j["mean_max_length"] = s.mean_of_max_length;
+  j["max_length"] = s.max_length;
+  j["routes_non_minimal_not_3_hops"] = s.non_minimal_not_3;
+  for (auto [k, v] : s.max_length_hist) j["max_length_hist"][std::to_string(k)] = v;
+  for (auto [k, v] : s.avg_length_hist) j["avg_length_hist"][fmt::format("{:.2f}", k)] = v;
+  j["paths_per_link"] = s.paths_per_link;
+  j["paths_per_link_bin"] = s.link_bin;
+  for (auto [k, v] : s.paths_per_link_hist) j["paths_per_link_hist"][std::to_string(k)] = v;
+  j["paths_per_link_min"] = s.min_paths_per_link;
+  j["paths_per_link_max"] = s.max_paths_per_link;
+  j["paths_per_link_mean"] = s.mean_paths_per_link;
+  j["paths_per_link_stddev"] = s.stddev_paths_per_link;
+  for (auto [k, v] : s.disjoint_hist) j["disjoint_paths_hist"][std::to_string(k)] = v;
+  j["share_at_least_3_disjoint"] = s.share_at_least_3_disjoint;
+  j["mean_distinct_paths"] = s.mean_distinct_paths;
+  return j;
+}
+
+int run_layers(const LayersArgs& a) {
+  using namespace analysis;
+  auto cfg = load_routing_config(a.config);
+  auto g = build_switch_graph(cfg);
+  LayerOptions opt;
+  opt.layers = a.layers;
+  opt.scheme = parse_layer_scheme(a.scheme);
+  opt.keep_fraction = a.keep;
+  opt.seed = a.seed;
+  if (a.tables && a.out.empty()) throw UserError("--tables needs --out DIR");
+  auto r = build_layers(g.adj, opt);
+  if (auto err = validate_layers(r); !err.empty()) throw std::logic_error(err);
+  const std::string note =
+      fmt::format("{}; scheme {}{}; layers {}; seed {}", g.description, a.scheme,
+                  opt.scheme == LayerScheme::Layered ? "" : fmt::format(" p={}", a.keep), a.layers, a.seed);
+  fmt::print("{}\n", note);
+  nlohmann::json js;
+  js["config"] = a.config;
+  js["topology"] = g.description;
+  js["scheme"] = a.scheme;
+  js["seed"] = a.seed;
+  js["layers"] = a.layers;
+  if (opt.scheme != LayerScheme::Layered) js["keep_fraction"] = a.keep;
+  for (int l = 0; l < r.num_layers(); ++l) {
+    const auto& b = r.build_stats[static_cast<std::size_t>(l)];
+    js["build"].push_back({{"layer", l},
+                           {"almost_minimal_found", b.almost_minimal_found},
+                           {"already_routed", b.already_routed},
+                           {"fallback", b.fallback},
+                           {"fallback_non_minimal", b.fallback_non_minimal}});
+  }
+  int first = a.sweep ? 1 : a.layers;
+  for (int l = first; l <= a.layers; ++l) {
+    auto s = compute_path_stats(r, l, a.link_bin);
+    fmt::print("{}", format_path_stats(s));
+    js["stats"].push_back(stats_json(s));
+  }
+  if (a.vls > 0) {
+    auto routes = collect_routes(r);
+    VlAssignment v = a.deadlock == "three-lane" ? assign_three_lane(r.adjacency(), routes, a.vls, a.sls)
+                     : a.deadlock == "dfsssp"   ? assign_dfsssp(r.adjacency(), routes, a.vls)
+                                                : throw UserError(fmt::format(
+                                                      "unknown --deadlock '{}' (dfsssp or three-lane)", a.deadlock));
+    fmt::print("distinct routes {}\n{}", routes.size(), format_vl_assignment(v));
+    js["deadlock"] = {{"scheme", v.scheme},         {"vls_available", v.vls_available},
+                      {"vls_needed", v.vls_needed}, {"vls_used", v.vls_used},
+                      {"per_lane_acyclic", v.per_lane_acyclic},
+                      {"per_vl", v.routes_per_vl},  {"distinct_routes", routes.size()}};
+    if (v.scheme == "three-lane") {
+      js["deadlock"]["colors_used"] = v.colors_used;
+      js["deadlock"]["switch_sl"] = v.color;
+    }
+  }
+  if (!a.out.empty()) {
+    std::filesystem::path dir(a.out);
+    std::filesystem::create_directories(dir);
+    write_file(dir / "layers.json", js.dump(2) + "\n");
+    if (a.tables) {
+      write_file(dir / "forwarding.txt", format_forwarding_tables(r, note));
+      write_file(dir / "lft.txt", format_lfts(r, make_lid_plan(r.num_layers(), g.endpoints_per_switch)));
+    }
+    fmt::print("wrote {}\n", dir.string());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_layers_commands(CLI::App& app, Commands& out) {
+  auto args = std::make_shared<LayersArgs>();
+  auto* sub = app.add_subcommand(
+      "layers", "layered multipath routing: build layers, path statistics, tables, deadlock analysis");
+  sub->add_option("config", args->config, "TOML file with a [topology] table")->required();
+  sub->add_option("--layers,-L", args->layers, "number of layers |L| incl. the minimal layer 0")
+      ->capture_default_str();
+  sub->add_option("--scheme", args->scheme, "layered | rues | fatpaths")->capture_default_str();
+  sub->add_option("--p", args->keep, "rues/fatpaths: fraction of links kept per layer")->capture_default_str();
+  sub->add_option("--seed", args->seed, "random seed")->capture_default_str();
+  sub->add_option("--out", args->out, "write layers.json (and tables with --tables) into DIR");
+  sub->add_flag("--sweep", args->sweep, "statistics for every layer count 1..--layers");
+  sub->add_flag("--tables", args->tables, "write forwarding.txt and lft.txt (needs --out)");
+  sub->add_option("--vls", args->vls, "run the deadlock analysis with this many virtual lanes");
+  sub->add_option("--deadlock", args->deadlock, "dfsssp | three-lane")->capture_default_str();
+  sub->add_option("--sls", args->sls, "three-lane: available service levels")->capture_default_str();
+  sub->add_option("--link-bin", args->link_bin, "bin width of the paths-per-link histogram")
+      ->capture_default_str();
+  out.push_back({sub, [args] { return run_layers(*args); }});
+}
+
 }  // namespace lbsim::cli

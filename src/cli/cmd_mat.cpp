@@ -1,6 +1,141 @@
-// Placeholder until the mat command lands: registers nothing, so `lbsim mat` is an unknown command.
+// `lbsim mat`: maximum achievable throughput (slimfly-deployment.txt sec. 6.4, Fig. 9) as linear
+// programs solved with COIN-OR CLP: restricted to a layered routing's paths and unrestricted.
+// Documented in docs/layered-routing.md.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/layered.h"
+#include "analysis/mat.h"
+#include "analysis/routing_config.h"
 #include "cli/commands.h"
+#include "core/error.h"
 
 namespace lbsim::cli {
-void add_mat_commands(CLI::App&, Commands&) {}
+
+namespace {
+
+struct MatArgs {
+  std::string config;
+  int layers = 4;
+  std::string scheme = "layered";
+  double keep = 0.6;
+  std::uint64_t seed = 1;
+  std::string pattern = "permutation";
+  double fraction = 0.5;
+  std::string mode = "both";
+  std::string at;
+  std::string out;
+};
+
+std::vector<int> parse_int_list(const std::string& s) {
+  std::vector<int> v;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t pos = 0;
+      int x = std::stoi(item, &pos);
+      if (pos != item.size()) throw std::invalid_argument(item);
+      v.push_back(x);
+    } catch (const std::exception&) {
+      throw UserError(fmt::format("--at: '{}' is not a comma-separated list of layer counts", s));
+    }
+  }
+  return v;
+}
+
+nlohmann::json result_json(const analysis::MatResult& r) {
+  return {{"theta", std::isinf(r.theta) ? nlohmann::json("inf") : nlohmann::json(r.theta)},
+          {"optimal", r.optimal},
+          {"status", r.status},
+          {"solve_seconds", r.solve_seconds},
+          {"build_seconds", r.build_seconds},
+          {"variables", r.variables},
+          {"constraints", r.constraints},
+          {"nonzeros", r.nonzeros}};
+}
+
+void print_result(const std::string& what, const analysis::MatResult& r) {
+  fmt::print("{:<28} MAT {:.6f}  ({}; {} vars, {} rows, {} nz; build {:.3f} s, CLP {:.3f} s)\n", what,
+             r.theta, r.status, r.variables, r.constraints, r.nonzeros, r.build_seconds, r.solve_seconds);
+}
+
+int run_mat(const MatArgs& a) {
+  using namespace analysis;
+  if (a.mode != "both" && a.mode != "routing" && a.mode != "edge")
+    throw UserError(fmt::format("unknown --mode '{}' (routing, edge or both)", a.mode));
+  auto cfg = load_routing_config(a.config);
+  auto g = build_switch_graph(cfg);
+  const int per = std::max(1, g.endpoints_per_switch);
+  auto tm = make_traffic(g.adj, std::vector<int>(g.adj.size(), per), parse_traffic_pattern(a.pattern),
+                         a.fraction, a.seed);
+  fmt::print("{}; pattern {}; {} switch-level demands from {} endpoint flows\n", g.description, tm.name,
+             tm.demands.size(), tm.endpoint_flows);
+  nlohmann::json js;
+  js["config"] = a.config;
+  js["topology"] = g.description;
+  js["pattern"] = tm.name;
+  js["seed"] = a.seed;
+  js["demands"] = tm.demands.size();
+  if (a.mode != "edge") {
+    LayerOptions opt;
+    opt.layers = a.layers;
+    opt.scheme = parse_layer_scheme(a.scheme);
+    opt.keep_fraction = a.keep;
+    opt.seed = a.seed;
+    auto r = build_layers(g.adj, opt);
+    std::vector<int> counts = a.at.empty() ? std::vector<int>{a.layers} : parse_int_list(a.at);
+    for (int l : counts) {
+      if (l < 1 || l > a.layers)
+        throw UserError(fmt::format("--at: layer count {} outside 1..--layers ({})", l, a.layers));
+      auto res = mat_routing_lp(r, l, tm);
+      print_result(fmt::format("{} routing, {} layers", a.scheme, l), res);
+      auto j = result_json(res);
+      j["layers"] = l;
+      j["scheme"] = a.scheme;
+      js["routing"].push_back(j);
+    }
+  }
+  if (a.mode != "routing") {
+    auto res = mat_edge_lp(g.adj, tm);
+    print_result("unrestricted (edge LP)", res);
+    js["edge"] = result_json(res);
+  }
+  if (!a.out.empty()) {
+    std::filesystem::create_directories(a.out);
+    auto p = std::filesystem::path(a.out) / "mat.json";
+    std::ofstream f(p);
+    if (!f) throw UserError(fmt::format("cannot write '{}'", p.string()));
+    f << js.dump(2) << "\n";
+    fmt::print("wrote {}\n", p.string());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_mat_commands(CLI::App& app, Commands& out) {
+  auto args = std::make_shared<MatArgs>();
+  auto* sub = app.add_subcommand("mat", "maximum achievable throughput (LP, COIN-OR CLP)");
+  sub->add_option("config", args->config, "TOML file with a [topology] table")->required();
+  sub->add_option("--layers,-L", args->layers, "layers of the routing")->capture_default_str();
+  sub->add_option("--scheme", args->scheme, "layered | rues | fatpaths")->capture_default_str();
+  sub->add_option("--p", args->keep, "rues/fatpaths: fraction of links kept per layer")->capture_default_str();
+  sub->add_option("--seed", args->seed, "seed for layers and traffic")->capture_default_str();
+  sub->add_option("--pattern", args->pattern, "permutation | uniform | adversarial")->capture_default_str();
+  sub->add_option("--fraction", args->fraction, "adversarial: fraction of communicating endpoint pairs")
+      ->capture_default_str();
+  sub->add_option("--mode", args->mode, "routing (path LP) | edge (unrestricted) | both")->capture_default_str();
+  sub->add_option("--at", args->at, "comma-separated layer counts for the path LP (default: --layers)");
+  sub->add_option("--out", args->out, "write mat.json into DIR");
+  out.push_back({sub, [args] { return run_mat(*args); }});
+}
+
 }  // namespace lbsim::cli
