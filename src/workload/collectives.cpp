@@ -1,0 +1,217 @@
+#include "workload/collectives.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "workload/patterns.h"
+
+namespace lbsim::workload {
+
+namespace {
+
+std::int32_t step_tag(Workload& w, std::int64_t s) { return w.tag(fmt::format("step{}", s)); }
+
+std::uint32_t push(Workload& w, std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start,
+                   std::int32_t tag, const std::string& lb, std::vector<std::uint32_t> deps = {}) {
+  FlowSpec f;
+  f.src = src;
+  f.dst = dst;
+  f.bytes = bytes;
+  f.start = start;
+  f.tag = tag;
+  f.lb = lb;
+  f.deps = std::move(deps);
+  w.flows.push_back(std::move(f));
+  return static_cast<std::uint32_t>(w.flows.size() - 1);
+}
+
+void check_hosts(const std::vector<std::int32_t>& hosts, const char* what) {
+  if (hosts.size() < 2) throw UserError(fmt::format("{}: needs at least 2 ranks, got {}", what, hosts.size()));
+  std::vector<std::int32_t> s = hosts;
+  std::sort(s.begin(), s.end());
+  if (std::adjacent_find(s.begin(), s.end()) != s.end())
+    throw UserError(fmt::format("{}: a host appears twice among the ranks", what));
+}
+
+int log2_exact(std::size_t k) {
+  int m = 0;
+  while ((std::size_t{1} << m) < k) ++m;
+  return (std::size_t{1} << m) == k ? m : -1;
+}
+
+}  // namespace
+
+std::size_t append_ring_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
+                                  SimTime start, const std::string& lb) {
+  check_hosts(hosts, "ring allreduce");
+  const auto k = static_cast<std::int64_t>(hosts.size());
+  const std::size_t first = w.flows.size();
+  auto chunk = [&](std::int64_t c) { return bytes / k + (c < bytes % k ? 1 : 0); };
+  std::vector<std::uint32_t> prev(static_cast<std::size_t>(k)), cur(static_cast<std::size_t>(k));
+  for (std::int64_t s = 0; s < 2 * (k - 1); ++s) {
+    const std::int32_t tag = step_tag(w, s);
+    for (std::int64_t i = 0; i < k; ++i) {
+      std::vector<std::uint32_t> deps;
+      // The chunk rank i forwards in step s is the one it received from rank i-1 in step s-1.
+      if (s > 0) deps.push_back(prev[static_cast<std::size_t>((i + k - 1) % k)]);
+      cur[static_cast<std::size_t>(i)] =
+          push(w, hosts[static_cast<std::size_t>(i)], hosts[static_cast<std::size_t>((i + 1) % k)],
+               chunk(((i - s) % k + k) % k), start, tag, lb, std::move(deps));
+    }
+    std::swap(prev, cur);
+  }
+  return first;
+}
+
+std::size_t append_butterfly_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
+                                       SimTime start, const std::string& lb, ButterflyVariant v) {
+  check_hosts(hosts, "butterfly allreduce");
+  const std::size_t k = hosts.size();
+  const int m = log2_exact(k);
+  if (m < 0)
+    throw UserError(fmt::format("butterfly allreduce needs a power-of-two number of ranks, got {}", k));
+  const std::size_t first = w.flows.size();
+  const int steps = v == ButterflyVariant::kHalvingDoubling ? 2 * m : m;
+  std::vector<std::uint32_t> prev(k), cur(k);
+  std::vector<std::size_t> prev_partner(k);
+  for (int s = 0; s < steps; ++s) {
+    std::size_t dist;
+    Bytes size;
+    if (v == ButterflyVariant::kRecursiveDoubling) {
+      dist = std::size_t{1} << s;
+      size = bytes;
+    } else if (s < m) {  // reduce-scatter by recursive halving: distance k/2, k/4, ..., 1
+      dist = k >> (s + 1);
+      size = (bytes + (Bytes{1} << (s + 1)) - 1) >> (s + 1);
+    } else {  // allgather by recursive doubling: distance 1, 2, ..., k/2, sizes in reverse
+      dist = std::size_t{1} << (s - m);
+      const int div = 2 * m - s;
+      size = (bytes + (Bytes{1} << div) - 1) >> div;
+    }
+    const std::int32_t tag = step_tag(w, s);
+    for (std::size_t i = 0; i < k; ++i) {
+      std::vector<std::uint32_t> deps;
+      // What rank i received in step s-1 came from its step s-1 partner.
+      if (s > 0) deps.push_back(prev[prev_partner[i]]);
+      const std::size_t partner = i ^ dist;
+      cur[i] = push(w, hosts[i], hosts[partner], size, start, tag, lb, std::move(deps));
+    }
+    for (std::size_t i = 0; i < k; ++i) prev_partner[i] = i ^ dist;
+    std::swap(prev, cur);
+  }
+  return first;
+}
+
+std::size_t append_alltoall(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
+                            std::int32_t window, SimTime start, const std::string& lb) {
+  check_hosts(hosts, "alltoall");
+  if (window < 1) throw UserError(fmt::format("alltoall: window (parallel connections) = {} must be >= 1", window));
+  const std::size_t k = hosts.size();
+  const std::size_t first = w.flows.size();
+  // idx[i][q]: entry of rank i's q-th send. Entries are created offset by offset.
+  std::vector<std::vector<std::uint32_t>> idx(k, std::vector<std::uint32_t>(k - 1));
+  for (std::size_t q = 0; q + 1 < k; ++q) {
+    const std::int32_t tag = step_tag(w, static_cast<std::int64_t>(q));
+    for (std::size_t i = 0; i < k; ++i) {
+      std::vector<std::uint32_t> deps;
+      if (q >= static_cast<std::size_t>(window)) deps.push_back(idx[i][q - static_cast<std::size_t>(window)]);
+      idx[i][q] = push(w, hosts[i], hosts[(i + q + 1) % k], bytes, start, tag, lb, std::move(deps));
+    }
+  }
+  return first;
+}
+
+std::size_t append_ps_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root,
+                                Bytes bytes, bool broadcast, SimTime start, const std::string& lb) {
+  check_hosts(hosts, "parameter-server allreduce");
+  if (root < 0 || static_cast<std::size_t>(root) >= hosts.size())
+    throw UserError(fmt::format("parameter-server allreduce: root rank {} outside 0..{}", root, hosts.size() - 1));
+  const std::size_t first = w.flows.size();
+  const std::int32_t r = hosts[static_cast<std::size_t>(root)];
+  std::vector<std::uint32_t> gathered;
+  const std::int32_t t0 = step_tag(w, 0);
+  for (std::int32_t h : hosts)
+    if (h != r) gathered.push_back(push(w, h, r, bytes, start, t0, lb));
+  if (broadcast) {
+    const std::int32_t t1 = step_tag(w, 1);
+    for (std::int32_t h : hosts)
+      if (h != r) push(w, r, h, bytes, start, t1, lb, gathered);
+  }
+  return first;
+}
+
+std::size_t append_allscatter(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root,
+                              Bytes bytes, SimTime start, const std::string& lb) {
+  check_hosts(hosts, "allscatter");
+  if (root < 0 || static_cast<std::size_t>(root) >= hosts.size())
+    throw UserError(fmt::format("allscatter: root rank {} outside 0..{}", root, hosts.size() - 1));
+  const std::size_t first = w.flows.size();
+  const std::int32_t r = hosts[static_cast<std::size_t>(root)];
+  const std::int32_t t0 = step_tag(w, 0);
+  for (std::int32_t h : hosts)
+    if (h != r) push(w, r, h, bytes, start, t0, lb);
+  return first;
+}
+
+Workload make_collective(const CollectiveParams& p, std::int32_t num_hosts, std::uint64_t seed) {
+  if (p.bytes < 0) throw UserError("collective: bytes must be >= 0");
+  if (num_hosts < 2) throw UserError(fmt::format("collective: needs at least 2 hosts, got {}", num_hosts));
+  const std::int32_t k = p.ranks == 0 ? num_hosts : p.ranks;
+  if (k < 2 || k > num_hosts)
+    throw UserError(fmt::format("collective: ranks = {} must be in 2..{} (the number of hosts)", p.ranks, num_hosts));
+  std::vector<std::int32_t> hosts;
+  if (p.random_subset) {
+    std::vector<std::int32_t> all(static_cast<std::size_t>(num_hosts));
+    std::iota(all.begin(), all.end(), 0);
+    Rng rng(seed, hash_name("workload"), hash_name("collective.subset"));
+    for (std::int32_t i = 0; i < k; ++i)
+      std::swap(all[static_cast<std::size_t>(i)],
+                all[static_cast<std::size_t>(i) + rng.below(static_cast<std::uint64_t>(num_hosts - i))]);
+    hosts.assign(all.begin(), all.begin() + k);
+    std::sort(hosts.begin(), hosts.end());
+  } else {
+    if (p.first_host < 0 || p.first_host + k > num_hosts)
+      throw UserError(fmt::format("collective: hosts {}..{} do not exist (the topology has {} hosts)", p.first_host,
+                                  p.first_host + k - 1, num_hosts));
+    for (std::int32_t i = 0; i < k; ++i) hosts.push_back(p.first_host + i);
+  }
+
+  Workload w;
+  switch (p.kind) {
+    case CollectiveKind::kRingAllreduce:
+      append_ring_allreduce(w, hosts, p.bytes, p.start, p.lb);
+      break;
+    case CollectiveKind::kButterflyAllreduce:
+      append_butterfly_allreduce(w, hosts, p.bytes, p.start, p.lb, p.butterfly);
+      break;
+    case CollectiveKind::kAlltoall:
+      append_alltoall(w, hosts, p.bytes, p.window, p.start, p.lb);
+      break;
+    case CollectiveKind::kPsAllreduce:
+      append_ps_allreduce(w, hosts, p.root, p.bytes, p.ps_broadcast, p.start, p.lb);
+      break;
+    case CollectiveKind::kAllscatter:
+      append_allscatter(w, hosts, p.root, p.bytes, p.start, p.lb);
+      break;
+  }
+
+  if (p.background && k < num_hosts) {
+    std::vector<bool> used(static_cast<std::size_t>(num_hosts), false);
+    for (auto h : hosts) used[static_cast<std::size_t>(h)] = true;
+    std::vector<std::int32_t> rest;
+    for (std::int32_t h = 0; h < num_hosts; ++h)
+      if (!used[static_cast<std::size_t>(h)]) rest.push_back(h);
+    if (rest.size() >= 2) {
+      Rng rng(seed, hash_name("workload"), hash_name("collective.background"));
+      append_permutation(w, rest, p.background_bytes > 0 ? p.background_bytes : p.bytes, p.start, rng,
+                         w.tag("background"), p.background_lb);
+    }
+  }
+  return w;
+}
+
+}  // namespace lbsim::workload
