@@ -1,6 +1,118 @@
-// Placeholder until the cabling command lands: registers nothing, so `lbsim cabling` is an unknown command.
+// `lbsim cabling plan` and `lbsim cabling verify` (slimfly-deployment.txt sec. 3.3, 3.4).
+// Exit codes: 0 = done / fabric matches the plan, 1 = fabric differs from the plan, 2 = user error
+// (bad config, malformed dump; printed by main()).
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "analysis/cabling.h"
+#include "analysis/toolkit_config.h"
 #include "cli/commands.h"
+#include "core/error.h"
 
 namespace lbsim::cli {
-void add_cabling_commands(CLI::App&, Commands&) {}
+
+namespace {
+
+struct CablingOptions {
+  std::string config;
+  std::string out = "cabling";
+  std::string emit;
+  bool no_svg = false;
+  std::string discovered;
+  std::string map;
+  std::string report;
+};
+
+analysis::CablingPlan plan_from(const std::string& file) {
+  const auto cfg = analysis::load_toolkit_config(file);
+  if (cfg.q < 0) throw UserError(fmt::format("{}: missing key 'topology.q' (the Slim Fly prime power, e.g. q = 5)", file));
+  try {
+    return analysis::make_cabling_plan(cfg.q, cfg.p, cfg.switch_ports, cfg.name_prefix);
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}: {}", file, e.what()));
+  }
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UserError(fmt::format("{}: cannot open for writing", path.string()));
+  out << text;
+  if (!out) throw UserError(fmt::format("{}: write failed", path.string()));
+}
+
+int do_plan(const CablingOptions& o) {
+  const auto plan = plan_from(o.config);
+  namespace fs = std::filesystem;
+  const fs::path dir(o.out);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError(fmt::format("{}: cannot create directory: {}", o.out, ec.message()));
+  write_file(dir / "links.csv", analysis::plan_links_csv(plan));
+  write_file(dir / "plan.json", analysis::plan_json(plan));
+  write_file(dir / "wiring.txt", analysis::plan_wiring_text(plan));
+  int svgs = 0;
+  if (!o.no_svg) {
+    fs::create_directories(dir / "racks", ec);
+    if (ec) throw UserError(fmt::format("{}: cannot create directory: {}", (dir / "racks").string(), ec.message()));
+    for (int a = 0; a < plan.q; ++a)
+      for (int b = a + 1; b < plan.q; ++b, ++svgs)
+        write_file(dir / "racks" / fmt::format("rack_{}_{}.svg", a, b), analysis::rack_pair_svg(plan, a, b));
+  }
+  if (!o.emit.empty()) write_file(o.emit, analysis::emit_ibnetdiscover(plan));
+  fmt::print("Slim Fly q = {} (delta = {}, k' = {}, p = {}): {} racks, {} switches, {} switch-switch cables "
+             "({} per rack pair)\n",
+             plan.q, plan.delta, plan.k_prime, plan.p, plan.q, plan.num_switches(), plan.links.size(), 2 * plan.q);
+  fmt::print("wrote {0}/links.csv, {0}/plan.json, {0}/wiring.txt", o.out);
+  if (svgs) fmt::print(", {} rack-pair diagrams in {}/racks/", svgs, o.out);
+  fmt::print("\n");
+  if (!o.emit.empty()) fmt::print("wrote {} (ibnetdiscover format)\n", o.emit);
+  return 0;
+}
+
+int do_verify(const CablingOptions& o) {
+  const auto plan = plan_from(o.config);
+  std::ifstream dump(o.discovered);
+  if (!dump) throw UserError(fmt::format("{}: cannot open the ibnetdiscover dump", o.discovered));
+  const auto fabric = analysis::parse_ibnetdiscover(dump, o.discovered);
+  std::map<std::string, std::string> names;
+  if (!o.map.empty()) {
+    std::ifstream mf(o.map);
+    if (!mf) throw UserError(fmt::format("{}: cannot open the mapping file", o.map));
+    names = analysis::parse_name_map(mf, o.map);
+  }
+  const auto rep = analysis::verify_cabling(plan, fabric, o.map.empty() ? nullptr : &names);
+  const std::string text = rep.text();
+  fmt::print("{}", text);
+  if (!o.report.empty()) write_file(o.report, text);
+  return rep.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_cabling_commands(CLI::App& app, Commands& out) {
+  auto o = std::make_shared<CablingOptions>();
+  auto* cab = app.add_subcommand("cabling", "Slim Fly cabling plan and verification against ibnetdiscover output");
+  cab->require_subcommand(1);
+
+  auto* plan = cab->add_subcommand("plan", "Write the port-to-port cabling plan (CSV, JSON, 3-step wiring order, "
+                                           "rack-pair SVG diagrams)");
+  plan->add_option("config", o->config, "Toolkit config (TOML with [topology] kind = \"slim_fly\", q, p)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  plan->add_option("--out", o->out, "Output directory")->capture_default_str();
+  plan->add_option("--emit-ibnetdiscover", o->emit, "Also write the planned fabric as an ibnetdiscover dump");
+  plan->add_flag("--no-svg", o->no_svg, "Do not write the rack-pair diagrams");
+  out.push_back(Command{plan, [o] { return do_plan(*o); }});
+
+  auto* verify = cab->add_subcommand("verify", "Compare an ibnetdiscover dump with the plan; exit 1 if they differ");
+  verify->add_option("config", o->config, "Toolkit config (TOML)")->required()->check(CLI::ExistingFile);
+  verify->add_option("--discovered", o->discovered, "Output of ibnetdiscover")->required();
+  verify->add_option("--map", o->map, "GUID to planned switch name map ('0x<guid> \"<name>\"' per line)");
+  verify->add_option("--report", o->report, "Also write the report to this file");
+  out.push_back(Command{verify, [o] { return do_verify(*o); }});
+}
+
 }  // namespace lbsim::cli

@@ -1,0 +1,829 @@
+#include "analysis/cabling.h"
+
+#include <algorithm>
+#include <cctype>
+#include <istream>
+#include <set>
+#include <sstream>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace lbsim::analysis {
+
+// ============================================================================ plan
+
+std::string CablingPlan::name(int sw) const {
+  const auto& l = labels[static_cast<std::size_t>(sw)];
+  return fmt::format("{}-{}-{}-{}", prefix, l[0], l[1], l[2]);
+}
+
+std::optional<int> CablingPlan::find(std::string_view nm) const {
+  // Names are "<prefix>-S-R-I"; parse instead of searching so lookups stay O(1).
+  const std::string pre = prefix + "-";
+  if (nm.substr(0, pre.size()) != pre) return std::nullopt;
+  std::string_view rest = nm.substr(pre.size());
+  int v[3];
+  for (int f = 0; f < 3; ++f) {
+    std::size_t n = 0;
+    while (n < rest.size() && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
+    if (n == 0 || n > 6) return std::nullopt;
+    v[f] = std::stoi(std::string(rest.substr(0, n)));
+    rest = rest.substr(n);
+    if (f < 2) {
+      if (rest.empty() || rest[0] != '-') return std::nullopt;
+      rest = rest.substr(1);
+    }
+  }
+  if (!rest.empty() || v[0] > 1 || v[1] >= q || v[2] >= q) return std::nullopt;
+  return v[0] * q * q + v[1] * q + v[2];
+}
+
+int CablingPlan::port_to_rack(int sw, int rack) const {
+  const int own = labels[static_cast<std::size_t>(sw)][1];
+  if (rack == own || rack < 0 || rack >= q)
+    throw UserError(fmt::format("port_to_rack: rack {} is not another rack of {}", rack, name(sw)));
+  return p + intra_ports() + 1 + (rack < own ? rack : rack - 1);
+}
+
+std::optional<std::pair<int, int>> CablingPlan::peer(int sw, int port) const {
+  if (sw < 0 || sw >= num_switches() || port < 1 || port > switch_ports) return std::nullopt;
+  const int li = port_link[static_cast<std::size_t>(sw)][static_cast<std::size_t>(port)];
+  if (li < 0) return std::nullopt;
+  const auto& l = links[static_cast<std::size_t>(li)];
+  if (l.sw_a == sw && l.port_a == port) return std::make_pair(l.sw_b, l.port_b);
+  return std::make_pair(l.sw_a, l.port_a);
+}
+
+CablingPlan make_cabling_plan(int q, int p, int switch_ports, const std::string& prefix) {
+  topo::SlimFlyParams prm;
+  prm.q = q;
+  prm.p = p;
+  const topo::Topology t = topo::build_slim_fly(prm);  // throws for invalid q
+  const auto g = topo::build_mms_graph(q);
+  CablingPlan plan;
+  plan.q = q;
+  plan.delta = g.delta;
+  plan.k_prime = g.degree();
+  plan.p = t.num_switches() ? t.num_hosts / t.num_switches() : 0;
+  plan.prefix = prefix;
+  plan.switch_ports = switch_ports < 0 ? plan.radix() : switch_ports;
+  if (plan.switch_ports < plan.radix())
+    throw UserError(fmt::format("cabling: switch_ports = {} is less than the p + k' = {} + {} = {} ports "
+                                "every switch needs",
+                                switch_ports, plan.p, plan.k_prime, plan.radix()));
+  for (int s = 0; s < g.num_switches(); ++s) plan.labels.push_back(g.label(s));
+  plan.port_link.assign(static_cast<std::size_t>(g.num_switches()),
+                        std::vector<int>(static_cast<std::size_t>(plan.switch_ports) + 1, -1));
+  // build_slim_fly creates the switch links in wiring order already (step 1, 2, then rack pairs).
+  for (const auto& lk : t.links) {
+    if (t.is_host(lk.a) || t.is_host(lk.b)) continue;
+    PlannedLink pl;
+    pl.id = static_cast<int>(plan.links.size()) + 1;
+    int sa = t.switch_index(lk.a), sb = t.switch_index(lk.b);
+    int pa = lk.port_a + 1, pb = lk.port_b + 1;
+    if (sa > sb) {
+      std::swap(sa, sb);
+      std::swap(pa, pb);
+    }
+    pl.sw_a = sa;
+    pl.port_a = pa;
+    pl.sw_b = sb;
+    pl.port_b = pb;
+    const auto la = g.label(sa), lb = g.label(sb);
+    pl.inter_rack = la[1] != lb[1];
+    pl.step = pl.inter_rack ? 3 : (la[0] == lb[0] ? 1 : 2);
+    plan.port_link[static_cast<std::size_t>(sa)][static_cast<std::size_t>(pa)] = pl.id - 1;
+    plan.port_link[static_cast<std::size_t>(sb)][static_cast<std::size_t>(pb)] = pl.id - 1;
+    plan.links.push_back(pl);
+  }
+  return plan;
+}
+
+// ============================================================================ writers
+
+namespace {
+
+const char* cable_kind(const PlannedLink& l) { return l.inter_rack ? "optical" : "copper"; }
+
+std::string port_range(int a, int b) {
+  if (a > b) return "none";
+  return a == b ? fmt::format("{}", a) : fmt::format("{}-{}", a, b);
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string plan_links_csv(const CablingPlan& plan) {
+  std::string out = "link,step,cable,a_name,a_S,a_R,a_I,a_port,b_name,b_S,b_R,b_I,b_port\n";
+  for (const auto& l : plan.links) {
+    const auto& a = plan.labels[static_cast<std::size_t>(l.sw_a)];
+    const auto& b = plan.labels[static_cast<std::size_t>(l.sw_b)];
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", l.id, l.step, cable_kind(l), plan.name(l.sw_a),
+                       a[0], a[1], a[2], l.port_a, plan.name(l.sw_b), b[0], b[1], b[2], l.port_b);
+  }
+  return out;
+}
+
+std::string plan_json(const CablingPlan& plan) {
+  using nlohmann::json;
+  json j;
+  j["format"] = "lbsim-slimfly-cabling/1";
+  j["q"] = plan.q;
+  j["delta"] = plan.delta;
+  j["k_prime"] = plan.k_prime;
+  j["p"] = plan.p;
+  j["radix"] = plan.radix();
+  j["switch_ports"] = plan.switch_ports;
+  j["prefix"] = plan.prefix;
+  j["port_layout"] = {
+      {"endpoint", port_range(1, plan.p)},
+      {"intra_rack", port_range(plan.p + 1, plan.p + plan.intra_ports())},
+      {"inter_rack", port_range(plan.p + plan.intra_ports() + 1, plan.radix())},
+      {"unused", port_range(plan.radix() + 1, plan.switch_ports)},
+  };
+  json racks = json::array();
+  for (int r = 0; r < plan.q; ++r) {
+    json s0 = json::array(), s1 = json::array();
+    for (int i = 0; i < plan.q; ++i) {
+      s0.push_back(plan.name(r * plan.q + i));
+      s1.push_back(plan.name(plan.q * plan.q + r * plan.q + i));
+    }
+    json ports = json::object();
+    for (int o = 0; o < plan.q; ++o)
+      if (o != r) ports[std::to_string(o)] = plan.port_to_rack(r * plan.q, o);
+    racks.push_back({{"rack", r}, {"subgroup0", s0}, {"subgroup1", s1}, {"port_to_rack", ports}});
+  }
+  j["racks"] = racks;
+  json sws = json::array();
+  for (int s = 0; s < plan.num_switches(); ++s) {
+    const auto& l = plan.labels[static_cast<std::size_t>(s)];
+    json ports = json::array();
+    for (int pt = 1; pt <= plan.switch_ports; ++pt) {
+      json e{{"port", pt}};
+      if (pt <= plan.p) {
+        e["role"] = "endpoint";
+      } else if (auto pr = plan.peer(s, pt)) {
+        e["role"] = pt <= plan.p + plan.intra_ports() ? "intra-rack" : "inter-rack";
+        e["peer"] = plan.name(pr->first);
+        e["peer_port"] = pr->second;
+        e["link"] = plan.port_link[static_cast<std::size_t>(s)][static_cast<std::size_t>(pt)] + 1;
+      } else {
+        e["role"] = "unused";
+      }
+      ports.push_back(e);
+    }
+    sws.push_back({{"name", plan.name(s)}, {"S", l[0]}, {"R", l[1]}, {"I", l[2]}, {"index", s}, {"ports", ports}});
+  }
+  j["switches"] = sws;
+  json links = json::array();
+  json steps = json::array({json{{"step", 1}, {"description", "intra-subgroup cables (identical in every rack)"}, {"links", json::array()}},
+                            json{{"step", 2}, {"description", "subgroup 0 to subgroup 1 inside each rack"}, {"links", json::array()}},
+                            json{{"step", 3}, {"description", "inter-rack cables, rack pair by rack pair"}, {"links", json::array()}}});
+  for (const auto& l : plan.links) {
+    links.push_back({{"link", l.id},
+                     {"step", l.step},
+                     {"cable", cable_kind(l)},
+                     {"a", {{"name", plan.name(l.sw_a)}, {"port", l.port_a}}},
+                     {"b", {{"name", plan.name(l.sw_b)}, {"port", l.port_b}}}});
+    steps[static_cast<std::size_t>(l.step - 1)]["links"].push_back(l.id);
+  }
+  j["links"] = links;
+  j["wiring_steps"] = steps;
+  return j.dump(1) + "\n";
+}
+
+std::string plan_wiring_text(const CablingPlan& plan) {
+  const int q = plan.q;
+  std::string out = fmt::format(
+      "Slim Fly cabling plan (slimfly-deployment.txt sec. 3.2-3.3): q = {}, delta = {}, k' = {}, p = {}\n"
+      "{} racks x {} switches (subgroup 0 at the top, subgroup 1 below), {} switch-switch cables, "
+      "{} endpoint cables\n"
+      "Ports: {} endpoints, {} intra-rack, {} inter-rack (one per other rack, same port in the whole rack)",
+      q, plan.delta, plan.k_prime, plan.p, q, 2 * q, plan.links.size(), plan.num_switches() * plan.p,
+      port_range(1, plan.p), port_range(plan.p + 1, plan.p + plan.intra_ports()),
+      port_range(plan.p + plan.intra_ports() + 1, plan.radix()));
+  if (plan.switch_ports > plan.radix()) out += fmt::format(", {} unused", port_range(plan.radix() + 1, plan.switch_ports));
+  out += "\n";
+  const char* titles[3] = {"Step 1: intra-subgroup cables (the same pattern in every rack)",
+                           "Step 2: subgroup 0 <-> subgroup 1 inside each rack",
+                           "Step 3: inter-rack cables (2q per rack pair)"};
+  int step = 0, group = -1;
+  for (const auto& l : plan.links) {
+    if (l.step != step) {
+      step = l.step;
+      group = -1;
+      out += fmt::format("\n{}\n", titles[step - 1]);
+    }
+    const int ra = plan.labels[static_cast<std::size_t>(l.sw_a)][1];
+    const int rb = plan.labels[static_cast<std::size_t>(l.sw_b)][1];
+    const int sa = plan.labels[static_cast<std::size_t>(l.sw_a)][0];
+    const int key = step == 3 ? ra * q + rb : (step == 1 ? sa * q + ra : ra);
+    if (key != group) {
+      group = key;
+      out += step == 3   ? fmt::format("  racks {} and {}:\n", ra, rb)
+             : step == 1 ? fmt::format("  rack {}, subgroup {}:\n", ra, sa)
+                         : fmt::format("  rack {}:\n", ra);
+    }
+    out += fmt::format("    [{:>4}] {} port {:>2} <-> {} port {:>2}  ({})\n", l.id, plan.name(l.sw_a), l.port_a,
+                       plan.name(l.sw_b), l.port_b, cable_kind(l));
+  }
+  return out;
+}
+
+// Fig. 4 style: rack A on the left, rack B on the right, 2q switches each (subgroup 0 on top), the
+// port each switch uses towards the other rack at the facing box edge, and one line per cable.
+std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
+  const int q = plan.q;
+  if (ra < 0 || rb < 0 || ra >= q || rb >= q || ra == rb)
+    throw UserError(fmt::format("rack_pair_svg: invalid rack pair ({}, {}) for q = {}", ra, rb, q));
+  const int box_w = 150, box_h = 24, gap = 8, sub_gap = 24, top = 70, left = 40, mid = 260;
+  const int width = left * 2 + box_w * 2 + mid;
+  auto y_of = [&](int s, int i) { return top + s * (q * (box_h + gap) + sub_gap) + i * (box_h + gap); };
+  const int height = y_of(1, q) + 40;
+  const int xa = left, xb = left + box_w + mid;
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "font-family=\"monospace\" font-size=\"12\">\n"
+      "<title>Slim Fly q={} racks {} and {}: {} cables</title>\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{}\" y=\"24\" font-size=\"15\">Racks {} and {}: {} inter-rack cables (switch labels "
+      "(S,R,I))</text>\n"
+      "<text x=\"{}\" y=\"52\">rack {} (port {})</text>\n<text x=\"{}\" y=\"52\">rack {} (port {})</text>\n",
+      width, height, width, height, q, ra, rb, 2 * q, left, ra, rb, 2 * q, xa, ra,
+      plan.port_to_rack(ra * q, rb), xb, rb, plan.port_to_rack(rb * q, ra));
+  for (int side = 0; side < 2; ++side) {
+    const int r = side == 0 ? ra : rb, other = side == 0 ? rb : ra, x = side == 0 ? xa : xb;
+    for (int s = 0; s < 2; ++s)
+      for (int i = 0; i < q; ++i) {
+        const int sw = s * q * q + r * q + i;
+        const int y = y_of(s, i);
+        out += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"black\"/>\n"
+            "<text x=\"{}\" y=\"{}\">({},{},{}) {}</text>\n",
+            x, y, box_w, box_h, s == 0 ? "#dde8f7" : "#f7e6d5", x + 6, y + 16, s, r, i,
+            xml_escape(plan.name(sw)));
+        const int px = side == 0 ? x + box_w - 22 : x + 4;
+        out += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", px, y + 16,
+                           plan.port_to_rack(sw, other));
+      }
+  }
+  for (const auto& l : plan.links) {
+    const int la = plan.labels[static_cast<std::size_t>(l.sw_a)][1], lb = plan.labels[static_cast<std::size_t>(l.sw_b)][1];
+    if (!((la == ra && lb == rb) || (la == rb && lb == ra))) continue;
+    const int swl = la == ra ? l.sw_a : l.sw_b, swr = la == ra ? l.sw_b : l.sw_a;
+    const auto& L = plan.labels[static_cast<std::size_t>(swl)];
+    const auto& R = plan.labels[static_cast<std::size_t>(swr)];
+    out += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"><title>link {}: {} "
+        "port {} - {} port {}</title></line>\n",
+        xa + box_w, y_of(L[0], L[2]) + box_h / 2, xb, y_of(R[0], R[2]) + box_h / 2,
+        L[0] == 0 ? "#d95f02" : "#1b9e77", l.id, plan.name(swl), plan.port_to_rack(swl, rb), plan.name(swr),
+        plan.port_to_rack(swr, ra));
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+std::string switch_guid(int sw) { return fmt::format("{:016x}", 0x0002c90300a00000ULL + static_cast<unsigned>(sw)); }
+
+namespace {
+std::string ca_guid(int h) { return fmt::format("{:016x}", 0x0002c90300c00000ULL + 2ULL * static_cast<unsigned>(h)); }
+std::string ca_port_guid(int h) { return fmt::format("{:x}", 0x0002c90300c00001ULL + 2ULL * static_cast<unsigned>(h)); }
+std::string strip0(const std::string& g) {
+  const auto n = g.find_first_not_of('0');
+  return n == std::string::npos ? "0" : g.substr(n);
+}
+}  // namespace
+
+std::string emit_ibnetdiscover(const CablingPlan& plan) {
+  const int ns = plan.num_switches();
+  auto sw_desc = [&](int s) { return fmt::format("MF0;{}:SX6036/U1", plan.name(s)); };
+  auto ca_desc = [&](int h) { return fmt::format("{}-n{} HCA-1", plan.name(h / plan.p), h % plan.p + 1); };
+  auto sw_lid = [](int s) { return s + 1; };
+  auto ca_lid = [&](int h) { return ns + 1 + h; };
+  std::string out = fmt::format(
+      "#\n# Topology file: generated by lbsim cabling plan (Slim Fly q={}) in ibnetdiscover format\n#\n", plan.q);
+  if (plan.p > 0) out += fmt::format("# Initiated from node {} port {:0>16}\n", ca_guid(0), ca_port_guid(0));
+  for (int s = 0; s < ns; ++s) {
+    const std::string g = switch_guid(s);
+    out += fmt::format("\nvendid=0x2c9\ndevid=0xc738\nsysimgguid=0x{}\nswitchguid=0x{}({})\n", strip0(g), strip0(g), strip0(g));
+    out += fmt::format("Switch\t{} \"S-{}\"\t\t# \"{}\" enhanced port 0 lid {} lmc 0\n", plan.switch_ports, g, sw_desc(s),
+                       sw_lid(s));
+    for (int pt = 1; pt <= plan.switch_ports; ++pt) {
+      if (pt <= plan.p) {
+        const int h = s * plan.p + pt - 1;
+        out += fmt::format("[{}]\t\"H-{}\"[1]({}) \t\t# \"{}\" lid {} 4xFDR\n", pt, ca_guid(h), ca_port_guid(h), ca_desc(h),
+                           ca_lid(h));
+      } else if (auto pr = plan.peer(s, pt)) {
+        out += fmt::format("[{}]\t\"S-{}\"[{}]\t\t# \"{}\" lid {} 4xFDR\n", pt, switch_guid(pr->first), pr->second,
+                           sw_desc(pr->first), sw_lid(pr->first));
+      }
+    }
+  }
+  for (int h = 0; h < ns * plan.p; ++h) {
+    const std::string g = ca_guid(h);
+    const int s = h / plan.p, pt = h % plan.p + 1;
+    out += fmt::format("\nvendid=0x2c9\ndevid=0x1003\nsysimgguid=0x{}\ncaguid=0x{}\n", strip0(g), strip0(g));
+    out += fmt::format("Ca\t1 \"H-{}\"\t\t# \"{}\"\n", g, ca_desc(h));
+    out += fmt::format("[1]({}) \t\"S-{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} 4xFDR\n", ca_port_guid(h), switch_guid(s), pt,
+                       ca_lid(h), sw_desc(s), sw_lid(s));
+  }
+  return out;
+}
+
+// ============================================================================ parsing
+
+std::string normalize_guid(std::string_view hex) {
+  if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
+  if (hex.empty() || hex.size() > 16) return {};
+  std::string o;
+  for (char c : hex) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return {};
+    o += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return std::string(16 - o.size(), '0') + o;
+}
+
+namespace {
+
+// A cursor over one line with the small lexer the format needs.
+struct Cursor {
+  std::string_view s;
+  std::size_t i = 0;
+  void ws() {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  }
+  bool end() const { return i >= s.size(); }
+  bool eat(char c) {
+    if (i < s.size() && s[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  }
+  bool eat(std::string_view w) {
+    if (s.substr(i, w.size()) == w) {
+      i += w.size();
+      return true;
+    }
+    return false;
+  }
+  std::optional<long> integer() {
+    std::size_t j = i;
+    long v = 0;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])) && j - i < 9) v = v * 10 + (s[j++] - '0');
+    if (j == i || (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])))) return std::nullopt;
+    i = j;
+    return v;
+  }
+  std::string_view until(char c) {
+    const std::size_t j = s.find(c, i);
+    if (j == std::string_view::npos) return {};
+    auto r = s.substr(i, j - i);
+    i = j;
+    return r;
+  }
+};
+
+[[noreturn]] void fail(const std::string& src, int line, const std::string& msg) {
+  throw UserError(fmt::format("{}:{}: {}", src, line, msg));
+}
+
+// "X-<hex>" inside quotes; returns (type, normalized guid).
+std::pair<char, std::string> node_ref(Cursor& c, const std::string& src, int line, const char* what) {
+  if (!c.eat('"')) fail(src, line, fmt::format("expected the quoted {} (\"S-<guid>\", \"H-<guid>\" or \"R-<guid>\")", what));
+  const auto body = c.until('"');
+  if (!c.eat('"')) fail(src, line, fmt::format("unterminated quote in the {}", what));
+  if (body.size() < 3 || body[1] != '-' || (body[0] != 'S' && body[0] != 'H' && body[0] != 'R'))
+    fail(src, line, fmt::format("the {} '{}' is not of the form S-<guid>, H-<guid> or R-<guid>", what, body));
+  const std::string g = normalize_guid(body.substr(2));
+  if (g.empty()) fail(src, line, fmt::format("the {} '{}' has an invalid GUID (1-16 hex digits expected)", what, body));
+  return {body[0], g};
+}
+
+// Optional "(portguid)" and "[ext N]" decorations after a port number.
+void port_decorations(Cursor& c, const std::string& src, int line) {
+  if (c.eat('(')) {
+    const auto g = c.until(')');
+    if (!c.eat(')') || normalize_guid(g).empty()) fail(src, line, "malformed port GUID in parentheses");
+  }
+  if (c.eat("[ext ")) {
+    if (!c.integer() || !c.eat(']')) fail(src, line, "malformed '[ext N]' external port");
+  }
+}
+
+}  // namespace
+
+IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src) {
+  IbFabric f;
+  f.source = src;
+  struct Entry {
+    IbEnd peer;
+    int line;
+    bool explicit_line;
+  };
+  std::map<IbEnd, Entry> ends;
+  std::vector<std::pair<IbEnd, int>> port_uses;  // (end, line) to check against nports at the end
+  int cur = -1;                                   // current node block
+  std::set<int> cur_ports;
+  int lineno = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view raw = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++lineno;
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+    Cursor c{raw};
+    c.ws();
+    if (c.end() || c.s[c.i] == '#') {
+      if (nl == text.size()) break;
+      continue;
+    }
+    const std::string_view rest = raw.substr(c.i);
+    const bool is_switch = rest.rfind("Switch", 0) == 0, is_ca = rest.rfind("Ca", 0) == 0, is_rt = rest.rfind("Rt", 0) == 0;
+    if (is_switch || is_ca || is_rt) {
+      c.eat(is_switch ? "Switch" : (is_ca ? "Ca" : "Rt"));
+      if (!c.end() && c.s[c.i] != ' ' && c.s[c.i] != '\t')
+        fail(src, lineno, fmt::format("unrecognized line: '{}'", rest));
+      c.ws();
+      const auto np = c.integer();
+      if (!np || *np < 1 || *np > 4096) fail(src, lineno, "expected the number of ports (1..4096) after the node type");
+      c.ws();
+      const auto [type, guid] = node_ref(c, src, lineno, "node GUID");
+      const char want = is_switch ? 'S' : (is_ca ? 'H' : 'R');
+      if (type != want)
+        fail(src, lineno, fmt::format("a {} header must name a \"{}-<guid>\" node, got \"{}-...\"",
+                                      is_switch ? "Switch" : (is_ca ? "Ca" : "Rt"), want, type));
+      IbNode n;
+      n.type = type;
+      n.guid = guid;
+      n.nports = static_cast<int>(*np);
+      n.line = lineno;
+      c.ws();
+      if (c.eat('#')) {
+        c.ws();
+        if (c.eat('"')) {
+          n.desc = std::string(c.until('"'));
+          if (!c.eat('"')) fail(src, lineno, "unterminated node description");
+        }
+      } else if (!c.end()) {
+        fail(src, lineno, "unexpected text after the node GUID (expected '# \"<description>\" ...')");
+      }
+      if (auto it = f.by_guid.find(guid); it != f.by_guid.end())
+        fail(src, lineno, fmt::format("node {}-{} already listed at line {}", type, guid, f.nodes[static_cast<std::size_t>(it->second)].line));
+      f.by_guid[guid] = static_cast<int>(f.nodes.size());
+      cur = static_cast<int>(f.nodes.size());
+      f.nodes.push_back(n);
+      cur_ports.clear();
+      continue;
+    }
+    if (rest[0] == '[') {
+      if (cur < 0) fail(src, lineno, "port line outside a Switch/Ca/Rt block");
+      const IbNode& self = f.nodes[static_cast<std::size_t>(cur)];
+      c.eat('[');
+      const auto pt = c.integer();
+      if (!pt || !c.eat(']')) fail(src, lineno, "expected '[<port>]' at the start of a link line");
+      if (*pt < 1 || *pt > self.nports)
+        fail(src, lineno, fmt::format("port {} out of range: {}-{} has ports 1..{}", *pt, self.type, self.guid, self.nports));
+      port_decorations(c, src, lineno);
+      c.ws();
+      const auto [ptype, pguid] = node_ref(c, src, lineno, "peer");
+      if (!c.eat('[')) fail(src, lineno, "expected '[<peer port>]' after the peer GUID");
+      const auto pp = c.integer();
+      if (!pp || *pp < 1 || !c.eat(']')) fail(src, lineno, "malformed peer port (expected '[<port>]', port >= 1)");
+      port_decorations(c, src, lineno);
+      c.ws();
+      if (!c.end() && c.s[c.i] != '#') fail(src, lineno, fmt::format("unexpected text '{}' after the peer port", raw.substr(c.i)));
+      if (!cur_ports.insert(static_cast<int>(*pt)).second)
+        fail(src, lineno, fmt::format("port {} of {}-{} is listed twice", *pt, self.type, self.guid));
+      (void)ptype;
+      const IbEnd a{self.guid, static_cast<int>(*pt)}, b{pguid, static_cast<int>(*pp)};
+      if (a == b) fail(src, lineno, "a port cannot be connected to itself");
+      auto record = [&](const IbEnd& from, const IbEnd& to, bool expl) {
+        auto it = ends.find(from);
+        if (it == ends.end()) {
+          ends[from] = Entry{to, lineno, expl};
+          return;
+        }
+        if (!(it->second.peer == to))
+          fail(src, lineno,
+               fmt::format("inconsistent dump: port {} of {} is connected to {} port {} here, but line {} connects it "
+                           "to {} port {}",
+                           from.port, from.guid, to.guid, to.port, it->second.line, it->second.peer.guid,
+                           it->second.peer.port));
+        if (expl) it->second.explicit_line = true;
+      };
+      record(a, b, true);
+      record(b, a, false);
+      port_uses.push_back({b, lineno});
+      continue;
+    }
+    if (const auto eq = rest.find('='); eq != std::string_view::npos) {
+      const std::string key(rest.substr(0, eq));
+      static constexpr std::string_view kKeys[] = {"vendid", "devid", "sysimgguid", "switchguid", "caguid", "routerguid"};
+      if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys))
+        fail(src, lineno, fmt::format("unknown attribute '{}' (expected vendid, devid, sysimgguid, switchguid, caguid or routerguid)", key));
+      std::string_view val = rest.substr(eq + 1);
+      if (const auto paren = val.find('('); paren != std::string_view::npos) val = val.substr(0, paren);
+      while (!val.empty() && (val.back() == ' ' || val.back() == '\t')) val.remove_suffix(1);
+      if (normalize_guid(val).empty()) fail(src, lineno, fmt::format("attribute '{}' has a malformed hex value '{}'", key, val));
+      continue;
+    }
+    fail(src, lineno,
+         fmt::format("unrecognized line (expected a 'Switch'/'Ca'/'Rt' header, a '[port] \"peer\"[port]' link line, "
+                     "key=value or a # comment): '{}'",
+                     rest));
+  }
+  for (const auto& [e, line] : port_uses)
+    if (auto it = f.by_guid.find(e.guid); it != f.by_guid.end()) {
+      const auto& n = f.nodes[static_cast<std::size_t>(it->second)];
+      if (e.port > n.nports)
+        fail(src, line, fmt::format("peer port {} out of range: {}-{} (line {}) has ports 1..{}", e.port, n.type, n.guid, n.line, n.nports));
+    }
+  for (const auto& [from, en] : ends) f.peer[from] = {en.peer, en.line};
+  return f;
+}
+
+IbFabric parse_ibnetdiscover(std::istream& in, const std::string& source) {
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_ibnetdiscover_text(ss.str(), source);
+}
+
+std::map<std::string, std::string> parse_name_map(std::istream& in, const std::string& src) {
+  std::map<std::string, std::string> m;
+  std::map<std::string, int> line_of;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    Cursor c{line};
+    c.ws();
+    if (c.end() || c.s[c.i] == '#') continue;
+    std::size_t j = c.i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    const std::string g = normalize_guid(std::string_view(line).substr(c.i, j - c.i));
+    if (g.empty()) fail(src, lineno, fmt::format("expected '<guid> \"<name>\"', '{}' is not a GUID", line.substr(c.i, j - c.i)));
+    c.i = j;
+    c.ws();
+    std::string name;
+    if (c.eat('"')) {
+      name = std::string(c.until('"'));
+      if (!c.eat('"')) fail(src, lineno, "unterminated quoted name");
+    } else {
+      std::size_t k = c.i;
+      while (k < line.size() && line[k] != ' ' && line[k] != '\t' && line[k] != '#') ++k;
+      name = line.substr(c.i, k - c.i);
+      c.i = k;
+    }
+    if (name.empty()) fail(src, lineno, "missing name after the GUID");
+    c.ws();
+    if (!c.end() && c.s[c.i] != '#') fail(src, lineno, "unexpected text after the name");
+    if (auto it = line_of.find(g); it != line_of.end())
+      fail(src, lineno, fmt::format("GUID {} already mapped at line {}", g, it->second));
+    line_of[g] = lineno;
+    m[g] = name;
+  }
+  return m;
+}
+
+// ============================================================================ verification
+
+namespace {
+
+struct End {
+  int sw = -1, port = 0;
+  bool operator<(const End& o) const { return sw != o.sw ? sw < o.sw : port < o.port; }
+  bool operator==(const End& o) const { return sw == o.sw && port == o.port; }
+};
+
+// Splits a node description into name-like tokens ("MF0;sf-0-1-2:SX6036/U1" -> MF0, sf-0-1-2, ...).
+std::vector<std::string> desc_tokens(const std::string& d) {
+  std::vector<std::string> t;
+  std::string cur;
+  for (char ch : d) {
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.') {
+      cur += ch;
+    } else if (!cur.empty()) {
+      t.push_back(cur);
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) t.push_back(cur);
+  return t;
+}
+
+}  // namespace
+
+std::string VerifyReport::text() const {
+  std::string out;
+  for (const auto& m : mapping) out += m + "\n";
+  out += fmt::format("matched {} of {} planned switch-switch cables\n", matched, planned);
+  auto section = [&](const char* title, const std::vector<std::string>& v) {
+    out += fmt::format("{} ({}):\n", title, v.size());
+    for (const auto& s : v) out += "  " + s + "\n";
+  };
+  section("MISSING", missing);
+  section("MISWIRED", miswired);
+  section("UNEXPECTED", unexpected);
+  if (!warnings.empty()) section("WARNINGS", warnings);
+  out += ok() ? "RESULT: the fabric matches the plan\n"
+              : fmt::format("RESULT: the fabric differs from the plan ({} missing, {} miswired, {} unexpected)\n",
+                            missing.size(), miswired.size(), unexpected.size());
+  return out;
+}
+
+VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const std::map<std::string, std::string>* name_map) {
+  VerifyReport rep;
+  rep.planned = static_cast<int>(plan.links.size());
+  const int ns = plan.num_switches();
+
+  // 1. Map discovered switches to planned switches: mapping file first, then node description.
+  std::map<std::string, int> guid_sw;
+  std::vector<int> sw_node(static_cast<std::size_t>(ns), -1);
+  int mapped = 0, by_file = 0;
+  for (std::size_t ni = 0; ni < fab.nodes.size(); ++ni) {
+    const auto& n = fab.nodes[ni];
+    if (n.type != 'S') continue;
+    std::optional<int> sw;
+    if (name_map) {
+      if (auto it = name_map->find(n.guid); it != name_map->end()) {
+        sw = plan.find(it->second);
+        if (!sw)
+          rep.warnings.push_back(fmt::format("mapping file names switch S-{} '{}', which is not a planned switch name",
+                                             n.guid, it->second));
+        else
+          ++by_file;
+      }
+    }
+    if (!sw)
+      for (const auto& tok : desc_tokens(n.desc))
+        if ((sw = plan.find(tok))) break;
+    if (!sw) {
+      rep.unexpected.push_back(fmt::format("switch S-{} \"{}\" ({}:{}) matches no planned switch; all its cables are "
+                                           "unexpected (add it to the mapping file or set its node description)",
+                                           n.guid, n.desc, fab.source, n.line));
+      continue;
+    }
+    if (const int prev = sw_node[static_cast<std::size_t>(*sw)]; prev >= 0)
+      throw UserError(fmt::format("{}:{}: switch S-{} maps to {} but so does S-{} (line {}); fix the node "
+                                  "descriptions or the mapping file",
+                                  fab.source, n.line, n.guid, plan.name(*sw), fab.nodes[static_cast<std::size_t>(prev)].guid,
+                                  fab.nodes[static_cast<std::size_t>(prev)].line));
+    sw_node[static_cast<std::size_t>(*sw)] = static_cast<int>(ni);
+    guid_sw[n.guid] = *sw;
+    ++mapped;
+  }
+  rep.mapping.push_back(fmt::format("plan: Slim Fly q = {}, {} switches, {} switch-switch cables; fabric {}: {} "
+                                    "switches mapped ({} by mapping file, {} by node description)",
+                                    plan.q, ns, plan.links.size(), fab.source, mapped, by_file, mapped - by_file));
+  for (int s = 0; s < ns; ++s)
+    if (sw_node[static_cast<std::size_t>(s)] < 0)
+      rep.missing.push_back(fmt::format("switch {} was not discovered (all its cables are listed as missing)", plan.name(s)));
+
+  auto node_of = [&](const std::string& guid) -> const IbNode* {
+    auto it = fab.by_guid.find(guid);
+    return it == fab.by_guid.end() ? nullptr : &fab.nodes[static_cast<std::size_t>(it->second)];
+  };
+  auto end_name = [&](const End& e) { return fmt::format("{} port {}", plan.name(e.sw), e.port); };
+  auto ib_name = [&](const IbEnd& e) {
+    if (auto it = guid_sw.find(e.guid); it != guid_sw.end()) return end_name(End{it->second, e.port});
+    const IbNode* n = node_of(e.guid);
+    const char t = n ? n->type : '?';
+    return fmt::format("{}-{}{} port {}", t == '?' ? 'S' : t, e.guid, n && !n->desc.empty() ? " \"" + n->desc + "\"" : "", e.port);
+  };
+
+  // 2. Discovered switch-switch cables between mapped switches, and the rest.
+  std::map<End, End> disc;  // both directions
+  for (const auto& [a, val] : fab.peer) {
+    const IbEnd& b = val.first;
+    if (b < a) continue;  // each cable once
+    const IbNode* na = node_of(a.guid);
+    const IbNode* nb = node_of(b.guid);
+    const char ta = na ? na->type : 'S', tb = nb ? nb->type : 'S';
+    const auto ia = guid_sw.find(a.guid), ib = guid_sw.find(b.guid);
+    if (ta == 'S' && tb == 'S') {
+      if (ia != guid_sw.end() && ib != guid_sw.end()) {
+        const End ea{ia->second, a.port}, eb{ib->second, b.port};
+        disc[ea] = eb;
+        disc[eb] = ea;
+      } else if (na && nb) {
+        rep.unexpected.push_back(fmt::format("cable {} <-> {} (line {}): involves a switch that is not in the plan",
+                                             ib_name(a), ib_name(b), val.second));
+      }
+      continue;
+    }
+    // Endpoint (CA) cables: must sit on ports 1..p of a planned switch.
+    const IbEnd& se = ta == 'S' ? a : b;
+    const auto is = guid_sw.find(se.guid);
+    if ((ta == 'S') == (tb == 'S') || is == guid_sw.end()) continue;  // CA-CA or unmapped switch: reported above
+    if (se.port > plan.p)
+      rep.unexpected.push_back(fmt::format("{} carries an endpoint ({}), but endpoints use ports 1-{}; move it to a free "
+                                           "endpoint port",
+                                           end_name(End{is->second, se.port}), ib_name(ta == 'S' ? b : a), plan.p));
+  }
+  for (int s = 0; s < ns; ++s) {
+    if (sw_node[static_cast<std::size_t>(s)] < 0) continue;
+    const std::string& g = fab.nodes[static_cast<std::size_t>(sw_node[static_cast<std::size_t>(s)])].guid;
+    for (int pt = 1; pt <= plan.p; ++pt) {
+      auto it = fab.peer.find(IbEnd{g, pt});
+      if (it == fab.peer.end())
+        rep.warnings.push_back(fmt::format("{}: endpoint port is empty (no HCA discovered)", end_name(End{s, pt})));
+    }
+  }
+
+  // 3. Compare.
+  auto planned = [&](const End& e) -> std::optional<End> {
+    auto pr = plan.peer(e.sw, e.port);
+    if (!pr) return std::nullopt;
+    return End{pr->first, pr->second};
+  };
+  auto found = [&](const End& e) -> std::optional<End> {
+    auto it = disc.find(e);
+    if (it == disc.end()) return std::nullopt;
+    return it->second;
+  };
+  std::set<std::pair<End, End>> handled;
+  auto key = [](End a, End b) { return a < b ? std::make_pair(a, b) : std::make_pair(b, a); };
+  for (const auto& [a, b] : disc) {
+    if (b < a) continue;
+    if (auto pa = planned(a); pa && *pa == b) {
+      ++rep.matched;
+      continue;
+    }
+    if (handled.count(key(a, b))) continue;
+    handled.insert(key(a, b));
+    const std::string what = fmt::format("cable {} <-> {}", end_name(a), end_name(b));
+    // Try both orientations: keep end `fixed`, move end `moving` to the planned peer `target` of `fixed`.
+    bool done = false;
+    for (int pass = 0; pass < 2 && !done; ++pass) {
+      for (int orient = 0; orient < 2 && !done; ++orient) {
+        const End fixed = orient == 0 ? a : b, moving = orient == 0 ? b : a;
+        const auto target = planned(fixed);
+        if (!target) continue;
+        // First pass: only same-switch fixes ("move the cable at X port a to port b").
+        if (pass == 0 && target->sw != moving.sw) continue;
+        const auto occupant = found(*target);
+        std::string fix;
+        if (!occupant) {
+          fix = target->sw == moving.sw
+                    ? fmt::format("move the cable at {} port {} to port {}", plan.name(moving.sw), moving.port, target->port)
+                    : fmt::format("move its end from {} to {}", end_name(moving), end_name(*target));
+        } else if (auto po = planned(*occupant); po && *po == moving) {
+          handled.insert(key(*target, *occupant));
+          fix = target->sw == moving.sw
+                    ? fmt::format("swap the cables at {} ports {} and {}", plan.name(moving.sw), moving.port, target->port)
+                    : fmt::format("swap the cable ends at {} and {}", end_name(moving), end_name(*target));
+          rep.miswired.push_back(fmt::format("{} and cable {} <-> {} are crossed (planned {} <-> {} and {} <-> {}); fix: {}",
+                                             what, end_name(*target), end_name(*occupant), end_name(fixed),
+                                             end_name(*target), end_name(*occupant), end_name(moving), fix));
+          done = true;
+          break;
+        } else {
+          fix = fmt::format("move its end from {} to {} (that port holds the cable to {}, see its entry)", end_name(moving),
+                            end_name(*target), end_name(*occupant));
+        }
+        rep.miswired.push_back(fmt::format("{} (planned {} <-> {}); fix: {}", what, end_name(fixed), end_name(*target), fix));
+        done = true;
+      }
+    }
+    if (!done)
+      rep.unexpected.push_back(fmt::format("{}: neither port is used by the plan; fix: remove the cable", what));
+  }
+  for (const auto& l : plan.links) {
+    const End a{l.sw_a, l.port_a}, b{l.sw_b, l.port_b};
+    if (auto fa = found(a); fa && *fa == b) continue;
+    const bool gone = sw_node[static_cast<std::size_t>(l.sw_a)] < 0 || sw_node[static_cast<std::size_t>(l.sw_b)] < 0;
+    std::string note;
+    if (gone)
+      note = "switch not discovered";
+    else if (!found(a) && !found(b))
+      note = "both ports are free: connect a new cable";
+    else
+      note = "a port holds a miswired cable, see MISWIRED";
+    rep.missing.push_back(fmt::format("[link {}, step {}, {}] {} <-> {} ({})", l.id, l.step, cable_kind(l), end_name(a),
+                                      end_name(b), note));
+  }
+  return rep;
+}
+
+}  // namespace lbsim::analysis

@@ -1,0 +1,277 @@
+#include "analysis/scale.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "core/error.h"
+
+namespace lbsim::analysis {
+
+namespace {
+
+constexpr int kMaxQ = 1024;
+
+long ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+std::string money(std::optional<double> v, double unit, int decimals) {
+  if (!v) return "n/a";
+  return fmt::format("{:.{}f}", *v / unit, decimals);
+}
+
+}  // namespace
+
+SizeRule parse_size_rule(const std::string& s) {
+  if (s == "strict") return SizeRule::Strict;
+  if (s == "paper") return SizeRule::Paper;
+  throw UserError(fmt::format("unknown size rule '{}' (valid: strict, paper)", s));
+}
+
+const char* size_rule_name(SizeRule r) { return r == SizeRule::Strict ? "strict" : "paper"; }
+
+// Least-squares fits to Table 4 (see scale.h); rounded to $5.
+std::map<int, Prices> default_prices() {
+  return {
+      {36, Prices{12250, 980, 245}},
+      {40, Prices{22750, 1200, 75}},
+      {64, Prices{41250, 1800, 670}},
+  };
+}
+
+std::optional<topo::SlimFlySize> sf_size(int q, SizeRule rule) {
+  if (rule == SizeRule::Strict) {
+    if (!topo::valid_slim_fly_q(q)) return std::nullopt;
+    return topo::slim_fly_size(q);
+  }
+  if (q < 3) return std::nullopt;
+  topo::SlimFlySize s{};
+  s.q = q;
+  s.delta = q % 4 == 1 ? 1 : (q % 4 == 3 ? -1 : 0);  // q % 4 == 2 -> 0, as Table 2's q = 6 row
+  s.k_prime = (3 * q - s.delta) / 2;
+  s.p = (s.k_prime + 1) / 2;
+  s.switches = 2 * q * q;
+  s.hosts = s.switches * s.p;
+  s.radix = s.k_prime + s.p;
+  return s;
+}
+
+std::optional<topo::SlimFlySize> max_slim_fly_lid(int radix, int addresses, SizeRule rule, long lid_limit) {
+  if (addresses < 1) throw UserError(fmt::format("addresses per endpoint must be >= 1, got {}", addresses));
+  std::optional<topo::SlimFlySize> best;
+  for (int q = 3; q <= kMaxQ; ++q) {
+    auto s = sf_size(q, rule);
+    if (!s || s->radix > radix) continue;
+    const long lids = static_cast<long>(s->hosts) * addresses + s->switches;
+    if (lids > lid_limit) continue;
+    if (!best || s->hosts > best->hosts) best = s;
+  }
+  return best;
+}
+
+const std::vector<std::string>& network_families() {
+  static const std::vector<std::string> f{"FT2", "FT2-B", "FT3", "HX2", "SF"};
+  return f;
+}
+
+namespace {
+
+void check_radix(int k, const std::string& fam) {
+  if (k < 4) throw UserError(fmt::format("{}: switch radix must be >= 4, got {}", fam, k));
+  if ((fam == "FT2" || fam == "FT3") && k % 2 != 0)
+    throw UserError(fmt::format("{}: switch radix must be even, got {}", fam, k));
+  if (fam == "FT2-B" && k % 4 != 0)
+    throw UserError(fmt::format("FT2-B: switch radix must be a multiple of 4 (3:1 split), got {}", k));
+}
+
+// HyperX 2-D: endpoints per switch for side S under radix k.
+long hx_p(long s, int k) { return std::min<long>(s, k - 2 * (s - 1)); }
+
+NetworkSize sf_from(const topo::SlimFlySize& s, int radix) {
+  NetworkSize n;
+  n.family = "SF";
+  n.radix = radix;
+  n.switches = s.switches;
+  n.endpoints = s.hosts;
+  n.links = static_cast<long>(s.switches) * s.k_prime / 2;
+  n.detail = fmt::format("q={} k'={} p={}", s.q, s.k_prime, s.p);
+  return n;
+}
+
+}  // namespace
+
+NetworkSize max_network(const std::string& fam, int k, SizeRule rule) {
+  NetworkSize n;
+  n.family = fam;
+  n.radix = k;
+  if (fam == "FT2") {
+    check_radix(k, fam);
+    n.endpoints = static_cast<long>(k) * k / 2;
+    n.switches = k + k / 2;
+    n.links = static_cast<long>(k) * k / 2;
+    n.detail = fmt::format("{} leaves, {} spines", k, k / 2);
+  } else if (fam == "FT2-B") {
+    check_radix(k, fam);
+    n.endpoints = static_cast<long>(k) * (3 * k / 4);
+    n.switches = k + k / 4;
+    n.links = static_cast<long>(k) * (k / 4);
+    n.detail = fmt::format("{} leaves ({} down, {} up), {} spines", k, 3 * k / 4, k / 4, k / 4);
+  } else if (fam == "FT3") {
+    check_radix(k, fam);
+    const long kk = k;
+    n.endpoints = kk * kk * kk / 4;
+    n.switches = 5 * kk * kk / 4;
+    n.links = kk * kk * kk / 2;
+    n.detail = fmt::format("{} pods", k);
+  } else if (fam == "HX2") {
+    check_radix(k, fam);
+    long best_s = 0, best_n = 0;
+    for (long s = 2; 2 * (s - 1) < k; ++s) {
+      const long p = hx_p(s, k);
+      if (p >= 1 && s * s * p > best_n) {
+        best_n = s * s * p;
+        best_s = s;
+      }
+    }
+    const long p = hx_p(best_s, k);
+    n.switches = best_s * best_s;
+    n.endpoints = n.switches * p;
+    n.links = n.switches * (best_s - 1);
+    n.detail = fmt::format("S={} p={}", best_s, p);
+  } else if (fam == "SF") {
+    std::optional<topo::SlimFlySize> best;
+    for (int q = 3; q <= kMaxQ; ++q) {
+      auto s = sf_size(q, rule);
+      if (s && s->radix <= k && (!best || s->hosts > best->hosts)) best = s;
+    }
+    if (!best) throw UserError(fmt::format("SF: no Slim Fly fits {}-port switches", k));
+    return sf_from(*best, k);
+  } else {
+    throw UserError(fmt::format("unknown network family '{}' (valid: FT2, FT2-B, FT3, HX2, SF)", fam));
+  }
+  return n;
+}
+
+NetworkSize network_for(const std::string& fam, int k, long want, SizeRule rule) {
+  if (want < 1) throw UserError(fmt::format("cluster size must be >= 1 endpoint, got {}", want));
+  NetworkSize n;
+  n.family = fam;
+  n.radix = k;
+  auto too_big = [&]() {
+    return UserError(fmt::format("{}: {} endpoints do not fit {}-port switches (max {})", fam, want, k,
+                                 max_network(fam, k, rule).endpoints));
+  };
+  if (fam == "FT2" || fam == "FT2-B") {
+    check_radix(k, fam);
+    const long down = fam == "FT2" ? k / 2 : 3 * k / 4;
+    const long up = k - down;
+    const long leaves = ceil_div(want, down);
+    if (leaves > k) throw too_big();
+    n.endpoints = want;
+    n.switches = leaves + up;  // every leaf has one link to each of `up` spines
+    n.links = leaves * up;
+    n.detail = fmt::format("{} leaves, {} spines", leaves, up);
+  } else if (fam == "FT3") {
+    check_radix(k, fam);
+    const long h = k / 2;
+    const long edges = ceil_div(want, h);
+    const long pods = ceil_div(edges, h);
+    if (pods > k) throw too_big();
+    const long aggs = pods * h;
+    const long cores = ceil_div(aggs * h, k);
+    n.endpoints = want;
+    n.switches = edges + aggs + cores;
+    n.links = edges * h + aggs * h;
+    n.detail = fmt::format("{} edge, {} aggregation, {} core ({} pods)", edges, aggs, cores, pods);
+  } else if (fam == "HX2") {
+    check_radix(k, fam);
+    long s = 2;
+    while (2 * (s - 1) < k && (hx_p(s, k) < 1 || s * s * hx_p(s, k) < want)) ++s;
+    if (2 * (s - 1) >= k) throw too_big();
+    const long p = hx_p(s, k);
+    n.switches = s * s;
+    n.endpoints = n.switches * p;
+    n.links = n.switches * (s - 1);
+    n.detail = fmt::format("S={} p={}", s, p);
+  } else if (fam == "SF") {
+    for (int q = 3; q <= kMaxQ; ++q) {
+      auto s = sf_size(q, rule);
+      if (s && s->radix <= k && s->hosts >= want) return sf_from(*s, k);
+    }
+    throw too_big();
+  } else {
+    throw UserError(fmt::format("unknown network family '{}' (valid: FT2, FT2-B, FT3, HX2, SF)", fam));
+  }
+  return n;
+}
+
+std::optional<double> network_cost(const NetworkSize& n, const std::map<int, Prices>& prices) {
+  auto it = prices.find(n.radix);
+  if (it == prices.end()) return std::nullopt;
+  const Prices& p = it->second;
+  return static_cast<double>(n.switches) * p.switch_price + static_cast<double>(n.links) * p.switch_cable +
+         static_cast<double>(n.endpoints) * p.endpoint_cable;
+}
+
+std::string format_table2(const ScaleOptions& o) {
+  std::string out = fmt::format(
+      "Table 2 (slimfly-deployment.txt sec. 5.4): largest full-global-bandwidth Slim Fly per switch "
+      "radix\nand #A = 2^LMC addresses per endpoint, with N*#A + N_r <= {} unicast LIDs (rule: {})\n\n",
+      kIbUnicastLids, size_rule_name(o.rule));
+  out += fmt::format("{:>5}", "#A");
+  for (int k : o.table2_radices) out += fmt::format(" | {:>3}-port: {:>5} {:>6} {:>3} {:>3} {:>3}", k, "N_r", "N", "k'", "p", "q");
+  out += "\n";
+  for (int a = 1; a <= 128; a *= 2) {
+    out += fmt::format("{:>5}", a);
+    for (int k : o.table2_radices) {
+      auto s = max_slim_fly_lid(k, a, o.rule);
+      if (s)
+        out += fmt::format(" | {:>9} {:>5} {:>6} {:>3} {:>3} {:>3}", "", s->switches, s->hosts, s->k_prime, s->p, s->q);
+      else
+        out += fmt::format(" | {:>9} {:>5} {:>6} {:>3} {:>3} {:>3}", "", "-", "-", "-", "-", "-");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string format_table4(const ScaleOptions& o, const std::map<int, Prices>& prices) {
+  std::string out = fmt::format(
+      "Table 4 (slimfly-deployment.txt sec. 7.8, App. D): maximum size and cost per switch radix "
+      "(rule: {})\nlinks = switch-switch cables; cost = switches*switch + links*switch_cable + "
+      "endpoints*endpoint_cable\n\n",
+      size_rule_name(o.rule));
+  auto row = [&](const NetworkSize& n) {
+    const auto c = network_cost(n, prices);
+    std::optional<double> per;
+    if (c) per = *c / static_cast<double>(n.endpoints);
+    return fmt::format("{:<6} {:>5} {:>9} {:>8} {:>9} {:>10} {:>10}   {}\n", n.family, n.radix, n.endpoints,
+                       n.switches, n.links, money(c, 1e6, 2), money(per, 1e3, 2), n.detail);
+  };
+  const std::string head = fmt::format("{:<6} {:>5} {:>9} {:>8} {:>9} {:>10} {:>10}   {}\n", "net", "radix",
+                                       "endpoints", "switches", "links", "cost[M$]", "$/endp[k]", "configuration");
+  for (int k : o.table4_radices) {
+    out += fmt::format("{}-port switches\n", k) + head;
+    for (const auto& f : network_families()) {
+      try {
+        out += row(max_network(f, k, o.rule));
+      } catch (const UserError& e) {
+        out += fmt::format("{:<6} {:>5}   {}\n", f, k, e.what());
+      }
+    }
+    out += "\n";
+  }
+  out += fmt::format("{} endpoint clusters\n", o.cluster_endpoints) + head;
+  for (const auto& f : network_families()) {
+    auto it = o.cluster_radix.find(f);
+    const int k = it == o.cluster_radix.end() ? 64 : it->second;
+    try {
+      out += row(network_for(f, k, o.cluster_endpoints, o.rule));
+    } catch (const UserError& e) {
+      out += fmt::format("{:<6} {:>5}   {}\n", f, k, e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace lbsim::analysis

@@ -1,0 +1,451 @@
+// Cabling plan, ibnetdiscover parsing and verification (slimfly-deployment.txt sec. 3.2-3.4).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "analysis/cabling.h"
+#include "analysis/toolkit_config.h"
+#include "core/error.h"
+#include "topo/slim_fly.h"
+
+using namespace lbsim;
+using namespace lbsim::analysis;
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& t) {
+  std::vector<std::string> v;
+  std::istringstream in(t);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string o;
+  for (const auto& l : v) o += l + "\n";
+  return o;
+}
+
+// Edits an emitted dump: sets (or with peer_sw < 0 removes) the link line of port `port` in the
+// block of switch `sw`.
+void set_port(std::vector<std::string>& lines, const CablingPlan& plan, int sw, int port, int peer_sw, int peer_port) {
+  const std::string header = fmt::format("\"S-{}\"", switch_guid(sw));
+  bool in_block = false;
+  std::size_t insert_at = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("Switch", 0) == 0 || lines[i].rfind("Ca", 0) == 0) {
+      if (in_block) break;
+      in_block = lines[i].find(header) != std::string::npos;
+      insert_at = i + 1;
+      continue;
+    }
+    if (!in_block) continue;
+    if (lines[i].rfind(fmt::format("[{}]\t", port), 0) == 0) {
+      lines.erase(lines.begin() + static_cast<long>(i));
+      insert_at = i;
+      break;
+    }
+    if (!lines[i].empty() && lines[i][0] == '[') insert_at = i + 1;
+  }
+  ASSERT_GT(insert_at, 0u);
+  if (peer_sw >= 0)
+    lines.insert(lines.begin() + static_cast<long>(insert_at),
+                 fmt::format("[{}]\t\"S-{}\"[{}]\t\t# \"MF0;{}:SX6036/U1\" lid {} 4xFDR", port, switch_guid(peer_sw),
+                             peer_port, plan.name(peer_sw), peer_sw + 1));
+}
+
+// Connects a:pa with b:pb in both blocks.
+void cable(std::vector<std::string>& lines, const CablingPlan& plan, int a, int pa, int b, int pb) {
+  set_port(lines, plan, a, pa, b, pb);
+  set_port(lines, plan, b, pb, a, pa);
+}
+
+VerifyReport verify_text(const CablingPlan& plan, const std::string& dump) {
+  return verify_cabling(plan, parse_ibnetdiscover_text(dump, "dump.txt"));
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& needle) {
+  for (const auto& s : v)
+    if (s.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+std::string all(const std::vector<std::string>& v) {
+  std::string o;
+  for (const auto& s : v) o += s + "\n";
+  return o;
+}
+
+}  // namespace
+
+TEST(CablingPlan, EveryMmsLinkOnceWithPortRules) {
+  for (int q : {3, 4, 5, 7, 8, 9}) {
+    SCOPED_TRACE(q);
+    const auto g = topo::build_mms_graph(q);
+    const auto plan = make_cabling_plan(q);
+    const int kp = g.degree(), p = (kp + 1) / 2, nx = (q - g.delta) / 2;
+    EXPECT_EQ(plan.p, p);
+    EXPECT_EQ(plan.switch_ports, p + kp);
+    ASSERT_EQ(static_cast<int>(plan.links.size()), 2 * q * q * kp / 2);
+    std::set<std::pair<int, int>> pairs;
+    std::set<std::pair<int, int>> used_ports;
+    std::map<std::pair<int, int>, int> rack_pair;
+    int step_count[4] = {0, 0, 0, 0};
+    int last_step = 1;
+    for (std::size_t i = 0; i < plan.links.size(); ++i) {
+      const auto& l = plan.links[i];
+      EXPECT_EQ(l.id, static_cast<int>(i) + 1);
+      EXPECT_LT(l.sw_a, l.sw_b);
+      EXPECT_TRUE(pairs.insert({l.sw_a, l.sw_b}).second) << "duplicate link";
+      EXPECT_TRUE(used_ports.insert({l.sw_a, l.port_a}).second);
+      EXPECT_TRUE(used_ports.insert({l.sw_b, l.port_b}).second);
+      // Planned links are exactly the MMS edges.
+      const auto& adj = g.adj[static_cast<std::size_t>(l.sw_a)];
+      EXPECT_TRUE(std::binary_search(adj.begin(), adj.end(), l.sw_b));
+      const auto la = g.label(l.sw_a), lb = g.label(l.sw_b);
+      // Wiring order: steps non-decreasing; step 1 = same subgroup+rack, 2 = same rack, 3 = other rack.
+      EXPECT_GE(l.step, last_step);
+      last_step = l.step;
+      ++step_count[l.step];
+      EXPECT_EQ(l.step, la[1] != lb[1] ? 3 : (la[0] == lb[0] ? 1 : 2));
+      EXPECT_EQ(l.inter_rack, la[1] != lb[1]);
+      for (const auto& [sw, port, other] : {std::tuple{l.sw_a, l.port_a, l.sw_b}, std::tuple{l.sw_b, l.port_b, l.sw_a}}) {
+        EXPECT_GT(port, p);  // endpoint ports 1..p stay free
+        EXPECT_LE(port, p + kp);
+        const int own = g.label(sw)[1], orack = g.label(other)[1];
+        if (own == orack) {
+          EXPECT_LE(port, p + nx + 1);  // intra-rack block
+          if (g.label(sw)[0] != g.label(other)[0]) {
+            EXPECT_EQ(port, p + nx + 1);
+          }
+        } else {
+          // Inter-rack: the same port towards a given rack for every switch of the rack (sec. 3.3).
+          EXPECT_EQ(port, p + nx + 2 + (orack < own ? orack : orack - 1));
+          EXPECT_EQ(port, plan.port_to_rack(sw, orack));
+        }
+      }
+      if (l.inter_rack) ++rack_pair[{std::min(la[1], lb[1]), std::max(la[1], lb[1])}];
+    }
+    // Every switch uses all of its ports p+1..p+k'.
+    EXPECT_EQ(static_cast<int>(used_ports.size()), 2 * q * q * kp);
+    // sec. 3.2: every two racks are joined by 2q cables.
+    EXPECT_EQ(static_cast<int>(rack_pair.size()), q * (q - 1) / 2);
+    for (const auto& [k, n] : rack_pair) EXPECT_EQ(n, 2 * q);
+    EXPECT_EQ(step_count[1], q * q * nx);     // q racks x 2 subgroups x q switches x |X| / 2
+    EXPECT_EQ(step_count[2], q * q);          // one per switch pair (0,R,.)-(1,R,.)
+    EXPECT_EQ(step_count[3], q * q * (q - 1));
+  }
+}
+
+TEST(CablingPlan, Fig4PortLayoutForDeployedCluster) {
+  // Fig. 4 (q = 5, p = 4): ports 1-4 endpoints, 5-7 intra-rack, 8-11 inter-rack.
+  const auto plan = make_cabling_plan(5, -1, 36);
+  EXPECT_EQ(plan.p, 4);
+  EXPECT_EQ(plan.intra_ports(), 3);
+  EXPECT_EQ(plan.radix(), 11);
+  for (int s = 0; s < plan.num_switches(); ++s) {
+    for (int pt = 1; pt <= 36; ++pt) {
+      const bool used = plan.peer(s, pt).has_value();
+      EXPECT_EQ(used, pt >= 5 && pt <= 11) << plan.name(s) << " port " << pt;
+    }
+  }
+  EXPECT_EQ(plan.name(plan.num_switches() - 1), "sf-1-4-4");
+  EXPECT_EQ(plan.find("sf-1-4-4"), plan.num_switches() - 1);
+  EXPECT_EQ(plan.find("sf-0-2-3"), 13);
+  EXPECT_FALSE(plan.find("sf-2-0-0"));
+  EXPECT_FALSE(plan.find("sf-0-5-0"));
+  EXPECT_FALSE(plan.find("xx-0-0-0"));
+  EXPECT_THROW(make_cabling_plan(5, -1, 10), UserError);  // 10 < 11 ports needed
+  EXPECT_THROW(make_cabling_plan(6), UserError);
+}
+
+TEST(CablingPlan, WritersDescribeEveryLink) {
+  const auto plan = make_cabling_plan(5);
+  const auto csv = split_lines(plan_links_csv(plan));
+  ASSERT_EQ(csv.size(), 1 + plan.links.size());
+  EXPECT_EQ(csv[0], "link,step,cable,a_name,a_S,a_R,a_I,a_port,b_name,b_S,b_R,b_I,b_port");
+  const auto& l = plan.links.back();
+  EXPECT_EQ(csv.back(), fmt::format("{},3,optical,{},{},{},{},{},{},{},{},{},{}", l.id, plan.name(l.sw_a),
+                                    plan.labels[static_cast<std::size_t>(l.sw_a)][0], plan.labels[static_cast<std::size_t>(l.sw_a)][1],
+                                    plan.labels[static_cast<std::size_t>(l.sw_a)][2], l.port_a, plan.name(l.sw_b),
+                                    plan.labels[static_cast<std::size_t>(l.sw_b)][0], plan.labels[static_cast<std::size_t>(l.sw_b)][1],
+                                    plan.labels[static_cast<std::size_t>(l.sw_b)][2], l.port_b));
+  const std::string json = plan_json(plan);
+  EXPECT_NE(json.find("\"wiring_steps\""), std::string::npos);
+  EXPECT_NE(json.find("\"inter_rack\": \"8-11\""), std::string::npos) << json.substr(0, 400);
+  const std::string svg = rack_pair_svg(plan, 0, 2);
+  std::size_t lines = 0;
+  for (std::size_t at = svg.find("<line"); at != std::string::npos; at = svg.find("<line", at + 1)) ++lines;
+  EXPECT_EQ(lines, 10u);  // 2q cables between racks 0 and 2
+  EXPECT_NE(svg.find("(1,2,4)"), std::string::npos);
+  EXPECT_THROW(rack_pair_svg(plan, 1, 1), UserError);
+  const std::string wiring = plan_wiring_text(plan);
+  EXPECT_NE(wiring.find("Step 1"), std::string::npos);
+  EXPECT_NE(wiring.find("Step 3"), std::string::npos);
+  EXPECT_LT(wiring.find("Step 2"), wiring.find("Step 3"));
+}
+
+TEST(Ibnetdiscover, ParsesEmittedDumpCompletely) {
+  const auto plan = make_cabling_plan(5, -1, 36);
+  const auto f = parse_ibnetdiscover_text(emit_ibnetdiscover(plan), "gen.txt");
+  int sw = 0, ca = 0;
+  for (const auto& n : f.nodes) (n.type == 'S' ? sw : ca)++;
+  EXPECT_EQ(sw, 50);
+  EXPECT_EQ(ca, 200);
+  // Each switch-switch cable in both directions plus each HCA cable in both directions.
+  EXPECT_EQ(f.peer.size(), 2 * (175u + 200u));
+  for (const auto& l : plan.links) {
+    auto it = f.peer.find(IbEnd{switch_guid(l.sw_a), l.port_a});
+    ASSERT_NE(it, f.peer.end());
+    EXPECT_EQ(it->second.first.guid, switch_guid(l.sw_b));
+    EXPECT_EQ(it->second.first.port, l.port_b);
+  }
+}
+
+TEST(Ibnetdiscover, ParsesRealWorldSyntax) {
+  // The shapes printed by infiniband-diags' ibnetdiscover (header comment, attribute lines, port
+  // GUIDs in parentheses, CA link lines with "lid .. lmc ..", optional [ext N]).
+  const std::string dump =
+      "#\n# Topology file: generated on Tue Mar 15 10:13:42 2016\n#\n"
+      "# Initiated from node 0002c90300a3b2f0 port 0002c90300a3b2f1\n\n"
+      "vendid=0x2c9\ndevid=0xc738\nsysimgguid=0x2c903004e4b00\nswitchguid=0x2c903004e4b00(2c903004e4b00)\n"
+      "Switch\t36 \"S-0002c903004e4b00\"\t\t# \"MF0;switch-a:SX6036/U1\" enhanced port 0 lid 5 lmc 0\n"
+      "[1]\t\"H-0002c90300a3b2f0\"[1](2c90300a3b2f1) \t\t# \"node01 HCA-1\" lid 3 4xFDR\n"
+      "[2][ext 2]\t\"S-0002c903004e4c00\"[7]\t\t# \"MF0;switch-b:SX6036/U1\" lid 6 4xFDR\r\n"
+      "\n"
+      "Switch\t36 \"S-0002c903004e4c00\"\t\t# \"MF0;switch-b:SX6036/U1\" base port 0 lid 6 lmc 0\n"
+      "[7]\t\"S-0002c903004e4b00\"[2]\t\t# \"MF0;switch-a:SX6036/U1\" lid 5 4xFDR\n"
+      "\nvendid=0x2c9\ndevid=0x1003\nsysimgguid=0x2c90300a3b2f3\ncaguid=0x2c90300a3b2f0\n"
+      "Ca\t2 \"H-0002c90300a3b2f0\"\t\t# \"node01 HCA-1\"\n"
+      "[1](2c90300a3b2f1) \t\"S-0002c903004e4b00\"[1]\t\t# lid 3 lmc 0 \"MF0;switch-a:SX6036/U1\" lid 5 4xFDR\n";
+  const auto f = parse_ibnetdiscover_text(dump, "real.txt");
+  ASSERT_EQ(f.nodes.size(), 3u);
+  EXPECT_EQ(f.nodes[0].desc, "MF0;switch-a:SX6036/U1");
+  EXPECT_EQ(f.nodes[0].nports, 36);
+  EXPECT_EQ(f.nodes[2].type, 'H');
+  EXPECT_EQ(f.nodes[2].line, 21);  // the "Ca" header line
+  EXPECT_EQ(f.peer.size(), 4u);
+  const auto it = f.peer.find(IbEnd{"0002c903004e4c00", 7});
+  ASSERT_NE(it, f.peer.end());
+  EXPECT_EQ(it->second.first.port, 2);
+}
+
+TEST(Ibnetdiscover, MalformedLinesGiveLineNumbers) {
+  const std::string head = "Switch\t36 \"S-0002c903004e4b00\"\t\t# \"MF0;sw:SX6036/U1\" enhanced port 0 lid 5 lmc 0\n";
+  struct Case {
+    std::string text;
+    std::string where;
+    std::string what;
+  };
+  const std::vector<Case> cases = {
+      {"# c\n[1]\t\"S-0002c903004e4c00\"[1]\n", "bad.txt:2:", "outside a Switch/Ca/Rt block"},
+      {head + "[x]\t\"S-0002c903004e4c00\"[1]\n", "bad.txt:2:", "expected '[<port>]'"},
+      {head + "[37]\t\"S-0002c903004e4c00\"[1]\n", "bad.txt:2:", "port 37 out of range"},
+      {head + "[3]\t\"Q-0002c903004e4c00\"[1]\n", "bad.txt:2:", "not of the form"},
+      {head + "[3]\t\"S-00zz\"[1]\n", "bad.txt:2:", "invalid GUID"},
+      {head + "[3]\t\"S-0002c903004e4c00\"\n", "bad.txt:2:", "expected '[<peer port>]'"},
+      {head + "[3]\t\"S-0002c903004e4c00\"[1]\n[3]\t\"S-0002c903004e4c01\"[1]\n", "bad.txt:3:", "listed twice"},
+      {"\n\nSwitch\tmany \"S-0002c903004e4b00\"\n", "bad.txt:3:", "number of ports"},
+      {"Ca\t2 \"S-0002c903004e4b00\"\n", "bad.txt:1:", "must name a \"H-<guid>\""},
+      {"vendorid=0x2c9\n", "bad.txt:1:", "unknown attribute 'vendorid'"},
+      {"devid=xyz\n", "bad.txt:1:", "malformed hex"},
+      {head + "this is not ibnetdiscover output\n", "bad.txt:2:", "unrecognized line"},
+      {head + "[3]\t\"S-0002c903004e4c00\"[1] trailing\n", "bad.txt:2:", "unexpected text"},
+      // The two sides of a cable disagree.
+      {head + "[3]\t\"S-0002c903004e4c00\"[1]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n[1]\t\"S-0002c903004e4b00\"[4]\n",
+       "bad.txt:5:", "inconsistent dump"},
+      {head + "[3]\t\"S-0002c903004e4c00\"[40]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n", "bad.txt:2:", "peer port 40 out of range"},
+      {head + head, "bad.txt:2:", "already listed at line 1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    try {
+      parse_ibnetdiscover_text(c.text, "bad.txt");
+      ADD_FAILURE() << "accepted";
+    } catch (const UserError& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.rfind(c.where, 0), 0u) << m;
+      EXPECT_NE(m.find(c.what), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(CablingVerify, ExactPlanReportsNothing) {
+  for (int q : {4, 5}) {
+    const auto plan = make_cabling_plan(q, -1, 36);
+    const auto rep = verify_text(plan, emit_ibnetdiscover(plan));
+    EXPECT_TRUE(rep.ok()) << rep.text();
+    EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
+    EXPECT_TRUE(rep.missing.empty());
+    EXPECT_TRUE(rep.miswired.empty());
+    EXPECT_TRUE(rep.unexpected.empty());
+    EXPECT_TRUE(rep.warnings.empty()) << all(rep.warnings);
+  }
+}
+
+TEST(CablingVerify, FindsSwappedInterRackPair) {
+  const auto plan = make_cabling_plan(5, -1, 36);
+  auto lines = split_lines(emit_ibnetdiscover(plan));
+  // Two cables between racks 0 and 1 plugged into each other's far ports: a-b and c-d become a-d and c-b.
+  const auto& l1 = plan.links[plan.links.size() - 20];
+  const auto& l2 = plan.links[plan.links.size() - 19];
+  ASSERT_EQ(l1.step, 3);
+  ASSERT_NE(l1.sw_b, l2.sw_b);
+  cable(lines, plan, l1.sw_a, l1.port_a, l2.sw_b, l2.port_b);
+  cable(lines, plan, l2.sw_a, l2.port_a, l1.sw_b, l1.port_b);
+  const auto rep = verify_text(plan, join(lines));
+  EXPECT_FALSE(rep.ok());
+  EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()) - 2);
+  EXPECT_EQ(rep.missing.size(), 2u) << rep.text();
+  ASSERT_EQ(rep.miswired.size(), 1u) << rep.text();
+  EXPECT_TRUE(rep.unexpected.empty()) << rep.text();
+  EXPECT_NE(rep.miswired[0].find("swap the cable ends at"), std::string::npos) << rep.miswired[0];
+  EXPECT_TRUE(contains(rep.missing, fmt::format("{} port {} <-> {} port {}", plan.name(l1.sw_a), l1.port_a,
+                                                plan.name(l1.sw_b), l1.port_b)))
+      << rep.text();
+}
+
+TEST(CablingVerify, SameSwitchWrongPortsGiveMoveAndSwapInstructions) {
+  const auto plan = make_cabling_plan(5, -1, 36);
+  const int a = plan.links[0].sw_a;  // sf-0-0-0
+  // Cable at a: port 5 moved to the unused port 20 -> "move the cable at a port 20 to port 5".
+  {
+    auto lines = split_lines(emit_ibnetdiscover(plan));
+    const auto pr = plan.peer(a, 5);
+    ASSERT_TRUE(pr);
+    set_port(lines, plan, a, 5, -1, 0);
+    cable(lines, plan, a, 20, pr->first, pr->second);
+    const auto rep = verify_text(plan, join(lines));
+    ASSERT_EQ(rep.miswired.size(), 1u) << rep.text();
+    EXPECT_NE(rep.miswired[0].find(fmt::format("move the cable at {} port 20 to port 5", plan.name(a))), std::string::npos)
+        << rep.miswired[0];
+    EXPECT_EQ(rep.missing.size(), 1u);
+    EXPECT_TRUE(rep.unexpected.empty());
+  }
+  // Cables of ports 8 and 9 of switch a exchanged -> "swap the cables at a ports 8 and 9".
+  {
+    auto lines = split_lines(emit_ibnetdiscover(plan));
+    const auto p8 = plan.peer(a, 8), p9 = plan.peer(a, 9);
+    cable(lines, plan, a, 8, p9->first, p9->second);
+    cable(lines, plan, a, 9, p8->first, p8->second);
+    const auto rep = verify_text(plan, join(lines));
+    ASSERT_EQ(rep.miswired.size(), 1u) << rep.text();
+    const bool ok = rep.miswired[0].find(fmt::format("swap the cables at {} ports 8 and 9", plan.name(a))) != std::string::npos ||
+                    rep.miswired[0].find(fmt::format("swap the cables at {} ports 9 and 8", plan.name(a))) != std::string::npos;
+    EXPECT_TRUE(ok) << rep.miswired[0];
+    EXPECT_EQ(rep.missing.size(), 2u);
+  }
+}
+
+TEST(CablingVerify, FindsMissingCable) {
+  const auto plan = make_cabling_plan(5, -1, 36);
+  auto lines = split_lines(emit_ibnetdiscover(plan));
+  const auto& l = plan.links[7];
+  set_port(lines, plan, l.sw_a, l.port_a, -1, 0);
+  set_port(lines, plan, l.sw_b, l.port_b, -1, 0);
+  const auto rep = verify_text(plan, join(lines));
+  EXPECT_FALSE(rep.ok());
+  ASSERT_EQ(rep.missing.size(), 1u) << rep.text();
+  EXPECT_NE(rep.missing[0].find(fmt::format("[link {}, step {}", l.id, l.step)), std::string::npos);
+  EXPECT_NE(rep.missing[0].find("both ports are free"), std::string::npos);
+  EXPECT_TRUE(rep.miswired.empty());
+  EXPECT_TRUE(rep.unexpected.empty());
+  EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()) - 1);
+}
+
+TEST(CablingVerify, FindsExtraCableAndStrayEndpoint) {
+  const auto plan = make_cabling_plan(5, -1, 36);
+  auto lines = split_lines(emit_ibnetdiscover(plan));
+  cable(lines, plan, 3, 30, 40, 31);
+  const auto rep = verify_text(plan, join(lines));
+  EXPECT_FALSE(rep.ok());
+  ASSERT_EQ(rep.unexpected.size(), 1u) << rep.text();
+  EXPECT_NE(rep.unexpected[0].find(fmt::format("{} port 30 <-> {} port 31", plan.name(3), plan.name(40))), std::string::npos)
+      << rep.unexpected[0];
+  EXPECT_NE(rep.unexpected[0].find("remove the cable"), std::string::npos);
+  EXPECT_TRUE(rep.missing.empty());
+  EXPECT_TRUE(rep.miswired.empty());
+  EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
+}
+
+TEST(CablingVerify, MappingFileAndUnknownSwitches) {
+  auto plan = make_cabling_plan(4, -1, 20);
+  std::string dump = emit_ibnetdiscover(plan);
+  // Replace every planned name in the descriptions by an opaque one; the map restores the relation.
+  std::string map_text = "# guid name\n";
+  for (int s = 0; s < plan.num_switches(); ++s) {
+    const std::string nm = plan.name(s) + ":";
+    for (auto at = dump.find(nm); at != std::string::npos; at = dump.find(nm, at))
+      dump.replace(at, nm.size(), fmt::format("box{}:", 100 + s));
+    map_text += fmt::format("0x{} \"{}\"\n", switch_guid(s).substr(3), plan.name(s));  // GUIDs without leading zeros
+  }
+  // Without a map no switch is recognised.
+  const auto fab = parse_ibnetdiscover_text(dump, "opaque.txt");
+  const auto bad = verify_cabling(plan, fab);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.matched, 0);
+  std::istringstream mm(map_text);
+  const auto names = parse_name_map(mm, "names.map");
+  EXPECT_EQ(names.size(), static_cast<std::size_t>(plan.num_switches()));
+  const auto good = verify_cabling(plan, fab, &names);
+  EXPECT_TRUE(good.ok()) << good.text();
+  EXPECT_NE(good.mapping[0].find(fmt::format("{} by mapping file", plan.num_switches())), std::string::npos);
+  // Two switches claiming the same name is an error.
+  auto dup = names;
+  dup[switch_guid(1)] = plan.name(0);
+  EXPECT_THROW(verify_cabling(plan, fab, &dup), UserError);
+}
+
+TEST(CablingVerify, NameMapErrors) {
+  std::istringstream bad1("0xZZ \"a\"\n");
+  EXPECT_THROW(parse_name_map(bad1, "m"), UserError);
+  std::istringstream bad2("# ok\n0x1 \"a\"\n0x01 \"b\"\n");
+  try {
+    parse_name_map(bad2, "m");
+    ADD_FAILURE();
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("m:3:", 0), 0u) << e.what();
+  }
+  std::istringstream ok("0x2c9 sf-0-0-0   # comment\n");
+  const auto m = parse_name_map(ok, "m");
+  EXPECT_EQ(m.at("00000000000002c9"), "sf-0-0-0");
+}
+
+TEST(ToolkitConfig, ReadsKeysAndRejectsUnknownOnes) {
+  const auto c = parse_toolkit_config(
+      "[topology]\nkind = \"slim_fly\"\nq = 7\np = 5\n[cabling]\nswitch_ports = 36\n"
+      "[cost.radix48]\nswitch = 20000\nswitch_cable = 1000.5\nendpoint_cable = 100\n",
+      "t.toml");
+  EXPECT_EQ(c.q, 7);
+  EXPECT_EQ(c.p, 5);
+  EXPECT_EQ(c.switch_ports, 36);
+  ASSERT_TRUE(c.prices.count(48));
+  EXPECT_DOUBLE_EQ(c.prices.at(48).switch_cable, 1000.5);
+  EXPECT_TRUE(c.prices.count(36));  // defaults kept
+  struct Case {
+    std::string text, msg;
+  };
+  const std::vector<Case> cases = {
+      {"[topology]\nkind = \"slim_fly\"\n\nqq = 5\n", "t.toml:4: unknown key 'topology.qq'; did you mean 'q'?"},
+      {"[topologie]\nq = 5\n", "t.toml:1: unknown key 'topologie'; did you mean 'topology'?"},
+      {"[topology]\nq = \"five\"\n", "t.toml:2: 'topology.q' must be an integer"},
+      {"[topology]\nkind = \"dragonfly\"\n", "t.toml:2: topology.kind = \"dragonfly\""},
+      {"[cost.radix36]\nswich = 1\n", "t.toml:2: unknown key 'cost.radix36.swich'; did you mean 'switch'?"},
+      {"[cost.big]\nswitch = 1\n", "t.toml:1: unknown key 'cost.big'"},
+      {"[topology]\nq = 5\nq = 7\n", "t.toml:3: TOML syntax error"},
+  };
+  for (const auto& cs : cases) {
+    try {
+      parse_toolkit_config(cs.text, "t.toml");
+      ADD_FAILURE() << cs.text;
+    } catch (const UserError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(cs.msg, 0), 0u) << e.what();
+    }
+  }
+}
