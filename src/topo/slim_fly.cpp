@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -214,7 +215,14 @@ std::vector<SlimFlySize> suggest_slim_fly(int hosts, int max_candidates) {
     if (da != db) return da < db;
     return a.hosts > b.hosts;
   });
+  // Always offer the smallest network with at least `hosts` endpoints, even if a smaller one is
+  // closer (App. A.5 looks for sizes "as close to N as possible"; users usually need >= N).
+  std::optional<SlimFlySize> at_least;
+  for (const auto& c : all)
+    if (c.hosts >= hosts && (!at_least || c.hosts < at_least->hosts)) at_least = c;
   if (static_cast<int>(all.size()) > max_candidates) all.resize(static_cast<std::size_t>(max_candidates));
+  if (at_least && std::none_of(all.begin(), all.end(), [&](const SlimFlySize& c) { return c.q == at_least->q; }))
+    all.back() = *at_least;
   return all;
 }
 

@@ -331,5 +331,15 @@ TEST(SlimFly, SuggestSizes) {
   // Sorted by distance to the request.
   for (std::size_t i = 1; i < s.size(); ++i)
     EXPECT_LE(std::abs(s[i - 1].hosts - 2048), std::abs(s[i].hosts - 2048));
+  // 1000 endpoints: q = 9 (1134) is closest; q = 4 (96) is closer than q = 11 (2178) but the
+  // smallest network with >= 1000 endpoints (q = 9) is always included.
+  s = suggest_slim_fly(1000, 2);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].q, 9);
+  EXPECT_EQ(s[1].q, 8);
+  s = suggest_slim_fly(1200, 2);  // closest are 9 (1134) and 8 (768); 11 (2178) is the first >= 1200
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].q, 9);
+  EXPECT_EQ(s[1].q, 11);
   EXPECT_THROW(suggest_slim_fly(0), UserError);
 }
