@@ -124,6 +124,23 @@ std::vector<std::int32_t> PathModel::path_links(std::int32_t a, std::int32_t b) 
   return {rev.rbegin(), rev.rend()};
 }
 
+SimTime PathModel::ideal_fct(std::int32_t a, std::int32_t b, Bytes bytes, Bytes mtu, Bytes header) const {
+  const Bytes n = (bytes + mtu - 1) / mtu;
+  if (n <= 0) return 0;
+  const Bytes full = mtu + header;
+  const Bytes last = header + bytes - (n - 1) * mtu;
+  if (n == 1) return one_way(a, b, last);
+  // The NIC sends the n-1 full packets back to back; the last (possibly shorter) packet then trails
+  // the previous full packet at every later hop, so it leaves each hop one full-packet time after
+  // its predecessor started there, and is serialized itself only on the final link.
+  const auto links = path_links(a, b);
+  SimTime t = serialization_ps((n - 1) * full, t_.links[links.front()].rate);
+  for (std::size_t i = 1; i < links.size(); ++i) t += serialization_ps(full, t_.links[links[i]].rate);
+  t += serialization_ps(last, t_.links[links.back()].rate);
+  for (auto l : links) t += t_.links[l].latency;
+  return t + static_cast<SimTime>(links.size() - 1) * sw_lat_;
+}
+
 SimTime PathModel::one_way(std::int32_t a, std::int32_t b, Bytes bytes) const {
   const auto links = path_links(a, b);
   SimTime t = 0;
@@ -328,12 +345,7 @@ std::vector<metrics::FlowResult> Simulation::flow_results() const {
     if (s.is_compute()) {
       r.ideal = s.compute;
     } else if (f.npkts > 0) {
-      // Alone on an idle network: the NIC streams every packet back to back and the last one
-      // travels the shortest path (the host link is the bottleneck).
-      const Bytes wire = s.bytes + static_cast<Bytes>(f.npkts) * cfg_.header_bytes;
-      const Bytes last = d_.packet_bytes - (static_cast<Bytes>(f.npkts) * cfg_.mtu - s.bytes);
-      const BitsPerSec host_rate = topo_.links[topo_.ports[s.src][0].link].rate;
-      r.ideal = serialization_ps(wire - last, host_rate) + paths_->one_way(s.src, s.dst, last);
+      r.ideal = paths_->ideal_fct(s.src, s.dst, s.bytes, cfg_.mtu, cfg_.header_bytes);
     }
     out.push_back(std::move(r));
   }

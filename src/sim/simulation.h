@@ -38,6 +38,9 @@ class PathModel {
  public:
   PathModel(const topo::Topology& t, SimTime switch_latency);
   SimTime one_way(std::int32_t src_host, std::int32_t dst_host, Bytes bytes) const;
+  // FCT of a `bytes` message alone on an idle network (NIC streams MTU packets back to back; exact
+  // when every link on the path has the same rate, a lower bound otherwise).
+  SimTime ideal_fct(std::int32_t src_host, std::int32_t dst_host, Bytes bytes, Bytes mtu, Bytes header) const;
   // Links of the shortest path used (host link first).
   std::vector<std::int32_t> path_links(std::int32_t src_host, std::int32_t dst_host) const;
 

@@ -16,7 +16,7 @@ void CongestionControl::clamp() {
 }
 
 void CongestionControl::roll_window(SimTime now) {
-  if (p_.base_rtt <= 0) return;
+  if (p_.base_rtt <= 0 || first_ack_ < 0) return;
   while (now - win_start_ >= p_.base_rtt) {
     acked_prev_ = acked_cur_;
     acked_cur_ = 0;
@@ -29,6 +29,10 @@ void CongestionControl::roll_window(SimTime now) {
 }
 
 void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
+  if (first_ack_ < 0) {
+    first_ack_ = now;
+    win_start_ = now;
+  }
   roll_window(now);
   acked_cur_ += acked;
   if (marked > 0) {
@@ -47,6 +51,7 @@ void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
 // Returns true when QuickAdapt handled (or deliberately ignored) the loss signal.
 bool CongestionControl::quick_adapt(SimTime now) {
   if (!p_.quick_adapt) return false;
+  if (first_ack_ < 0 || now - first_ack_ < p_.base_rtt) return false;  // no full RTT measured yet
   roll_window(now);
   if (now < qa_quiet_until_) return true;  // already adapted for this episode
   // Bytes delivered over the last base RTT: the current partial window plus the overlapping share

@@ -15,6 +15,8 @@
 //   QuickAdapt    on a NACK or timeout, at most once per base RTT, set cwnd to the bytes acknowledged
 //                 during the last base RTT (what the path actually delivered) instead of shrinking it
 //                 step by step; further loss signals within that base RTT cause no extra reduction.
+//                 It acts only after the first base RTT of ACKs (before that there is no measurement
+//                 and the plain per-loss decrease applies).
 //   FastIncrease  after a whole window of ACKs without any congestion signal, grow by
 //                 fast_increase_gain * acked per ACK (about doubling per RTT with gain 1) until the
 //                 next ECN mark, NACK or timeout.
@@ -65,6 +67,7 @@ class CongestionControl {
   bool quick_adapt(SimTime now);
   void roll_window(SimTime now);
   // QuickAdapt bookkeeping: bytes acked in the current and previous base-RTT windows.
+  SimTime first_ack_ = -1;  // QuickAdapt needs one full base RTT of delivery history first
   SimTime win_start_ = 0;
   Bytes acked_cur_ = 0, acked_prev_ = 0;
   SimTime qa_quiet_until_ = -1;

@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/event_queue.h"
+#include "core/rng.h"
+#include "core/stats.h"
+#include "core/time.h"
+
+using namespace lbsim;
+
+TEST(Time, SerializationIsExact) {
+  // 400 Gb/s and a 4160-byte packet: 4160 * 8 / 400e9 s = 83.2 ns (DESIGN.md).
+  EXPECT_EQ(serialization_ps(4160, gbps(400)), 83'200);
+  EXPECT_EQ(serialization_ps(64, gbps(400)), 1'280);
+  EXPECT_EQ(serialization_ps(4160, gbps(200)), 166'400);
+  // 100 Gb/s, 1500 B: 120 ns.
+  EXPECT_EQ(serialization_ps(1500, gbps(100)), 120'000);
+  // Rounds up when inexact: 1 byte at 3 Gb/s = 2666.67 ps.
+  EXPECT_EQ(serialization_ps(1, 3'000'000'000), 2'667);
+  EXPECT_EQ(bytes_in(us(1), gbps(400)), 50'000);
+}
+
+TEST(EventQueue, OrdersByTimeThenInsertion) {
+  EventQueue q;
+  q.push(50, 1, 0);
+  q.push(10, 1, 1);
+  q.push(50, 1, 2);
+  q.push(10, 1, 3);
+  q.push(30, 1, 4);
+  std::vector<std::uint32_t> order;
+  while (!q.empty()) order.push_back(q.pop().obj);
+  EXPECT_EQ(order, (std::vector<std::uint32_t>{1, 3, 4, 0, 2}));
+}
+
+TEST(EventQueue, RandomisedAgainstStableSort) {
+  EventQueue q;
+  Rng rng(7, 1);
+  std::vector<std::pair<SimTime, std::uint32_t>> ref;
+  for (std::uint32_t i = 0; i < 20000; ++i) {
+    const SimTime t = static_cast<SimTime>(rng.below(500));
+    q.push(t, 0, i);
+    ref.emplace_back(t, i);
+  }
+  std::stable_sort(ref.begin(), ref.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (const auto& [t, i] : ref) {
+    const Event e = q.pop();
+    ASSERT_EQ(e.time, t);
+    ASSERT_EQ(e.obj, i);
+  }
+}
+
+TEST(Rng, StreamsAreReproducibleAndIndependent) {
+  Rng a(42, hash_name("ecn"), 3), b(42, hash_name("ecn"), 3), c(42, hash_name("ecn"), 4), d(43, hash_name("ecn"), 3);
+  for (int i = 0; i < 100; ++i) {
+    const auto x = a.next();
+    EXPECT_EQ(x, b.next());
+    EXPECT_NE(x, c.next());
+    EXPECT_NE(x, d.next());
+  }
+}
+
+TEST(Rng, BelowIsUniform) {
+  Rng r(1, 2);
+  std::vector<int> counts(10, 0);
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) ++counts[r.below(10)];
+  // Chi-square with 9 degrees of freedom; 27.9 is the 99.9% quantile.
+  double chi = 0;
+  for (int c : counts) chi += (c - n / 10.0) * (c - n / 10.0) / (n / 10.0);
+  EXPECT_LT(chi, 27.9);
+}
+
+TEST(Stats, Percentiles) {
+  std::vector<double> v{5, 1, 4, 2, 3};
+  EXPECT_DOUBLE_EQ(percentile(v, 50), 3);
+  EXPECT_DOUBLE_EQ(percentile(v, 0), 1);
+  EXPECT_DOUBLE_EQ(percentile(v, 100), 5);
+  EXPECT_DOUBLE_EQ(percentile(v, 25), 2);
+  EXPECT_DOUBLE_EQ(percentile({}, 50), 0);
+}

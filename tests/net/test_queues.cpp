@@ -1,0 +1,171 @@
+// Queue behaviour of a single switch port: RED-style ECN, trimming, tail drop, priority.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "net/network.h"
+#include "topo/topology.h"
+
+using namespace lbsim;
+
+namespace {
+
+// One switch with `hosts` hosts.
+topo::Topology star(int hosts) {
+  topo::Topology t;
+  t.kind = "star";
+  for (int h = 0; h < hosts; ++h) t.add_host("h" + std::to_string(h));
+  const auto sw = t.add_switch("sw");
+  for (int h = 0; h < hosts; ++h) t.connect(h, sw, gbps(400), ns(100), topo::LinkKind::HostLink);
+  return t;
+}
+
+struct ToDst : net::Router {
+  const topo::Topology& t;
+  explicit ToDst(const topo::Topology& topo) : t(topo) {}
+  std::int32_t route(std::int32_t, net::Packet& p) override { return t.ports[p.dst][0].peer_port; }
+};
+
+struct Sink : net::HostHandler {
+  net::Network* net = nullptr;
+  std::vector<net::Packet> got;
+  void on_packet(std::uint32_t pkt) override {
+    got.push_back(net->pkt(pkt));
+    net->packets().release(pkt);
+  }
+  std::uint32_t pull_data(std::int32_t) override { return net::kNil; }
+};
+
+struct Bench {
+  topo::Topology t = star(2);
+  ToDst router{t};
+  Sink sink;
+  std::unique_ptr<net::Network> net;
+  explicit Bench(net::NetConfig cfg, std::uint64_t seed = 1) {
+    net = std::make_unique<net::Network>(t, cfg, seed);
+    net->set_router(&router);
+    sink.net = net.get();
+    net->set_host_handler(&sink);
+  }
+  // Puts `n` data packets of `size` bytes into the switch port towards host 1 at time 0.
+  void burst(int n, std::uint32_t size) {
+    const std::uint32_t port = net->port_id(t.switch_node(0), t.ports[1][0].peer_port);
+    for (int i = 0; i < n; ++i) {
+      const auto pi = net->packets().alloc();
+      auto& p = net->pkt(pi);
+      p.type = net::PacketType::Data;
+      p.psn = static_cast<std::uint32_t>(i);
+      p.src = 0;
+      p.dst = 1;
+      p.size = size;
+      p.payload = size - 64;
+      net->enqueue(port, pi);
+    }
+    net->run(kTimeNever);
+  }
+};
+
+net::NetConfig config(Bytes limit, bool trimming) {
+  net::NetConfig c;
+  c.queue.data_limit = limit;
+  c.queue.ctrl_limit = limit;
+  c.queue.kmin = 0.2;
+  c.queue.kmax = 0.8;
+  c.queue.trimming = trimming;
+  return c;
+}
+
+}  // namespace
+
+TEST(Queue, EcnProbabilityFollowsKminKmaxLine) {
+  // Packet i of a burst sees (i - 1) packets waiting (packet 0 goes straight onto the wire).
+  // RED: p(q) = 0 for q <= Kmin, (q - Kmin) / (Kmax - Kmin) in between, 1 at or above Kmax.
+  const std::uint32_t size = 1000;
+  const int n = 101;
+  const Bytes limit = 100 * size;  // Kmin = 20 packets, Kmax = 80 packets
+  const int trials = 600;
+  std::vector<int> marked(n, 0);
+  for (int t = 0; t < trials; ++t) {
+    Bench b(config(limit, true), static_cast<std::uint64_t>(t + 1));
+    b.burst(n, size);
+    ASSERT_EQ(b.sink.got.size(), static_cast<std::size_t>(n));
+    for (const auto& p : b.sink.got)
+      if (p.ecn()) ++marked[p.psn];
+  }
+  double max_err = 0;
+  for (int i = 1; i < n; ++i) {
+    const double q = (i - 1) * static_cast<double>(size);
+    const double expect = q <= 0.2 * limit ? 0.0 : q >= 0.8 * limit ? 1.0 : (q - 0.2 * limit) / (0.6 * limit);
+    const double got = marked[i] / static_cast<double>(trials);
+    if (expect == 0.0 || expect == 1.0) {
+      EXPECT_EQ(got, expect) << "packet " << i << " saw " << q << " bytes";
+    } else {
+      // Binomial standard deviation <= sqrt(0.25 / 600) = 0.0204; allow 4 sigma.
+      EXPECT_NEAR(got, expect, 0.082) << "packet " << i;
+      max_err = std::max(max_err, std::abs(got - expect));
+    }
+  }
+  EXPECT_EQ(marked[0], 0);
+  EXPECT_GT(max_err, 0.0);  // the marking is random, not a step
+}
+
+TEST(Queue, TrimmingCutsPayloadAndJumpsTheQueue) {
+  Bench b(config(10 * 4160, true));
+  b.burst(20, 4160);
+  auto& got = b.sink.got;
+  ASSERT_EQ(got.size(), 20u);
+  // Packet 0 is on the wire at once, packets 1..10 fill the 10-packet data queue, 11..19 are trimmed
+  // to their 64-byte header and sent through the priority queue ahead of the waiting data.
+  EXPECT_EQ(got[0].psn, 0u);
+  EXPECT_FALSE(got[0].trimmed());
+  for (int i = 1; i <= 9; ++i) {
+    EXPECT_TRUE(got[i].trimmed());
+    EXPECT_EQ(got[i].psn, static_cast<std::uint32_t>(10 + i));
+    EXPECT_EQ(got[i].size, 64u);
+    EXPECT_EQ(got[i].payload, 0u);
+  }
+  for (int i = 10; i < 20; ++i) {
+    EXPECT_FALSE(got[i].trimmed());
+    EXPECT_EQ(got[i].psn, static_cast<std::uint32_t>(i - 9));
+  }
+  const auto& st = b.net->port(b.net->port_id(b.t.switch_node(0), 1)).stats;
+  EXPECT_EQ(st.trims, 9u);
+  EXPECT_EQ(st.drops, 0u);
+  EXPECT_EQ(b.net->dropped(), 0u);
+}
+
+TEST(Queue, TailDropWithoutTrimming) {
+  Bench b(config(10 * 4160, false));
+  b.burst(20, 4160);
+  EXPECT_EQ(b.sink.got.size(), 11u);
+  EXPECT_EQ(b.net->dropped(), 9u);
+  const auto& st = b.net->port(b.net->port_id(b.t.switch_node(0), 1)).stats;
+  EXPECT_EQ(st.drops, 9u);
+  EXPECT_EQ(st.trims, 0u);
+  // Conservation: every packet created was delivered or dropped.
+  EXPECT_EQ(b.net->packets().allocated(), b.net->delivered() + b.net->dropped() + b.net->packets().live());
+  EXPECT_EQ(b.net->packets().live(), 0u);
+}
+
+TEST(Queue, DeliveryTimesAreSerializationPlusLatency) {
+  // Back-to-back packets leave the port one serialization time apart and arrive latency later.
+  Bench b(config(100 * 4160, true));
+  std::vector<SimTime> times;
+  struct Timed : net::HostHandler {
+    net::Network* net;
+    std::vector<SimTime>* times;
+    void on_packet(std::uint32_t pkt) override {
+      times->push_back(net->now());
+      net->packets().release(pkt);
+    }
+    std::uint32_t pull_data(std::int32_t) override { return net::kNil; }
+  } timed;
+  timed.net = b.net.get();
+  timed.times = &times;
+  b.net->set_host_handler(&timed);
+  b.burst(3, 4160);
+  ASSERT_EQ(times.size(), 3u);
+  EXPECT_EQ(times[0], 83'200 + 100'000);  // serialization + 100 ns link (the peer is a host: no switch latency)
+  EXPECT_EQ(times[1] - times[0], 83'200);
+  EXPECT_EQ(times[2] - times[1], 83'200);
+}

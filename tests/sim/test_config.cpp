@@ -1,0 +1,117 @@
+// Every configuration error path gives a message naming the file, line and key.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "helpers.h"
+
+using namespace lbsim;
+
+namespace {
+
+std::string load_error(const std::string& toml) {
+  const auto dir = test::temp_dir("cfg");
+  const auto path = test::write_file(dir + "/c.toml", toml);
+  try {
+    sim::Config c;
+    sim::load_config_file(c, path);
+    sim::validate(c);
+    sim::build_topology(c);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+
+}  // namespace
+
+TEST(Config, UnknownKeyNamesFileLineAndSuggests) {
+  const auto e = load_error("[network]\nkmin = 0.2\nkmim = 0.3\n");
+  EXPECT_CONTAINS(e, "c.toml:3");
+  EXPECT_CONTAINS(e, "unknown key 'network.kmim'");
+  EXPECT_CONTAINS(e, "did you mean 'network.kmin'");
+}
+
+TEST(Config, UnknownSectionAndKeyOutsideSection) {
+  EXPECT_CONTAINS(load_error("[netwrk]\nkmin = 0.2\n"), "unknown key 'netwrk'");
+  const auto e = load_error("seed = 3\n");
+  EXPECT_CONTAINS(e, "c.toml:1");
+  EXPECT_CONTAINS(e, "must be inside a section");
+}
+
+TEST(Config, WrongType) {
+  const auto e = load_error("[network]\n\nkmin = \"high\"\n");
+  EXPECT_CONTAINS(e, "c.toml:3");
+  EXPECT_CONTAINS(e, "key 'network.kmin': expected a number, got a string");
+  EXPECT_CONTAINS(load_error("[network]\necn = 1\n"), "expected true or false");
+  EXPECT_CONTAINS(load_error("[topology]\nhosts = 1.5\n"), "expected an integer");
+}
+
+TEST(Config, BadValues) {
+  EXPECT_CONTAINS(load_error("[workload]\nsize = -5\n"), "out of range");
+  EXPECT_CONTAINS(load_error("[workload]\nsize = \"8 bananas\"\n"), "is not a size");
+  EXPECT_CONTAINS(load_error("[network]\nkmin = 1.5\n"), "out of range [0, 1]");
+  EXPECT_CONTAINS(load_error("[network]\nkmin = 0.9\nkmax = 0.5\n"), "must be below network.kmax");
+  EXPECT_CONTAINS(load_error("[lb]\nalgorithm = \"fastest\"\n"), "'fastest' is not one of: ecmp, ops");
+  EXPECT_CONTAINS(load_error("[workload]\nkind = \"flows_csv\"\n"), "needs workload.file");
+}
+
+TEST(Config, ImpossibleTopology) {
+  EXPECT_CONTAINS(load_error("[topology]\nhosts = 1000\nradix = 16\n"), "a spine of radix 16 reaches at most 16 ToRs");
+  EXPECT_CONTAINS(load_error("[topology]\noversubscription = 3\n"), "divide the 8 hosts per ToR");
+}
+
+TEST(Config, MissingFileAndSyntaxError) {
+  try {
+    sim::Config c;
+    sim::load_config_file(c, "/nonexistent/x.toml");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "cannot open config file '/nonexistent/x.toml'");
+  }
+  const auto e = load_error("[network]\nkmin = = 3\n");
+  EXPECT_CONTAINS(e, "c.toml:2");
+  EXPECT_CONTAINS(e, "TOML syntax error");
+}
+
+TEST(Config, SizesAndOverrides) {
+  sim::Config c;
+  sim::apply_override(c, "workload.size=\"8MiB\"");
+  EXPECT_EQ(c.size_bytes, 8 << 20);
+  sim::apply_override(c, "workload.size=4KiB");
+  EXPECT_EQ(c.size_bytes, 4096);
+  sim::apply_override(c, "lb.algorithm=ecmp");
+  EXPECT_EQ(c.lb, "ecmp");
+  sim::apply_override(c, "network.kmin=0.1");
+  EXPECT_DOUBLE_EQ(c.kmin, 0.1);
+  try {
+    sim::apply_override(c, "network.kmn=0.1");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "--set: unknown key 'network.kmn' (did you mean 'network.kmin'?)");
+  }
+  try {
+    sim::apply_override(c, "kmin");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "expected section.key=value");
+  }
+}
+
+TEST(Config, ResolvedConfigRoundTrips) {
+  sim::Config c;
+  c.kmin = 0.15;
+  c.lb = "ecmp";
+  c.size_bytes = 12345;
+  const auto dir = test::temp_dir("roundtrip");
+  const auto path = test::write_file(dir + "/r.toml", sim::to_toml(c));
+  sim::Config d;
+  sim::load_config_file(d, path);
+  EXPECT_EQ(sim::to_toml(d), sim::to_toml(c));
+}
+
+TEST(Config, DocsAreInSync) {
+  const auto doc = test::read_file(std::string(LBSIM_SOURCE_DIR) + "/docs/config.md");
+  EXPECT_EQ(doc, sim::keys_markdown()) << "regenerate with: ./build/lbsim config --markdown > docs/config.md";
+}
