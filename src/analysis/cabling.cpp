@@ -444,6 +444,16 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
   std::set<int> cur_ports;
   int lineno = 0;
   std::size_t pos = 0;
+  std::map<std::string, int> type_line;
+  // A GUID keeps its node type everywhere it is mentioned.
+  auto note_type = [&](char t, const std::string& g) {
+    auto [it, fresh] = f.type.emplace(g, t);
+    if (fresh) {
+      type_line[g] = lineno;
+    } else if (it->second != t) {
+      fail(src, lineno, fmt::format("GUID {} is named {}-{} here but {}-{} at line {}", g, t, g, it->second, g, type_line[g]));
+    }
+  };
   while (pos <= text.size()) {
     std::size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
@@ -489,6 +499,7 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
       }
       if (auto it = f.by_guid.find(guid); it != f.by_guid.end())
         fail(src, lineno, fmt::format("node {}-{} already listed at line {}", type, guid, f.nodes[static_cast<std::size_t>(it->second)].line));
+      note_type(type, guid);
       f.by_guid[guid] = static_cast<int>(f.nodes.size());
       cur = static_cast<int>(f.nodes.size());
       f.nodes.push_back(n);
@@ -514,7 +525,7 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
       if (!c.end() && c.s[c.i] != '#') fail(src, lineno, fmt::format("unexpected text '{}' after the peer port", raw.substr(c.i)));
       if (!cur_ports.insert(static_cast<int>(*pt)).second)
         fail(src, lineno, fmt::format("port {} of {}-{} is listed twice", *pt, self.type, self.guid));
-      (void)ptype;
+      note_type(ptype, pguid);
       const IbEnd a{self.guid, static_cast<int>(*pt)}, b{pguid, static_cast<int>(*pp)};
       if (a == b) fail(src, lineno, "a port cannot be connected to itself");
       auto record = [&](const IbEnd& from, const IbEnd& to, bool expl) {
@@ -704,12 +715,16 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
     auto it = fab.by_guid.find(guid);
     return it == fab.by_guid.end() ? nullptr : &fab.nodes[static_cast<std::size_t>(it->second)];
   };
+  auto type_of = [&](const std::string& guid) {
+    auto it = fab.type.find(guid);
+    return it == fab.type.end() ? 'S' : it->second;
+  };
   auto end_name = [&](const End& e) { return fmt::format("{} port {}", plan.name(e.sw), e.port); };
   auto ib_name = [&](const IbEnd& e) {
     if (auto it = guid_sw.find(e.guid); it != guid_sw.end()) return end_name(End{it->second, e.port});
     const IbNode* n = node_of(e.guid);
-    const char t = n ? n->type : '?';
-    return fmt::format("{}-{}{} port {}", t == '?' ? 'S' : t, e.guid, n && !n->desc.empty() ? " \"" + n->desc + "\"" : "", e.port);
+    return fmt::format("{}-{}{} port {}", type_of(e.guid), e.guid, n && !n->desc.empty() ? " \"" + n->desc + "\"" : "",
+                       e.port);
   };
 
   // 2. Discovered switch-switch cables between mapped switches, and the rest.
@@ -717,25 +732,24 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
   for (const auto& [a, val] : fab.peer) {
     const IbEnd& b = val.first;
     if (b < a) continue;  // each cable once
-    const IbNode* na = node_of(a.guid);
-    const IbNode* nb = node_of(b.guid);
-    const char ta = na ? na->type : 'S', tb = nb ? nb->type : 'S';
+    const char ta = type_of(a.guid), tb = type_of(b.guid);
     const auto ia = guid_sw.find(a.guid), ib = guid_sw.find(b.guid);
-    if (ta == 'S' && tb == 'S') {
+    if (ta != 'H' && tb != 'H') {  // switch (or router) to switch
       if (ia != guid_sw.end() && ib != guid_sw.end()) {
         const End ea{ia->second, a.port}, eb{ib->second, b.port};
         disc[ea] = eb;
         disc[eb] = ea;
-      } else if (na && nb) {
-        rep.unexpected.push_back(fmt::format("cable {} <-> {} (line {}): involves a switch that is not in the plan",
-                                             ib_name(a), ib_name(b), val.second));
+      } else {
+        rep.unexpected.push_back(fmt::format("cable {} <-> {} (line {}): involves a {} that is not in the plan",
+                                             ib_name(a), ib_name(b), val.second,
+                                             ta == 'R' || tb == 'R' ? "router or switch" : "switch"));
       }
       continue;
     }
     // Endpoint (CA) cables: must sit on ports 1..p of a planned switch.
     const IbEnd& se = ta == 'S' ? a : b;
     const auto is = guid_sw.find(se.guid);
-    if ((ta == 'S') == (tb == 'S') || is == guid_sw.end()) continue;  // CA-CA or unmapped switch: reported above
+    if ((ta == 'S') == (tb == 'S') || is == guid_sw.end()) continue;  // CA-CA/CA-router or unmapped switch
     if (se.port > plan.p)
       rep.unexpected.push_back(fmt::format("{} carries an endpoint ({}), but endpoints use ports 1-{}; move it to a free "
                                            "endpoint port",

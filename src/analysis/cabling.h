@@ -88,6 +88,7 @@ struct IbFabric {
   std::string source;
   std::vector<IbNode> nodes;
   std::map<std::string, int> by_guid;        // guid -> index in nodes
+  std::map<std::string, char> type;          // guid -> 'S'/'H'/'R', from headers and link lines
   std::map<IbEnd, std::pair<IbEnd, int>> peer;  // both directions; value = (peer end, line)
 };
 // Parses ibnetdiscover output; malformed input throws UserError "source:line: message".

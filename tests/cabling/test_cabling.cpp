@@ -262,6 +262,7 @@ TEST(Ibnetdiscover, MalformedLinesGiveLineNumbers) {
        "bad.txt:5:", "inconsistent dump"},
       {head + "[3]\t\"S-0002c903004e4c00\"[40]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n", "bad.txt:2:", "peer port 40 out of range"},
       {head + head, "bad.txt:2:", "already listed at line 1"},
+      {head + "[3]\t\"H-0002c903004e4c00\"[1]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n", "bad.txt:4:", "is named S-"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
@@ -372,6 +373,18 @@ TEST(CablingVerify, FindsExtraCableAndStrayEndpoint) {
   EXPECT_TRUE(rep.missing.empty());
   EXPECT_TRUE(rep.miswired.empty());
   EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
+}
+
+TEST(CablingVerify, CableToSwitchMissingFromDumpIsUnexpected) {
+  const auto plan = make_cabling_plan(5, -1, 36);
+  auto lines = split_lines(emit_ibnetdiscover(plan));
+  // Port 30 of switch 0 reaches a switch whose own block is absent from the dump.
+  lines.insert(lines.begin() + 10, "[30]\t\"S-00000000deadbeef\"[2]\t\t# \"MF0;other:SX6036/U1\" lid 900 4xFDR");
+  const auto rep = verify_text(plan, join(lines));
+  ASSERT_EQ(rep.unexpected.size(), 1u) << rep.text();
+  EXPECT_NE(rep.unexpected[0].find("S-00000000deadbeef port 2"), std::string::npos) << rep.unexpected[0];
+  EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
+  EXPECT_FALSE(rep.ok());
 }
 
 TEST(CablingVerify, MappingFileAndUnknownSwitches) {
