@@ -92,9 +92,68 @@ int do_topo(const std::string& file, const std::vector<std::string>& sets) {
   return 0;
 }
 
+struct CompareOptions {
+  std::string config;
+  std::vector<std::string> sets;
+  std::string lbs = "ecmp,ops";
+  std::string out;
+  std::int64_t seed = -1;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const auto comma = s.find(',', pos);
+    const auto item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+// Runs the same scenario once per load balancer and prints one row per scheme.
+int do_compare(const CompareOptions& o) {
+  const auto base = load(o.config, o.sets);
+  const std::string root = o.out.empty() ? base.out_dir : o.out;
+  const auto lbs = split_list(o.lbs);
+  if (lbs.empty()) throw UserError("--lb: expected a comma-separated list of load balancers");
+  fmt::print("{:<10} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}\n", "scheme", "max_fct_us",
+             "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done");
+  int rc = 0;
+  for (const auto& lb : lbs) {
+    auto cfg = base;
+    sim::apply_override(cfg, "lb.algorithm=" + lb);
+    if (o.seed >= 0) cfg.seed = o.seed;
+    cfg.out_dir = root + "/" + lb;
+    cfg.progress = "off";
+    sim::Simulation s(cfg);
+    rc = std::max(rc, s.run());
+    s.write_outputs(cfg.out_dir);
+    const auto j = s.summary();
+    fmt::print("{:<10} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
+               j["fct_us"]["max"].get<double>(), j["fct_us"]["p99"].get<double>(), j["fct_us"]["mean"].get<double>(),
+               j["slowdown"]["mean"].get<double>(), j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(),
+               j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>(),
+               fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
+  }
+  fmt::print("run folders: {}/<scheme>/\n", root);
+  return rc;
+}
+
 }  // namespace
 
 void add_run_commands(CLI::App& app, Commands& out) {
+  auto copts = std::make_shared<CompareOptions>();
+  auto* cmp = app.add_subcommand("compare", "Run one scenario with several load balancers and print a table");
+  cmp->add_option("config", copts->config, "Config file (TOML)")->required()->check(CLI::ExistingFile);
+  cmp->add_option("--lb", copts->lbs, "Comma-separated load balancers (default ecmp,ops)");
+  cmp->add_option("--set", copts->sets, "Override a key: section.key=value (repeatable)");
+  cmp->add_option("--seed", copts->seed, "Seed (overrides run.seed)");
+  cmp->add_option("--out", copts->out, "Parent folder of the run folders (default output.dir)");
+  out.push_back({cmp, [copts] { return do_compare(*copts); }});
+
   auto opts = std::make_shared<RunOptions>();
   auto* run = app.add_subcommand("run", "Run a simulation described by a TOML config; writes a run folder");
   run->add_option("config", opts->config, "Config file (TOML)")->required()->check(CLI::ExistingFile);

@@ -1,0 +1,39 @@
+# lbsim front door. `make demo` and `make test` work on a fresh Debian 12 machine: they install
+# missing packages (scripts/install-deps.sh), configure, build and run.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+
+.PHONY: all deps build demo test bench docs clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The default scenario end to end: ECMP vs OPS on a 128-host fat tree permutation.
+demo: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target lbsim
+	$(BUILD)/lbsim compare examples/demo.toml --lb ecmp,ops
+
+# The whole test suite (unit, integration, CLI). Benchmarks are separate: `make bench`.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target lbsim
+	BIN=$(BUILD)/lbsim bash scripts/bench.sh
+
+# Regenerate the generated reference docs.
+docs: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target lbsim
+	$(BUILD)/lbsim config --markdown > docs/config.md
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make bench`: the engine's reference benchmark (not a test). Runs the 1024-host 2-tier fat tree
+# permutation of 8 MiB messages with OPS (examples/fat_tree_1024_permutation.toml) and prints wall
+# time, events, events per second and peak memory. Pass BENCH_REPEAT=n to repeat.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-build/lbsim}
+repeat=${BENCH_REPEAT:-1}
+for i in $(seq 1 "$repeat"); do
+  out=$(mktemp -d)
+  "$BIN" run examples/fat_tree_1024_permutation.toml --out "$out" --quiet --set output.ports_csv=false
+  /usr/bin/env python3 - "$out/summary.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+p = j["perf"]
+print(f"bench fat_tree_1024_permutation (OPS, 8 MiB): wall {p['wall_s']:.2f} s, events {j['events']:,}, "
+      f"{p['events_per_s']/1e6:.2f} M events/s, peak memory {p['peak_rss_mb']:.0f} MiB, "
+      f"max FCT {j['fct_us']['max']:.1f} us, completed {j['completed']}/{j['workload']['transfers']}")
+PY
+  rm -rf "$out"
+done

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages lbsim needs to build, test and plot, if any are missing.
+# Safe to run repeatedly: it does nothing when everything is present.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config
+      libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
+      libgtest-dev libgmock-dev libbenchmark-dev
+      coinor-libclp-dev libglpk-dev
+      python3 python3-matplotlib python3-pandas)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
