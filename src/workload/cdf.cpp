@@ -269,8 +269,14 @@ FlowSizeCdf builtin_cdf(std::string_view name) {
 
 CdfParseResult load_cdf(const std::string& name_or_path, const CdfOptions& opt) {
   const std::string n = lower(name_or_path);
-  for (const auto& b : builtins())
-    if (n == b.name) return CdfParseResult{FlowSizeCdf(b.points(), b.name), {}};
+  for (const auto& b : builtins()) {
+    if (n != b.name) continue;
+    CdfParseResult r{FlowSizeCdf(b.points(), b.name), {}};
+    if (n == "enterprise")
+      r.warnings.push_back("flow-size distribution 'enterprise' is an approximation of the published CONGA "
+                           "figure (no tabulated source); pass a CDF file when absolute numbers matter");
+    return r;
+  }
   return read_cdf_file(name_or_path, opt);
 }
 

@@ -145,6 +145,8 @@ TEST(Cdf, HeavyTailsMatchLapsSection41) {
 
 TEST(Cdf, LoadCdfTakesNamesOrPaths) {
   EXPECT_EQ(load_cdf("WebSearch").cdf.name(), "websearch");
+  EXPECT_TRUE(load_cdf("WebSearch").warnings.empty());
+  EXPECT_EQ(load_cdf("enterprise").warnings.size(), 1u);  // approximate: never silent
   EXPECT_EQ(load_cdf(kData + "AliStorage2019.txt").cdf.points().size(), 9u);
   EXPECT_THROW(load_cdf("/nonexistent/file.txt"), UserError);
 }
