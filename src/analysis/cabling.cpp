@@ -704,6 +704,10 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
     guid_sw[n.guid] = *sw;
     ++mapped;
   }
+  if (name_map)
+    for (const auto& [guid, nm] : *name_map)
+      if (!fab.by_guid.count(guid))
+        rep.warnings.push_back(fmt::format("mapping file entry {} \"{}\": no such node in the dump", guid, nm));
   rep.mapping.push_back(fmt::format("plan: Slim Fly q = {}, {} switches, {} switch-switch cables; fabric {}: {} "
                                     "switches mapped ({} by mapping file, {} by node description)",
                                     plan.q, ns, plan.links.size(), fab.source, mapped, by_file, mapped - by_file));

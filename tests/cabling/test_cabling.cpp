@@ -409,6 +409,12 @@ TEST(CablingVerify, MappingFileAndUnknownSwitches) {
   const auto good = verify_cabling(plan, fab, &names);
   EXPECT_TRUE(good.ok()) << good.text();
   EXPECT_NE(good.mapping[0].find(fmt::format("{} by mapping file", plan.num_switches())), std::string::npos);
+  EXPECT_TRUE(good.warnings.empty()) << all(good.warnings);
+  auto extra = names;
+  extra["00000000000000ff"] = "sf-0-0-0";
+  const auto warned = verify_cabling(plan, fab, &extra);
+  EXPECT_TRUE(warned.ok());
+  EXPECT_TRUE(contains(warned.warnings, "00000000000000ff")) << all(warned.warnings);
   // Two switches claiming the same name is an error.
   auto dup = names;
   dup[switch_guid(1)] = plan.name(0);
