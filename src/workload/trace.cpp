@@ -79,6 +79,7 @@ SimTime estimated_active_time(Bytes bytes, BitsPerSec rate, double slowdown) {
 Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
                         std::uint64_t seed, std::vector<std::string>* warnings) {
   check_params(p, num_hosts);
+  if (cdf.points().empty()) throw UserError("cdf trace: the flow-size distribution has no points");
   const std::uint64_t ws = hash_name("workload");
   const SimTime end = p.start + p.duration;
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -53,6 +55,18 @@ TEST(Permutation, SeededAndDeterministic) {
   for (auto& f : c.flows) dc.push_back(f.dst);
   EXPECT_EQ(da, db);
   EXPECT_NE(da, dc);  // 64 hosts: two seeds giving the same derangement has probability ~1e-89
+}
+
+TEST(Permutation, UniformOverDerangements) {
+  // 4 hosts have D(4) = 9 derangements; 90,000 draws give each 10,000 +- 5 sigma (sigma = sqrt(n p q)).
+  Rng rng(5, hash_name("test"), 0);
+  std::map<std::vector<std::int32_t>, int> count;
+  for (int i = 0; i < 90000; ++i) ++count[random_derangement({0, 1, 2, 3}, rng)];
+  ASSERT_EQ(count.size(), 9u);
+  for (const auto& [perm, c] : count) {
+    for (int h = 0; h < 4; ++h) EXPECT_NE(perm[h], h);
+    EXPECT_NEAR(c, 10000, 5 * std::sqrt(90000.0 * (1.0 / 9) * (8.0 / 9)));
+  }
 }
 
 TEST(Permutation, GroupConstraintKeepsReceiversOutsideTheGroup) {
