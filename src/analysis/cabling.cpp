@@ -140,6 +140,27 @@ std::string plan_links_csv(const CablingPlan& plan) {
   return out;
 }
 
+std::string plan_ports_csv(const CablingPlan& plan) {
+  std::string out = "switch,S,R,I,rack_slot,port,role,peer,peer_port,link\n";
+  for (int s = 0; s < plan.num_switches(); ++s) {
+    const auto& l = plan.labels[static_cast<std::size_t>(s)];
+    for (int pt = 1; pt <= plan.switch_ports; ++pt) {
+      std::string role = "unused", peer, peer_port, link;
+      if (pt <= plan.p) {
+        role = "endpoint";
+      } else if (auto pr = plan.peer(s, pt)) {
+        role = pt <= plan.p + plan.intra_ports() ? "intra-rack" : "inter-rack";
+        peer = plan.name(pr->first);
+        peer_port = std::to_string(pr->second);
+        link = std::to_string(plan.port_link[static_cast<std::size_t>(s)][static_cast<std::size_t>(pt)] + 1);
+      }
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", plan.name(s), l[0], l[1], l[2], l[0] * plan.q + l[2], pt, role,
+                         peer, peer_port, link);
+    }
+  }
+  return out;
+}
+
 std::string plan_json(const CablingPlan& plan) {
   using nlohmann::json;
   json j;
@@ -188,7 +209,13 @@ std::string plan_json(const CablingPlan& plan) {
       }
       ports.push_back(e);
     }
-    sws.push_back({{"name", plan.name(s)}, {"S", l[0]}, {"R", l[1]}, {"I", l[2]}, {"index", s}, {"ports", ports}});
+    sws.push_back({{"name", plan.name(s)},
+                   {"S", l[0]},
+                   {"R", l[1]},
+                   {"I", l[2]},
+                   {"index", s},
+                   {"rack_slot", l[0] * plan.q + l[2]},
+                   {"ports", ports}});
   }
   j["switches"] = sws;
   json links = json::array();
@@ -219,7 +246,13 @@ std::string plan_wiring_text(const CablingPlan& plan) {
       port_range(1, plan.p), port_range(plan.p + 1, plan.p + plan.intra_ports()),
       port_range(plan.p + plan.intra_ports() + 1, plan.radix()));
   if (plan.switch_ports > plan.radix()) out += fmt::format(", {} unused", port_range(plan.radix() + 1, plan.switch_ports));
-  out += "\n";
+  out += "\n\nRack placement (slot 0 = top; subgroup 0 above subgroup 1, sec. 3.2):\n";
+  for (int r = 0; r < q; ++r) {
+    out += fmt::format("  rack {}:", r);
+    for (int s = 0; s < 2; ++s)
+      for (int i = 0; i < q; ++i) out += " " + plan.name(s * q * q + r * q + i);
+    out += "\n";
+  }
   const char* titles[3] = {"Step 1: intra-subgroup cables (the same pattern in every rack)",
                            "Step 2: subgroup 0 <-> subgroup 1 inside each rack",
                            "Step 3: inter-rack cables (2q per rack pair)"};

@@ -62,6 +62,7 @@ CablingPlan make_cabling_plan(int q, int p = -1, int switch_ports = -1, const st
 
 // Writers (formats documented in docs/slimfly-toolkit.md).
 std::string plan_links_csv(const CablingPlan& plan);
+std::string plan_ports_csv(const CablingPlan& plan);  // one row per switch port (placement + role)
 std::string plan_json(const CablingPlan& plan);     // whole plan: racks, switches, ports, links, steps
 std::string plan_wiring_text(const CablingPlan& plan);  // human 3-step instructions
 std::string rack_pair_svg(const CablingPlan& plan, int rack_a, int rack_b);  // Fig. 4-style diagram

@@ -51,6 +51,7 @@ int do_plan(const CablingOptions& o) {
   fs::create_directories(dir, ec);
   if (ec) throw UserError(fmt::format("{}: cannot create directory: {}", o.out, ec.message()));
   write_file(dir / "links.csv", analysis::plan_links_csv(plan));
+  write_file(dir / "ports.csv", analysis::plan_ports_csv(plan));
   write_file(dir / "plan.json", analysis::plan_json(plan));
   write_file(dir / "wiring.txt", analysis::plan_wiring_text(plan));
   int svgs = 0;
@@ -65,7 +66,7 @@ int do_plan(const CablingOptions& o) {
   fmt::print("Slim Fly q = {} (delta = {}, k' = {}, p = {}): {} racks, {} switches, {} switch-switch cables "
              "({} per rack pair)\n",
              plan.q, plan.delta, plan.k_prime, plan.p, plan.q, plan.num_switches(), plan.links.size(), 2 * plan.q);
-  fmt::print("wrote {0}/links.csv, {0}/plan.json, {0}/wiring.txt", o.out);
+  fmt::print("wrote {0}/links.csv, {0}/ports.csv, {0}/plan.json, {0}/wiring.txt", o.out);
   if (svgs) fmt::print(", {} rack-pair diagrams in {}/racks/", svgs, o.out);
   fmt::print("\n");
   if (!o.emit.empty()) fmt::print("wrote {} (ibnetdiscover format)\n", o.emit);

@@ -176,6 +176,12 @@ TEST(CablingPlan, WritersDescribeEveryLink) {
                                     plan.labels[static_cast<std::size_t>(l.sw_a)][2], l.port_a, plan.name(l.sw_b),
                                     plan.labels[static_cast<std::size_t>(l.sw_b)][0], plan.labels[static_cast<std::size_t>(l.sw_b)][1],
                                     plan.labels[static_cast<std::size_t>(l.sw_b)][2], l.port_b));
+  const auto ports = split_lines(plan_ports_csv(plan));
+  ASSERT_EQ(ports.size(), 1u + 50u * 11u);
+  EXPECT_EQ(ports[0], "switch,S,R,I,rack_slot,port,role,peer,peer_port,link");
+  EXPECT_EQ(ports[1], "sf-0-0-0,0,0,0,0,1,endpoint,,,");
+  EXPECT_EQ(ports[5], fmt::format("sf-0-0-0,0,0,0,0,5,intra-rack,{},{},1", plan.name(plan.links[0].sw_b), plan.links[0].port_b));
+  EXPECT_EQ(ports.back().substr(0, 22), "sf-1-4-4,1,4,4,9,11,in");  // bottom slot of rack 4, last inter-rack port
   const std::string json = plan_json(plan);
   EXPECT_NE(json.find("\"wiring_steps\""), std::string::npos);
   EXPECT_NE(json.find("\"inter_rack\": \"8-11\""), std::string::npos) << json.substr(0, 400);
@@ -187,6 +193,7 @@ TEST(CablingPlan, WritersDescribeEveryLink) {
   EXPECT_THROW(rack_pair_svg(plan, 1, 1), UserError);
   const std::string wiring = plan_wiring_text(plan);
   EXPECT_NE(wiring.find("Step 1"), std::string::npos);
+  EXPECT_NE(wiring.find("rack 4: sf-0-4-0 sf-0-4-1 sf-0-4-2 sf-0-4-3 sf-0-4-4 sf-1-4-0"), std::string::npos) << wiring;
   EXPECT_NE(wiring.find("Step 3"), std::string::npos);
   EXPECT_LT(wiring.find("Step 2"), wiring.find("Step 3"));
 }

@@ -39,6 +39,7 @@ TEST(CablingCli, PlanVerifyExitCodes) {
   ASSERT_EQ(run(b + " cabling plan " + d + "/sf.toml --out " + d + "/plan --emit-ibnetdiscover " + d + "/fabric.txt"), 0);
   EXPECT_TRUE(fs::exists(dir / "plan" / "links.csv"));
   EXPECT_TRUE(fs::exists(dir / "plan" / "plan.json"));
+  EXPECT_TRUE(fs::exists(dir / "plan" / "ports.csv"));
   EXPECT_TRUE(fs::exists(dir / "plan" / "wiring.txt"));
   int svgs = 0;
   for (const auto& e : fs::directory_iterator(dir / "plan" / "racks")) svgs += e.path().extension() == ".svg";
