@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -128,22 +129,25 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
   Parser ps(lex(ss.str(), name), name);
 
   if (ps.done()) fail(Where{name, 0}, "empty schedule; expected 'num_ranks <N>'");
+  const int nr_line = ps.peek().line;
   ps.expect("num_ranks");
   const std::int64_t num_ranks = ps.integer("the number of ranks");
-  if (num_ranks < 1) fail(Where{name, ps.line()}, "num_ranks must be >= 1");
+  if (num_ranks < 1 || num_ranks > std::numeric_limits<std::int32_t>::max())
+    fail(Where{name, nr_line}, fmt::format("num_ranks {} must be in 1..{}", num_ranks,
+                                           std::numeric_limits<std::int32_t>::max()));
 
-  // Rank -> host.
+  // Rank -> host (checked before anything is sized by num_ranks).
+  if (p.rank_to_host.empty() && num_hosts > 0 && num_ranks > num_hosts)
+    fail(Where{name, nr_line}, fmt::format("num_ranks {} exceeds the {} hosts of the topology; give a "
+                                           "rank-to-host mapping",
+                                           num_ranks, num_hosts));
+  if (!p.rank_to_host.empty() && static_cast<std::int64_t>(p.rank_to_host.size()) < num_ranks)
+    fail(Where{name, nr_line}, fmt::format("the rank-to-host mapping has {} entries but the schedule has {} ranks",
+                                           p.rank_to_host.size(), num_ranks));
   std::vector<std::int32_t> host(static_cast<std::size_t>(num_ranks));
   if (p.rank_to_host.empty()) {
-    if (num_hosts > 0 && num_ranks > num_hosts)
-      fail(Where{name, 1}, fmt::format("num_ranks {} exceeds the {} hosts of the topology; give a "
-                                       "rank-to-host mapping",
-                                       num_ranks, num_hosts));
     for (std::int64_t r = 0; r < num_ranks; ++r) host[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(r);
   } else {
-    if (static_cast<std::int64_t>(p.rank_to_host.size()) < num_ranks)
-      fail(Where{name, 1}, fmt::format("the rank-to-host mapping has {} entries but the schedule has {} ranks",
-                                       p.rank_to_host.size(), num_ranks));
     for (std::int64_t r = 0; r < num_ranks; ++r) {
       const auto h = p.rank_to_host[static_cast<std::size_t>(r)];
       if (h < 0 || (num_hosts > 0 && h >= num_hosts))

@@ -183,7 +183,8 @@ TEST(Goal, MalformedInputGivesTheRightLine) {
             std::string::npos);
   EXPECT_NE(error_of("num_ranks 2\nrank 0 {\n  l1: calc 5\n").find("unexpected end of file"), std::string::npos);
   EXPECT_NE(error_of("num_ranks 2\n/* open\n\n").find("s.goal:2: unterminated"), std::string::npos);
-  EXPECT_NE(error_of("num_ranks 20\n").find("num_ranks 20 exceeds the 8 hosts"), std::string::npos);
+  EXPECT_NE(error_of("// header comment\n\nnum_ranks 20\n").find("s.goal:3: num_ranks 20 exceeds the 8 hosts"),
+            std::string::npos);
   EXPECT_NE(error_of("ranks 2\n").find("s.goal:1: expected 'num_ranks'"), std::string::npos);
 }
 
