@@ -356,6 +356,13 @@ std::vector<std::int64_t> PathEnumerator::counts_from(std::int32_t src) const {
   return out;
 }
 
+std::vector<std::vector<Path>> endpoint_table(const PathEnumerator& pe, std::int32_t src_switch) {
+  const Topology& t = pe.topology();
+  std::vector<std::vector<Path>> out(static_cast<std::size_t>(t.num_switches()));
+  for (std::int32_t d = 0; d < t.num_switches(); ++d) out[d] = pe.paths(src_switch, t.switch_node(d));
+  return out;
+}
+
 std::vector<PathTypeCount> summarize_path_types(const std::vector<Path>& paths) {
   std::map<std::tuple<SimTime, std::int32_t, std::int32_t>, std::int64_t> m;
   for (const auto& p : paths) ++m[{p.latency, p.global, p.local}];

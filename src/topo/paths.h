@@ -123,6 +123,12 @@ struct PathTypeCount {
 // Groups paths by (global, local) and latency, sorted by (latency, global, local).
 std::vector<PathTypeCount> summarize_path_types(const std::vector<Path>& paths);
 
+// The endpoint table of a source switch (spritz.txt sec. III-C, III-f): for every destination switch
+// (indexed by switch index) its EV entry list, i.e. all bounded paths sorted by latency. All
+// endpoints behind one switch share it (static compression by destination switch). The first two
+// hops of each path are what EV1 and EV2 select at the ECMP 1 / ECMP 2 switches.
+std::vector<std::vector<Path>> endpoint_table(const PathEnumerator& pe, std::int32_t src_switch);
+
 // spritz.txt sec. III-C / Fig. 3: an EV entry is 16 bits of EV (EV1, EV2) + 8 bits of metadata.
 inline constexpr int kEvEntryBits = 24;
 // Upper bound on the endpoint-table size per endpoint: one EV entry list of `max_paths` entries per

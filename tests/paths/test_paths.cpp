@@ -289,6 +289,22 @@ TEST(Paths, GenericSimpleRule) {
   EXPECT_EQ(PathEnumerator(t, opt).paths(0, 2)[0].latency, 10'000 + 83'200);
 }
 
+TEST(Paths, EndpointTable) {
+  Topology t = build_dragonfly(DragonflyParams{});
+  PathEnumerator pe(t);
+  auto table = endpoint_table(pe, t.switch_node(9));
+  ASSERT_EQ(table.size(), 264u);
+  std::int64_t entries = 0;
+  for (int d = 0; d < 264; ++d) {
+    EXPECT_EQ(static_cast<std::int64_t>(table[d].size()), pe.count(t.switch_node(9), t.switch_node(d)));
+    for (std::size_t i = 1; i < table[d].size(); ++i) EXPECT_LE(table[d][i - 1].latency, table[d][i].latency);
+    entries += static_cast<std::int64_t>(table[d].size());
+  }
+  // 1 (own switch) + 7 same-group destinations x 7 paths + 256 other-group destinations x 32 paths.
+  EXPECT_EQ(entries, 1 + 7 * 7 + 256 * 32);
+  EXPECT_EQ(endpoint_table_bytes(264, 32), 264 * 32 * 3);
+}
+
 TEST(Paths, Errors) {
   Topology t = build_dragonfly(DragonflyParams{});
   PathOptions opt;
