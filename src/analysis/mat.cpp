@@ -9,6 +9,7 @@
 #include <set>
 
 #include <ClpSimplex.hpp>
+#include <ClpSolve.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <fmt/core.h>
 
@@ -48,7 +49,7 @@ struct LpBuilder {
     vals.push_back(v);
   }
 
-  MatResult solve(Clock::time_point build_start) {
+  MatResult solve(Clock::time_point build_start, LpMethod method) {
     MatResult res;
     res.variables = static_cast<int>(obj.size());
     res.constraints = static_cast<int>(row_lo.size());
@@ -62,7 +63,17 @@ struct LpBuilder {
     model.setOptimizationDirection(-1);  // maximize theta
     res.build_seconds = seconds_since(build_start);
     auto t0 = Clock::now();
-    model.dual();
+    switch (method) {
+      case LpMethod::Dual: model.dual(); break;
+      case LpMethod::Primal: model.primal(); break;
+      case LpMethod::Barrier: {
+        ClpSolve opts;
+        opts.setSolveType(ClpSolve::useBarrier);
+        model.initialSolve(opts);
+        break;
+      }
+      case LpMethod::Auto: model.initialSolve(); break;
+    }
     res.solve_seconds = seconds_since(t0);
     res.optimal = model.isProvenOptimal();
     res.status = res.optimal ? "optimal" : fmt::format("clp status {}", model.status());
@@ -92,6 +103,14 @@ MatResult no_demand() {
 }
 
 }  // namespace
+
+LpMethod parse_lp_method(const std::string& name) {
+  if (name == "dual") return LpMethod::Dual;
+  if (name == "primal") return LpMethod::Primal;
+  if (name == "barrier") return LpMethod::Barrier;
+  if (name == "auto") return LpMethod::Auto;
+  throw UserError(fmt::format("unknown LP method '{}' (expected dual, primal, barrier or auto)", name));
+}
 
 TrafficPattern parse_traffic_pattern(const std::string& name) {
   if (name == "permutation") return TrafficPattern::Permutation;
@@ -162,7 +181,7 @@ TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoin
   return tm;
 }
 
-MatResult mat_edge_lp(const Adjacency& adj, const TrafficMatrix& tm) {
+MatResult mat_edge_lp(const Adjacency& adj, const TrafficMatrix& tm, LpMethod method) {
   if (tm.demands.empty()) return no_demand();
   auto t0 = Clock::now();
   const int n = static_cast<int>(adj.size());
@@ -193,10 +212,11 @@ MatResult mat_edge_lp(const Adjacency& adj, const TrafficMatrix& tm) {
       if (u != s) lp.set(cons[static_cast<std::size_t>(u)], col, -1.0);
     }
   }
-  return lp.solve(t0);
+  return lp.solve(t0, method);
 }
 
-MatResult mat_path_lp(const Adjacency& adj, const TrafficMatrix& tm, const std::vector<std::vector<Route>>& paths) {
+MatResult mat_path_lp(const Adjacency& adj, const TrafficMatrix& tm, const std::vector<std::vector<Route>>& paths,
+                      LpMethod method) {
   if (paths.size() != tm.demands.size()) throw std::logic_error("mat_path_lp: one path list per demand expected");
   if (tm.demands.empty()) return no_demand();
   auto t0 = Clock::now();
@@ -225,10 +245,10 @@ MatResult mat_path_lp(const Adjacency& adj, const TrafficMatrix& tm, const std::
       }
     }
   }
-  return lp.solve(t0);
+  return lp.solve(t0, method);
 }
 
-MatResult mat_routing_lp(const RoutingLayers& r, int layers, const TrafficMatrix& tm) {
+MatResult mat_routing_lp(const RoutingLayers& r, int layers, const TrafficMatrix& tm, LpMethod method) {
   const int nl = layers <= 0 ? r.num_layers() : std::min(layers, r.num_layers());
   std::vector<std::vector<Route>> paths;
   for (const auto& d : tm.demands) {
@@ -236,7 +256,7 @@ MatResult mat_routing_lp(const RoutingLayers& r, int layers, const TrafficMatrix
     for (int l = 0; l < nl; ++l) uniq.insert(r.path(l, d.src, d.dst));
     paths.emplace_back(uniq.begin(), uniq.end());
   }
-  return mat_path_lp(r.adjacency(), tm, paths);
+  return mat_path_lp(r.adjacency(), tm, paths, method);
 }
 
 }  // namespace lbsim::analysis

@@ -47,6 +47,12 @@ TrafficPattern parse_traffic_pattern(const std::string& name);  // permutation|u
 TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoints,
                            TrafficPattern pattern, double fraction, std::uint64_t seed);
 
+// CLP algorithm: dual simplex, primal simplex, barrier (interior point + crossover) or CLP's
+// automatic choice (initialSolve; the default: 2-3x faster than plain dual simplex on the Slim Fly
+// q=5 LPs, see docs/layered-routing.md).
+enum class LpMethod { Dual, Primal, Barrier, Auto };
+LpMethod parse_lp_method(const std::string& name);
+
 struct MatResult {
   double theta = 0;            // MAT; +inf when no demand crosses the network
   bool optimal = false;
@@ -59,13 +65,14 @@ struct MatResult {
 
 // Unrestricted (edge-based) multicommodity flow, aggregated per source switch (a source's
 // commodities share flow variables, which does not change the optimum of a concurrent flow).
-MatResult mat_edge_lp(const Adjacency& adj, const TrafficMatrix& tm);
+MatResult mat_edge_lp(const Adjacency& adj, const TrafficMatrix& tm, LpMethod method = LpMethod::Auto);
 
 // Path-restricted flow. paths[i] are the allowed switch paths for demand tm.demands[i].
 MatResult mat_path_lp(const Adjacency& adj, const TrafficMatrix& tm,
-                      const std::vector<std::vector<Route>>& paths);
+                      const std::vector<std::vector<Route>>& paths, LpMethod method = LpMethod::Auto);
 
 // Convenience: the allowed paths of every demand are its distinct paths in layers 0..layers-1.
-MatResult mat_routing_lp(const RoutingLayers& r, int layers, const TrafficMatrix& tm);
+MatResult mat_routing_lp(const RoutingLayers& r, int layers, const TrafficMatrix& tm,
+                         LpMethod method = LpMethod::Auto);
 
 }  // namespace lbsim::analysis

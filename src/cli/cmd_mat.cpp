@@ -2,6 +2,7 @@
 // programs solved with COIN-OR CLP: restricted to a layered routing's paths and unrestricted.
 // Documented in docs/layered-routing.md.
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -31,6 +32,7 @@ struct MatArgs {
   double fraction = 0.5;
   std::string mode = "both";
   std::string at;
+  std::string method = "auto";
   std::string out;
 };
 
@@ -65,12 +67,14 @@ nlohmann::json result_json(const analysis::MatResult& r) {
 void print_result(const std::string& what, const analysis::MatResult& r) {
   fmt::print("{:<28} MAT {:.6f}  ({}; {} vars, {} rows, {} nz; build {:.3f} s, CLP {:.3f} s)\n", what,
              r.theta, r.status, r.variables, r.constraints, r.nonzeros, r.build_seconds, r.solve_seconds);
+  std::fflush(stdout);  // long runs: show each result as soon as it is known
 }
 
 int run_mat(const MatArgs& a) {
   using namespace analysis;
   if (a.mode != "both" && a.mode != "routing" && a.mode != "edge")
     throw UserError(fmt::format("unknown --mode '{}' (routing, edge or both)", a.mode));
+  const LpMethod method = parse_lp_method(a.method);
   auto cfg = load_routing_config(a.config);
   auto g = build_switch_graph(cfg);
   const int per = std::max(1, g.endpoints_per_switch);
@@ -83,6 +87,7 @@ int run_mat(const MatArgs& a) {
   js["topology"] = g.description;
   js["pattern"] = tm.name;
   js["seed"] = a.seed;
+  js["lp_method"] = a.method;
   js["demands"] = tm.demands.size();
   if (a.mode != "edge") {
     LayerOptions opt;
@@ -95,7 +100,7 @@ int run_mat(const MatArgs& a) {
     for (int l : counts) {
       if (l < 1 || l > a.layers)
         throw UserError(fmt::format("--at: layer count {} outside 1..--layers ({})", l, a.layers));
-      auto res = mat_routing_lp(r, l, tm);
+      auto res = mat_routing_lp(r, l, tm, method);
       print_result(fmt::format("{} routing, {} layers", a.scheme, l), res);
       auto j = result_json(res);
       j["layers"] = l;
@@ -104,7 +109,7 @@ int run_mat(const MatArgs& a) {
     }
   }
   if (a.mode != "routing") {
-    auto res = mat_edge_lp(g.adj, tm);
+    auto res = mat_edge_lp(g.adj, tm, method);
     print_result("unrestricted (edge LP)", res);
     js["edge"] = result_json(res);
   }
@@ -134,6 +139,8 @@ void add_mat_commands(CLI::App& app, Commands& out) {
       ->capture_default_str();
   sub->add_option("--mode", args->mode, "routing (path LP) | edge (unrestricted) | both")->capture_default_str();
   sub->add_option("--at", args->at, "comma-separated layer counts for the path LP (default: --layers)");
+  sub->add_option("--lp-method", args->method, "CLP algorithm: dual | primal | barrier | auto")
+      ->capture_default_str();
   sub->add_option("--out", args->out, "write mat.json into DIR");
   out.push_back({sub, [args] { return run_mat(*args); }});
 }
