@@ -99,6 +99,10 @@ class Reader {
 
 }  // namespace
 
+std::string ToolkitConfig::where(int line) const {
+  return line > 0 ? fmt::format("{}:{}", source, line) : source;
+}
+
 ToolkitConfig default_toolkit_config() {
   ToolkitConfig c;
   c.prices = default_prices();
@@ -127,14 +131,22 @@ ToolkitConfig parse_toolkit_config(std::string_view text, const std::string& nam
                                     "kind = \"slim_fly\"",
                                     r.where(v->source()), c.kind));
     }
-    if (const auto* v = t.get("q")) c.q = static_cast<int>(r.integer(*v, "topology.q", 0, 1024));
-    if (const auto* v = t.get("p")) c.p = static_cast<int>(r.integer(*v, "topology.p", 0, 4096));
+    if (const auto* v = t.get("q")) {
+      c.q = static_cast<int>(r.integer(*v, "topology.q", 0, 1024));
+      c.q_line = static_cast<int>(v->source().begin.line);
+    }
+    if (const auto* v = t.get("p")) {
+      c.p = static_cast<int>(r.integer(*v, "topology.p", 0, 4096));
+      c.p_line = static_cast<int>(v->source().begin.line);
+    }
   }
   if (const auto* n = root.get("cabling")) {
     const auto& t = r.table(*n, "cabling");
     r.only_keys(t, "cabling.", {"switch_ports", "name_prefix"});
-    if (const auto* v = t.get("switch_ports"))
+    if (const auto* v = t.get("switch_ports")) {
       c.switch_ports = static_cast<int>(r.integer(*v, "cabling.switch_ports", 1, 4096));
+      c.switch_ports_line = static_cast<int>(v->source().begin.line);
+    }
     if (const auto* v = t.get("name_prefix")) {
       c.name_prefix = r.string(*v, "cabling.name_prefix");
       const bool ok = !c.name_prefix.empty() &&

@@ -39,6 +39,11 @@ struct ToolkitConfig {
   int switch_ports = -1;  // -1 = p + k'
   std::string name_prefix = "sf";
   std::map<int, Prices> prices;  // by switch radix; defaults for 36, 40, 64 (see scale.h)
+  // Source lines of the topology keys (0 = not given), so later checks (e.g. "q is not a prime
+  // power") can point at the line.
+  int q_line = 0, p_line = 0, switch_ports_line = 0;
+  // "file:line" of a key for messages ("file" alone if the key was not given).
+  std::string where(int line) const;
 };
 
 // Defaults only (prices from analysis/scale.h default_prices()).

@@ -11,6 +11,7 @@
 #include "analysis/toolkit_config.h"
 #include "cli/commands.h"
 #include "core/error.h"
+#include "topo/slim_fly.h"
 
 namespace lbsim::cli {
 
@@ -29,10 +30,19 @@ struct CablingOptions {
 analysis::CablingPlan plan_from(const std::string& file) {
   const auto cfg = analysis::load_toolkit_config(file);
   if (cfg.q < 0) throw UserError(fmt::format("{}: missing key 'topology.q' (the Slim Fly prime power, e.g. q = 5)", file));
+  // Point at the key that makes the plan impossible: q for an invalid q, else switch_ports/p.
+  if (!topo::valid_slim_fly_q(cfg.q)) {
+    try {
+      topo::slim_fly_delta(cfg.q);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("{}: topology.q: {}", cfg.where(cfg.q_line), e.what()));
+    }
+  }
   try {
     return analysis::make_cabling_plan(cfg.q, cfg.p, cfg.switch_ports, cfg.name_prefix);
   } catch (const UserError& e) {
-    throw UserError(fmt::format("{}: {}", file, e.what()));
+    const int line = cfg.switch_ports_line ? cfg.switch_ports_line : cfg.p_line;
+    throw UserError(fmt::format("{}: {}", cfg.where(line), e.what()));
   }
 }
 

@@ -454,6 +454,9 @@ TEST(ToolkitConfig, ReadsKeysAndRejectsUnknownOnes) {
   ASSERT_TRUE(c.prices.count(48));
   EXPECT_DOUBLE_EQ(c.prices.at(48).switch_cable, 1000.5);
   EXPECT_TRUE(c.prices.count(36));  // defaults kept
+  EXPECT_EQ(c.q_line, 3);
+  EXPECT_EQ(c.where(c.q_line), "t.toml:3");
+  EXPECT_EQ(c.where(0), "t.toml");
   struct Case {
     std::string text, msg;
   };
