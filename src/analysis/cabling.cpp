@@ -288,7 +288,7 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
   const int box_w = 150, box_h = 24, gap = 8, sub_gap = 24, top = 70, left = 40, mid = 260;
   const int width = left * 2 + box_w * 2 + mid;
   auto y_of = [&](int s, int i) { return top + s * (q * (box_h + gap) + sub_gap) + i * (box_h + gap); };
-  const int height = y_of(1, q) + 40;
+  const int height = y_of(1, q) + 56;
   const int xa = left, xb = left + box_w + mid;
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
@@ -329,6 +329,10 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
         L[0] == 0 ? "#d95f02" : "#1b9e77", l.id, plan.name(swl), plan.port_to_rack(swl, rb), plan.name(swr),
         plan.port_to_rack(swr, ra));
   }
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" fill=\"#d95f02\">orange: rack {} subgroup 0 - rack {} subgroup 1</text>\n"
+      "<text x=\"{}\" y=\"{}\" fill=\"#1b9e77\">green: rack {} subgroup 1 - rack {} subgroup 0</text>\n",
+      left, height - 30, ra, rb, left, height - 12, ra, rb);
   out += "</svg>\n";
   return out;
 }
