@@ -817,6 +817,11 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
     if (it == disc.end()) return std::nullopt;
     return it->second;
   };
+  // Any cable (switch or HCA) at a planned switch port.
+  auto occupied = [&](const End& e) {
+    const int ni = sw_node[static_cast<std::size_t>(e.sw)];
+    return ni >= 0 && fab.peer.count(IbEnd{fab.nodes[static_cast<std::size_t>(ni)].guid, e.port}) > 0;
+  };
   std::set<std::pair<End, End>> handled;
   auto key = [](End a, End b) { return a < b ? std::make_pair(a, b) : std::make_pair(b, a); };
   for (const auto& [a, b] : disc) {
@@ -871,10 +876,10 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
     std::string note;
     if (gone)
       note = "switch not discovered";
-    else if (!found(a) && !found(b))
+    else if (!occupied(a) && !occupied(b))
       note = "both ports are free: connect a new cable";
     else
-      note = "a port holds a miswired cable, see MISWIRED";
+      note = "a port holds another cable, see MISWIRED/UNEXPECTED";
     rep.missing.push_back(fmt::format("[link {}, step {}, {}] {} <-> {} ({})", l.id, l.step, cable_kind(l), end_name(a),
                                       end_name(b), note));
   }

@@ -382,6 +382,29 @@ TEST(CablingVerify, FindsExtraCableAndStrayEndpoint) {
   EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
 }
 
+TEST(CablingVerify, EndpointOnInterSwitchPort) {
+  const auto plan = make_cabling_plan(5, -1, 36);
+  auto lines = split_lines(emit_ibnetdiscover(plan));
+  // Replace the cable at sf-0-0-0 port 9 by the HCA that belongs on port 4.
+  const auto pr = plan.peer(0, 9);
+  set_port(lines, plan, 0, 9, -1, 0);
+  set_port(lines, plan, pr->first, pr->second, -1, 0);
+  std::string hca_line;
+  for (auto& l : lines)
+    if (l.rfind("[4]\t\"H-", 0) == 0 && hca_line.empty()) {
+      hca_line = l;
+      l = "[9]" + l.substr(3);
+    }
+  for (auto& l : lines)  // the HCA's own block points at port 9 now
+    if (l.find("\"S-" + switch_guid(0) + "\"[4]") != std::string::npos) l.replace(l.find("[4]"), 3, "[9]");
+  const auto rep = verify_text(plan, join(lines));
+  ASSERT_EQ(rep.unexpected.size(), 1u) << rep.text();
+  EXPECT_NE(rep.unexpected[0].find("sf-0-0-0 port 9 carries an endpoint"), std::string::npos) << rep.unexpected[0];
+  ASSERT_EQ(rep.missing.size(), 1u);
+  EXPECT_NE(rep.missing[0].find("a port holds another cable"), std::string::npos) << rep.missing[0];
+  EXPECT_TRUE(contains(rep.warnings, "sf-0-0-0 port 4: endpoint port is empty")) << all(rep.warnings);
+}
+
 TEST(CablingVerify, CableToSwitchMissingFromDumpIsUnexpected) {
   const auto plan = make_cabling_plan(5, -1, 36);
   auto lines = split_lines(emit_ibnetdiscover(plan));
