@@ -25,7 +25,7 @@ Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t
       p.peer = tp.peer;
       p.peer_port = tp.peer_port;
       p.link = tp.link;
-      p.rate = link.rate;
+      p.set_rate(link.rate);
       p.latency = link.latency;
       p.arrive_extra = topo.is_host(tp.peer) ? 0 : cfg_.switch_latency;
       p.is_nic = topo.is_host(n);
@@ -34,7 +34,6 @@ Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t
       p.rng = Rng(seed, hash_name("port"), port_base_[n] + l);
     }
   }
-  eq_.reserve(1 << 16);
 }
 
 void Network::push(FifoQueue& q, std::uint32_t pkt) {
@@ -61,7 +60,7 @@ std::uint32_t Network::pop(FifoQueue& q) {
 
 void Network::start_tx(Port& port, std::uint32_t pkt) {
   Packet& p = pool_[pkt];
-  const SimTime ser = serialization_ps(p.size, port.rate);
+  const SimTime ser = port.serialization(p.size);
   port.busy_until = now_ + ser;
   ++port.stats.tx_packets;
   port.stats.tx_bytes += p.size;

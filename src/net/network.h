@@ -68,6 +68,7 @@ struct Port {
   std::int32_t peer_port = -1;  // port index at the peer
   std::int32_t link = -1;
   BitsPerSec rate = 0;
+  SimTime ps_per_byte = 0;   // 8e12 / rate when that is a whole number (fast path), else 0
   SimTime latency = 0;       // propagation
   SimTime arrive_extra = 0;  // switch latency added when the peer is a switch
   Bytes kmin_bytes = 0, kmax_bytes = 0;
@@ -80,6 +81,14 @@ struct Port {
   bool tx_pending = false;
   PortStats stats;
   Rng rng;  // ECN marking and random loss
+
+  void set_rate(BitsPerSec r) {
+    rate = r;
+    ps_per_byte = (8'000'000'000'000LL % r == 0) ? 8'000'000'000'000LL / r : 0;
+  }
+  SimTime serialization(Bytes bytes) const {
+    return ps_per_byte ? bytes * ps_per_byte : serialization_ps(bytes, rate);
+  }
 };
 
 // The transport side of a host.
