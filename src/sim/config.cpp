@@ -12,10 +12,17 @@
 #include "lb/policy.h"
 #include "routing/router.h"
 #include "transport/cc.h"
+#include "workload/workload_params.h"
 
 namespace lbsim::sim {
 
 namespace {
+
+std::vector<std::string> workload_kind_names() {
+  auto k = workload::workload_kinds();
+  k.push_back("adversarial");
+  return k;
+}
 
 std::vector<KeyDef> make_keys() {
   using C = Config;
@@ -27,7 +34,7 @@ std::vector<KeyDef> make_keys() {
   auto range = [](KeyDef& d, double lo, double hi) -> KeyDef& { d.min = lo; d.max = hi; return d; };
 
   // [topology]
-  add("topology.kind", &C::topo_kind, "", "Topology generator.").choices = {"fat_tree"};
+  add("topology.kind", &C::topo_kind, "", "Topology generator: fat_tree (reps.txt 4.1), dragonfly (spritz.txt II-A, docs/topologies.md), slim_fly (MMS graph, slimfly-deployment.txt sec. 2).").choices = {"fat_tree", "dragonfly", "slim_fly"};
   range(add("topology.hosts", &C::hosts, "hosts", "Number of hosts (endpoints)."), 2, 1e7);
   range(add("topology.tiers", &C::tiers, "", "Fat tree: 2 (ToR + spine) or 3 (ToR + aggregation + core, in pods)."), 2, 3);
   range(add("topology.radix", &C::radix, "ports", "Fat tree: switch port count k."), 2, 4096);
@@ -39,6 +46,16 @@ std::vector<KeyDef> make_keys() {
   range(add("topology.host_latency_ns", &C::host_latency_ns, "ns", "Propagation latency of host links."), 0, 1e9);
   range(add("topology.tier1_latency_ns", &C::tier1_latency_ns, "ns", "Fat tree: latency of T0-T1 links."), 0, 1e9);
   range(add("topology.tier2_latency_ns", &C::tier2_latency_ns, "ns", "Fat tree: latency of T1-T2 links."), 0, 1e9);
+  range(add("topology.p", &C::p, "hosts", "Dragonfly / Slim Fly: hosts per switch; 0 = default (Dragonfly 4, Slim Fly ceil(k'/2))."), 0, 4096);
+  range(add("topology.a", &C::a, "switches", "Dragonfly: switches per group."), 1, 4096);
+  range(add("topology.h", &C::h, "links", "Dragonfly: global links per switch."), 1, 4096);
+  range(add("topology.g", &C::g, "groups", "Dragonfly: groups; 0 = a*h + 1 (one global link per group pair)."), 0, 1e6);
+  add("topology.arrangement", &C::arrangement, "", "Dragonfly: global-link arrangement (docs/topologies.md).").choices = {"consecutive", "absolute", "palmtree"};
+  add("topology.global_map", &C::global_map, "path", "Dragonfly: explicit global-link map file (overrides arrangement), relative to the config file.");
+  range(add("topology.q", &C::q, "", "Slim Fly: the prime power q of the MMS construction (q = 4w + delta)."), 2, 1e4);
+  range(add("topology.link_rate_gbps", &C::link_rate_gbps, "Gb/s", "Dragonfly / Slim Fly: rate of every link (host links included)."), 1e-3, 1e6);
+  range(add("topology.local_latency_ns", &C::local_latency_ns, "ns", "Dragonfly / Slim Fly: latency of local (intra-group / intra-rack) links (spritz.txt Table II: 25)."), 0, 1e9);
+  range(add("topology.global_latency_ns", &C::global_latency_ns, "ns", "Dragonfly / Slim Fly: latency of global (inter-group / inter-rack) links (Table II: 500)."), 0, 1e9);
   // [network]
   range(add("network.switch_latency_ns", &C::switch_latency_ns, "ns", "Fixed switch traversal latency, added when a packet arrives at a switch."), 0, 1e9);
   range(add("network.mtu", &C::mtu, "bytes", "Payload bytes of a full data packet (the wire adds header_bytes)."), 1, 1 << 20).size = true;
@@ -71,12 +88,37 @@ std::vector<KeyDef> make_keys() {
   // [lb]
   add("lb.algorithm", &C::lb, "", "Sender-side load balancer (EV choice per packet).").choices = lb::policy_names();
   // [workload]
-  add("workload.kind", &C::wl_kind, "", "Traffic: permutation (seeded, each host sends to and receives from exactly one other), tornado (host i to i + N/2), incast (incast_senders hosts to incast_receiver), flows_csv (file: src,dst,bytes,start_us).").choices = {"permutation", "tornado", "incast", "flows_csv"};
+  add("workload.kind", &C::wl_kind, "", "Traffic source; docs/workloads.md describes each. permutation/tornado/incast/flows_csv use size, start_us, file; adversarial is the topology's worst case (Dragonfly group shift, Slim Fly distance-2 pattern, docs/topologies.md).").choices = workload_kind_names();
   range(add("workload.size", &C::size_bytes, "bytes", "Message size of generated flows (e.g. 8388608 or \"8MiB\")."), 0, 1e15).size = true;
   range(add("workload.start_us", &C::start_us, "us", "Start time of generated flows."), 0, 1e12);
   range(add("workload.incast_senders", &C::incast_senders, "hosts", "incast: number of senders (hosts after the receiver, wrapping)."), 1, 1e7);
   range(add("workload.incast_receiver", &C::incast_receiver, "host id", "incast: receiving host."), 0, 1e7);
-  add("workload.file", &C::wl_file, "path", "flows_csv: flow list file, relative to the config file.");
+  add("workload.file", &C::wl_file, "path", "flows_csv / ns3 / htsim_cm / goal: input file, relative to the config file.");
+  range(add("workload.incast_first_sender", &C::incast_first_sender, "host id", "incast: first of the k consecutive sender hosts (skipping the receiver); -1 = the hosts after the receiver."), -1, 1e7);
+  add("workload.incast_bystanders", &C::incast_bystanders, "", "incast: the other hosts run a permutation among themselves (tag bystander; spritz.txt V-C).");
+  add("workload.outside_group", &C::outside_group, "", "permutation: receivers outside the sender's group (Dragonfly group, Slim Fly rack, fat-tree pod/ToR; spritz.txt V-B).");
+  range(add("workload.shift", &C::shift, "groups", "adversarial on a Dragonfly: group i sends to group i + shift."), 1, 1e6);
+  add("workload.cdf", &C::cdf, "", "cdf_trace: flow-size distribution, a built-in name (websearch, datamining, hadoop, alistorage, googlerpc, enterprise) or a CDF file.");
+  range(add("workload.load", &C::load, "fraction of host rate", "cdf_trace: offered load per sending host."), 1e-6, 100);
+  range(add("workload.duration_us", &C::duration_us, "us", "cdf_trace: arrivals during this long after start_us."), 0, 1e12);
+  range(add("workload.warmup_us", &C::warmup_us, "us", "cdf_trace: flows starting in the first warmup_us are tagged warmup."), 0, 1e12);
+  range(add("workload.max_senders_per_receiver", &C::max_senders_per_receiver, "hosts", "cdf_trace: cap on simultaneous senders per receiver; 0 = none."), 0, 1e7);
+  range(add("workload.incast_interval_us", &C::incast_interval_us, "us", "cdf_trace: mean time between Poisson incast events (0 = none); each has incast_senders senders of incast_bytes."), 0, 1e12);
+  range(add("workload.incast_bytes", &C::incast_bytes, "bytes", "cdf_trace: bytes per incast sender."), 1, 1e15).size = true;
+  range(add("workload.monitored_fraction", &C::monitored_fraction, "", "cdf_trace: fraction of flows tagged monitored."), 0, 1);
+  add("workload.destinations", &C::destinations, "", "cdf_trace: receiver choice.").choices = {"uniform", "all_to_one", "one_to_all"};
+  range(add("workload.ranks", &C::ranks, "hosts", "Collectives: participating endpoints; 0 = all hosts."), 0, 1e7);
+  add("workload.random_subset", &C::random_subset, "", "Collectives: choose the ranks at random (seeded) instead of contiguously from first_host.");
+  range(add("workload.first_host", &C::first_host, "host id", "Collectives: first host of a contiguous subset."), 0, 1e7);
+  range(add("workload.window", &C::window, "connections", "alltoall: parallel connections per endpoint."), 1, 1e7);
+  range(add("workload.root", &C::root, "rank", "ps_allreduce / allscatter / all_to_one / one_to_all: the root."), 0, 1e7);
+  add("workload.butterfly", &C::butterfly, "", "butterfly_allreduce variant.").choices = {"halving_doubling", "recursive_doubling"};
+  add("workload.background", &C::background, "", "Collectives: endpoints outside the collective run a permutation (tag background).");
+  range(add("workload.background_bytes", &C::background_bytes, "bytes", "Collectives: background message size; 0 = size."), 0, 1e15).size = true;
+  add("workload.background_lb", &C::background_lb, "", "Collectives: load balancer of the background permutation (spritz.txt V-B: ecmp).");
+  add("workload.htsim_start_unit", &C::htsim_start_unit, "", "htsim_cm: unit of the connection start times (UEC htsim: us; REPS artifact: ps).").choices = {"ps", "ns", "us", "ms"};
+  range(add("workload.calc_unit_ns", &C::calc_unit_ns, "ns", "goal: duration of one calc unit."), 0, 1e12);
+  add("workload.ns3_topology", &C::ns3_topology, "path", "ns3: HPCC topology file giving the switch node ids (node ids are hosts first otherwise).");
   // [output]
   add("output.dir", &C::out_dir, "path", "Run folder (created); overridden by --out.");
   add("output.flows_csv", &C::flows_csv, "", "Write flows.csv (one row per workload entry).");
@@ -284,8 +326,9 @@ void validate(const Config& c) {
   if (c.max_cwnd_bdp < c.init_cwnd_bdp)
     throw UserError(fmt::format("transport.max_cwnd_bdp ({}) is below transport.init_cwnd_bdp ({})",
                                 c.max_cwnd_bdp, c.init_cwnd_bdp));
-  if (c.wl_kind == "flows_csv" && c.wl_file.empty())
-    throw UserError("workload.kind = \"flows_csv\" needs workload.file");
+  for (const char* k : {"flows_csv", "ns3", "htsim_cm", "goal"})
+    if (c.wl_kind == k && c.wl_file.empty())
+      throw UserError(fmt::format("workload.kind = \"{}\" needs workload.file", k));
   if (c.wl_kind == "incast" && c.incast_receiver >= c.hosts)
     throw UserError(fmt::format("workload.incast_receiver = {} but there are only {} hosts",
                                 c.incast_receiver, c.hosts));

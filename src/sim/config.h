@@ -20,6 +20,13 @@ struct Config {
   std::int64_t oversubscription = 1;
   double host_rate_gbps = 400, tier1_rate_gbps = 400, tier2_rate_gbps = 400;
   double host_latency_ns = 500, tier1_latency_ns = 500, tier2_latency_ns = 500;
+  // Dragonfly / Slim Fly
+  std::int64_t p = 0;  // hosts per switch; 0 = generator default
+  std::int64_t a = 8, h = 4, g = 0, q = 5;
+  std::string arrangement = "consecutive";
+  std::string global_map;
+  double link_rate_gbps = 400;
+  double local_latency_ns = 25, global_latency_ns = 500;
   // [network]
   double switch_latency_ns = 500;
   std::int64_t mtu = 4096;
@@ -53,6 +60,31 @@ struct Config {
   std::int64_t incast_senders = 8;
   std::int64_t incast_receiver = 0;
   std::string wl_file;
+  std::int64_t incast_first_sender = -1;
+  bool incast_bystanders = false;
+  bool outside_group = false;
+  std::int64_t shift = 1;
+  std::string cdf = "websearch";
+  double load = 0.5;
+  double duration_us = 1000;
+  double warmup_us = 0;
+  std::int64_t max_senders_per_receiver = 0;
+  double incast_interval_us = 0;
+  std::int64_t incast_bytes = 64 * 1024;
+  double monitored_fraction = 0;
+  std::string destinations = "uniform";
+  std::int64_t ranks = 0;
+  bool random_subset = false;
+  std::int64_t first_host = 0;
+  std::int64_t window = 1;
+  std::int64_t root = 0;
+  std::string butterfly = "halving_doubling";
+  bool background = true;
+  std::int64_t background_bytes = 0;
+  std::string background_lb = "ecmp";
+  std::string htsim_start_unit = "us";
+  double calc_unit_ns = 1;
+  std::string ns3_topology;
   // [output]
   std::string out_dir = "results/run";
   bool flows_csv = true;

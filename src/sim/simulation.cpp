@@ -14,7 +14,11 @@
 
 #include "core/error.h"
 #include "lb/policy.h"
+#include "topo/dragonfly.h"
 #include "topo/fat_tree.h"
+#include "topo/slim_fly.h"
+#include "workload/adversarial.h"
+#include "workload/workload_params.h"
 #include "workload/patterns.h"
 #include "workload/validate.h"
 
@@ -49,40 +53,133 @@ topo::Topology build_topology(const Config& cfg) {
     p.tier2_latency = from_ns(cfg.tier2_latency_ns);
     return topo::build_fat_tree(p);
   }
+  if (cfg.topo_kind == "dragonfly") {
+    topo::DragonflyParams p;
+    if (cfg.p > 0) p.p = static_cast<int>(cfg.p);
+    p.a = static_cast<int>(cfg.a);
+    p.h = static_cast<int>(cfg.h);
+    p.g = cfg.g > 0 ? static_cast<int>(cfg.g) : -1;
+    p.arrangement = cfg.arrangement;
+    p.global_map_file = resolve_relative(cfg, cfg.global_map);
+    p.rate = rate_of(cfg.link_rate_gbps);
+    p.host_latency = from_ns(cfg.host_latency_ns);
+    p.local_latency = from_ns(cfg.local_latency_ns);
+    p.global_latency = from_ns(cfg.global_latency_ns);
+    return topo::build_dragonfly(p);
+  }
+  if (cfg.topo_kind == "slim_fly") {
+    topo::SlimFlyParams p;
+    p.q = static_cast<int>(cfg.q);
+    p.p = cfg.p > 0 ? static_cast<int>(cfg.p) : -1;
+    p.rate = rate_of(cfg.link_rate_gbps);
+    p.host_latency = from_ns(cfg.host_latency_ns);
+    p.local_latency = from_ns(cfg.local_latency_ns);
+    p.global_latency = from_ns(cfg.global_latency_ns);
+    return topo::build_slim_fly(p);
+  }
   throw UserError("topology.kind '" + cfg.topo_kind + "' is not supported");
 }
+
+namespace {
+SimTime unit_of(const std::string& u) {
+  if (u == "ps") return 1;
+  if (u == "ns") return ns(1);
+  if (u == "ms") return ms(1);
+  return us(1);
+}
+}  // namespace
 
 workload::Workload build_workload(const Config& cfg, const topo::Topology& topo) {
   const auto n = topo.num_hosts;
   const auto seed = static_cast<std::uint64_t>(cfg.seed);
   const SimTime start = from_us(cfg.start_us);
   workload::Workload w;
-  if (cfg.wl_kind == "permutation") {
-    workload::PermutationParams p;
+  if (cfg.wl_kind == "adversarial" || (cfg.wl_kind == "permutation" && cfg.outside_group)) {
+    workload::AdversarialParams p;
     p.bytes = cfg.size_bytes;
     p.start = start;
-    w = workload::make_permutation(p, n, seed);
-  } else if (cfg.wl_kind == "tornado") {
-    workload::TornadoParams p;
-    p.bytes = cfg.size_bytes;
-    p.start = start;
-    w = workload::make_tornado(p, n);
-  } else if (cfg.wl_kind == "incast") {
-    workload::IncastParams p;
-    p.bytes = cfg.size_bytes;
-    p.start = start;
-    p.receiver = static_cast<std::int32_t>(cfg.incast_receiver);
-    p.senders = static_cast<std::int32_t>(cfg.incast_senders);
-    if (p.senders >= n)
-      throw UserError(fmt::format("workload.incast_senders = {} needs more than {} hosts", p.senders, n));
-    // The k hosts after the receiver (wrapping), so that senders sit on other ToRs when k is large.
-    for (std::int32_t i = 1; i <= p.senders; ++i) p.sender_list.push_back((p.receiver + i) % n);
-    w = workload::make_incast(p, n, seed);
-  } else if (cfg.wl_kind == "flows_csv") {
-    w = workload::read_flows_csv(resolve_relative(cfg, cfg.wl_file), n);
-  } else {
-    throw UserError("workload.kind '" + cfg.wl_kind + "' is not supported");
+    if (cfg.wl_kind == "permutation")
+      w = workload::make_permutation_outside_group(topo, p, seed);
+    else if (topo.kind == "dragonfly")
+      w = workload::make_dragonfly_group_shift(topo, p, seed, static_cast<int>(cfg.shift));
+    else if (topo.kind == "slim_fly")
+      w = workload::make_slim_fly_adversarial(topo, p, seed);
+    else
+      throw UserError("workload.kind = \"adversarial\" is defined for dragonfly and slim_fly topologies; use "
+                      "tornado for a fat tree's worst case");
+    workload::validate_workload(w, n);
+    return w;
   }
+  auto params = workload::default_workload_params(cfg.wl_kind);
+  const std::string file = resolve_relative(cfg, cfg.wl_file);
+  std::visit(
+      [&](auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, workload::PermutationParams> || std::is_same_v<P, workload::TornadoParams>) {
+          p.bytes = cfg.size_bytes;
+          p.start = start;
+        } else if constexpr (std::is_same_v<P, workload::IncastParams>) {
+          p.bytes = cfg.size_bytes;
+          p.start = start;
+          p.receiver = static_cast<std::int32_t>(cfg.incast_receiver);
+          p.senders = static_cast<std::int32_t>(cfg.incast_senders);
+          if (p.senders >= n)
+            throw UserError(fmt::format("workload.incast_senders = {} needs more than {} hosts", p.senders, n));
+          // k consecutive hosts (skipping the receiver), from incast_first_sender or after the receiver.
+          std::int32_t h = cfg.incast_first_sender >= 0 ? static_cast<std::int32_t>(cfg.incast_first_sender) % n
+                                                         : (p.receiver + 1) % n;
+          while (static_cast<std::int32_t>(p.sender_list.size()) < p.senders) {
+            if (h != p.receiver) p.sender_list.push_back(h);
+            h = (h + 1) % n;
+          }
+          p.bystanders = cfg.incast_bystanders;
+        } else if constexpr (std::is_same_v<P, workload::FlowsCsvParams>) {
+          p.path = file;
+        } else if constexpr (std::is_same_v<P, workload::CdfTraceParams>) {
+          p.cdf = cfg.cdf.find('/') != std::string::npos || cfg.cdf.find('.') != std::string::npos
+                      ? resolve_relative(cfg, cfg.cdf) : cfg.cdf;
+          p.load = cfg.load;
+          p.host_rate = topo.links[topo.ports[0][0].link].rate;
+          p.start = start;
+          p.duration = from_us(cfg.duration_us);
+          p.warmup = from_us(cfg.warmup_us);
+          p.max_senders_per_receiver = static_cast<std::int32_t>(cfg.max_senders_per_receiver);
+          p.destinations = cfg.destinations == "all_to_one"   ? workload::TraceDestinations::kAllToOne
+                           : cfg.destinations == "one_to_all" ? workload::TraceDestinations::kOneToAll
+                                                              : workload::TraceDestinations::kUniform;
+          p.root = static_cast<std::int32_t>(cfg.root);
+          p.incast_mean_interval = from_us(cfg.incast_interval_us);
+          p.incast_senders = static_cast<std::int32_t>(cfg.incast_senders);
+          p.incast_bytes = cfg.incast_bytes;
+          p.monitored_fraction = cfg.monitored_fraction;
+        } else if constexpr (std::is_same_v<P, workload::Ns3FlowParams>) {
+          p.path = file;
+          p.topology_path = resolve_relative(cfg, cfg.ns3_topology);
+        } else if constexpr (std::is_same_v<P, workload::HtsimCmParams>) {
+          p.path = file;
+          p.start_unit = unit_of(cfg.htsim_start_unit);
+        } else if constexpr (std::is_same_v<P, workload::GoalParams>) {
+          p.path = file;
+          p.calc_unit = from_ns(cfg.calc_unit_ns);
+        } else if constexpr (std::is_same_v<P, workload::CollectiveParams>) {
+          p.bytes = cfg.size_bytes;
+          p.ranks = static_cast<std::int32_t>(cfg.ranks);
+          p.random_subset = cfg.random_subset;
+          p.first_host = static_cast<std::int32_t>(cfg.first_host);
+          p.window = static_cast<std::int32_t>(cfg.window);
+          p.butterfly = cfg.butterfly == "recursive_doubling" ? workload::ButterflyVariant::kRecursiveDoubling
+                                                              : workload::ButterflyVariant::kHalvingDoubling;
+          p.root = static_cast<std::int32_t>(cfg.root);
+          p.start = start;
+          p.background = cfg.background;
+          p.background_bytes = cfg.background_bytes;
+          p.background_lb = cfg.background_lb;
+        }
+      },
+      params);
+  std::vector<std::string> warnings;
+  w = workload::make_workload(params, n, seed, &warnings);
+  for (const auto& wmsg : warnings) fmt::print(stderr, "lbsim: warning: {}\n", wmsg);
   workload::validate_workload(w, n);
   return w;
 }
