@@ -95,7 +95,8 @@ int do_topo(const std::string& file, const std::vector<std::string>& sets) {
 struct CompareOptions {
   std::string config;
   std::vector<std::string> sets;
-  std::string lbs = "ecmp,ops";
+  std::string lbs;
+  std::string vary;
   std::string out;
   std::int64_t seed = -1;
 };
@@ -117,14 +118,21 @@ std::vector<std::string> split_list(const std::string& s) {
 int do_compare(const CompareOptions& o) {
   const auto base = load(o.config, o.sets);
   const std::string root = o.out.empty() ? base.out_dir : o.out;
-  const auto lbs = split_list(o.lbs);
-  if (lbs.empty()) throw UserError("--lb: expected a comma-separated list of load balancers");
-  fmt::print("{:<10} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}\n", "scheme", "max_fct_us",
+  // --vary key=v1,v2,... (default: lb.algorithm=ecmp,ops)
+  if (!o.lbs.empty() && !o.vary.empty()) throw UserError("use either --lb or --vary, not both");
+  const std::string vary = !o.vary.empty() ? o.vary : "lb.algorithm=" + (o.lbs.empty() ? std::string("ecmp,ops") : o.lbs);
+  const auto eq = vary.find('=');
+  if (eq == std::string::npos || eq == 0) throw UserError("--vary '" + vary + "': expected section.key=v1,v2,...");
+  const std::string key = vary.substr(0, eq);
+  const auto values = split_list(vary.substr(eq + 1));
+  if (values.empty()) throw UserError("--vary '" + vary + "': expected at least one value");
+  const std::string label = key == "lb.algorithm" ? "scheme" : key.substr(key.find('.') + 1);
+  fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}\n", label, "max_fct_us",
              "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done");
   int rc = 0;
-  for (const auto& lb : lbs) {
+  for (const auto& lb : values) {
     auto cfg = base;
-    sim::apply_override(cfg, "lb.algorithm=" + lb);
+    sim::apply_override(cfg, key + "=" + lb);
     if (o.seed >= 0) cfg.seed = o.seed;
     cfg.out_dir = root + "/" + lb;
     cfg.progress = "off";
@@ -132,13 +140,13 @@ int do_compare(const CompareOptions& o) {
     rc = std::max(rc, s.run());
     s.write_outputs(cfg.out_dir);
     const auto j = s.summary();
-    fmt::print("{:<10} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
+    fmt::print("{:<16} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
                j["fct_us"]["max"].get<double>(), j["fct_us"]["p99"].get<double>(), j["fct_us"]["mean"].get<double>(),
                j["slowdown"]["mean"].get<double>(), j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(),
                j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>(),
                fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
   }
-  fmt::print("run folders: {}/<scheme>/\n", root);
+  fmt::print("run folders: {}/<{}>/\n", root, label);
   return rc;
 }
 
@@ -149,6 +157,7 @@ void add_run_commands(CLI::App& app, Commands& out) {
   auto* cmp = app.add_subcommand("compare", "Run one scenario with several load balancers and print a table");
   cmp->add_option("config", copts->config, "Config file (TOML)")->required()->check(CLI::ExistingFile);
   cmp->add_option("--lb", copts->lbs, "Comma-separated load balancers (default ecmp,ops)");
+  cmp->add_option("--vary", copts->vary, "Vary any key instead: section.key=v1,v2,... (one run per value)");
   cmp->add_option("--set", copts->sets, "Override a key: section.key=value (repeatable)");
   cmp->add_option("--seed", copts->seed, "Seed (overrides run.seed)");
   cmp->add_option("--out", copts->out, "Parent folder of the run folders (default output.dir)");
