@@ -27,7 +27,7 @@ const char* link_kind_name(LinkKind k);
 
 struct Node {
   NodeKind kind = NodeKind::Switch;
-  std::int32_t group = -1;  // pod (fat tree), group (Dragonfly), subgroup*q+x (Slim Fly); -1 none
+  std::int32_t group = -1;  // pod (fat tree: ToR index for ToRs), group (Dragonfly), rack (Slim Fly); -1 none
   std::int32_t tier = 0;    // hosts 0; fat tree ToR 1, agg 2, core 3; direct networks 1
   std::string label;        // human-readable name, e.g. "tor3", "sw(0,1,4)"
 };
