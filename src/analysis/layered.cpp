@@ -161,21 +161,22 @@ struct Builder {
 
   // find_path of App. B.1.1: all simple paths src -> dst of exactly `t` hops that are consistent
   // with the routes already in layer l (a node that already has a next hop towards dst must keep
-  // it), and among them one of least total weight W (ties uniformly at random).
-  std::vector<int> find_path(int l, int src, int dst, Rng& rng) const {
+  // it), and among them one of least total weight W (ties uniformly at random). With `guard`, a
+  // candidate that would leave a neighbouring switch without any route of at most
+  // max(3, distance + 1) hops is skipped in favour of the next lighter one (see
+  // keeps_short_routes; our addition, so that the fallback of App. B.1.4 stays short).
+  std::vector<int> find_path(int l, int src, int dst, Rng& rng, bool guard) {
     const int t = target_hops(src, dst);
-    std::vector<int> cur{src}, best;
-    long best_w = kInf;
-    int ties = 0;
+    struct Cand {
+      long w;
+      std::uint64_t key;  // random tie-break
+      std::vector<int> p;
+    };
+    std::vector<Cand> cands;
+    std::vector<int> cur{src};
     std::vector<char> on_path(static_cast<std::size_t>(n), 0);
     on_path[static_cast<std::size_t>(src)] = 1;
-    auto consider = [&](const std::vector<int>& p, long wsum) {
-      if (wsum < best_w) {
-        best_w = wsum, best = p, ties = 1;
-      } else if (wsum == best_w && rng.below(static_cast<std::uint64_t>(++ties)) == 0) {
-        best = p;
-      }
-    };
+    auto consider = [&](const std::vector<int>& p, long wsum) { cands.push_back({wsum, rng.next(), p}); };
     // Depth-first enumeration with pruning by the remaining hop budget.
     auto dfs = [&](auto&& self, int x, int remaining, long wsum) -> void {
       if (x == dst) {
@@ -210,11 +211,103 @@ struct Builder {
       }
     };
     dfs(dfs, src, t, 0);
-    return best;
+    std::sort(cands.begin(), cands.end(),
+              [](const Cand& a, const Cand& b) { return a.w != b.w ? a.w < b.w : a.key < b.key; });
+    for (auto& c : cands)
+      if (!guard || keeps_short_routes(l, c.p)) return std::move(c.p);
+    return {};
+  }
+
+  // Current route length of a switch that has a next hop towards d in layer l.
+  int fixed_len(int l, int x, int d) const { return x == d ? 0 : r.hops(l, x, d); }
+
+  // Can switch z (towards d, in layer l) still get a minimal route? True for d itself, for a routed
+  // switch whose route is minimal, and for an unrouted switch with such a next hop candidate.
+  bool minimal_possible(int l, int z, int d) const {
+    if (z == d) return true;
+    if (r.next_hop(l, z, d) >= 0) return fixed_len(l, z, d) == r.distance(z, d);
+    for (int y : adj[static_cast<std::size_t>(z)])
+      if (r.distance(y, d) == r.distance(z, d) - 1 && minimal_possible(l, y, d)) return true;
+    return false;
+  }
+
+  // Number of next hops (at most 2 counted) that give unrouted switch x (towards d) a route of at
+  // most max(3, dist(x, d) + 1) hops: a routed neighbour that is short enough, or an unrouted one
+  // that can still get a minimal route. Also returns the lightest unrouted such neighbour.
+  int short_options(int l, int x, int d, int* unrouted_pick = nullptr) const {
+    const int limit = std::max(3, r.distance(x, d) + 1);
+    int count = 0, pick = -1;
+    for (int z : adj[static_cast<std::size_t>(x)]) {
+      if (z == d || r.next_hop(l, z, d) >= 0) {
+        if (fixed_len(l, z, d) + 1 <= limit) return 2;  // a fixed short route never goes away
+      } else if (r.distance(z, d) + 1 <= limit && minimal_possible(l, z, d)) {
+        ++count;
+        if (pick < 0 || w[id(x, z)] < w[id(x, pick)]) pick = z;
+      }
+    }
+    if (unrouted_pick) *unrouted_pick = pick;
+    return std::min(count, 2);
+  }
+  bool has_short_option(int l, int x, int d) const { return short_options(l, x, d) > 0; }
+
+  // Would inserting p leave some unrouted switch near the path without a short option? Evaluated
+  // by inserting the path's next hops tentatively and undoing them.
+  bool keeps_short_routes(int l, const std::vector<int>& p) {
+    const int d = p.back();
+    const int t = static_cast<int>(p.size()) - 1;
+    int j = 0;
+    while (j < t && r.next_hop(l, p[static_cast<std::size_t>(j)], d) < 0) ++j;
+    for (int k = 0; k < j; ++k) r.set_next_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
+    bool ok = true;
+    // Same 2-hop neighbourhood as pin_short_routes (options can vanish up to two hops away).
+    auto fine = [&](int x) { return x == d || r.next_hop(l, x, d) >= 0 || has_short_option(l, x, d); };
+    for (int k = 0; k < j && ok; ++k)
+      for (int x : adj[static_cast<std::size_t>(p[static_cast<std::size_t>(k)])]) {
+        if (!fine(x)) ok = false;
+        for (int y : adj[static_cast<std::size_t>(x)]) ok = ok && fine(y);
+        if (!ok) break;
+      }
+    for (int k = 0; k < j; ++k) r.set_next_hop(l, p[static_cast<std::size_t>(k)], d, -1);
+    return ok;
+  }
+
+  // Routes z minimally in layer l (through next hops that can stay minimal), lightest first.
+  void pin_minimal(int l, int z, int d) {
+    if (z == d || r.next_hop(l, z, d) >= 0) return;
+    int best = -1;
+    for (int y : adj[static_cast<std::size_t>(z)])
+      if (r.distance(y, d) == r.distance(z, d) - 1 && minimal_possible(l, y, d) &&
+          (best < 0 || w[id(z, y)] < w[id(z, best)]))
+        best = y;
+    if (best < 0) return;
+    pin_minimal(l, best, d);
+    r.set_next_hop(l, z, d, best);
+    add_route_weight(l, z, d);
+    ++r.build_stats[static_cast<std::size_t>(l)].pinned;
+  }
+
+  // After inserting p: an unrouted switch near the new routes (within 2 hops of a newly routed
+  // switch: a route change there can remove options of switches up to two hops away, through
+  // minimal_possible) whose short options dropped to a single unrouted next hop z gets z's minimal
+  // route pinned, so later paths cannot take that last option away.
+  void pin_short_routes(int l, const std::vector<int>& p, int j) {
+    const int d = p.back();
+    auto check = [&](int x) {
+      if (x == d || r.next_hop(l, x, d) >= 0) return;
+      int pick = -1;
+      if (short_options(l, x, d, &pick) == 1 && pick >= 0) pin_minimal(l, pick, d);
+    };
+    for (int k = 0; k < j; ++k) {
+      const int u = p[static_cast<std::size_t>(k)];
+      for (int x : adj[static_cast<std::size_t>(u)]) {
+        check(x);
+        for (int y : adj[static_cast<std::size_t>(x)]) check(y);
+      }
+    }
   }
 
   // add_path_to_layer + update_weights + update_priorities (Algorithm 1, lines 11-13).
-  void insert_path(int l, const std::vector<int>& p) {
+  int insert_path(int l, const std::vector<int>& p) {
     const int d = p.back();
     const int t = static_cast<int>(p.size()) - 1;
     // Nodes without a next hop form a prefix p[0..j-1]; the suffix from p[j] is already routed.
@@ -234,10 +327,11 @@ struct Builder {
       // and the sub-path pairs, Fig. 16) moves to the next priority level.
       if (t - k > r.distance(u, d)) ++prio[id(u, d)];
     }
+    return j;
   }
 
   // Layers 1..|L|-1 of Algorithm 1 (lines 4-17).
-  void build_layered_layer(int l, Rng& rng) {
+  void build_layered_layer(int l, Rng& rng, bool guard) {
     auto& st = r.build_stats[static_cast<std::size_t>(l)];
     // copy_pairs: both directions of every pair, random order within a priority level, lower
     // priority value (fewer almost-minimal routes so far) first (App. B.1.2).
@@ -256,10 +350,11 @@ struct Builder {
         ++st.already_routed;  // fixed by an earlier path's suffix (App. B.1.4, Fig. 16)
         continue;
       }
-      std::vector<int> p = find_path(l, s, d, rng);
+      std::vector<int> p = find_path(l, s, d, rng, guard);
       if (p.empty()) continue;  // P is empty: minimal fallback below (App. B.1.4, Fig. 17)
       ++st.almost_minimal_found;
-      insert_path(l, p);
+      const int j = insert_path(l, p);
+      if (guard) pin_short_routes(l, p, j);
     }
     complete_layer(l, [](int, int) { return true; }, true);
   }
@@ -434,7 +529,7 @@ RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
       continue;
     }
     switch (opt.scheme) {
-      case LayerScheme::Layered: b.build_layered_layer(l, rng); break;
+      case LayerScheme::Layered: b.build_layered_layer(l, rng, opt.guard_short_routes); break;
       case LayerScheme::Rues: b.build_rues_layer(l, opt.keep_fraction, rng); break;
       case LayerScheme::FatPaths: b.build_fatpaths_layer(l, opt.keep_fraction, rng); break;
     }

@@ -31,6 +31,12 @@ struct LayerOptions {
   // 80 %). Unused by the layered scheme.
   double keep_fraction = 0.6;
   std::uint64_t seed = 1;
+  // Layered scheme: skip a candidate path of find_path (App. B.1.1) that would leave a neighbouring
+  // switch with no possible route of at most max(3, distance + 1) hops in this layer, taking the
+  // next lighter candidate instead. Our addition (not in the paper): it keeps the minimal fallback
+  // of App. B.1.4 short, so the 3-lane scheme of sec. 5.2 stays applicable. When a neighbour x
+  // depends on an unrouted switch z for its short route, z's minimal route is pinned right away.
+  bool guard_short_routes = true;
 };
 
 // Per-layer construction counters (what happened to each ordered pair in each layer).
@@ -39,6 +45,7 @@ struct LayerBuildStats {
   long already_routed = 0;        // pair already fixed by an earlier path's suffix (App. B.1.4, 1st)
   long fallback = 0;              // P empty: routed by the fallback completion (App. B.1.4, 2nd)
   long fallback_non_minimal = 0;  // ... and the completed route is longer than minimal
+  long pinned = 0;  // switches routed minimally early to keep a neighbour's route short (guard)
 };
 
 class RoutingLayers {

@@ -30,6 +30,7 @@ struct LayersArgs {
   std::string out;
   bool sweep = false;
   bool tables = false;
+  bool no_guard = false;
   int vls = 0;
   std::string deadlock = "dfsssp";
   int sls = 16;
@@ -74,6 +75,7 @@ int run_layers(const LayersArgs& a) {
   opt.scheme = parse_layer_scheme(a.scheme);
   opt.keep_fraction = a.keep;
   opt.seed = a.seed;
+  opt.guard_short_routes = !a.no_guard;
   if (a.tables && a.out.empty()) throw UserError("--tables needs --out DIR");
   auto r = build_layers(g.adj, opt);
   if (auto err = validate_layers(r); !err.empty()) throw std::logic_error(err);
@@ -87,6 +89,7 @@ int run_layers(const LayersArgs& a) {
   js["scheme"] = a.scheme;
   js["seed"] = a.seed;
   js["layers"] = a.layers;
+  js["guard_short_routes"] = opt.guard_short_routes;
   if (opt.scheme != LayerScheme::Layered) js["keep_fraction"] = a.keep;
   for (int l = 0; l < r.num_layers(); ++l) {
     const auto& b = r.build_stats[static_cast<std::size_t>(l)];
@@ -94,7 +97,8 @@ int run_layers(const LayersArgs& a) {
                            {"almost_minimal_found", b.almost_minimal_found},
                            {"already_routed", b.already_routed},
                            {"fallback", b.fallback},
-                           {"fallback_non_minimal", b.fallback_non_minimal}});
+                           {"fallback_non_minimal", b.fallback_non_minimal},
+                           {"pinned", b.pinned}});
   }
   int first = a.sweep ? 1 : a.layers;
   for (int l = first; l <= a.layers; ++l) {
@@ -145,6 +149,8 @@ void add_layers_commands(CLI::App& app, Commands& out) {
   sub->add_option("--seed", args->seed, "random seed")->capture_default_str();
   sub->add_option("--out", args->out, "write layers.json (and tables with --tables) into DIR");
   sub->add_flag("--sweep", args->sweep, "statistics for every layer count 1..--layers");
+  sub->add_flag("--no-guard", args->no_guard,
+                "layered: plain Algorithm 1 without the short-route guard (fallbacks may exceed 3 hops)");
   sub->add_flag("--tables", args->tables, "write forwarding.txt and lft.txt (needs --out)");
   sub->add_option("--vls", args->vls, "run the deadlock analysis with this many virtual lanes");
   sub->add_option("--deadlock", args->deadlock, "dfsssp | three-lane")->capture_default_str();

@@ -33,6 +33,7 @@ struct MatArgs {
   std::string mode = "both";
   std::string at;
   std::string method = "auto";
+  bool no_guard = false;
   std::string out;
 };
 
@@ -95,6 +96,7 @@ int run_mat(const MatArgs& a) {
     opt.scheme = parse_layer_scheme(a.scheme);
     opt.keep_fraction = a.keep;
     opt.seed = a.seed;
+    opt.guard_short_routes = !a.no_guard;
     auto r = build_layers(g.adj, opt);
     std::vector<int> counts = a.at.empty() ? std::vector<int>{a.layers} : parse_int_list(a.at);
     for (int l : counts) {
@@ -141,6 +143,7 @@ void add_mat_commands(CLI::App& app, Commands& out) {
   sub->add_option("--at", args->at, "comma-separated layer counts for the path LP (default: --layers)");
   sub->add_option("--lp-method", args->method, "CLP algorithm: dual | primal | barrier | auto")
       ->capture_default_str();
+  sub->add_flag("--no-guard", args->no_guard, "layered: plain Algorithm 1 without the short-route guard");
   sub->add_option("--out", args->out, "write mat.json into DIR");
   out.push_back({sub, [args] { return run_mat(*args); }});
 }

@@ -51,7 +51,10 @@ TEST(SlimFlyLayers, Q5ThreeLaneSchemeNeedsThreeLanes) {
   EXPECT_FALSE(cdg_acyclic(r.adjacency(), routes));
 }
 
-TEST(SlimFlyLayers, Q7LayersValidAndDiverse) {
+// q = 7 has short cycles, so a destination-based layer can block the minimal fallback of
+// App. B.1.4 (plain Algorithm 1 then yields some 4-hop routes). With the short-route guard every
+// route has at most 3 hops, so the 3-lane scheme of sec. 5.2 applies.
+TEST(SlimFlyLayers, Q7GuardKeepsRoutesWithinThreeHops) {
   auto g = topo::build_mms_graph(7);
   LayerOptions o;
   o.layers = 8;
@@ -59,7 +62,14 @@ TEST(SlimFlyLayers, Q7LayersValidAndDiverse) {
   ASSERT_EQ(validate_layers(r), "");
   auto st = compute_path_stats(r);
   EXPECT_GT(st.share_at_least_3_disjoint, 0.9);
-  EXPECT_LE(st.max_length, 4);
+  EXPECT_EQ(st.max_length, 3);
+  for (const auto& b : r.build_stats) EXPECT_EQ(b.fallback_non_minimal, 0);
+  auto a = assign_three_lane(r.adjacency(), collect_routes(r), 3);
+  EXPECT_TRUE(a.per_lane_acyclic);
+  // Without the guard the layers are still valid forwarding functions.
+  o.guard_short_routes = false;
+  auto plain = build_layers(g.adj, o);
+  EXPECT_EQ(validate_layers(plain), "");
 }
 
 }  // namespace
