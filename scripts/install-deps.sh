@@ -6,7 +6,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       coinor-libclp-dev libglpk-dev
-      python3 python3-matplotlib python3-pandas)
+      python3 python3-matplotlib python3-pandas slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

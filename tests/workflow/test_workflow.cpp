@@ -1,0 +1,397 @@
+// Sweeps (grid expansion, errors, resume, results.csv), Slurm job arrays, plots and the
+// reproduction catalogue. CLI tests run the lbsim binary of this build on tiny configs.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli/workflow_catalog.h"
+#include "cli/workflow_sweep.h"
+#include "core/error.h"
+
+namespace fs = std::filesystem;
+using lbsim::cli::wf::expand;
+using lbsim::cli::wf::parse_sweep_text;
+
+namespace {
+
+const std::string kLbsim = std::string(LBSIM_BINARY_DIR) + "/lbsim";
+
+struct Result {
+  int rc = -1;
+  std::string out;
+};
+
+Result sh(const std::string& cmd) {
+  Result r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int st = pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+// A fresh folder for one test under the build tree.
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::path(LBSIM_BINARY_DIR) / "workflow-tests" / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream f(p);
+  f << text;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::vector<std::string>> csv(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream f(p);
+  std::string line;
+  while (std::getline(f, line)) {
+    std::vector<std::string> r;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) r.push_back(cell);
+    if (!line.empty() && line.back() == ',') r.push_back("");
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// 16 hosts, 64 KiB messages: each run takes a few milliseconds.
+const char* kTinyBase = R"([topology]
+kind = "fat_tree"
+hosts = 16
+radix = 8
+[transport]
+rto_us = 70
+[workload]
+kind = "permutation"
+size = "64KiB"
+)";
+
+fs::path tiny_sweep(const fs::path& dir, const std::string& extra_set = "") {
+  write(dir / "base.toml", kTinyBase);
+  write(dir / "sweep.toml", "name = \"tiny\"\nbase = \"base.toml\"\n[set]\n\"output.queue_sample_us\" = 2\n" +
+                                extra_set + "[grid]\n\"lb.algorithm\" = [\"ecmp\", \"ops\"]\n\"run.seed\" = [1, 2]\n");
+  return dir / "sweep.toml";
+}
+
+}  // namespace
+
+TEST(SweepSpec, GridExpansionOrderNamesAndValues) {
+  const auto d = scratch("expand");
+  const auto s = parse_sweep_text(R"(name = "g"
+[set]
+"topology.hosts" = 16
+"topology.radix" = 8
+[grid]
+"lb.algorithm" = ["ecmp", "ops"]
+"run.seed" = [1, 2, 3]
+"workload.size" = ["64KiB", 131072]
+[[case]]
+name = "perm"
+"workload.kind" = "permutation"
+[[case]]
+name = "tornado"
+"workload.kind" = "tornado"
+)",
+                                  (d / "g.toml").string());
+  const auto pts = expand(s, (d / "out").string());
+  ASSERT_EQ(pts.size(), 2u * 2 * 3 * 2);
+  // Cases outermost, then axes in file order, the last axis fastest.
+  EXPECT_EQ(pts[0].name, "perm_algorithm-ecmp_seed-1_size-64KiB");
+  EXPECT_EQ(pts[1].name, "perm_algorithm-ecmp_seed-1_size-131072");
+  EXPECT_EQ(pts[2].name, "perm_algorithm-ecmp_seed-2_size-64KiB");
+  EXPECT_EQ(pts[12].name, "tornado_algorithm-ecmp_seed-1_size-64KiB");
+  EXPECT_EQ(pts[23].name, "tornado_algorithm-ops_seed-3_size-131072");
+  EXPECT_EQ(pts[23].cfg.lb, "ops");
+  EXPECT_EQ(pts[23].cfg.seed, 3);
+  EXPECT_EQ(pts[23].cfg.size_bytes, 131072);
+  EXPECT_EQ(pts[0].cfg.size_bytes, 65536);
+  EXPECT_EQ(pts[23].cfg.wl_kind, "tornado");
+  EXPECT_EQ(pts[0].cfg.hosts, 16);
+  EXPECT_EQ(pts[5].cfg.out_dir, (d / "out" / "runs" / pts[5].name).string());
+  EXPECT_EQ(pts[0].cfg.progress, "off");
+  std::map<std::string, int> names;
+  for (const auto& p : pts) ++names[p.name];
+  EXPECT_EQ(names.size(), pts.size());
+}
+
+TEST(SweepSpec, NoGridIsOneRun) {
+  const auto d = scratch("one");
+  const auto pts = expand(parse_sweep_text("[set]\n\"topology.hosts\" = 16\n", (d / "s.toml").string()), d.string());
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].name, "run");
+}
+
+TEST(SweepSpec, ErrorsNameFileLineAndKey) {
+  const auto d = scratch("errors");
+  const std::string f = (d / "s.toml").string();
+  const auto err = [&](const std::string& text) {
+    try {
+      expand(parse_sweep_text(text, f), d.string());
+    } catch (const lbsim::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto e = err("[grid]\n\"lb.algorithm\" = [\"ecmp\"]\n\"lb.algoritm\" = [\"ops\"]\n");
+  EXPECT_NE(e.find(f + ":3"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key 'lb.algoritm'"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'lb.algorithm'"), std::string::npos) << e;
+  e = err("[grid]\n\"run.seed\" = [1]\n\"lb.algorithm\" = [\"ecmp\",\n  \"nope\"]\n");
+  EXPECT_NE(e.find(f + ":4"), std::string::npos) << e;
+  EXPECT_NE(e.find("'lb.algorithm'"), std::string::npos) << e;
+  EXPECT_NE(e.find("'nope' is not one of"), std::string::npos) << e;
+  e = err("[set]\n\"topology.hosts\" = \"many\"\n");
+  EXPECT_NE(e.find(f + ":2"), std::string::npos) << e;
+  EXPECT_NE(e.find("'topology.hosts'"), std::string::npos) << e;
+  e = err("[grid]\n\"run.seed\" = []\n");
+  EXPECT_NE(e.find(f + ":2"), std::string::npos) << e;
+  e = err("seeds = [1, 2]\n");
+  EXPECT_NE(e.find(f + ":1"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown sweep key 'seeds'"), std::string::npos) << e;
+  e = err("base = \"missing.toml\"\n");
+  EXPECT_NE(e.find("key 'base'"), std::string::npos) << e;
+  // Cross-key validation runs per point before anything runs.
+  e = err("[grid]\n\"network.kmin\" = [0.1, 0.9]\n");
+  EXPECT_NE(e.find("sweep point 'kmin-0.9'"), std::string::npos) << e;
+}
+
+TEST(SweepSpec, RelativePathsFollowTheirFile) {
+  const auto d = scratch("paths");
+  fs::create_directories(d / "cfg");
+  write(d / "cfg" / "base.toml", "[workload]\nkind = \"flows_csv\"\nfile = \"flows.csv\"\n");
+  write(d / "cfg" / "flows.csv", "src,dst,bytes\n0,1,4096\n");
+  const auto s = parse_sweep_text("base = \"cfg/base.toml\"\n", (d / "s.toml").string());
+  const auto pts = expand(s, (d / "out").string());
+  EXPECT_EQ(pts[0].cfg.wl_file, (d / "cfg" / "flows.csv").string());
+  const auto s2 = parse_sweep_text("base = \"cfg/base.toml\"\n[grid]\n\"workload.file\" = [\"x/a.csv\"]\n",
+                                   (d / "s.toml").string());
+  EXPECT_EQ(expand(s2, (d / "out").string())[0].cfg.wl_file, (d / "x" / "a.csv").string());
+}
+
+TEST(SweepCli, RunsResumesAndWritesResults) {
+  const auto d = scratch("resume");
+  const auto sweep = tiny_sweep(d);
+  const auto out = d / "out";
+  auto r = sh(kLbsim + " sweep " + sweep.string() + " --workers 2 --out " + out.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("4 point(s), 0 complete, 4 to run"), std::string::npos) << r.out;
+  const auto rows = csv(out / "results.csv");
+  ASSERT_EQ(rows.size(), 5u);
+  const std::vector<std::string> head{"run", "lb.algorithm", "run.seed", "status", "completed", "unfinished",
+                                      "transfers", "max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us",
+                                      "mean_slowdown", "p99_slowdown", "max_slowdown", "drops", "failure_drops",
+                                      "trims", "ecn_marks", "nacks", "retransmits", "timeouts", "ooo_pct",
+                                      "events", "sim_time_us", "wall_s", "peak_rss_mb", "dir"};
+  EXPECT_EQ(rows[0], head);
+  EXPECT_EQ(rows[1][0], "algorithm-ecmp_seed-1");
+  EXPECT_EQ(rows[4][0], "algorithm-ops_seed-2");
+  EXPECT_EQ(rows[4][1], "ops");
+  EXPECT_EQ(rows[4][2], "2");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][3], "ok");
+    EXPECT_EQ(rows[i][4], "16");  // completed
+    EXPECT_GT(std::stod(rows[i][7]), 0.0);
+    // The row is the run's summary.
+    const auto j = nlohmann::json::parse(read(out / rows[i].back() / "summary.json"));
+    EXPECT_DOUBLE_EQ(std::stod(rows[i][7]), j["fct_us"]["max"].get<double>());
+    EXPECT_EQ(rows[i][19], std::to_string(j["retransmits"].get<std::uint64_t>()));
+    EXPECT_TRUE(fs::is_regular_file(out / rows[i].back() / "queues.csv"));
+  }
+  // The swept value reached the run.
+  const std::string cfg2 = read(out / "runs" / "algorithm-ops_seed-2" / "config.toml");
+  EXPECT_TRUE(cfg2.find("algorithm = 'ops'") != std::string::npos || cfg2.find("algorithm = \"ops\"") != std::string::npos)
+      << cfg2;
+
+  // Second invocation: nothing runs again (summary files untouched), the table is the same.
+  std::map<std::string, fs::file_time_type> mtimes;
+  for (const auto& e : fs::directory_iterator(out / "runs"))
+    mtimes[e.path().filename()] = fs::last_write_time(e.path() / "summary.json");
+  const std::string table = read(out / "results.csv");
+  r = sh(kLbsim + " sweep " + sweep.string() + " --workers 2 --out " + out.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("4 point(s), 4 complete, 0 to run"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[1/"), std::string::npos) << r.out;
+  for (const auto& [name, t] : mtimes) EXPECT_EQ(fs::last_write_time(out / "runs" / name / "summary.json"), t) << name;
+  EXPECT_EQ(read(out / "results.csv"), table);
+
+  // An incomplete run (no summary) is re-run, and only that one.
+  fs::remove(out / "runs" / "algorithm-ops_seed-1" / "summary.json");
+  r = sh(kLbsim + " sweep " + sweep.string() + " --workers 2 --out " + out.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("4 point(s), 3 complete, 1 to run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1/1] algorithm-ops_seed-1: ok"), std::string::npos) << r.out;
+  EXPECT_EQ(fs::last_write_time(out / "runs" / "algorithm-ecmp_seed-1" / "summary.json"),
+            mtimes["algorithm-ecmp_seed-1"]);
+
+  // A changed config means the old run folders do not match: everything runs again.
+  write(d / "base.toml", std::string(kTinyBase) + "[network]\nkmin = 0.3\n");
+  r = sh(kLbsim + " sweep " + sweep.string() + " --workers 2 --out " + out.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("4 point(s), 0 complete, 4 to run"), std::string::npos) << r.out;
+}
+
+TEST(SweepCli, ConfigErrorStopsBeforeAnyRun) {
+  const auto d = scratch("bad");
+  write(d / "sweep.toml", "[set]\n\"topology.hosts\" = 16\n[grid]\n\"run.seed\" = [1, 2]\n\"lb.algorithm\" = [\"ops\", \"rpes\"]\n");
+  const auto r = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --out " + (d / "out").string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("sweep.toml:5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'lb.algorithm'"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d / "out"));
+}
+
+TEST(SweepCli, FailedRunIsIsolatedAndReported) {
+  const auto d = scratch("failed");
+  write(d / "base.toml", kTinyBase);
+  // A flows_csv workload whose file does not exist passes validation but fails when the run starts.
+  write(d / "sweep.toml", "base = \"base.toml\"\n[grid]\n\"workload.kind\" = [\"permutation\", \"flows_csv\"]\n"
+                          "[set]\n\"workload.file\" = \"missing.csv\"\n");
+  const auto r = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --workers 2 --out " + (d / "out").string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  const auto rows = csv(d / "out" / "results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][2], "ok");
+  EXPECT_EQ(rows[2][2], "failed(2)");
+  EXPECT_NE(read(d / "out" / "logs" / "kind-flows_csv.log").find("missing.csv"), std::string::npos);
+}
+
+TEST(SweepCli, DryRunListsPointsAndWritesNothing) {
+  const auto d = scratch("dry");
+  const auto r = sh(kLbsim + " sweep " + tiny_sweep(d).string() + " --dry-run --out " + (d / "out").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("4 point(s)"), std::string::npos);
+  EXPECT_NE(r.out.find("algorithm-ops_seed-2"), std::string::npos);
+  EXPECT_FALSE(fs::exists(d / "out"));
+}
+
+// The same sweep through a real single-node Slurm (scripts/slurm-local.sh) gives the same
+// results table as the local path (wall-clock columns aside).
+TEST(Slurm, JobArrayMatchesLocalResults) {
+  for (const char* b : {"/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/sbatch"})
+    if (!fs::exists(b))
+      GTEST_SKIP() << b << " missing: install the Debian packages slurm-wlm and munge (scripts/install-deps.sh)";
+  if (geteuid() != 0) GTEST_SKIP() << "starting slurmctld/slurmd/munged needs root";
+  const auto d = scratch("slurm");
+  const auto sweep = tiny_sweep(d);
+  auto r = sh(kLbsim + " sweep " + sweep.string() + " --workers 2 --out " + (d / "local").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const std::string script = std::string(LBSIM_SOURCE_DIR) + "/scripts/slurm-local.sh";
+  const std::string state = (d / "slurm-state").string();
+  // One local cluster at a time on this machine (fixed ports): serialize with a lock file.
+  r = sh("flock /tmp/lbsim-slurm-test.lock bash -c '" + script + " start " + state + " && SLURM_CONF=" + state +
+         "/slurm.conf " + kLbsim + " sweep " + sweep.string() + " --slurm --out " + (d / "slurm").string() +
+         "; rc=$?; " + script + " stop " + state + "; exit $rc'");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("sbatch: job"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(d / "slurm" / "slurm" / "job.sh"));
+  const auto a = csv(d / "local" / "results.csv"), b = csv(d / "slurm" / "results.csv");
+  ASSERT_EQ(a.size(), 5u);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a[0], b[0]);
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].size(), b[i].size());
+    for (std::size_t c = 0; c < a[i].size(); ++c)
+      if (!lbsim::cli::wf::nondeterministic_column(a[0][c])) {
+        EXPECT_EQ(a[i][c], b[i][c]) << a[0][c] << " row " << i;
+      }
+  }
+  // Slurm ran the array tasks (one log per task).
+  int logs = 0;
+  for (const auto& e : fs::directory_iterator(d / "slurm" / "logs"))
+    logs += e.path().filename().string().rfind("slurm-", 0) == 0;
+  EXPECT_EQ(logs, 4);
+}
+
+TEST(Plot, WritesPngAndPdfForSweepAndRun) {
+  if (sh("/usr/bin/python3 -c 'import matplotlib, pandas'").rc != 0)
+    GTEST_SKIP() << "/usr/bin/python3 lacks matplotlib/pandas (python3-matplotlib, python3-pandas)";
+  const auto d = scratch("plot");
+  auto r = sh(kLbsim + " sweep " + tiny_sweep(d).string() + " --workers 2 --out " + (d / "out").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  r = sh(kLbsim + " plot " + (d / "out").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  for (const char* n : {"fct_cdf", "fct_violin", "fct_bars", "drops_ooo", "queues", "ports"})
+    for (const char* ext : {".png", ".pdf"}) {
+      const auto f = d / "out" / "plots" / (std::string(n) + ext);
+      EXPECT_TRUE(fs::is_regular_file(f)) << f;
+      if (fs::is_regular_file(f)) {
+        EXPECT_GT(fs::file_size(f), 1000u) << f;
+      }
+    }
+  r = sh(kLbsim + " plot " + (d / "out" / "runs" / "algorithm-ops_seed-1").string() + " --out " + (d / "one").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(d / "one" / "fct_cdf.png"));
+  r = sh(kLbsim + " plot " + d.string());  // neither a run nor a sweep folder
+  EXPECT_EQ(r.rc, 2) << r.out;
+}
+
+TEST(Reproduce, ListShowsStatusFromThisBuild) {
+  const auto r = sh(kLbsim + " reproduce --list");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  for (const auto& e : lbsim::cli::wf::catalog()) {
+    const auto pos = r.out.find("\n" + e.name + " ");
+    ASSERT_NE(pos, std::string::npos) << e.name;
+    const std::string line = r.out.substr(pos + 1, r.out.find('\n', pos + 1) - pos - 1);
+    const auto miss = lbsim::cli::wf::missing_needs(e);
+    if (miss.empty()) {
+      EXPECT_EQ(line.find("needs:"), std::string::npos) << line;
+    } else {
+      EXPECT_NE(line.find("needs: " + miss[0]), std::string::npos) << line;
+    }
+  }
+  // The sweep of every defined entry parses and expands against this build's keys (full and quick).
+  const auto d = scratch("catalog");
+  for (const auto& e : lbsim::cli::wf::catalog()) {
+    if (!lbsim::cli::wf::missing_needs(e).empty() || e.full.empty()) continue;
+    for (const auto* text : {&e.full, &e.quick}) {
+      EXPECT_NO_THROW(expand(parse_sweep_text(*text, (d / (e.name + ".toml")).string()), d.string())) << e.name;
+    }
+  }
+}
+
+TEST(Reproduce, RefusesWhatIsNotBuiltAndRunsWhatIs) {
+  const auto d = scratch("reproduce");
+  // reps-fig7 needs failure injection (and REPS); it must refuse instead of running something else.
+  auto r = sh(kLbsim + " reproduce reps-fig7 --quick --out " + (d / "fig7").string());
+  const auto& cat = lbsim::cli::wf::catalog();
+  const auto fig7 = std::find_if(cat.begin(), cat.end(), [](const auto& e) { return e.name == "reps-fig7"; });
+  ASSERT_NE(fig7, cat.end());
+  if (!lbsim::cli::wf::missing_needs(*fig7).empty()) {
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_NE(r.out.find("needs"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(d / "fig7" / "runs"));
+  }
+  r = sh(kLbsim + " reproduce nonsense");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("unknown experiment"), std::string::npos);
+  r = sh(kLbsim + " reproduce demo --quick --no-plot --workers 2 --out " + (d / "demo").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const auto rows = csv(d / "demo" / "results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][1], "ecmp");
+  EXPECT_EQ(rows[2][1], "ops");
+  EXPECT_EQ(rows[2][2], "ok");
+}
