@@ -2,6 +2,10 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "routing/ecmp_paths.h"
+#include "routing/minimal.h"
+#include "routing/ugal.h"
+#include "routing/valiant.h"
 
 namespace lbsim::routing {
 
@@ -21,15 +25,21 @@ std::int32_t EcmpRouter::route(std::int32_t node, net::Packet& p) {
 }
 
 const std::vector<std::string>& routing_names() {
-  static const std::vector<std::string> names{"ecmp", "minimal"};
+  static const std::vector<std::string> names{"ecmp", "minimal", "valiant", "ugal_l", "ecmp_paths"};
   return names;
 }
 
 std::unique_ptr<net::Router> make_router(const RoutingParams& params, const MinimalTables& tables,
                                          net::Network& net) {
   (void)net;
-  if (params.name == "ecmp" || params.name == "minimal")
-    return std::make_unique<EcmpRouter>(tables, params.seed);
+  if (params.name == "ecmp") return std::make_unique<EcmpRouter>(tables, params.seed);
+  // Dragonfly l-g-l minimal routes; identical to ecmp elsewhere (routing/minimal.h).
+  if (params.name == "minimal") return std::make_unique<MinimalRouter>(tables, params.seed);
+  if (params.name == "valiant")
+    return std::make_unique<ValiantRouter>(tables, params.seed, parse_valiant_mode(params.valiant_mode));
+  if (params.name == "ugal_l")
+    return std::make_unique<UgalRouter>(tables, net, params.seed, parse_ugal_mode(params.ugal));
+  if (params.name == "ecmp_paths") return std::make_unique<EcmpPathsRouter>(tables, params.seed);
   throw UserError("unknown routing '" + params.name + "'");
 }
 

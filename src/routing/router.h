@@ -14,6 +14,8 @@ namespace lbsim::routing {
 struct RoutingParams {
   std::string name = "ecmp";
   std::uint64_t seed = 1;
+  std::string valiant_mode = "per_hop";  // valiant: "per_hop" | "path" (routing/valiant.h)
+  std::string ugal = "local";            // ugal_l: "local" (UGAL-L) | "global" (UGAL-G)
 };
 
 // ECMP over minimal (shortest) paths: at each switch, hash (src, dst, flow, EV, switch salt) modulo

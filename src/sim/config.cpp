@@ -69,8 +69,11 @@ std::vector<KeyDef> make_keys() {
   add("network.ecn", &C::ecn, "", "Enable ECN marking.");
   add("network.trimming", &C::trimming, "", "Trim packets that overflow the data queue (else tail-drop them).");
   range(add("network.ev_bits", &C::ev_bits, "bits", "Width of the entropy value; EVs are drawn from [0, 2^ev_bits)."), 1, 24);
+  add("network.bdp_path", &C::bdp_path, "", "Path the base RTT (and so BDP, queues, windows, RTO) is taken from: shortest (longest shortest path) or longest_bounded (longest bounded simple path of topo/paths.h, as spritz.txt V-A sizes the BDP \"based on the longest path\").").choices = {"shortest", "longest_bounded"};
   // [routing]
-  add("routing.algorithm", &C::routing, "", "Switch routing plug-in.").choices = routing::routing_names();
+  add("routing.algorithm", &C::routing, "", "Switch routing plug-in (minimal, valiant, ugal_l, ecmp_paths: docs/topologies.md \"Switch routing\").").choices = routing::routing_names();
+  add("routing.valiant_mode", &C::valiant_mode, "", "valiant: per_hop (next hop drawn uniformly at each switch, the Spritz implementation) or path (uniform over whole Valiant paths, Valiant's definition); spritz.txt V-A.").choices = {"per_hop", "path"};
+  add("routing.ugal", &C::ugal, "", "ugal_l: local (UGAL-L, q x h with the source switch's output queues) or global (UGAL-G, queues summed along each path).").choices = {"local", "global"};
   // [transport]
   add("transport.cc", &C::cc, "", "Congestion control: dctcp_ack (per-ACK DCTCP variant of MPRDMA/REPS), dctcp (classic), none (fixed window).").choices = transport::cc_names();
   range(add("transport.init_cwnd_bdp", &C::init_cwnd_bdp, "BDP", "Initial congestion window."), 1e-6, 1e6);

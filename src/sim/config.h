@@ -39,8 +39,11 @@ struct Config {
   bool ecn = true;
   bool trimming = true;
   std::int64_t ev_bits = 16;
+  std::string bdp_path = "shortest";  // base RTT / BDP from the longest shortest or bounded path
   // [routing]
   std::string routing = "ecmp";
+  std::string valiant_mode = "per_hop";  // valiant: per-hop sampling or uniform over whole paths
+  std::string ugal = "local";            // ugal_l: UGAL-L or UGAL-G
   // [transport]
   std::string cc = "dctcp_ack";
   double init_cwnd_bdp = 1.5, max_cwnd_bdp = 1.5;

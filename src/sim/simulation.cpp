@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "lb/policy.h"
+#include "routing/bounded_paths.h"
 #include "topo/dragonfly.h"
 #include "topo/fat_tree.h"
 #include "topo/slim_fly.h"
@@ -272,6 +273,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
         far_b = bb;
       }
     }
+  if (cfg_.bdp_path == "longest_bounded")  // spritz.txt V-A: BDP "based on the longest path"
+    d_.base_rtt = std::max(d_.base_rtt, routing::longest_bounded_rtt(topo_, sw_lat, d_.packet_bytes, cfg_.header_bytes));
   const BitsPerSec host_rate = topo_.links[topo_.ports[0][0].link].rate;
   d_.bdp = bytes_in(d_.base_rtt, host_rate);
   d_.bdp_packets = static_cast<std::uint32_t>((d_.bdp + d_.packet_bytes - 1) / d_.packet_bytes);
@@ -312,6 +315,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   routing::RoutingParams rp;
   rp.name = cfg_.routing;
   rp.seed = seed;
+  rp.valiant_mode = cfg_.valiant_mode;
+  rp.ugal = cfg_.ugal;
   router_ = routing::make_router(rp, *tables_, *net_);
 
   transport::TransportParams tp;

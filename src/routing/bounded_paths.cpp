@@ -1,0 +1,137 @@
+#include "routing/bounded_paths.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "core/error.h"
+
+namespace lbsim::routing {
+
+BoundedPathSet::BoundedPathSet(const topo::Topology& t, const MinimalRoutes& minimal)
+    : t_(t), minimal_(minimal), pe_(t), nsw_(static_cast<std::size_t>(t.num_switches())),
+      pairs_(nsw_ * nsw_) {}
+
+void BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr) {
+  scratch_.clear();
+  pe_.for_each_path(src_sw, dst_sw, [&](const topo::PathView& v) {
+    scratch_.emplace_back(v.hops, v.hops + v.length);
+  });
+  if (scratch_.size() > 0xFFFF)
+    throw UserError(fmt::format("routing: {} bounded paths between switches {} and {} (at most 65535 "
+                                "are supported by the non-minimal routers)",
+                                scratch_.size(), t_.nodes[src_sw].label, t_.nodes[dst_sw].label));
+  // Sorted by output-port sequence: paths sharing a prefix are contiguous (per-hop sampling).
+  std::sort(scratch_.begin(), scratch_.end(), [](const auto& a, const auto& b) {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                        [](const topo::Hop& x, const topo::Hop& y) { return x.port < y.port; });
+  });
+  const bool df = minimal_.group_minimal();
+  const std::int32_t dmin = minimal_.distance(src_sw, dst_sw);
+  pr.first = static_cast<std::uint32_t>(len_.size());
+  pr.count = static_cast<std::uint32_t>(scratch_.size());
+  pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
+  for (std::uint32_t i = 0; i < pr.count; ++i) {
+    const auto& h = scratch_[i];
+    off_.push_back(static_cast<std::uint32_t>(hops_.size()));
+    len_.push_back(static_cast<std::uint8_t>(h.size()));
+    hops_.insert(hops_.end(), h.begin(), h.end());
+    bool is_min;
+    if (df) {
+      // Table I: across groups every path with one global hop is minimal; inside a group only the
+      // direct link (the detours through another switch of the group are Valiant paths).
+      int global = 0;
+      for (const auto& hop : h)
+        global += t_.links[t_.ports[hop.node][hop.port].link].kind == topo::LinkKind::Global;
+      is_min = global == 1 || (global == 0 && static_cast<std::int32_t>(h.size()) == dmin);
+    } else {
+      is_min = static_cast<std::int32_t>(h.size()) == dmin;
+    }
+    min_.push_back(is_min ? 1 : 0);
+    if (!is_min) nonmin_.push_back(static_cast<std::uint16_t>(i));
+  }
+  pr.nonmin_count = static_cast<std::uint32_t>(nonmin_.size()) - pr.nonmin_first;
+  pr.ready = true;
+}
+
+PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)
+    : tables_(tables), topo_(tables.topology()), routes_(tables.topology()), paths_(tables.topology(), routes_),
+      salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {}
+
+std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng) {
+  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  if (node == dst_sw) return tables_.host_port(p.dst);
+  if (p.route_state & kRouteFollow) {
+    const std::uint32_t k = p.route_state & kRouteHopMask;
+    const auto& pr = paths_.pair(topo_.host_switch(p.src), dst_sw);
+    const auto aux = static_cast<std::uint32_t>(p.route_aux);
+    std::uint32_t lo = aux & 0xFFFF, hi = aux >> 16;
+    if (hi - lo > 1 && rng) {
+      // Per-hop Valiant: the range shares the first k hops; its paths' k-th ports form runs.
+      std::uint32_t runs = 0;
+      for (std::uint32_t i = lo; i < hi; ++i)
+        if (i == lo || paths_.hops(pr.first + i)[k].port != paths_.hops(pr.first + i - 1)[k].port) ++runs;
+      std::uint32_t pick = static_cast<std::uint32_t>(rng->below(runs));
+      std::uint32_t i = lo;
+      for (std::uint32_t r = 0; r < pick; ++r) {
+        const auto port = paths_.hops(pr.first + i)[k].port;
+        while (paths_.hops(pr.first + i)[k].port == port) ++i;
+      }
+      lo = i;
+      const auto port = paths_.hops(pr.first + lo)[k].port;
+      const std::uint32_t old_hi = hi;
+      for (hi = lo + 1; hi < old_hi && paths_.hops(pr.first + hi)[k].port == port; ++hi) {
+      }
+      p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
+    }
+    const std::uint32_t path = pr.first + lo;
+    if (k < static_cast<std::uint32_t>(paths_.length(path))) {
+      const topo::Hop& hop = paths_.hops(path)[k];
+      // The packet is where the path says unless something (e.g. a failure-rerouting wrapper)
+      // moved it; then it continues minimally.
+      if (hop.node == node) {
+        p.route_state = static_cast<std::uint8_t>(kRouteFollow | (k + 1));
+        return hop.port;
+      }
+    }
+    p.route_state = kRouteMinimal;
+  }
+  return minimal_port(node, dst_sw, p);
+}
+
+}  // namespace lbsim::routing
+
+namespace lbsim::routing {
+
+SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes, Bytes ack_bytes) {
+  topo::PathEnumerator pe(t);
+  auto both_ways = [&](const topo::Link& l) {
+    return serialization_ps(data_bytes, l.rate) + serialization_ps(ack_bytes, l.rate) + 2 * l.latency;
+  };
+  std::vector<std::int32_t> sw;  // switches with hosts, and their first host link's round trip
+  std::vector<SimTime> host_rt;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s) {
+    const auto hs = t.hosts_of(t.switch_node(s));
+    if (hs.empty()) continue;
+    sw.push_back(t.switch_node(s));
+    host_rt.push_back(both_ways(t.links[t.ports[hs.front()][0].link]));
+  }
+  SimTime best = 0;
+  for (std::size_t i = 0; i < sw.size(); ++i)
+    for (std::size_t j = 0; j < sw.size(); ++j) {
+      const SimTime ends = host_rt[i] + host_rt[j];
+      if (i == j) {
+        best = std::max(best, ends + 2 * switch_latency);
+        continue;
+      }
+      pe.for_each_path(sw[i], sw[j], [&](const topo::PathView& v) {
+        SimTime rt = ends + 2 * static_cast<SimTime>(v.length + 1) * switch_latency;
+        for (std::int32_t k = 0; k < v.length; ++k)
+          rt += both_ways(t.links[t.ports[v.hops[k].node][v.hops[k].port].link]);
+        best = std::max(best, rt);
+      });
+    }
+  return best;
+}
+
+}  // namespace lbsim::routing

@@ -1,0 +1,119 @@
+// Bounded simple paths per switch pair for the non-minimal switch routing plug-ins (valiant, ugal_l,
+// ecmp_paths), and the packet state that lets a switch forward along a chosen path.
+//
+// The path set is topo::PathEnumerator's (spritz.txt sec. III: "all possible Valiant paths" - in a
+// Dragonfly at most 3 local + 2 global hops through one intermediate group, in a Slim Fly Valiant
+// paths of at most 4 hops through one intermediate switch; Table I). A pair's paths are enumerated
+// the first time a packet of that pair is routed (amortized: later packets of the pair allocate
+// nothing) and kept sorted by their output-port sequence, so the paths that share a prefix form one
+// contiguous range - what per-hop Valiant sampling narrows at every switch.
+//
+// Packet state (net::Packet::route_state / route_aux):
+//   route_state 0            undecided (the packet has not left its source switch)
+//   route_state kFollow | k  forwarding along paths [lo, hi) of the pair (host_switch(src),
+//                            host_switch(dst)), k hops taken; route_aux = lo | hi << 16 (relative
+//                            to the pair; hi - lo == 1 once one path is fixed)
+//   route_state kMinimal     minimal routing (MinimalRoutes) from here on
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "routing/minimal.h"
+#include "topo/paths.h"
+
+namespace lbsim::routing {
+
+inline constexpr std::uint8_t kRouteFollow = 0x10;
+inline constexpr std::uint8_t kRouteMinimal = 0x20;
+inline constexpr std::uint8_t kRouteHopMask = 0x0F;
+
+class BoundedPathSet {
+ public:
+  struct Pair {
+    std::uint32_t first = 0;      // index of the pair's first path in the path arrays
+    std::uint32_t count = 0;      // number of paths (0 = not enumerated yet or none)
+    std::uint32_t nonmin_first = 0;  // into nonmin_: relative indices of non-minimal paths
+    std::uint32_t nonmin_count = 0;
+    bool ready = false;
+  };
+
+  BoundedPathSet(const topo::Topology& t, const MinimalRoutes& minimal);
+
+  // The pair's paths (enumerated on first use). Throws UserError when a pair has more than 65535
+  // paths (the packet state keeps 16-bit path indices).
+  const Pair& pair(std::int32_t src_sw, std::int32_t dst_sw) {
+    Pair& pr = pairs_[index(src_sw, dst_sw)];
+    if (!pr.ready) fill(src_sw, dst_sw, pr);
+    return pr;
+  }
+  std::int32_t length(std::uint32_t path) const { return len_[path]; }
+  const topo::Hop* hops(std::uint32_t path) const { return hops_.data() + off_[path]; }
+  // Table I category: Dragonfly paths with an intermediate group or an intra-group detour are
+  // non-minimal; elsewhere a path is minimal when its length is the minimal-route distance.
+  bool minimal(std::uint32_t path) const { return min_[path] != 0; }
+  std::uint32_t nonminimal(const Pair& pr, std::uint32_t i) const { return nonmin_[pr.nonmin_first + i]; }
+  const topo::PathEnumerator& enumerator() const { return pe_; }
+
+ private:
+  std::size_t index(std::int32_t a, std::int32_t b) const {
+    return static_cast<std::size_t>(t_.switch_index(a)) * nsw_ + t_.switch_index(b);
+  }
+  void fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr);
+
+  const topo::Topology& t_;
+  const MinimalRoutes& minimal_;
+  topo::PathEnumerator pe_;
+  std::size_t nsw_ = 0;
+  std::vector<Pair> pairs_;
+  std::vector<std::uint32_t> off_;
+  std::vector<std::uint8_t> len_, min_;
+  std::vector<topo::Hop> hops_;
+  std::vector<std::uint16_t> nonmin_;
+  std::vector<std::vector<topo::Hop>> scratch_;
+};
+
+// Shared forwarding of the path-following routers.
+class PathRouterBase : public net::Router {
+ public:
+  PathRouterBase(const MinimalTables& tables, std::uint64_t seed);
+  const MinimalRoutes& routes() const { return routes_; }
+  BoundedPathSet& paths() { return paths_; }
+
+ protected:
+  // Minimal next hop (hash over the minimal-route candidates, EcmpRouter's salts).
+  std::int32_t minimal_port(std::int32_t node, std::int32_t dst_sw, const net::Packet& p) const {
+    const auto c = routes_.candidates(node, dst_sw);
+    if (c.size() == 1) return c[0];
+    if (c.empty()) return -1;
+    return c[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % c.size()];
+  }
+  // Start following paths [lo, hi) of the pair at the source switch.
+  static void start_paths(net::Packet& p, std::uint32_t lo, std::uint32_t hi) {
+    p.route_state = kRouteFollow;
+    p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
+  }
+  // Forward a packet in state kFollow/kMinimal (or at its destination switch). With a range of
+  // several paths, the next port is drawn uniformly among the distinct next ports of the range
+  // (per-hop Valiant) from `rng`.
+  std::int32_t forward(std::int32_t node, net::Packet& p, Rng* rng);
+
+  const MinimalTables& tables_;
+  const topo::Topology& topo_;
+  MinimalRoutes routes_;
+  BoundedPathSet paths_;
+  std::vector<std::uint64_t> salt_;
+};
+
+}  // namespace lbsim::routing
+
+namespace lbsim::routing {
+
+// The largest round-trip time over the bounded simple paths between switches with hosts: a data
+// packet of `data_bytes` from a host of the source switch along the path to a host of the
+// destination switch (serialization + propagation per link, `switch_latency` per switch) and an ACK
+// of `ack_bytes` back over the same links - sim::Simulation's base RTT model, applied to the longest
+// bounded path instead of the longest shortest path (network.bdp_path = "longest_bounded";
+// spritz.txt sec. V-A: the BDP "is calculated based on the longest path for each topology").
+SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes, Bytes ack_bytes);
+
+}  // namespace lbsim::routing

@@ -1,0 +1,38 @@
+#include "routing/valiant.h"
+
+#include "core/error.h"
+
+namespace lbsim::routing {
+
+ValiantMode parse_valiant_mode(const std::string& s) {
+  if (s == "per_hop") return ValiantMode::PerHop;
+  if (s == "path") return ValiantMode::Path;
+  throw UserError("routing.valiant_mode: unknown mode '" + s + "' (per_hop or path)");
+}
+
+ValiantRouter::ValiantRouter(const MinimalTables& tables, std::uint64_t seed, ValiantMode mode)
+    : PathRouterBase(tables, seed), mode_(mode) {
+  const auto n = tables.topology().num_switches();
+  rng_.reserve(static_cast<std::size_t>(n));
+  for (std::int32_t s = 0; s < n; ++s) rng_.emplace_back(seed, hash_name("valiant"), static_cast<std::uint64_t>(s));
+}
+
+std::int32_t ValiantRouter::route(std::int32_t node, net::Packet& p) {
+  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  if (node == dst_sw) return tables_.host_port(p.dst);
+  Rng& rng = rng_[static_cast<std::size_t>(topo_.switch_index(node))];
+  if (p.route_state == 0) {  // at the source switch
+    const auto& pr = paths_.pair(node, dst_sw);
+    if (pr.count == 0) {
+      p.route_state = kRouteMinimal;
+    } else if (mode_ == ValiantMode::Path) {
+      const auto i = static_cast<std::uint32_t>(rng.below(pr.count));
+      start_paths(p, i, i + 1);
+    } else {
+      start_paths(p, 0, pr.count);
+    }
+  }
+  return forward(node, p, &rng);
+}
+
+}  // namespace lbsim::routing
