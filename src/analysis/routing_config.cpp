@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "analysis/toolkit_config.h"
 #include "core/error.h"
 #include "topo/slim_fly.h"
 
@@ -39,33 +40,38 @@ RoutingConfig parse_routing_config(std::string_view text, const std::string& nam
   }
   RoutingConfig cfg;
   cfg.source = name;
-  for (auto&& [k, v] : root) {
-    if (k.str() != "topology")
-      throw UserError(fmt::format("{}: unknown key '{}' (this command reads only [topology])",
-                                  at(name, k.source()), k.str()));
-    if (!v.is_table())
-      throw UserError(fmt::format("{}: 'topology' must be a table", at(name, v.source())));
+  std::string kind = "slim_fly";
+  if (const auto* k = root["topology"]["kind"].as_string()) {
+    kind = k->get();
+    if (kind != "slim_fly" && kind != "ring" && kind != "complete")
+      throw UserError(fmt::format("{}: topology.kind = \"{}\" is not supported here (slim_fly, ring, "
+                                  "complete)", at(name, k->source()), kind));
   }
-  const toml::table* topo = root["topology"].as_table();
-  if (!topo) throw UserError(fmt::format("{}: missing [topology] table", name));
-  for (auto&& [k, v] : *topo) {
-    const std::string key(k.str());
-    if (key == "kind") {
-      if (!v.is_string())
-        throw UserError(fmt::format("{}: key 'topology.kind' must be a string", at(name, v.source())));
-      cfg.kind = v.as_string()->get();
-      if (cfg.kind != "slim_fly" && cfg.kind != "ring" && cfg.kind != "complete")
-        throw UserError(fmt::format("{}: topology.kind = \"{}\" is not supported here (slim_fly, ring, "
-                                    "complete)", at(name, v.source()), cfg.kind));
-    } else if (key == "q") {
-      cfg.q = read_int(name, v, key, 2, 1 << 12);
-    } else if (key == "n") {
-      cfg.n = read_int(name, v, key, 2, 1 << 14);
-    } else if (key == "p") {
-      cfg.p = read_int(name, v, key, 0, 1 << 10);
-    } else {
-      throw UserError(fmt::format("{}: unknown key 'topology.{}' (valid: kind, q, n, p)",
-                                  at(name, k.source()), key));
+  if (kind != "ring" && kind != "complete") {
+    // Slim Fly files are shared with `lbsim cabling` / `lbsim scale`: read them with the toolkit's
+    // reader (analysis/toolkit_config.h), which validates [topology], [cabling] and [cost.*].
+    ToolkitConfig tk = parse_toolkit_config(text, name);
+    cfg.kind = tk.kind;
+    cfg.q = tk.q;
+    cfg.p = tk.p;
+  } else {
+    for (auto&& [k, v] : root) {
+      if (k.str() != "topology")
+        throw UserError(fmt::format("{}: unknown key '{}' (kind = \"{}\" reads only [topology])",
+                                    at(name, k.source()), k.str(), kind));
+    }
+    cfg.kind = kind;
+    for (auto&& [k, v] : *root["topology"].as_table()) {
+      const std::string key(k.str());
+      if (key == "kind") continue;
+      if (key == "n") {
+        cfg.n = read_int(name, v, key, 2, 1 << 14);
+      } else if (key == "p") {
+        cfg.p = read_int(name, v, key, 0, 1 << 10);
+      } else {
+        throw UserError(fmt::format("{}: unknown key 'topology.{}' (valid for kind = \"{}\": kind, n, p)",
+                                    at(name, k.source()), key, kind));
+      }
     }
   }
   if (cfg.kind == "slim_fly" && cfg.q < 0)

@@ -1,5 +1,7 @@
 // Minimal config reader for `lbsim layers` and `lbsim mat` (stand-in until the project's config
-// loader lands). Accepted TOML:
+// loader covers them). Slim Fly files are read with the toolkit's reader
+// (analysis/toolkit_config.h, shared with `lbsim cabling` / `lbsim scale`, so one file serves all
+// toolkit commands; its [cabling] and [cost.*] tables are accepted and ignored here). Accepted TOML:
 //
 //   [topology]
 //   kind = "slim_fly"   # "slim_fly" (MMS graph, slimfly-deployment.txt App. A), or for small

@@ -43,6 +43,17 @@ TEST(RoutingConfig, UnknownKeysNameFileLineAndKey) {
   EXPECT_THROW(build_switch_graph(parse_routing_config("[topology]\nq = 6\n", "x")), UserError);
 }
 
+// Slim Fly files are shared with `lbsim cabling` (analysis/toolkit_config.h): its tables are valid.
+TEST(RoutingConfig, AcceptsToolkitTables) {
+  auto c = parse_routing_config(
+      "[topology]\nkind = \"slim_fly\"\nq = 7\n[cabling]\nswitch_ports = 36\n[cost.radix36]\nswitch = 1.0\n",
+      "x.toml");
+  EXPECT_EQ(c.q, 7);
+  EXPECT_EQ(build_switch_graph(c).endpoints_per_switch, 6);  // ceil(11/2)
+  EXPECT_NE(error_of("[topology]\nkind = \"ring\"\nn = 4\n[cabling]\nswitch_ports = 36\n").find("cfg.toml:4"),
+            std::string::npos);
+}
+
 TEST(RoutingConfig, RingAndComplete) {
   auto g = build_switch_graph(parse_routing_config("[topology]\nkind = \"ring\"\nn = 6\np = 1\n", "x"));
   ASSERT_EQ(g.adj.size(), 6u);
