@@ -1,6 +1,7 @@
 #include "lb/policy.h"
 
 #include "core/error.h"
+#include "lb/reps.h"
 
 namespace lbsim::lb {
 
@@ -15,13 +16,14 @@ const char* feedback_name(Feedback f) {
 }
 
 const std::vector<std::string>& policy_names() {
-  static const std::vector<std::string> names{"ecmp", "ops"};
+  static const std::vector<std::string> names{"ecmp", "ops", "reps"};
   return names;
 }
 
 std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyContext ctx) {
   if (params.name == "ecmp") return std::make_unique<EcmpPolicy>(std::move(ctx));
   if (params.name == "ops") return std::make_unique<OpsPolicy>(std::move(ctx));
+  if (params.name == "reps") return std::make_unique<RepsPolicy>(std::move(ctx), params.reps);
   throw UserError("unknown load balancer '" + params.name + "'");
 }
 

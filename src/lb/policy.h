@@ -10,6 +10,7 @@
 
 #include "core/rng.h"
 #include "core/time.h"
+#include "lb/lb_params.h"
 
 namespace lbsim::lb {
 
@@ -23,6 +24,8 @@ struct PolicyContext {
   std::uint32_t ev_space = 1u << 16;  // EVs are drawn from [0, ev_space)
   std::uint32_t bdp_packets = 1;      // packets in one bandwidth-delay product
   SimTime base_rtt = 0;               // unloaded RTT of the longest path
+  SimTime rto = 0;                    // the transport's retransmission timeout
+  bool trimming = true;               // switches trim (a timeout then means a failure, reps.txt App. A)
   Rng rng;                            // the policy's own random stream
 };
 
@@ -33,6 +36,8 @@ class EntropyPolicy {
   virtual std::uint32_t next_ev(SimTime now) = 0;
   // Feedback about a packet that was sent with `ev`.
   virtual void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {}
+  // RTT sample of an ACK (now - echoed send time); REPS uses it without trimming (reps.txt App. A).
+  virtual void on_rtt(SimTime rtt, SimTime now) {}
   // Bytes of per-connection state a hardware implementation needs (reports); 0 if not modelled.
   virtual std::size_t state_bits() const { return 0; }
 };
@@ -62,6 +67,8 @@ class OpsPolicy final : public EntropyPolicy {
 
 struct PolicyParams {
   std::string name = "ops";
+  RepsParams reps;       // [lb] reps_* keys
+  BaselineParams base;   // [lb] plb_*, flowlet_*, mptcp_*, bitmap_* keys
 };
 
 const std::vector<std::string>& policy_names();

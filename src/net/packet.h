@@ -11,6 +11,7 @@
 namespace lbsim::net {
 
 inline constexpr std::uint32_t kNil = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kMaxCarriedEvs = 8;
 
 enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2 };
 
@@ -40,6 +41,10 @@ struct Packet {
   std::uint8_t flags = 0;
   std::uint8_t hops = 0;        // switches traversed
   std::uint8_t route_state = 0; // routing scratch: phase (e.g. Valiant before/after intermediate)
+  // ack with "ACK + Carry EVs" (reps.txt sec. 4.5.1): the non-ECN EVs of the data packets this
+  // coalesced ack covers (at most kMaxCarriedEvs; 16-bit EVs as in reps.txt Table 1).
+  std::uint8_t carry_n = 0;
+  std::uint16_t carry_ev[8] = {};
 
   bool ecn() const { return flags & kFlagEcn; }
   bool trimmed() const { return flags & kFlagTrimmed; }

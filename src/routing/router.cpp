@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "routing/adaptive.h"
 #include "routing/ecmp_paths.h"
 #include "routing/minimal.h"
 #include "routing/ugal.h"
@@ -25,7 +26,7 @@ std::int32_t EcmpRouter::route(std::int32_t node, net::Packet& p) {
 }
 
 const std::vector<std::string>& routing_names() {
-  static const std::vector<std::string> names{"ecmp", "minimal", "valiant", "ugal_l", "ecmp_paths"};
+  static const std::vector<std::string> names{"ecmp", "minimal", "adaptive", "valiant", "ugal_l", "ecmp_paths"};
   return names;
 }
 
@@ -40,6 +41,7 @@ std::unique_ptr<net::Router> make_router(const RoutingParams& params, const Mini
   if (params.name == "ugal_l")
     return std::make_unique<UgalRouter>(tables, net, params.seed, parse_ugal_mode(params.ugal));
   if (params.name == "ecmp_paths") return std::make_unique<EcmpPathsRouter>(tables, params.seed);
+  if (params.name == "adaptive") return std::make_unique<AdaptiveRouter>(tables, net, params.seed);
   throw UserError("unknown routing '" + params.name + "'");
 }
 

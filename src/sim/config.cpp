@@ -90,6 +90,13 @@ std::vector<KeyDef> make_keys() {
   range(add("transport.ack_delay_us", &C::ack_delay_us, "us", "With ack_every > 1: send a partial ACK after this delay."), 0, 1e9);
   // [lb]
   add("lb.algorithm", &C::lb, "", "Sender-side load balancer (EV choice per packet).").choices = lb::policy_names();
+  range(add("lb.reps_buffer_size", &C::reps_buffer_size, "EVs", "REPS: circular buffer elements (reps.txt sec. 3.1: 8; Table 1 sizes the state for 1 and 8)."), 1, 255);
+  add("lb.reps_freezing", &C::reps_freezing, "", "REPS: enter freezing mode on a detected failure (reps.txt sec. 3.2; off = App. C.4).");
+  range(add("lb.reps_freezing_timeout_us", &C::reps_freezing_timeout_us, "us", "REPS: time in freezing mode before exploring again; 0 = the RTO."), 0, 1e12);
+  range(add("lb.reps_idle_us", &C::reps_idle_us, "us", "REPS: a connection that sent nothing for this long counts as new and explores its first BDP again; 0 = never."), 0, 1e12);
+  add("lb.reps_ack_mode", &C::reps_ack_mode, "", "REPS with ACK coalescing (reps.txt sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each cached EV is used reps_reuse times).").choices = {"plain", "carry", "reuse"};
+  range(add("lb.reps_reuse", &C::reps_reuse, "uses", "REPS reuse mode: uses per cached EV; 0 = transport.ack_every."), 0, 255);
+  range(add("lb.reps_failure_rtt_factor", &C::reps_failure_rtt_factor, "x base RTT", "REPS without trimming (App. A): a timeout is a failure when the largest RTT of the preceding RTO is below this multiple of the base RTT."), 0, 1e6);
   // [workload]
   add("workload.kind", &C::wl_kind, "", "Traffic source; docs/workloads.md describes each. permutation/tornado/incast/flows_csv use size, start_us, file; adversarial is the topology's worst case (Dragonfly group shift, Slim Fly distance-2 pattern, docs/topologies.md).").choices = workload_kind_names();
   range(add("workload.size", &C::size_bytes, "bytes", "Message size of generated flows (e.g. 8388608 or \"8MiB\")."), 0, 1e15).size = true;
@@ -122,6 +129,17 @@ std::vector<KeyDef> make_keys() {
   add("workload.htsim_start_unit", &C::htsim_start_unit, "", "htsim_cm: unit of the connection start times (UEC htsim: us; REPS artifact: ps).").choices = {"ps", "ns", "us", "ms"};
   range(add("workload.calc_unit_ns", &C::calc_unit_ns, "ns", "goal: duration of one calc unit."), 0, 1e12);
   add("workload.ns3_topology", &C::ns3_topology, "path", "ns3: HPCC topology file giving the switch node ids (node ids are hosts first otherwise).");
+  range(add("workload.ecmp_fraction", &C::ecmp_fraction, "fraction of transfers", "This seeded fraction of the transfers (those without their own lb) uses ECMP, tagged ecmp_background (reps.txt sec. 4.3.2: REPS next to ECMP-hashed traffic)."), 0, 1);
+  // [failures] (docs/reps.md "Failures", src/net/failures.h)
+  add("failures.file", &C::failures_file, "path", "Failure schedule file (one failure per line: <start_us> <kind> <target> [for_us=] [from=] [rate_gbps=] [prob=]), relative to the config file.");
+  range(add("failures.random_fraction", &C::fail_fraction, "fraction of links", "Fail this fraction of the random_links class at random (seeded by run.seed; at least one link when > 0)."), 0, 1);
+  add("failures.random_links", &C::fail_links, "", "Class of links random failures pick from: tor_uplinks (fat tree ToR-to-T1 links), switch_links (every switch-to-switch link), all.").choices = {"tor_uplinks", "switch_links", "all"};
+  add("failures.random_kind", &C::fail_kind, "", "What the random failures do, in both directions: down (black hole), degrade (random_rate_gbps), loss (random_loss).").choices = {"down", "degrade", "loss"};
+  range(add("failures.random_start_us", &C::fail_start_us, "us", "Start time of the random failures."), 0, 1e12);
+  range(add("failures.random_duration_us", &C::fail_duration_us, "us", "Duration of the random failures; 0 = permanent."), 0, 1e12);
+  range(add("failures.random_rate_gbps", &C::fail_rate_gbps, "Gb/s", "Rate of a degraded link (random_kind = degrade)."), 1e-3, 1e6);
+  range(add("failures.random_loss", &C::fail_loss, "probability", "Per-packet drop probability (random_kind = loss)."), 0, 1);
+  range(add("failures.converge_us", &C::converge_us, "us", "Routing removes a down link (or switch) from the ECMP groups this long after it fails and adds it back this long after it recovers; 0 = routing never reacts (reps.txt sec. 3.2)."), 0, 1e12);
   // [output]
   add("output.dir", &C::out_dir, "path", "Run folder (created); overridden by --out.");
   add("output.flows_csv", &C::flows_csv, "", "Write flows.csv (one row per workload entry).");
@@ -258,7 +276,7 @@ const std::vector<KeyDef>& config_keys() {
 
 const std::vector<std::string>& config_sections() {
   static const std::vector<std::string> s{"topology", "network", "routing", "transport",
-                                          "lb", "workload", "output", "run"};
+                                          "lb", "workload", "failures", "output", "run"};
   return s;
 }
 
@@ -332,6 +350,9 @@ void validate(const Config& c) {
   for (const char* k : {"flows_csv", "ns3", "htsim_cm", "goal"})
     if (c.wl_kind == k && c.wl_file.empty())
       throw UserError(fmt::format("workload.kind = \"{}\" needs workload.file", k));
+  if (c.reps_ack_mode == "carry" && c.ev_bits > 16)
+    throw UserError(fmt::format("lb.reps_ack_mode = \"carry\" carries 16-bit EVs; network.ev_bits = {} is too wide",
+                                c.ev_bits));
   if (c.wl_kind == "incast" && c.incast_receiver >= c.hosts)
     throw UserError(fmt::format("workload.incast_receiver = {} but there are only {} hosts",
                                 c.incast_receiver, c.hosts));

@@ -56,6 +56,13 @@ struct Config {
   double ack_delay_us = 1.0;
   // [lb]
   std::string lb = "ops";
+  std::int64_t reps_buffer_size = 8;
+  bool reps_freezing = true;
+  double reps_freezing_timeout_us = 0;  // 0 = the RTO
+  double reps_idle_us = 0;              // 0 = a connection never counts as new again
+  std::string reps_ack_mode = "plain";
+  std::int64_t reps_reuse = 0;          // 0 = transport.ack_every
+  double reps_failure_rtt_factor = 2.0;
   // [workload]
   std::string wl_kind = "permutation";
   std::int64_t size_bytes = 8 << 20;
@@ -88,6 +95,16 @@ struct Config {
   std::string htsim_start_unit = "us";
   double calc_unit_ns = 1;
   std::string ns3_topology;
+  double ecmp_fraction = 0;  // fraction of transfers (seeded) that use ECMP instead of lb.algorithm
+  // [failures]
+  std::string failures_file;
+  double fail_fraction = 0;
+  std::string fail_links = "tor_uplinks";
+  std::string fail_kind = "down";
+  double fail_start_us = 0, fail_duration_us = 0;
+  double fail_rate_gbps = 200;
+  double fail_loss = 0.01;
+  double converge_us = 0;  // 0 = routing never reacts
   // [output]
   std::string out_dir = "results/run";
   bool flows_csv = true;

@@ -14,6 +14,8 @@
 
 #include "core/error.h"
 #include "lb/policy.h"
+#include "lb/reps.h"
+#include "routing/adaptive.h"
 #include "routing/bounded_paths.h"
 #include "topo/dragonfly.h"
 #include "topo/fat_tree.h"
@@ -319,12 +321,43 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   rp.ugal = cfg_.ugal;
   router_ = routing::make_router(rp, *tables_, *net_);
 
+  // Failures (reps.txt sec. 4.3.3, App. C): a schedule file and/or a random fraction of links.
+  if (!cfg_.failures_file.empty()) failures_ = net::read_failure_file(resolve_relative(cfg_, cfg_.failures_file), topo_);
+  if (cfg_.fail_fraction > 0) {
+    net::RandomFailures rf;
+    rf.fraction = cfg_.fail_fraction;
+    rf.links = cfg_.fail_links;
+    rf.kind = cfg_.fail_kind == "degrade" ? net::FailureKind::Degrade
+              : cfg_.fail_kind == "loss"  ? net::FailureKind::Loss
+                                          : net::FailureKind::Down;
+    rf.start = from_us(cfg_.fail_start_us);
+    rf.duration = from_us(cfg_.fail_duration_us);
+    rf.rate = rate_of(cfg_.fail_rate_gbps);
+    rf.loss = cfg_.fail_loss;
+    for (const auto& f : net::random_failures(rf, topo_, seed)) failures_.push_back(f);
+  }
+  converge_ = from_us(cfg_.converge_us);
+  if (converge_ > 0 && !failures_.empty())
+    mask_ = std::make_unique<routing::FailureMaskRouter>(*router_, *tables_, *net_, seed);
+
+  // Background traffic that keeps ECMP while the rest uses lb.algorithm (reps.txt sec. 4.3.2).
+  if (cfg_.ecmp_fraction > 0) {
+    Rng pick(seed, hash_name("ecmp_fraction"));
+    const auto tag = wl_.tag("ecmp_background");
+    for (auto& f : wl_.flows)
+      if (!f.is_compute() && f.lb.empty() && pick.bernoulli(cfg_.ecmp_fraction)) {
+        f.lb = "ecmp";
+        f.tag = tag;
+      }
+  }
+
   transport::TransportParams tp;
   tp.mtu = cfg_.mtu;
   tp.header = cfg_.header_bytes;
   tp.rto = d_.rto;
   tp.ack_every = static_cast<std::uint32_t>(cfg_.ack_every);
   tp.ack_delay = from_us(cfg_.ack_delay_us);
+  tp.ack_carry_evs = cfg_.reps_ack_mode == "carry";
   tp.cc.name = cfg_.cc;
   tp.cc.init_cwnd = d_.init_cwnd;
   tp.cc.max_cwnd = d_.max_cwnd;
@@ -344,7 +377,18 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
       throw UserError("workload: unknown load balancer '" + f.lb + "'");
   const Derived d = d_;
   const std::string default_lb = cfg_.lb;
-  auto factory = [d, default_lb, seed](const workload::FlowSpec& s, std::uint32_t id) {
+  lb::PolicyParams tuned;  // [lb] tuning shared by every flow (reps.txt sec. 3, 4.5.1)
+  tuned.reps.buffer_size = static_cast<std::uint32_t>(cfg_.reps_buffer_size);
+  tuned.reps.freezing = cfg_.reps_freezing;
+  tuned.reps.freezing_timeout = cfg_.reps_freezing_timeout_us > 0 ? from_us(cfg_.reps_freezing_timeout_us) : d_.rto;
+  tuned.reps.idle_timeout = from_us(cfg_.reps_idle_us);
+  tuned.reps.ack_mode = cfg_.reps_ack_mode == "carry"   ? lb::RepsAckMode::Carry
+                        : cfg_.reps_ack_mode == "reuse" ? lb::RepsAckMode::Reuse
+                                                        : lb::RepsAckMode::Plain;
+  tuned.reps.reuse = static_cast<std::uint32_t>(cfg_.reps_reuse > 0 ? cfg_.reps_reuse : cfg_.ack_every);
+  tuned.reps.failure_rtt_factor = cfg_.reps_failure_rtt_factor;
+  const bool trimming = cfg_.trimming;
+  auto factory = [d, default_lb, seed, tuned, trimming](const workload::FlowSpec& s, std::uint32_t id) {
     lb::PolicyContext ctx;
     ctx.flow = id;
     ctx.src = s.src;
@@ -352,13 +396,15 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
     ctx.ev_space = d.ev_space;
     ctx.bdp_packets = d.bdp_packets;
     ctx.base_rtt = d.base_rtt;
+    ctx.rto = d.rto;
+    ctx.trimming = trimming;
     ctx.rng = Rng(seed, hash_name("lb"), id);
-    lb::PolicyParams pp;
+    lb::PolicyParams pp = tuned;
     pp.name = s.lb.empty() ? default_lb : s.lb;
     return lb::make_policy(pp, std::move(ctx));
   };
   tr_ = std::make_unique<transport::Transport>(*net_, wl_, tp, factory);
-  net_->set_router(router_.get());
+  net_->set_router(mask_ ? mask_.get() : router_.get());
   net_->set_host_handler(tr_.get());
   net_->set_event_sink(this);
   queue_sample_ = from_us(cfg_.queue_sample_us);
@@ -367,7 +413,32 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
 
 Simulation::~Simulation() = default;
 
+void Simulation::on_failure_event(const Event& e) {
+  const auto& f = failures_[e.obj];
+  const bool down = f.kind == net::FailureKind::Down || f.kind == net::FailureKind::SwitchDown;
+  auto* mask = static_cast<routing::FailureMaskRouter*>(mask_.get());
+  switch (e.kind) {
+    case kEvFailStart:
+      net::apply_failure(*net_, f, true);
+      if (mask && down) net_->events().push(net_->now() + converge_, kEvRouteDead, e.obj);
+      break;
+    case kEvFailEnd:
+      net::apply_failure(*net_, f, false);
+      if (mask && down) net_->events().push(net_->now() + converge_, kEvRouteAlive, e.obj);
+      break;
+    case kEvRouteDead:
+    case kEvRouteAlive:
+      for (const auto p : net::failure_ports(f, *net_)) mask->set_dead(p, e.kind == kEvRouteDead);
+      break;
+    default: break;
+  }
+}
+
 void Simulation::on_event(const Event& e) {
+  if (e.kind >= kEvFailStart && e.kind <= kEvRouteAlive) {
+    on_failure_event(e);
+    return;
+  }
   if (e.kind == kEvQueueSample) {
     sample_queues();
     net_->events().push(net_->now() + queue_sample_, kEvQueueSample, 0);
@@ -409,6 +480,10 @@ int Simulation::run() {
   if (progress_on_) net_->set_progress_hook(&Simulation::progress, this);
   tr_->start();
   if (queue_sample_ > 0) net_->events().push(0, kEvQueueSample, 0);
+  for (std::uint32_t i = 0; i < failures_.size(); ++i) {
+    net_->events().push(failures_[i].start, kEvFailStart, i);
+    if (failures_[i].duration > 0) net_->events().push(failures_[i].start + failures_[i].duration, kEvFailEnd, i);
+  }
   const SimTime end = cfg_.end_us > 0 ? from_us(cfg_.end_us) : kTimeNever;
   net_->run(end);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -530,6 +605,39 @@ nlohmann::json Simulation::summary() const {
       {"perf", {{"wall_s", wall_s_}, {"events_per_s", evps}, {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
                 {"packet_pool", pool.capacity()}}},
   };
+  if (cfg_.wl_kind == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.htsim_start_unit;
+  if (!failures_.empty()) {
+    json list = json::array();
+    for (const auto& f : failures_) {
+      json e = {{"kind", net::failure_kind_name(f.kind)}, {"start_us", to_us(f.start)},
+                {"duration_us", f.duration > 0 ? json(to_us(f.duration)) : json(nullptr)}};
+      if (f.link >= 0) e["link"] = f.link;
+      if (f.link >= 0) e["ends"] = {topo_.nodes[topo_.links[f.link].a].label, topo_.nodes[topo_.links[f.link].b].label};
+      if (f.node >= 0) e["switch"] = topo_.nodes[f.node].label;
+      if (f.from >= 0) e["from"] = topo_.nodes[f.from].label;
+      list.push_back(e);
+    }
+    j["failures"] = {{"count", failures_.size()}, {"converge_us", cfg_.converge_us}, {"list", list}};
+  }
+  // REPS: per-connection state (reps.txt Table 1) and freezing-mode activity (sec. 3.2).
+  std::uint64_t reps_flows = 0, reps_frozen = 0, reps_entries = 0, reps_failures = 0;
+  std::size_t reps_bits = 0;
+  SimTime reps_first = -1;
+  for (const auto& f : tr_->flows()) {
+    const auto* r = dynamic_cast<const lb::RepsPolicy*>(f.lb.get());
+    if (!r) continue;
+    ++reps_flows;
+    reps_bits = r->state_bits();
+    reps_entries += r->freeze_entries();
+    reps_failures += r->failures_detected();
+    if (r->freeze_entries()) ++reps_frozen;
+    if (r->first_freeze_time() >= 0 && (reps_first < 0 || r->first_freeze_time() < reps_first))
+      reps_first = r->first_freeze_time();
+  }
+  if (reps_flows)
+    j["reps"] = {{"state_bits", reps_bits}, {"state_bytes", (reps_bits + 7) / 8}, {"flows", reps_flows},
+                 {"failures_detected", reps_failures}, {"freeze_entries", reps_entries}, {"flows_frozen", reps_frozen},
+                 {"first_freeze_us", reps_first < 0 ? nlohmann::json(nullptr) : nlohmann::json(to_us(reps_first))}};
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/report.h"
+#include "net/failures.h"
 #include "net/network.h"
 #include "routing/router.h"
 #include "sim/config.h"
@@ -75,6 +76,9 @@ class Simulation final : public net::EventSink {
 
  private:
   enum SimEvent : std::uint32_t { kEvQueueSample = 40 };
+  // Failure schedule (docs/reps.md): obj = index into failures_.
+  enum FailureEvent : std::uint32_t { kEvFailStart = 48, kEvFailEnd, kEvRouteDead, kEvRouteAlive };
+  void on_failure_event(const Event& e);
   void sample_queues();
   static void progress(void* self, SimTime now);
 
@@ -87,6 +91,9 @@ class Simulation final : public net::EventSink {
   std::unique_ptr<net::Network> net_;
   std::unique_ptr<net::Router> router_;
   std::unique_ptr<transport::Transport> tr_;
+  std::vector<net::Failure> failures_;
+  std::unique_ptr<net::Router> mask_;  // routing::FailureMaskRouter when failures.converge_us > 0
+  SimTime converge_ = 0;
   SimTime queue_sample_ = 0;
   std::vector<std::string> queue_rows_;
   double wall_s_ = 0;

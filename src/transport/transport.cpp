@@ -252,6 +252,11 @@ void Transport::send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_h
   a.sent_time = f.ack_last_sent_time;
   a.ecn_count = static_cast<std::uint16_t>(std::min<std::uint32_t>(f.ack_pending_ecn, 0xFFFF));
   if (f.ack_pending_ecn) a.flags |= net::kFlagEcn;
+  if (f.carry_n) {
+    a.carry_n = f.carry_n;
+    std::copy(f.carry_ev, f.carry_ev + f.carry_n, a.carry_ev);
+    f.carry_n = 0;
+  }
   f.ack_pending = 0;
   f.ack_pending_ecn = 0;
   net_.send_control(from_host, ai);
@@ -294,7 +299,10 @@ void Transport::on_data(std::uint32_t pkt) {
   f.ack_last_ev = p.ev;
   f.ack_last_sent_time = p.sent_time;
   ++f.ack_pending;
-  if (p.ecn()) ++f.ack_pending_ecn;
+  if (p.ecn())
+    ++f.ack_pending_ecn;
+  else if (p_.ack_carry_evs && f.carry_n < net::kMaxCarriedEvs)
+    f.carry_ev[f.carry_n++] = static_cast<std::uint16_t>(p.ev);
   if (f.ack_pending >= p_.ack_every || newly_complete || f.finished) {
     send_ack(f, p.dst, p.src);
   } else if (!f.ack_flush_armed) {
@@ -345,7 +353,12 @@ void Transport::on_ack(std::uint32_t pkt) {
                         : acked_bytes * std::min<Bytes>(a.ecn_count, newly) / newly;
   }
   f.cc->on_ack(acked_bytes, marked, now);
-  f.lb->on_feedback(a.ev, a.ecn() ? lb::Feedback::AckEcn : lb::Feedback::Ack, now);
+  f.lb->on_rtt(now - a.sent_time, now);
+  if (a.carry_n) {  // ACK + Carry EVs: every non-ECN EV the coalesced ACK covers
+    for (std::uint32_t k = 0; k < a.carry_n; ++k) f.lb->on_feedback(a.carry_ev[k], lb::Feedback::Ack, now);
+  } else {
+    f.lb->on_feedback(a.ev, a.ecn() ? lb::Feedback::AckEcn : lb::Feedback::Ack, now);
+  }
   if (f.acked == f.npkts)
     sender_finished(f);
   else

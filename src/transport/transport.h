@@ -38,6 +38,7 @@ struct TransportParams {
   SimTime rto = us(70);
   std::uint32_t ack_every = 1;  // ACK coalescing: one ACK per n data packets (1 = per packet)
   SimTime ack_delay = us(1);    // with coalescing: flush a partial ACK after this long
+  bool ack_carry_evs = false;   // coalesced ACKs carry the non-ECN EVs they cover (reps.txt 4.5.1)
 };
 
 struct FlowCounters {
@@ -86,6 +87,8 @@ struct FlowState {
   std::uint32_t ack_last_psn = 0, ack_last_ev = 0;
   SimTime ack_last_sent_time = 0;
   bool ack_flush_armed = false;
+  std::uint8_t carry_n = 0;  // ack_carry_evs: non-ECN EVs received since the last ACK
+  std::uint16_t carry_ev[net::kMaxCarriedEvs] = {};
   FlowCounters n;
 };
 

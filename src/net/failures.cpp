@@ -1,0 +1,195 @@
+#include "net/failures.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace lbsim::net {
+
+const char* failure_kind_name(FailureKind k) {
+  switch (k) {
+    case FailureKind::Down: return "down";
+    case FailureKind::Degrade: return "degrade";
+    case FailureKind::Loss: return "loss";
+    case FailureKind::SwitchDown: return "switch_down";
+  }
+  return "?";
+}
+
+namespace {
+
+std::int32_t find_node(const topo::Topology& t, const std::string& label) {
+  for (std::int32_t n = 0; n < t.size(); ++n)
+    if (t.nodes[n].label == label) return n;
+  return -1;
+}
+
+std::int32_t link_between(const topo::Topology& t, std::int32_t a, std::int32_t b) {
+  for (const auto& p : t.ports[a])
+    if (p.peer == b) return p.link;
+  return -1;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  auto [ptr, ec] = std::from_chars(b, e, out);
+  return ec == std::errc() && ptr == e && std::isfinite(out);
+}
+
+}  // namespace
+
+std::vector<Failure> read_failure_file(const std::string& path, const topo::Topology& t) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot open failure file '" + path + "' (failures.file)");
+  std::vector<Failure> out;
+  std::string raw;
+  int line = 0;
+  while (std::getline(in, raw)) {
+    ++line;
+    const auto where = [&] { return path + ":" + std::to_string(line) + ": "; };
+    if (const auto h = raw.find('#'); h != std::string::npos) raw.resize(h);
+    std::istringstream ss(raw);
+    std::vector<std::string> tok;
+    for (std::string w; ss >> w;) tok.push_back(w);
+    if (tok.empty()) continue;
+    if (tok.size() < 3)
+      throw UserError(where() + "expected '<start_us> <kind> <target> [key=value ...]'");
+    Failure f;
+    f.line = line;
+    double start = 0;
+    if (!parse_double(tok[0], start) || start < 0)
+      throw UserError(where() + "start time '" + tok[0] + "' is not a non-negative number of us");
+    f.start = from_us(start);
+    const std::string& kind = tok[1];
+    if (kind == "down") f.kind = FailureKind::Down;
+    else if (kind == "degrade") f.kind = FailureKind::Degrade;
+    else if (kind == "loss") f.kind = FailureKind::Loss;
+    else if (kind == "switch_down") f.kind = FailureKind::SwitchDown;
+    else throw UserError(where() + "unknown failure kind '" + kind + "' (down, degrade, loss, switch_down)");
+    const std::string& target = tok[2];
+    if (f.kind == FailureKind::SwitchDown) {
+      f.node = find_node(t, target);
+      if (f.node < 0 || t.is_host(f.node)) throw UserError(where() + "'" + target + "' is not a switch label");
+    } else if (target.rfind("link:", 0) == 0) {
+      double id = -1;
+      if (!parse_double(target.substr(5), id) || id < 0 || id >= static_cast<double>(t.links.size()) ||
+          id != std::floor(id))
+        throw UserError(where() + "link id in '" + target + "' does not exist (0.." +
+                        std::to_string(t.links.size() - 1) + ")");
+      f.link = static_cast<std::int32_t>(id);
+    } else {
+      for (std::size_t dash = target.find('-'); dash != std::string::npos && f.link < 0;
+           dash = target.find('-', dash + 1)) {
+        const auto a = find_node(t, target.substr(0, dash)), b = find_node(t, target.substr(dash + 1));
+        if (a >= 0 && b >= 0) f.link = link_between(t, a, b);
+      }
+      if (f.link < 0)
+        throw UserError(where() + "'" + target + "' is not a link: use <nodeA>-<nodeB> with two connected node labels, or link:<id>");
+    }
+    bool have_rate = false, have_prob = false;
+    for (std::size_t i = 3; i < tok.size(); ++i) {
+      const auto eq = tok[i].find('=');
+      if (eq == std::string::npos) throw UserError(where() + "expected key=value, got '" + tok[i] + "'");
+      const std::string k = tok[i].substr(0, eq), v = tok[i].substr(eq + 1);
+      double x = 0;
+      if (k == "from") {
+        f.from = find_node(t, v);
+        if (f.from < 0 || f.link < 0 || (t.links[f.link].a != f.from && t.links[f.link].b != f.from))
+          throw UserError(where() + "from=" + v + ": not an end of the failed link");
+        continue;
+      }
+      if (!parse_double(v, x)) throw UserError(where() + k + "=" + v + ": not a number");
+      if (k == "for_us") {
+        if (x < 0) throw UserError(where() + "for_us must not be negative");
+        f.duration = from_us(x);
+      } else if (k == "rate_gbps") {
+        if (x <= 0) throw UserError(where() + "rate_gbps must be positive");
+        f.rate = static_cast<BitsPerSec>(std::llround(x * 1e9));
+        have_rate = true;
+      } else if (k == "prob") {
+        if (x < 0 || x > 1) throw UserError(where() + "prob must be in [0, 1]");
+        f.loss = x;
+        have_prob = true;
+      } else {
+        throw UserError(where() + "unknown option '" + k + "' (for_us, from, rate_gbps, prob)");
+      }
+    }
+    if (f.kind == FailureKind::Degrade && !have_rate) throw UserError(where() + "degrade needs rate_gbps=");
+    if (f.kind == FailureKind::Loss && !have_prob) throw UserError(where() + "loss needs prob=");
+    out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<Failure> random_failures(const RandomFailures& r, const topo::Topology& t, std::uint64_t seed) {
+  if (r.fraction <= 0) return {};
+  std::vector<std::int32_t> cand;
+  for (std::int32_t l = 0; l < static_cast<std::int32_t>(t.links.size()); ++l) {
+    const auto k = t.links[l].kind;
+    if (r.links == "all" || (r.links == "switch_links" && k != topo::LinkKind::HostLink) ||
+        (r.links == "tor_uplinks" && k == topo::LinkKind::Tier1))
+      cand.push_back(l);
+  }
+  if (cand.empty())
+    throw UserError("failures.random_links = \"" + r.links + "\": the topology has no such links");
+  const auto n = std::clamp<std::size_t>(
+      static_cast<std::size_t>(std::llround(r.fraction * static_cast<double>(cand.size()))), 1, cand.size());
+  Rng rng(seed, hash_name("failures"));
+  for (std::size_t i = 0; i < n; ++i)  // partial Fisher-Yates
+    std::swap(cand[i], cand[i + rng.below(cand.size() - i)]);
+  std::vector<Failure> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    Failure f;
+    f.kind = r.kind;
+    f.start = r.start;
+    f.duration = r.duration;
+    f.link = cand[i];
+    f.rate = r.rate;
+    f.loss = r.loss;
+    out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> failure_ports(const Failure& f, const Network& net) {
+  const auto& t = net.topology();
+  std::vector<std::uint32_t> ports;
+  if (f.kind == FailureKind::SwitchDown) {
+    for (std::size_t l = 0; l < t.ports[f.node].size(); ++l) {
+      const auto& p = t.ports[f.node][l];
+      ports.push_back(net.port_id(f.node, static_cast<std::int32_t>(l)));
+      ports.push_back(net.port_id(p.peer, p.peer_port));
+    }
+    return ports;
+  }
+  const auto& link = t.links[f.link];
+  if (f.from < 0 || f.from == link.a) ports.push_back(net.port_id(link.a, link.port_a));
+  if (f.from < 0 || f.from == link.b) ports.push_back(net.port_id(link.b, link.port_b));
+  return ports;
+}
+
+void apply_failure(Network& net, const Failure& f, bool on) {
+  for (const auto id : failure_ports(f, net)) {
+    Port& p = net.port(id);
+    if (!on) {
+      p.up = true;
+      p.loss_prob = 0.0;
+      p.set_rate(net.topology().links[p.link].rate);
+      continue;
+    }
+    switch (f.kind) {
+      case FailureKind::Down:
+      case FailureKind::SwitchDown: p.up = false; break;
+      case FailureKind::Degrade: p.set_rate(f.rate); break;
+      case FailureKind::Loss: p.loss_prob = f.loss; break;
+    }
+  }
+}
+
+}  // namespace lbsim::net

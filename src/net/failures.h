@@ -1,0 +1,63 @@
+// Failure schedules: links that go down (black hole), run at a lower rate, drop packets at random,
+// and switches that go down, each from a start time for a duration (transient) or for good
+// (reps.txt sec. 4.3.3, App. C.3/C.4; docs/reps.md "Failures").
+//
+// The network only holds the per-port state (Port::up, Port::loss_prob, Port::set_rate); the
+// Simulation schedules the start and end of each failure as events and calls apply_failure().
+// Routing does not react by itself (reps.txt sec. 3.2: excluding a failed cable from an ECMP group
+// takes milliseconds); an optional convergence delay is applied by the Simulation.
+//
+// File format (failures.file): one failure per line, '#' starts a comment, tokens are separated by
+// blanks:
+//   <start_us> <kind> <target> [for_us=<d>] [from=<node>] [rate_gbps=<r>] [prob=<p>]
+// kind: down | degrade | loss | switch_down. target: a link as "<nodeA>-<nodeB>" (node labels as in
+// ports.csv, e.g. tor0-spine3; the first link between the two) or "link:<id>", or for switch_down a
+// switch label. for_us: duration (omitted or 0 = permanent). from: fail only the direction in which
+// that node transmits (default both). degrade needs rate_gbps, loss needs prob.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+#include "net/network.h"
+#include "topo/topology.h"
+
+namespace lbsim::net {
+
+enum class FailureKind : std::uint8_t { Down, Degrade, Loss, SwitchDown };
+const char* failure_kind_name(FailureKind k);
+
+struct Failure {
+  FailureKind kind = FailureKind::Down;
+  SimTime start = 0;
+  SimTime duration = 0;     // 0 = permanent
+  std::int32_t link = -1;   // Down / Degrade / Loss
+  std::int32_t from = -1;   // only the direction transmitted by this node; -1 = both
+  std::int32_t node = -1;   // SwitchDown
+  BitsPerSec rate = 0;      // Degrade
+  double loss = 0.0;        // Loss
+  int line = 0;             // line in the failure file (0 = generated)
+};
+
+// Reads a failure file; errors name the file and line.
+std::vector<Failure> read_failure_file(const std::string& path, const topo::Topology& t);
+
+// "Fail X% of links at random": round(fraction x candidates) (at least one when fraction > 0)
+// distinct links of the chosen class, drawn with the given seed.
+struct RandomFailures {
+  double fraction = 0.0;
+  std::string links = "tor_uplinks";  // tor_uplinks (fat tree T0-T1) | switch_links | all
+  FailureKind kind = FailureKind::Down;
+  SimTime start = 0, duration = 0;
+  BitsPerSec rate = 0;
+  double loss = 0.0;
+};
+std::vector<Failure> random_failures(const RandomFailures& r, const topo::Topology& t, std::uint64_t seed);
+
+// Global ids of the ports a failure acts on (the transmitting side of each failed direction).
+std::vector<std::uint32_t> failure_ports(const Failure& f, const Network& net);
+// Start (on = true) or end a failure. Ending restores the link's own rate, up, and no random loss.
+void apply_failure(Network& net, const Failure& f, bool on);
+
+}  // namespace lbsim::net

@@ -1,0 +1,65 @@
+#include "routing/adaptive.h"
+
+#include "core/rng.h"
+
+namespace lbsim::routing {
+
+AdaptiveRouter::AdaptiveRouter(const MinimalTables& tables, const net::Network& net, std::uint64_t seed)
+    : tables_(tables), topo_(tables.topology()), net_(net), salt_(tables.topology().size(), 0) {
+  Rng rng(seed, hash_name("adaptive-salt"));
+  for (auto& s : salt_) s = rng.next();
+}
+
+std::int32_t AdaptiveRouter::route(std::int32_t node, net::Packet& p) {
+  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  if (node == dst_sw) return tables_.host_port(p.dst);
+  const auto c = tables_.candidates(node, dst_sw);
+  if (c.size() <= 1) return c.empty() ? -1 : c[0];
+  // Per-packet tie-break position: the PSN varies per packet, so ties do not pin a flow to a port.
+  const std::size_t n = c.size();
+  const std::size_t start = ecmp_hash(p.src, p.dst, p.flow, p.psn ^ (p.ev << 8), salt_[node]) % n;
+  std::int32_t best = c[start];
+  Bytes best_q = net_.queued_bytes(net_.port_id(node, best));
+  for (std::size_t k = 1; k < n && best_q > 0; ++k) {
+    const std::int32_t cand = c[(start + k) % n];
+    const Bytes q = net_.queued_bytes(net_.port_id(node, cand));
+    if (q < best_q) {
+      best_q = q;
+      best = cand;
+    }
+  }
+  return best;
+}
+
+FailureMaskRouter::FailureMaskRouter(net::Router& inner, const MinimalTables& tables, const net::Network& net,
+                                     std::uint64_t seed)
+    : inner_(inner), tables_(tables), net_(net), dead_(net.num_ports(), 0), salt_(tables.topology().size(), 0) {
+  Rng rng(seed, hash_name("converged-salt"));
+  for (auto& s : salt_) s = rng.next();
+}
+
+void FailureMaskRouter::set_dead(std::uint32_t port, bool dead) {
+  auto& d = dead_[port];
+  if (dead) {
+    if (d++ == 0) ++dead_count_;
+  } else if (d > 0) {
+    if (--d == 0) --dead_count_;
+  }
+}
+
+std::int32_t FailureMaskRouter::route(std::int32_t node, net::Packet& p) {
+  const std::int32_t out = inner_.route(node, p);
+  if (dead_count_ == 0 || out < 0 || !dead_[net_.port_id(node, out)]) return out;
+  const auto& topo = tables_.topology();
+  const std::int32_t dst_sw = topo.host_switch(p.dst);
+  if (node == dst_sw) return -1;  // the host's own link is dead
+  const auto c = tables_.candidates(node, dst_sw);
+  std::int16_t alive[256];
+  std::size_t n = 0;
+  for (const auto port : c)
+    if (!dead_[net_.port_id(node, port)] && n < 256) alive[n++] = port;
+  if (n == 0) return -1;
+  return alive[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % n];
+}
+
+}  // namespace lbsim::routing

@@ -1,0 +1,184 @@
+// Failure schedules (src/net/failures.h): black holes, degraded links, transient failures, random
+// link failures, routing convergence. 128-host 2-tier fat tree, 400 Gb/s, RTO 70 us (reps.txt 4.1).
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+
+#include "../sim/helpers.h"
+#include "core/error.h"
+#include "net/failures.h"
+
+using namespace lbsim;
+using lbsim::test::conserved;
+
+namespace {
+
+// One flow (or several) given as CSV rows, plus a failure file.
+sim::Config scenario(const std::string& name, const std::string& flows, const std::string& failures,
+                     const std::string& lb = "ops") {
+  auto c = test::small_fat_tree();
+  const auto dir = test::temp_dir("fail-" + name);
+  c.wl_kind = "flows_csv";
+  c.wl_file = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n" + flows);
+  if (!failures.empty()) c.failures_file = test::write_file(dir + "/failures.txt", failures);
+  c.lb = lb;
+  c.rto_us = 70;
+  return c;
+}
+
+std::uint64_t total(sim::Simulation& s, std::uint64_t net::PortStats::*field) {
+  std::uint64_t n = 0;
+  for (std::uint32_t i = 0; i < s.network().num_ports(); ++i) n += s.network().port(i).stats.*field;
+  return n;
+}
+
+}  // namespace
+
+// A black-holed ToR uplink (tor0 -> spine0 only, so ACKs still come back) swallows the packets OPS
+// sprays onto it: no trims, no NACKs; each lost packet is found by exactly one RTO and resent, and
+// every byte arrives. About 1/8 of the 256 packets of 1 MiB take spine 0.
+TEST(Failures, BlackHoleLosesSilentlyAndRtoRecovers) {
+  sim::Simulation s(scenario("blackhole", "0,8,1048576,0\n", "0 down tor0-spine0 from=tor0\n"));
+  ASSERT_EQ(s.run(), 0);
+  const auto r = s.flow_results().at(0);
+  const auto fdrops = total(s, &net::PortStats::failure_drops);
+  EXPECT_GT(fdrops, 10u);
+  EXPECT_LT(fdrops, 80u);
+  EXPECT_EQ(total(s, &net::PortStats::trims), 0u);
+  EXPECT_EQ(r.nacks, 0u);
+  EXPECT_EQ(r.timeouts, fdrops);
+  EXPECT_EQ(r.retransmits, fdrops);
+  EXPECT_GE(r.fct(), r.ideal + us(70));  // at least one RTO on the critical path
+  EXPECT_TRUE(conserved(s));
+  EXPECT_EQ(s.summary()["failures"]["count"].get<int>(), 1);
+}
+
+// Every flow of a permutation recovers from a permanently failed (both directions) uplink.
+TEST(Failures, PermutationRecoversFromDeadUplink) {
+  auto c = test::small_fat_tree();
+  c.size_bytes = 256 << 10;
+  c.rto_us = 70;
+  const auto dir = test::temp_dir("fail-perm");
+  c.failures_file = test::write_file(dir + "/f.txt", "# a dead cable\n0 down tor2-spine5\n");
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 0);
+  EXPECT_GT(total(s, &net::PortStats::failure_drops), 0u);
+  EXPECT_EQ(s.summary()["completed"].get<int>(), 128);
+  EXPECT_TRUE(conserved(s));
+}
+
+// A degraded last hop (400 -> 200 or 100 Gb/s) is the bottleneck: a 4 MiB flow takes 2x / 4x as long.
+TEST(Failures, DegradedLinkTakesProportionallyLonger) {
+  auto fct = [](const std::string& fail) {
+    sim::Simulation s(scenario("degrade", "0,8,4194304,0\n", fail, "ecmp"));
+    EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(conserved(s));
+    return static_cast<double>(s.flow_results().at(0).fct());
+  };
+  const double base = fct("");
+  const double half = fct("0 degrade tor1-h8 rate_gbps=200\n");
+  const double quarter = fct("0 degrade tor1-h8 rate_gbps=100 from=tor1\n");
+  EXPECT_NEAR(half / base, 2.0, 0.1);
+  EXPECT_NEAR(quarter / base, 4.0, 0.2);
+}
+
+// A transient failure ends: the receiver's link is black-holed from 10 to 40 us; afterwards the
+// RTO resends what was lost and the flow finishes. The same failure without an end never finishes.
+TEST(Failures, TransientFailureEnds) {
+  {
+    sim::Simulation s(scenario("transient", "0,8,1048576,0\n", "10 down tor1-h8 for_us=30 from=tor1\n", "ecmp"));
+    ASSERT_EQ(s.run(), 0);
+    const auto r = s.flow_results().at(0);
+    EXPECT_GT(total(s, &net::PortStats::failure_drops), 0u);
+    EXPECT_GT(r.fct(), us(40));
+    EXPECT_LT(r.fct(), us(40) + us(70) * 3);
+    auto& net = s.network();
+    for (std::uint32_t i = 0; i < net.num_ports(); ++i) EXPECT_TRUE(net.port(i).up);
+    EXPECT_TRUE(conserved(s));
+  }
+  {
+    auto c = scenario("permanent", "0,8,1048576,0\n", "10 down tor1-h8 from=tor1\n", "ecmp");
+    c.end_us = 500;
+    sim::Simulation s(c);
+    EXPECT_EQ(s.run(), 3);
+    EXPECT_FALSE(s.flow_results().at(0).finished);
+    EXPECT_TRUE(conserved(s));
+  }
+}
+
+// A switch that goes down takes all its ports with it; random loss drops about prob x packets.
+TEST(Failures, SwitchDownAndRandomLoss) {
+  {
+    sim::Simulation s(scenario("swdown", "0,8,1048576,0\n", "0 switch_down spine3 for_us=200\n"));
+    ASSERT_EQ(s.run(), 0);
+    EXPECT_GT(total(s, &net::PortStats::failure_drops), 0u);
+    EXPECT_TRUE(conserved(s));
+  }
+  {
+    sim::Simulation s(scenario("loss", "0,8,8388608,0\n", "0 loss tor0-h0 prob=0.05 from=h0\n", "ecmp"));
+    ASSERT_EQ(s.run(), 0);
+    const auto r = s.flow_results().at(0);
+    const double lost = static_cast<double>(total(s, &net::PortStats::failure_drops));
+    EXPECT_NEAR(lost / static_cast<double>(r.packets_sent), 0.05, 0.015);
+  }
+}
+
+// With routing convergence the dead uplink leaves the ECMP group after 5 us, so far fewer packets
+// are lost than when routing never reacts.
+TEST(Failures, RoutingConvergenceMasksDeadPorts) {
+  auto drops = [](double converge_us) {
+    auto c = scenario("converge", "0,8,4194304,0\n1,9,4194304,0\n", "0 down tor0-spine0 from=tor0\n");
+    c.converge_us = converge_us;
+    sim::Simulation s(c);
+    EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(conserved(s));
+    return total(s, &net::PortStats::failure_drops);
+  };
+  const auto never = drops(0), converged = drops(5);
+  EXPECT_GT(never, 100u);
+  EXPECT_LT(converged * 4, never);
+}
+
+TEST(Failures, RandomFractionPicksDistinctLinksOfTheClass) {
+  auto c = test::small_fat_tree();
+  const auto t = sim::build_topology(c);
+  net::RandomFailures r;
+  r.fraction = 0.03;  // 3% of the 16 x 8 = 128 ToR uplinks: round(3.84) = 4
+  auto f = net::random_failures(r, t, 7);
+  ASSERT_EQ(f.size(), 4u);
+  for (std::size_t i = 0; i < f.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(f[i].link, f[j].link);
+  for (const auto& x : f) EXPECT_EQ(t.links[x.link].kind, topo::LinkKind::Tier1);
+  EXPECT_EQ(net::random_failures(r, t, 7)[0].link, f[0].link);  // seeded
+  r.fraction = 0.001;
+  EXPECT_EQ(net::random_failures(r, t, 7).size(), 1u);
+}
+
+TEST(Failures, FileErrorsNameTheLine) {
+  auto c = test::small_fat_tree();
+  const auto t = sim::build_topology(c);
+  const auto dir = test::temp_dir("fail-errors");
+  auto expect_error = [&](const std::string& text, const std::string& needle) {
+    const auto path = test::write_file(dir + "/f.txt", text);
+    try {
+      net::read_failure_file(path, t);
+      ADD_FAILURE() << "no error for: " << text;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("# ok\n0 down tor0-spine0\n5 explode tor0-spine0\n", "f.txt:3: unknown failure kind 'explode'");
+  expect_error("0 down tor0-tor1\n", "f.txt:1: 'tor0-tor1' is not a link");
+  expect_error("\n\n0 degrade tor0-spine0\n", "f.txt:3: degrade needs rate_gbps=");
+  expect_error("x down tor0-spine0\n", "f.txt:1: start time 'x'");
+  expect_error("0 down link:9999\n", "f.txt:1: link id");
+  expect_error("0 down tor0-spine0 from=spine1\n", "f.txt:1: from=spine1");
+  expect_error("0 switch_down h3\n", "f.txt:1: 'h3' is not a switch");
+  const auto ok = net::read_failure_file(
+      test::write_file(dir + "/ok.txt", "1.5 loss link:3 prob=0.5 for_us=2 # comment\n"), t);
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0].start, ns(1500));
+  EXPECT_EQ(ok[0].duration, us(2));
+  EXPECT_EQ(ok[0].link, 3);
+  EXPECT_DOUBLE_EQ(ok[0].loss, 0.5);
+}
