@@ -328,26 +328,28 @@ TEST(Paths, SummarizeTypes) {
   for (std::size_t i = 1; i < s.size(); ++i) EXPECT_LE(s[i - 1].latency, s[i].latency);
 }
 
-TEST(Paths, EnumerationTimeTableII) {
-  // Not a timing assertion: records how long enumerating every pair takes (reported by the test).
+TEST(Paths, EveryPairOfTheTableIINetworks) {
+  // Table II Dragonfly (33 groups of 8 switches): 32 bounded paths between switches of different
+  // groups, 7 inside a group (the direct link + one detour through each of the other 6 switches),
+  // and the empty path for s == d (docs/topologies.md derives the 32 and the 7).
   Topology df = build_dragonfly(DragonflyParams{});
+  PathEnumerator pe_df(df);
+  std::int64_t n = 0;
+  for (int s = 0; s < df.num_switches(); ++s)
+    for (int d = 0; d < df.num_switches(); ++d)
+      n += static_cast<std::int64_t>(pe_df.paths(df.switch_node(s), df.switch_node(d)).size());
+  EXPECT_EQ(n, 264LL * 256 * 32 + 264LL * 7 * 7 + 264);
+  // Table II Slim Fly (q = 9): diameter 2, so every ordered pair has at least one path, and each
+  // path has at most 4 hops (Table I).
   SlimFlyParams sp;
   sp.q = 9;
   Topology sf = build_slim_fly(sp);
-  for (const Topology* t : {&df, &sf}) {
-    PathEnumerator pe(*t);
-    auto t0 = std::chrono::steady_clock::now();
-    std::int64_t n = 0, maxp = 0;
-    for (int s = 0; s < t->num_switches(); ++s)
-      for (int d = 0; d < t->num_switches(); ++d) {
-        auto ps = pe.paths(t->switch_node(s), t->switch_node(d));
-        n += static_cast<std::int64_t>(ps.size());
-        maxp = std::max<std::int64_t>(maxp, static_cast<std::int64_t>(ps.size()));
-      }
-    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    RecordProperty(t->kind + "_ms", static_cast<int>(ms));
-    std::printf("%s: %lld paths over all switch pairs, max %lld per pair, %.0f ms\n", t->kind.c_str(),
-                static_cast<long long>(n), static_cast<long long>(maxp), ms);
-    EXPECT_GT(n, 0);
-  }
+  PathEnumerator pe_sf(sf);
+  for (int s = 0; s < sf.num_switches(); s += 7)
+    for (int d = 0; d < sf.num_switches(); ++d) {
+      if (s == d) continue;
+      const auto ps = pe_sf.paths(sf.switch_node(s), sf.switch_node(d));
+      ASSERT_FALSE(ps.empty());
+      for (const auto& p : ps) ASSERT_LE(p.hops.size(), 4u);
+    }
 }
