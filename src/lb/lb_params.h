@@ -26,13 +26,14 @@ struct RepsParams {
   double failure_rtt_factor = 2.0;
 };
 
-// Tuning of the baseline balancers (reps.txt sec. 4.1).
+// Tuning of the baseline balancers (reps.txt sec. 4.1; src/lb/baselines.h).
 struct BaselineParams {
-  double plb_threshold = 0.5;          // PLB: a round is congested when this fraction is ECN-marked
+  double plb_threshold = 0.25;         // PLB: a round is congested when this fraction of ACKs is ECN-marked
   std::uint32_t plb_rounds = 1;        // PLB: repath after this many consecutive congested rounds
-  SimTime flowlet_timeout = 0;         // Flowlet: idle gap that starts a new flowlet; 0 = RTT / 2
+  SimTime flowlet_timeout = 0;         // Flowlet: idle gap that starts a new flowlet; 0 = base RTT / 2
   std::uint32_t mptcp_subflows = 8;    // MPTCP-like: subflows (each its own EV)
-  std::uint32_t bitmap_ecn_penalty = 1, bitmap_nack_penalty = 2, bitmap_timeout_penalty = 8;
+  std::uint32_t bitmap_evs = 256;      // Bitmap: EVs a connection keeps penalties for
+  std::uint32_t bitmap_ecn_penalty = 1, bitmap_nack_penalty = 4, bitmap_timeout_penalty = 16;
 };
 
 }  // namespace lbsim::lb

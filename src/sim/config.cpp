@@ -97,6 +97,14 @@ std::vector<KeyDef> make_keys() {
   add("lb.reps_ack_mode", &C::reps_ack_mode, "", "REPS with ACK coalescing (reps.txt sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each cached EV is used reps_reuse times).").choices = {"plain", "carry", "reuse"};
   range(add("lb.reps_reuse", &C::reps_reuse, "uses", "REPS reuse mode: uses per cached EV; 0 = transport.ack_every."), 0, 255);
   range(add("lb.reps_failure_rtt_factor", &C::reps_failure_rtt_factor, "x base RTT", "REPS without trimming (App. A): a timeout is a failure when the largest RTT of the preceding RTO is below this multiple of the base RTT."), 0, 1e6);
+  range(add("lb.plb_threshold", &C::plb_threshold, "fraction of ACKs", "plb: a round (one base RTT) is congested when at least this fraction of its ACKs is ECN-marked."), 0, 1);
+  range(add("lb.plb_rounds", &C::plb_rounds, "rounds", "plb: repath after this many consecutive congested rounds (reps.txt 4.1: aggressive, FlowBender-like)."), 1, 1000);
+  range(add("lb.flowlet_timeout_us", &C::flowlet_timeout_us, "us", "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT (reps.txt 4.1)."), 0, 1e12);
+  range(add("lb.mptcp_subflows", &C::mptcp_subflows, "subflows", "mptcp: subflows per connection, each on its own fixed EV (reps.txt 4.1: 8)."), 1, 1024);
+  range(add("lb.bitmap_evs", &C::bitmap_evs, "EVs", "bitmap: EVs per connection with a penalty counter."), 1, 1 << 24);
+  range(add("lb.bitmap_ecn_penalty", &C::bitmap_ecn_penalty, "draws", "bitmap: penalty added to an EV per ECN-marked ACK."), 0, 255);
+  range(add("lb.bitmap_nack_penalty", &C::bitmap_nack_penalty, "draws", "bitmap: penalty added to an EV per NACK."), 0, 255);
+  range(add("lb.bitmap_timeout_penalty", &C::bitmap_timeout_penalty, "draws", "bitmap: penalty added to an EV per timeout."), 0, 255);
   // [workload]
   add("workload.kind", &C::wl_kind, "", "Traffic source; docs/workloads.md describes each. permutation/tornado/incast/flows_csv use size, start_us, file; adversarial is the topology's worst case (Dragonfly group shift, Slim Fly distance-2 pattern, docs/topologies.md).").choices = workload_kind_names();
   range(add("workload.size", &C::size_bytes, "bytes", "Message size of generated flows (e.g. 8388608 or \"8MiB\")."), 0, 1e15).size = true;

@@ -63,6 +63,12 @@ struct Config {
   std::string reps_ack_mode = "plain";
   std::int64_t reps_reuse = 0;          // 0 = transport.ack_every
   double reps_failure_rtt_factor = 2.0;
+  double plb_threshold = 0.25;
+  std::int64_t plb_rounds = 1;
+  double flowlet_timeout_us = 0;  // 0 = base RTT / 2
+  std::int64_t mptcp_subflows = 8;
+  std::int64_t bitmap_evs = 256;
+  std::int64_t bitmap_ecn_penalty = 1, bitmap_nack_penalty = 4, bitmap_timeout_penalty = 16;
   // [workload]
   std::string wl_kind = "permutation";
   std::int64_t size_bytes = 8 << 20;

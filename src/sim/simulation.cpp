@@ -387,6 +387,14 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
                                                         : lb::RepsAckMode::Plain;
   tuned.reps.reuse = static_cast<std::uint32_t>(cfg_.reps_reuse > 0 ? cfg_.reps_reuse : cfg_.ack_every);
   tuned.reps.failure_rtt_factor = cfg_.reps_failure_rtt_factor;
+  tuned.base.plb_threshold = cfg_.plb_threshold;
+  tuned.base.plb_rounds = static_cast<std::uint32_t>(cfg_.plb_rounds);
+  tuned.base.flowlet_timeout = from_us(cfg_.flowlet_timeout_us);
+  tuned.base.mptcp_subflows = static_cast<std::uint32_t>(cfg_.mptcp_subflows);
+  tuned.base.bitmap_evs = static_cast<std::uint32_t>(cfg_.bitmap_evs);
+  tuned.base.bitmap_ecn_penalty = static_cast<std::uint32_t>(cfg_.bitmap_ecn_penalty);
+  tuned.base.bitmap_nack_penalty = static_cast<std::uint32_t>(cfg_.bitmap_nack_penalty);
+  tuned.base.bitmap_timeout_penalty = static_cast<std::uint32_t>(cfg_.bitmap_timeout_penalty);
   const bool trimming = cfg_.trimming;
   auto factory = [d, default_lb, seed, tuned, trimming](const workload::FlowSpec& s, std::uint32_t id) {
     lb::PolicyContext ctx;
