@@ -28,13 +28,12 @@ void BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr) {
   });
   const bool df = minimal_.group_minimal();
   const std::int32_t dmin = minimal_.distance(src_sw, dst_sw);
-  pr.first = static_cast<std::uint32_t>(len_.size());
+  pr.first = static_cast<std::uint32_t>(recs_.size());
   pr.count = static_cast<std::uint32_t>(scratch_.size());
   pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
   for (std::uint32_t i = 0; i < pr.count; ++i) {
     const auto& h = scratch_[i];
-    off_.push_back(static_cast<std::uint32_t>(hops_.size()));
-    len_.push_back(static_cast<std::uint8_t>(h.size()));
+    const auto off = static_cast<std::uint32_t>(hops_.size());
     hops_.insert(hops_.end(), h.begin(), h.end());
     bool is_min;
     if (df) {
@@ -47,7 +46,7 @@ void BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr) {
     } else {
       is_min = static_cast<std::int32_t>(h.size()) == dmin;
     }
-    min_.push_back(is_min ? 1 : 0);
+    recs_.push_back({off, static_cast<std::uint8_t>(h.size()), static_cast<std::uint8_t>(is_min ? 1 : 0)});
     if (!is_min) nonmin_.push_back(static_cast<std::uint16_t>(i));
   }
   pr.nonmin_count = static_cast<std::uint32_t>(nonmin_.size()) - pr.nonmin_first;
@@ -56,14 +55,17 @@ void BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr) {
 
 PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), routes_(tables.topology()), paths_(tables.topology(), routes_),
-      salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {}
+      salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
+  host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
+  for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);
+}
 
 std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng) {
-  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  const std::int32_t dst_sw = host_switch(p.dst);
   if (node == dst_sw) return tables_.host_port(p.dst);
   if (p.route_state & kRouteFollow) {
     const std::uint32_t k = p.route_state & kRouteHopMask;
-    const auto& pr = paths_.pair(topo_.host_switch(p.src), dst_sw);
+    const auto& pr = paths_.pair(host_switch(p.src), dst_sw);
     const auto aux = static_cast<std::uint32_t>(p.route_aux);
     std::uint32_t lo = aux & 0xFFFF, hi = aux >> 16;
     if (hi - lo > 1 && rng) {
@@ -71,7 +73,7 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
       std::uint32_t runs = 0;
       for (std::uint32_t i = lo; i < hi; ++i)
         if (i == lo || paths_.hops(pr.first + i)[k].port != paths_.hops(pr.first + i - 1)[k].port) ++runs;
-      std::uint32_t pick = static_cast<std::uint32_t>(rng->below(runs));
+      const auto pick = static_cast<std::uint32_t>(rng->below(runs));
       std::uint32_t i = lo;
       for (std::uint32_t r = 0; r < pick; ++r) {
         const auto port = paths_.hops(pr.first + i)[k].port;
@@ -82,15 +84,29 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
       const std::uint32_t old_hi = hi;
       for (hi = lo + 1; hi < old_hi && paths_.hops(pr.first + hi)[k].port == port; ++hi) {
       }
-      p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
     }
-    const std::uint32_t path = pr.first + lo;
+    if (hi - lo == 1) {
+      p.route_state = static_cast<std::uint8_t>(kRouteFixed | k);
+      p.route_aux = static_cast<std::int32_t>(pr.first + lo);
+    } else {
+      p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
+      const topo::Hop& hop = paths_.hops(pr.first + lo)[k];
+      if (hop.node == node) {
+        p.route_state = static_cast<std::uint8_t>(kRouteFollow | (k + 1));
+        return hop.port;
+      }
+      p.route_state = kRouteMinimal;
+    }
+  }
+  if (p.route_state & kRouteFixed) {
+    const std::uint32_t k = p.route_state & kRouteHopMask;
+    const auto path = static_cast<std::uint32_t>(p.route_aux);
     if (k < static_cast<std::uint32_t>(paths_.length(path))) {
       const topo::Hop& hop = paths_.hops(path)[k];
       // The packet is where the path says unless something (e.g. a failure-rerouting wrapper)
       // moved it; then it continues minimally.
       if (hop.node == node) {
-        p.route_state = static_cast<std::uint8_t>(kRouteFollow | (k + 1));
+        p.route_state = static_cast<std::uint8_t>(kRouteFixed | (k + 1));
         return hop.port;
       }
     }

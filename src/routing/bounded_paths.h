@@ -12,7 +12,9 @@
 //   route_state 0            undecided (the packet has not left its source switch)
 //   route_state kFollow | k  forwarding along paths [lo, hi) of the pair (host_switch(src),
 //                            host_switch(dst)), k hops taken; route_aux = lo | hi << 16 (relative
-//                            to the pair; hi - lo == 1 once one path is fixed)
+//                            to the pair); per-hop Valiant narrows the range at every switch
+//   route_state kFixed | k   forwarding along one path, k hops taken; route_aux = its absolute
+//                            index (one lookup per hop instead of the pair's)
 //   route_state kMinimal     minimal routing (MinimalRoutes) from here on
 #pragma once
 #include <cstdint>
@@ -25,6 +27,7 @@ namespace lbsim::routing {
 
 inline constexpr std::uint8_t kRouteFollow = 0x10;
 inline constexpr std::uint8_t kRouteMinimal = 0x20;
+inline constexpr std::uint8_t kRouteFixed = 0x40;
 inline constexpr std::uint8_t kRouteHopMask = 0x0F;
 
 class BoundedPathSet {
@@ -46,11 +49,11 @@ class BoundedPathSet {
     if (!pr.ready) fill(src_sw, dst_sw, pr);
     return pr;
   }
-  std::int32_t length(std::uint32_t path) const { return len_[path]; }
-  const topo::Hop* hops(std::uint32_t path) const { return hops_.data() + off_[path]; }
+  std::int32_t length(std::uint32_t path) const { return recs_[path].len; }
+  const topo::Hop* hops(std::uint32_t path) const { return hops_.data() + recs_[path].off; }
   // Table I category: Dragonfly paths with an intermediate group or an intra-group detour are
   // non-minimal; elsewhere a path is minimal when its length is the minimal-route distance.
-  bool minimal(std::uint32_t path) const { return min_[path] != 0; }
+  bool minimal(std::uint32_t path) const { return recs_[path].minimal != 0; }
   std::uint32_t nonminimal(const Pair& pr, std::uint32_t i) const { return nonmin_[pr.nonmin_first + i]; }
   const topo::PathEnumerator& enumerator() const { return pe_; }
 
@@ -65,8 +68,11 @@ class BoundedPathSet {
   topo::PathEnumerator pe_;
   std::size_t nsw_ = 0;
   std::vector<Pair> pairs_;
-  std::vector<std::uint32_t> off_;
-  std::vector<std::uint8_t> len_, min_;
+  struct PathRec {
+    std::uint32_t off;  // first hop in hops_
+    std::uint8_t len, minimal;
+  };
+  std::vector<PathRec> recs_;
   std::vector<topo::Hop> hops_;
   std::vector<std::uint16_t> nonmin_;
   std::vector<std::vector<topo::Hop>> scratch_;
@@ -92,6 +98,12 @@ class PathRouterBase : public net::Router {
     p.route_state = kRouteFollow;
     p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
   }
+  // Start following one path (absolute index) at the source switch.
+  static void start_path(net::Packet& p, std::uint32_t path) {
+    p.route_state = kRouteFixed;
+    p.route_aux = static_cast<std::int32_t>(path);
+  }
+  std::int32_t host_switch(std::int32_t host) const { return host_sw_[static_cast<std::size_t>(host)]; }
   // Forward a packet in state kFollow/kMinimal (or at its destination switch). With a range of
   // several paths, the next port is drawn uniformly among the distinct next ports of the range
   // (per-hop Valiant) from `rng`.
@@ -102,6 +114,7 @@ class PathRouterBase : public net::Router {
   MinimalRoutes routes_;
   BoundedPathSet paths_;
   std::vector<std::uint64_t> salt_;
+  std::vector<std::int32_t> host_sw_;  // switch of every host (a small array that stays cached)
 };
 
 }  // namespace lbsim::routing

@@ -16,7 +16,7 @@ class EcmpPathsRouter final : public PathRouterBase {
  public:
   EcmpPathsRouter(const MinimalTables& tables, std::uint64_t seed) : PathRouterBase(tables, seed) {}
   std::int32_t route(std::int32_t node, net::Packet& p) override {
-    const std::int32_t dst_sw = topo_.host_switch(p.dst);
+    const std::int32_t dst_sw = host_switch(p.dst);
     if (node == dst_sw) return tables_.host_port(p.dst);
     if (p.route_state == 0) {
       const auto& pr = paths_.pair(node, dst_sw);
@@ -24,7 +24,7 @@ class EcmpPathsRouter final : public PathRouterBase {
         p.route_state = kRouteMinimal;
       } else {
         const auto i = static_cast<std::uint32_t>(ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % pr.count);
-        start_paths(p, i, i + 1);
+        start_path(p, pr.first + i);
       }
     }
     return forward(node, p, nullptr);

@@ -89,10 +89,13 @@ std::vector<std::uint64_t> ecmp_salts(std::size_t nodes, std::uint64_t seed) {
 
 MinimalRouter::MinimalRouter(const MinimalTables& tables, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), routes_(tables.topology()),
-      salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {}
+      salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
+  host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
+  for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);
+}
 
 std::int32_t MinimalRouter::route(std::int32_t node, net::Packet& p) {
-  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  const std::int32_t dst_sw = host_sw_[static_cast<std::size_t>(p.dst)];
   if (node == dst_sw) return tables_.host_port(p.dst);
   const auto c = routes_.candidates(node, dst_sw);
   if (c.size() == 1) return c[0];

@@ -65,6 +65,7 @@ class MinimalRouter final : public net::Router {
   const topo::Topology& topo_;
   MinimalRoutes routes_;
   std::vector<std::uint64_t> salt_;
+  std::vector<std::int32_t> host_sw_;  // switch of every host
 };
 
 // The salts EcmpRouter draws (stream "ecmp-salt"), one per node.

@@ -18,7 +18,7 @@ UgalRouter::UgalRouter(const MinimalTables& tables, const net::Network& net, std
 }
 
 std::int32_t UgalRouter::route(std::int32_t node, net::Packet& p) {
-  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  const std::int32_t dst_sw = host_switch(p.dst);
   if (node == dst_sw) return tables_.host_port(p.dst);
   if (p.route_state == 0) {
     p.route_state = kRouteMinimal;
@@ -53,7 +53,7 @@ std::int32_t UgalRouter::route(std::int32_t node, net::Packet& p) {
         ++n_min_;
       } else {
         ++n_val_;
-        start_paths(p, rel, rel + 1);
+        start_path(p, path);
       }
     } else {
       ++n_min_;

@@ -18,7 +18,7 @@ ValiantRouter::ValiantRouter(const MinimalTables& tables, std::uint64_t seed, Va
 }
 
 std::int32_t ValiantRouter::route(std::int32_t node, net::Packet& p) {
-  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  const std::int32_t dst_sw = host_switch(p.dst);
   if (node == dst_sw) return tables_.host_port(p.dst);
   Rng& rng = rng_[static_cast<std::size_t>(topo_.switch_index(node))];
   if (p.route_state == 0) {  // at the source switch
@@ -27,7 +27,7 @@ std::int32_t ValiantRouter::route(std::int32_t node, net::Packet& p) {
       p.route_state = kRouteMinimal;
     } else if (mode_ == ValiantMode::Path) {
       const auto i = static_cast<std::uint32_t>(rng.below(pr.count));
-      start_paths(p, i, i + 1);
+      start_path(p, pr.first + i);
     } else {
       start_paths(p, 0, pr.count);
     }
