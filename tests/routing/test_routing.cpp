@@ -242,6 +242,31 @@ TEST(UgalRouter, LocalRule) {
   EXPECT_EQ(r.valiant_decisions(), static_cast<std::uint64_t>(nonmin));
 }
 
+// UGAL-G sees queues beyond the source switch: with bytes waiting only at the second hop of the
+// minimal route, UGAL-L (blind to it) stays minimal while UGAL-G leaves for a Valiant path unless
+// the drawn path shares that port.
+TEST(UgalRouter, GlobalSeesDownstreamQueues) {
+  const auto& t = table2_dragonfly();
+  routing::MinimalTables mt(t);
+  net::Network net(t, net::NetConfig{}, 1);
+  routing::UgalRouter local(mt, net, 5, routing::UgalMode::Local);
+  routing::UgalRouter global(mt, net, 5, routing::UgalMode::Global);
+  const std::int32_t src_host = 3 * 4, dst_host = (7 * 8 + 5) * 4;  // 3-hop l-g-l route
+  const auto src_sw = t.host_switch(src_host), dst_sw = t.host_switch(dst_host);
+  const auto p0 = local.routes().candidates(src_sw, dst_sw)[0];
+  const auto hop2 = t.ports[src_sw][p0].peer;
+  const auto p1 = local.routes().candidates(hop2, dst_sw)[0];
+  ASSERT_TRUE(is_global(t, hop2, p1));
+  net.port(net.port_id(hop2, p1)).data.bytes = 20 * 4160;
+  int local_nonmin = 0, global_nonmin = 0;
+  for (int i = 0; i < 200; ++i) {
+    local_nonmin += walk(local, t, src_host, dst_host).size() > 3;
+    global_nonmin += walk(global, t, src_host, dst_host).size() > 3;
+  }
+  EXPECT_EQ(local_nonmin, 0);
+  EXPECT_GT(global_nonmin, 150);
+}
+
 // Registry: every plug-in is constructible by name; unknown modes are user errors.
 TEST(Registry, NamesAndModes) {
   const auto& t = table2_slim_fly();

@@ -193,3 +193,30 @@ TEST(RoutingScenarios, PermutationCompletesAndUgalAdapts) {
     }
   }
 }
+
+// network.bdp_path = "longest_bounded" (spritz.txt V-A: BDP "calculated based on the longest path";
+// Table II: 88 packets DF, 92 SF). Our RTT model on the longest bounded path, from Table I:
+//   Dragonfly 3 local + 2 global hops (1491.0 ns incl. serialization) + 2 host links (2 x 108.2 ns)
+//     + 6 switches x 500 ns = 4707.4 ns for the data packet; the 64 B ACK back over the same 7 links:
+//     3 x 25 + 2 x 500 + 2 x 25 = 1125 ns propagation + 7 x 1.28 ns + 3000 ns = 4133.96 ns.
+//     RTT 8841.36 ns x 400 Gb/s = 442,068 B = 106.3 -> 107 packets of 4160 B.
+//   Slim Fly 4 global hops (2332.8 ns) + 2 host links (216.4 ns) + 5 switches (2500 ns) = 5049.2 ns;
+//     ACK 2050 ns + 6 x 1.28 ns + 2500 ns = 4557.68 ns. RTT 9606.88 ns = 480,344 B -> 116 packets.
+// The paper's 88 / 92 are not reproduced by this (or any simple) model; docs/topologies.md has the
+// comparison. The default (longest shortest path) stays 79 / 66.
+TEST(RoutingScenarios, BdpFromLongestBoundedPath) {
+  struct Case { const char* name; SimTime rtt; Bytes bdp; std::uint32_t pkts, shortest_pkts; };
+  for (const auto& k : {Case{"dragonfly", 8'841'360, 442'068, 107, 79}, Case{"slim_fly", 9'606'880, 480'344, 116, 66}}) {
+    auto c = table2(k.name);
+    c.wl_kind = "flows_csv";
+    const auto dir = test::temp_dir(std::string("routing-bdp-") + k.name);
+    c.wl_file = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n0,100,4096,0\n");
+    EXPECT_EQ(sim::Simulation(c).derived().bdp_packets, k.shortest_pkts) << k.name;
+    c.bdp_path = "longest_bounded";
+    sim::Simulation s(c);
+    EXPECT_EQ(s.derived().base_rtt, k.rtt) << k.name;
+    EXPECT_EQ(s.derived().bdp, k.bdp) << k.name;
+    EXPECT_EQ(s.derived().bdp_packets, k.pkts) << k.name;
+    EXPECT_EQ(s.derived().queue_bytes, k.bdp) << k.name;  // queue_bdp = 1
+  }
+}
