@@ -97,10 +97,18 @@ void RepsPolicy::on_failure_detection(SimTime now) {
 std::uint32_t RepsPolicy::get_next_ev() {
   std::uint32_t offset;
   const std::uint32_t n = p_.buffer_size;
-  if (valid_ > 0) {
+  if (valid_ > 0 && reuse_uses_ > 1) {
+    // ACK + Reuse EVs (sec. 4.5.1): each cached EV serves `reuse` packets. Taking the oldest valid
+    // element until it is used up would send `reuse` back-to-back packets down one path, so the
+    // uses are spread round-robin over the valid elements instead.
+    offset = reuse_cursor_ % n;
+    while (!buf_[offset].valid) offset = (offset + 1) % n;
+    reuse_cursor_ = (offset + 1) % n;
+    if (--buf_[offset].valid == 0) --valid_;
+  } else if (valid_ > 0) {
     offset = (head_ + n - valid_) % n;  // the oldest valid element
-    Element& e = buf_[offset];
-    if (--e.valid == 0) --valid_;       // Reuse mode: valid only after its last use
+    buf_[offset].valid = 0;
+    --valid_;
   } else {  // must be in freezing mode: reuse the cached EVs round-robin even though invalid
     offset = head_;
     head_ = (head_ + 1) % n;

@@ -64,6 +64,7 @@ class RepsPolicy final : public EntropyPolicy {
   std::vector<Element> buf_;
   std::uint32_t head_ = 0, valid_ = 0, explore_ = 0, written_ = 0;
   std::uint32_t reuse_uses_ = 1;  // uses granted to a cached EV
+  std::uint32_t reuse_cursor_ = 0;  // Reuse mode: next element to serve
   bool freezing_ = false;
   SimTime exit_freezing_ = 0;
   SimTime last_send_ = -1;

@@ -190,7 +190,8 @@ TEST(Reps, IdleConnectionExploresAgain) {
   EXPECT_EQ(r.explore_counter(), 3u);
 }
 
-// sec. 4.5.1 ACK + Reuse EVs: each cached EV serves n packets.
+// sec. 4.5.1 ACK + Reuse EVs: each cached EV serves n packets, spread round-robin over the valid
+// elements (not n back-to-back packets on one path).
 TEST(Reps, ReuseModeUsesEachEvNTimes) {
   lb::RepsParams p;
   p.ack_mode = lb::RepsAckMode::Reuse;
@@ -200,7 +201,7 @@ TEST(Reps, ReuseModeUsesEachEvNTimes) {
   ack(r, 7);
   ack(r, 8);
   EXPECT_EQ(r.valid_evs(), 2u);
-  for (std::uint32_t e : {7u, 7u, 7u, 8u, 8u, 8u}) EXPECT_EQ(r.next_ev(us(2)), e);
+  for (std::uint32_t e : {7u, 8u, 7u, 8u, 7u, 8u}) EXPECT_EQ(r.next_ev(us(2)), e);
   EXPECT_EQ(r.next_ev(us(2)), o.next());
 }
 

@@ -140,3 +140,12 @@ TEST(RepsScenarios, BaselinesAndAdaptiveRoutingComplete) {
   EXPECT_EQ(adaptive.completed, 128);
   EXPECT_LT(adaptive.max_fct, 0.5 * ecmp.max_fct);  // per-packet adaptive routing beats ECMP hashing
 }
+
+// sec. 4.5.1 / Fig. 13: with 8:1 ACK coalescing, "ACK + Carry EVs" (the coalesced ACK returns every
+// non-ECN EV it covers) recycles more good paths than the plain ACK and finishes earlier.
+TEST(RepsScenarios, AckCoalescingCarryEvs) {
+  const auto plain = run("symmetric_permutation.toml", "reps", {"transport.ack_every=8"});
+  const auto carry = run("symmetric_permutation.toml", "reps", {"transport.ack_every=8", "lb.reps_ack_mode=carry"});
+  EXPECT_EQ(carry.completed, 128);
+  EXPECT_LT(carry.max_fct, 0.95 * plain.max_fct);
+}
