@@ -22,7 +22,7 @@ struct RepsParams {
   RepsAckMode ack_mode = RepsAckMode::Plain;
   std::uint32_t reuse = 1;           // Reuse mode: uses per cached EV
   // Failure detection without trimming (App. A): a timeout is a failure when the largest RTT seen
-  // during the preceding RTO is below this multiple of the base RTT.
+  // during the preceding one to two RTOs is below this multiple of the connection's smallest RTT.
   double failure_rtt_factor = 2.0;
 };
 

@@ -69,7 +69,12 @@ bool RepsPolicy::is_failure(SimTime now) const {
   if (ctx_.trimming) return true;
   const SimTime window = std::max<SimTime>(ctx_.rto, 1);
   const SimTime recent = now - rtt_window_start_ < 2 * window ? std::max(rtt_max_cur_, rtt_max_prev_) : 0;
-  return static_cast<double>(recent) < p_.failure_rtt_factor * static_cast<double>(ctx_.base_rtt);
+  // No ACK at all recently says nothing about the paths (e.g. a sender starved by an incast whose
+  // every packet was tail-dropped): only low RTTs that were actually measured point to a failure.
+  if (recent == 0) return false;
+  // Compared with the connection's own unloaded RTT (its smallest sample): the network-wide base
+  // RTT would make every short (same-switch) path look uncongested.
+  return static_cast<double>(recent) < p_.failure_rtt_factor * static_cast<double>(rtt_min_);
 }
 
 void RepsPolicy::on_rtt(SimTime rtt, SimTime now) {
@@ -80,6 +85,7 @@ void RepsPolicy::on_rtt(SimTime rtt, SimTime now) {
     rtt_window_start_ = now;
   }
   rtt_max_cur_ = std::max(rtt_max_cur_, rtt);
+  if (rtt > 0 && (rtt_min_ == 0 || rtt < rtt_min_)) rtt_min_ = rtt;
 }
 
 // Alg. 1 ONFAILUREDETECTION.

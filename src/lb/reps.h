@@ -70,6 +70,7 @@ class RepsPolicy final : public EntropyPolicy {
   SimTime last_send_ = -1;
   // Max-RTT heuristic (App. A): maxima of the current and the previous window of one RTO.
   SimTime rtt_max_cur_ = 0, rtt_max_prev_ = 0, rtt_window_start_ = 0;
+  SimTime rtt_min_ = 0;  // smallest RTT sample: the connection's unloaded RTT
   std::uint64_t freeze_entries_ = 0, failures_ = 0;
   SimTime first_freeze_ = -1;
 };

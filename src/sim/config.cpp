@@ -96,7 +96,7 @@ std::vector<KeyDef> make_keys() {
   range(add("lb.reps_idle_us", &C::reps_idle_us, "us", "REPS: a connection that sent nothing for this long counts as new and explores its first BDP again; 0 = never."), 0, 1e12);
   add("lb.reps_ack_mode", &C::reps_ack_mode, "", "REPS with ACK coalescing (reps.txt sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each cached EV is used reps_reuse times).").choices = {"plain", "carry", "reuse"};
   range(add("lb.reps_reuse", &C::reps_reuse, "uses", "REPS reuse mode: uses per cached EV; 0 = transport.ack_every."), 0, 255);
-  range(add("lb.reps_failure_rtt_factor", &C::reps_failure_rtt_factor, "x base RTT", "REPS without trimming (App. A): a timeout is a failure when the largest RTT of the preceding RTO is below this multiple of the base RTT."), 0, 1e6);
+  range(add("lb.reps_failure_rtt_factor", &C::reps_failure_rtt_factor, "x min RTT", "REPS without trimming (App. A): a timeout is a failure when the ACKs of the preceding one to two RTOs had RTTs all below this multiple of the connection's smallest RTT (no recent ACK: not a failure)."), 0, 1e6);
   range(add("lb.plb_threshold", &C::plb_threshold, "fraction of ACKs", "plb: a round (one base RTT) is congested when at least this fraction of its ACKs is ECN-marked."), 0, 1);
   range(add("lb.plb_rounds", &C::plb_rounds, "rounds", "plb: repath after this many consecutive congested rounds (reps.txt 4.1: aggressive, FlowBender-like)."), 1, 1000);
   range(add("lb.flowlet_timeout_us", &C::flowlet_timeout_us, "us", "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT (reps.txt 4.1)."), 0, 1e12);

@@ -169,10 +169,13 @@ TEST(Reps, MaxRttHeuristicWithoutTrimming) {
     r.on_feedback(1, Feedback::Timeout, us(40));
     EXPECT_TRUE(r.freezing());
   }
-  {  // high RTTs long ago (more than two RTOs) no longer count
+  {  // high RTTs long ago (more than two RTOs) no longer count, but no recent sample is no evidence
     RepsPolicy r(context(0, false), p);
     r.on_rtt(us(30), us(1));
     r.on_feedback(1, Feedback::Timeout, us(400));
+    EXPECT_FALSE(r.freezing());
+    r.on_rtt(us(5), us(401));
+    r.on_feedback(1, Feedback::Timeout, us(402));
     EXPECT_TRUE(r.freezing());
   }
 }

@@ -149,3 +149,18 @@ TEST(RepsScenarios, AckCoalescingCarryEvs) {
   EXPECT_EQ(carry.completed, 128);
   EXPECT_LT(carry.max_fct, 0.95 * plain.max_fct);
 }
+
+// App. A without trimming: the max-RTT heuristic takes the black-holed packets of the transient
+// failures for failures (REPS freezes) but not the congestion drops of a 16-to-1 incast.
+TEST(RepsScenarios, FailureDetectionWithoutTrimming) {
+  const auto fail = run("failures_transient.toml", "reps", {"network.trimming=false"});
+  EXPECT_EQ(fail.completed, 128);
+  EXPECT_GT(fail.summary["reps"]["freeze_entries"].get<int>(), 0);
+  EXPECT_GT(fail.summary["reps"]["failures_detected"].get<int>(), 0);
+  const auto incast = run("symmetric_permutation.toml", "reps",
+                          {"network.trimming=false", "workload.kind=incast", "workload.incast_senders=16",
+                           "workload.size=1048576"});
+  EXPECT_EQ(incast.completed, 16);
+  EXPECT_GT(incast.summary["timeouts"].get<int>(), 100);  // congestion losses, found by the RTO
+  EXPECT_EQ(incast.summary["reps"]["failures_detected"].get<int>(), 0);
+}
