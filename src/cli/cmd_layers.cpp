@@ -106,6 +106,15 @@ int run_layers(const LayersArgs& a) {
     fmt::print("{}", format_path_stats(s));
     js["stats"].push_back(stats_json(s));
   }
+  // Tables first, so they exist even when the deadlock analysis below fails for lack of lanes.
+  std::filesystem::path dir(a.out);
+  if (!a.out.empty()) {
+    std::filesystem::create_directories(dir);
+    if (a.tables) {
+      write_file(dir / "forwarding.txt", format_forwarding_tables(r, note));
+      write_file(dir / "lft.txt", format_lfts(r, make_lid_plan(r.num_layers(), g.endpoints_per_switch)));
+    }
+  }
   if (a.vls > 0) {
     auto routes = collect_routes(r);
     VlAssignment v = a.deadlock == "three-lane" ? assign_three_lane(r.adjacency(), routes, a.vls, a.sls)
@@ -123,13 +132,7 @@ int run_layers(const LayersArgs& a) {
     }
   }
   if (!a.out.empty()) {
-    std::filesystem::path dir(a.out);
-    std::filesystem::create_directories(dir);
     write_file(dir / "layers.json", js.dump(2) + "\n");
-    if (a.tables) {
-      write_file(dir / "forwarding.txt", format_forwarding_tables(r, note));
-      write_file(dir / "lft.txt", format_lfts(r, make_lid_plan(r.num_layers(), g.endpoints_per_switch)));
-    }
     fmt::print("wrote {}\n", dir.string());
   }
   return 0;
