@@ -214,6 +214,70 @@ VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& route
           ++a.routes_per_vl[static_cast<std::size_t>(to)];
         }
     }
+    // Second pass: the lanes created while breaking cycles can stay nearly empty. Move routes from
+    // the fullest lane to the emptiest one as long as the receiving lane stays acyclic (a route is
+    // accepted only if none of its dependencies closes a cycle there).
+    std::vector<std::vector<std::vector<int>>> lane_out(
+        static_cast<std::size_t>(vls_available), std::vector<std::vector<int>>(ch.size()));
+    for (std::size_t i = 0; i < nr; ++i) {
+      const auto& c = rch[i];
+      for (std::size_t j = 0; j + 1 < c.size(); ++j)
+        lane_out[static_cast<std::size_t>(a.route_vl[i])][static_cast<std::size_t>(c[j])].push_back(c[j + 1]);
+    }
+    auto reaches = [&](const std::vector<std::vector<int>>& g, int from, int to) {
+      std::vector<char> seen(g.size(), 0);
+      std::vector<int> st{from};
+      seen[static_cast<std::size_t>(from)] = 1;
+      while (!st.empty()) {
+        int x = st.back();
+        st.pop_back();
+        if (x == to) return true;
+        for (int y : g[static_cast<std::size_t>(x)])
+          if (!seen[static_cast<std::size_t>(y)]) seen[static_cast<std::size_t>(y)] = 1, st.push_back(y);
+      }
+      return false;
+    };
+    for (int round = 0; round < 4 * vls_available; ++round) {
+      auto mx = std::max_element(a.routes_per_vl.begin(), a.routes_per_vl.end());
+      auto mn = std::min_element(a.routes_per_vl.begin(), a.routes_per_vl.end());
+      const int from = static_cast<int>(mx - a.routes_per_vl.begin());
+      const int to = static_cast<int>(mn - a.routes_per_vl.begin());
+      long want = (*mx - *mn) / 2;
+      if (want < 1) break;
+      auto& g = lane_out[static_cast<std::size_t>(to)];
+      long moved = 0;
+      for (std::size_t i = 0; i < nr && moved < want; ++i) {
+        if (a.route_vl[i] != from) continue;
+        const auto& c = rch[i];
+        bool ok = true;
+        std::vector<std::pair<int, int>> added;
+        for (std::size_t j = 0; j + 1 < c.size() && ok; ++j) {
+          if (reaches(g, c[j + 1], c[j])) ok = false;  // c[j] -> c[j+1] would close a cycle
+          else {
+            g[static_cast<std::size_t>(c[j])].push_back(c[j + 1]);
+            added.emplace_back(c[j], c[j + 1]);
+          }
+        }
+        if (!ok) {
+          for (auto [u, v] : added) {
+            auto& o = g[static_cast<std::size_t>(u)];
+            o.erase(std::find(o.begin(), o.end(), v));
+          }
+          continue;
+        }
+        // Leave the old lane: drop one copy of each dependency (a subset stays acyclic).
+        auto& og = lane_out[static_cast<std::size_t>(from)];
+        for (std::size_t j = 0; j + 1 < c.size(); ++j) {
+          auto& o = og[static_cast<std::size_t>(c[j])];
+          o.erase(std::find(o.begin(), o.end(), c[j + 1]));
+        }
+        a.route_vl[i] = to;
+        --a.routes_per_vl[static_cast<std::size_t>(from)];
+        ++a.routes_per_vl[static_cast<std::size_t>(to)];
+        ++moved;
+      }
+      if (moved == 0) break;
+    }
   }
   // Independent verification of the result.
   a.per_lane_acyclic = true;
