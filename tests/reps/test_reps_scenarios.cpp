@@ -164,3 +164,26 @@ TEST(RepsScenarios, FailureDetectionWithoutTrimming) {
   EXPECT_GT(incast.summary["timeouts"].get<int>(), 100);  // congestion losses, found by the RTO
   EXPECT_EQ(incast.summary["reps"]["failures_detected"].get<int>(), 0);
 }
+
+// The run summary says which start-time unit an htsim connection matrix was read with, and a
+// REPS run reports its per-connection state (Table 1).
+TEST(RepsScenarios, SummaryNamesHtsimStartUnitAndRepsState) {
+  auto c = test::small_fat_tree();
+  c.wl_kind = "htsim_cm";
+  c.wl_file = std::string(LBSIM_SOURCE_DIR) + "/examples/workloads/incast_then_fanout.cm";
+  c.htsim_start_unit = "ps";
+  c.lb = "reps";
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 0);
+  const auto j = s.summary();
+  EXPECT_EQ(j["workload"]["htsim_start_unit"], "ps");
+  EXPECT_EQ(j["reps"]["state_bits"].get<int>(), 193);
+  EXPECT_EQ(j["reps"]["state_bytes"].get<int>(), 25);
+  EXPECT_EQ(j["reps"]["flows"].get<int>(), 4);
+  c.wl_kind = "permutation";
+  c.lb = "ops";
+  sim::Simulation s2(c);
+  const auto j2 = s2.summary();
+  EXPECT_FALSE(j2["workload"].contains("htsim_start_unit"));
+  EXPECT_FALSE(j2.contains("reps"));
+}
