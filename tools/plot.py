@@ -4,8 +4,9 @@
     /usr/bin/python3 tools/plot.py DIR [--out OUT] [--formats png,pdf]
 
 DIR is a run folder (summary.json, flows.csv, ports.csv, queues.csv) or a sweep folder
-(results.csv, sweep.json, runs/<name>/...). Runs are grouped into schemes by their swept values
-except run.seed (seeds are pooled), and into panels by [[case]]. Plots written to OUT
+(results.csv, sweep.json, runs/<name>/...). Runs are grouped into schemes by their scheme axes (a
+named axis "scheme", lb.* and routing.* keys; else every swept key but run.seed; seeds are pooled)
+and into panels by [[case]] and the other swept keys. Plots written to OUT
 (default DIR/plots), each as .png and .pdf:
 
   fct_cdf        CDF of the FCT of completed transfers, one line per scheme
@@ -52,13 +53,17 @@ def load_runs(d):
         if os.path.isfile(man):
             with open(man) as f:
                 keys = json.load(f).get("keys", [])
-        scheme_keys = [k for k in keys if k != SEED_KEY and k in res.columns]
+        swept = [k for k in keys if k != SEED_KEY and k in res.columns]
+        # Scheme axes (named "scheme", or lb.* / routing.* keys) make the series; the other swept
+        # axes join the case in the panel title. Without a scheme axis every axis is a series.
+        scheme_keys = [k for k in swept if k == "scheme" or k.startswith(("lb.", "routing."))] or swept
+        panel_keys = [k for k in swept if k not in scheme_keys]
         runs = []
         for _, r in res.iterrows():
             if r.get("status") not in ("ok", "unfinished"):
                 continue
             scheme = "/".join(str(r[k]) for k in scheme_keys) or "run"
-            panel = str(r["case"]) if has_case else ""
+            panel = " ".join(([str(r["case"])] if has_case else []) + [str(r[k]) for k in panel_keys])
             seed = r[SEED_KEY] if SEED_KEY in res.columns else None
             runs.append((panel, scheme, seed, os.path.join(d, r["dir"]), r))
         if not runs:
@@ -77,7 +82,31 @@ def load_runs(d):
 
 def read_csv(run_dir, name):
     p = os.path.join(run_dir, name)
-    return pd.read_csv(p) if os.path.isfile(p) else None
+    if not os.path.isfile(p):
+        return None
+    try:
+        return pd.read_csv(p)
+    except pd.errors.ParserError:
+        return read_loose_csv(p)
+
+
+def read_loose_csv(p):
+    """Node labels such as Slim Fly's sw(0,1,2) may hold unquoted commas: keep the columns up to the
+    first *_label column from the left and those after the last one from the right."""
+    import csv
+    with open(p, newline="") as f:
+        rows = list(csv.reader(f))
+    head = rows[0]
+    labels = [i for i, h in enumerate(head) if h.endswith("_label")]
+    first, last = (labels[0], labels[-1]) if labels else (len(head), -1)
+    tail = len(head) - last - 1
+    data = []
+    for r in rows[1:]:
+        if len(r) == len(head):
+            data.append(r)
+            continue
+        data.append(r[:first] + [""] * (last - first + 1) + (r[-tail:] if tail else []))
+    return pd.DataFrame(data, columns=head).apply(pd.to_numeric, errors="ignore")
 
 
 def panels_of(runs):
