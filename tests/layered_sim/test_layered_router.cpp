@@ -1,0 +1,48 @@
+// The `layered` routing plug-in forwards every packet along exactly the route its layer's table
+// gives (slimfly-deployment.txt sec. 4-5), with the layer taken from the EV.
+#include <gtest/gtest.h>
+
+#include "sim/layered_router.h"
+#include "topo/slim_fly.h"
+
+using namespace lbsim;
+
+TEST(LayeredRouter, PacketsFollowTheirLayersRoute) {
+  topo::SlimFlyParams sp;
+  sp.q = 5;
+  sp.p = 1;
+  const auto t = topo::build_slim_fly(sp);
+  analysis::LayerOptions opt;
+  opt.layers = 4;
+  opt.seed = 3;
+  auto layers = analysis::build_layers(analysis::normalize_graph(t.switch_adjacency()), opt);
+  const auto expected = layers;  // copy for the reference routes
+  sim::LayeredRouter router(t, std::move(layers));
+  int non_minimal = 0;
+  for (int src = 0; src < t.num_hosts; src += 3)
+    for (int dst = 0; dst < t.num_hosts; ++dst) {
+      if (src == dst) continue;
+      for (std::uint32_t ev = 0; ev < 8; ++ev) {
+        net::Packet p;
+        p.src = src;
+        p.dst = dst;
+        p.ev = ev;
+        const int l = static_cast<int>(ev % 4);
+        const int s = t.switch_index(t.host_switch(src)), d = t.switch_index(t.host_switch(dst));
+        const auto want = expected.path(l, s, d);  // switch indices s .. d
+        std::int32_t node = t.host_switch(src);
+        std::vector<int> got{t.switch_index(node)};
+        for (int hop = 0; hop < 8 && node != t.host_switch(dst); ++hop) {
+          const auto port = router.route(node, p);
+          ASSERT_GE(port, 0);
+          node = t.ports[node][port].peer;
+          ASSERT_FALSE(t.is_host(node));
+          got.push_back(t.switch_index(node));
+        }
+        ASSERT_EQ(got, want) << "layer " << l << " " << s << "->" << d;
+        EXPECT_EQ(t.ports[node][router.route(node, p)].peer, dst);  // last hop: the host port
+        if (l > 0 && want.size() - 1 > static_cast<std::size_t>(expected.distance(s, d))) ++non_minimal;
+      }
+    }
+  EXPECT_GT(non_minimal, 0);  // the upper layers really do use almost-minimal routes
+}
