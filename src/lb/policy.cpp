@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "lb/baselines.h"
 #include "lb/reps.h"
+#include "lb/spritz.h"
 
 namespace lbsim::lb {
 
@@ -17,7 +18,8 @@ const char* feedback_name(Feedback f) {
 }
 
 const std::vector<std::string>& policy_names() {
-  static const std::vector<std::string> names{"ecmp", "ops", "reps", "plb", "flowlet", "mprdma", "mptcp", "bitmap"};
+  static const std::vector<std::string> names{"ecmp", "ops", "reps", "plb", "flowlet", "mprdma", "mptcp", "bitmap",
+      "ops_u", "ops_w", "spritz_scout_u", "spritz_scout_w", "spritz_spray_u", "spritz_spray_w", "flicr_u", "flicr_w", "min_path"};
   return names;
 }
 
@@ -31,6 +33,21 @@ std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyCon
   if (params.name == "mprdma") return std::make_unique<MprdmaPolicy>(std::move(ctx));
   if (params.name == "mptcp") return std::make_unique<MptcpPolicy>(std::move(ctx), params.base);
   if (params.name == "bitmap") return std::make_unique<BitmapPolicy>(std::move(ctx), params.base);
+  // Spritz family (spritz.txt sec. IV, V-A), over the EV entry list of the source-guided routing.
+  {
+    using K = SpritzPolicy::Kind;
+    const auto& sp = params.spritz;
+    const auto& n = params.name;
+    if (n == "ops_u") return std::make_unique<OpsEntryPolicy>(std::move(ctx), Weighting::Uniform);
+    if (n == "ops_w") return std::make_unique<OpsEntryPolicy>(std::move(ctx), Weighting::Weighted);
+    if (n == "spritz_scout_u") return std::make_unique<SpritzPolicy>(std::move(ctx), sp, K::Scout, Weighting::Uniform);
+    if (n == "spritz_scout_w") return std::make_unique<SpritzPolicy>(std::move(ctx), sp, K::Scout, Weighting::Weighted);
+    if (n == "spritz_spray_u") return std::make_unique<SpritzPolicy>(std::move(ctx), sp, K::Spray, Weighting::Uniform);
+    if (n == "spritz_spray_w") return std::make_unique<SpritzPolicy>(std::move(ctx), sp, K::Spray, Weighting::Weighted);
+    if (n == "flicr_u") return std::make_unique<FlicrPolicy>(std::move(ctx), sp, Weighting::Uniform);
+    if (n == "flicr_w") return std::make_unique<FlicrPolicy>(std::move(ctx), sp, Weighting::Weighted);
+    if (n == "min_path") return std::make_unique<MinPathPolicy>(ctx);
+  }
   throw UserError("unknown load balancer '" + params.name + "'");
 }
 

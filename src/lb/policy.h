@@ -10,6 +10,7 @@
 
 #include "core/rng.h"
 #include "core/time.h"
+#include "lb/endpoint_table.h"
 #include "lb/lb_params.h"
 
 namespace lbsim::lb {
@@ -27,6 +28,9 @@ struct PolicyContext {
   SimTime rto = 0;                    // the transport's retransmission timeout
   bool trimming = true;               // switches trim (a timeout then means a failure, reps.txt App. A)
   Rng rng;                            // the policy's own random stream
+  // Spritz: the EV entry list towards the destination switch (spritz.txt sec. III-C), shared by all
+  // connections between the two switches and owned by the Simulation; null without source_guided.
+  const EvEntryList* paths = nullptr;
 };
 
 class EntropyPolicy {
@@ -69,6 +73,7 @@ struct PolicyParams {
   std::string name = "ops";
   RepsParams reps;       // [lb] reps_* keys
   BaselineParams base;   // [lb] plb_*, flowlet_*, mptcp_*, bitmap_* keys
+  SpritzParams spritz;   // [lb] spritz_* keys (OPS (u)/(w), Spritz-Scout/-Spray, Flicr)
 };
 
 const std::vector<std::string>& policy_names();

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "routing/source_guided.h"
 #include "routing/adaptive.h"
 #include "routing/ecmp_paths.h"
 #include "routing/minimal.h"
@@ -26,7 +27,8 @@ std::int32_t EcmpRouter::route(std::int32_t node, net::Packet& p) {
 }
 
 const std::vector<std::string>& routing_names() {
-  static const std::vector<std::string> names{"ecmp", "minimal", "adaptive", "valiant", "ugal_l", "ecmp_paths"};
+  static const std::vector<std::string> names{"ecmp", "minimal", "adaptive", "source_guided", "source_guided_coarse",
+                                              "valiant", "ugal_l", "ecmp_paths"};
   return names;
 }
 
@@ -42,6 +44,9 @@ std::unique_ptr<net::Router> make_router(const RoutingParams& params, const Mini
     return std::make_unique<UgalRouter>(tables, net, params.seed, parse_ugal_mode(params.ugal));
   if (params.name == "ecmp_paths") return std::make_unique<EcmpPathsRouter>(tables, params.seed);
   if (params.name == "adaptive") return std::make_unique<AdaptiveRouter>(tables, net, params.seed);
+  // spritz.txt sec. III: fine-grained (EV1/EV2 identity hash) and coarse-grained (sec. III-D) modes.
+  if (params.name == "source_guided") return std::make_unique<SourceGuidedRouter>(tables, false, params.seed);
+  if (params.name == "source_guided_coarse") return std::make_unique<SourceGuidedRouter>(tables, true, params.seed);
   throw UserError("unknown routing '" + params.name + "'");
 }
 

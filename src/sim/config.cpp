@@ -90,6 +90,14 @@ std::vector<KeyDef> make_keys() {
   range(add("transport.ack_delay_us", &C::ack_delay_us, "us", "With ack_every > 1: send a partial ACK after this delay."), 0, 1e9);
   // [lb]
   add("lb.algorithm", &C::lb, "", "Sender-side load balancer (EV choice per packet).").choices = lb::policy_names();
+  range(add("lb.spritz_buffer_size", &C::spritz_buffer_size, "EVs", "Spritz-Scout/-Spray: positions of buffer_paths, the cache of good paths (spritz.txt sec. IV: 8)."), 1, 255);
+  range(add("lb.spritz_explore_threshold", &C::spritz_explore_threshold, "packets", "Spritz-Scout/-Spray: Alg. 1 samples a fresh path once packet_count exceeds this (Table II: 44, ~0.5 BDP)."), 0, 1e9);
+  range(add("lb.spritz_ecn_threshold", &C::spritz_ecn_threshold, "packets", "Spritz-Scout: a cached path is dropped after more than this many ECN-marked ACKs (Alg. 2, Table II: 8)."), 0, 65535);
+  range(add("lb.spritz_w_scale", &C::spritz_w_scale, "", "ops_w / spritz_*_w / flicr_w: Eq. 1 weights stretched as 1 + w_scale (lat_longest / lat_i - 1); the longest path keeps 1.0 (sec. V-A: 3; docs/spritz.md)."), 0, 1e6);
+  range(add("lb.spritz_min_bias_factor", &C::spritz_min_bias_factor, "weight", "Spritz-Scout/-Spray: w[0] (shortest path) while the ECN rate of a base RTT exceeds spritz_ecn_bias_rate (Alg. 2 l. 23-24)."), 0, 1e12);
+  range(add("lb.spritz_ecn_bias_rate", &C::spritz_ecn_bias_rate, "fraction of ACKs", "Spritz-Scout/-Spray: ECN rate above which the sender biases towards the minimal path (Alg. 2: 90%)."), 0, 1);
+  range(add("lb.spritz_restore_us", &C::spritz_restore_us, "us", "Spritz-Scout/-Spray: global timer that restores the Eq. 1 weight of timed-out paths (sec. IV-A); 0 = 10 x RTO."), 0, 1e12);
+  range(add("lb.flicr_ecn_fraction", &C::flicr_ecn_fraction, "fraction of ACKs", "Flicr: move to a new path when more than this fraction of one base RTT's ACKs is ECN-marked (sec. V-A)."), 0, 1);
   range(add("lb.reps_buffer_size", &C::reps_buffer_size, "EVs", "REPS: circular buffer elements (reps.txt sec. 3.1: 8; Table 1 sizes the state for 1 and 8)."), 1, 255);
   add("lb.reps_freezing", &C::reps_freezing, "", "REPS: enter freezing mode on a detected failure (reps.txt sec. 3.2; off = App. C.4).");
   range(add("lb.reps_freezing_timeout_us", &C::reps_freezing_timeout_us, "us", "REPS: time in freezing mode before exploring again; 0 = the RTO."), 0, 1e12);

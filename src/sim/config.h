@@ -56,6 +56,15 @@ struct Config {
   double ack_delay_us = 1.0;
   // [lb]
   std::string lb = "ops";
+  // [lb] Spritz family (spritz.txt Table II, sec. IV, V-A)
+  std::int64_t spritz_buffer_size = 8;
+  std::int64_t spritz_explore_threshold = 44;
+  std::int64_t spritz_ecn_threshold = 8;
+  double spritz_w_scale = 3;
+  double spritz_min_bias_factor = 100;
+  double spritz_ecn_bias_rate = 0.9;
+  double spritz_restore_us = 0;  // 0 = 10 x RTO
+  double flicr_ecn_fraction = 0.5;
   std::int64_t reps_buffer_size = 8;
   bool reps_freezing = true;
   double reps_freezing_timeout_us = 0;  // 0 = the RTO

@@ -17,6 +17,7 @@
 #include "lb/reps.h"
 #include "routing/adaptive.h"
 #include "routing/bounded_paths.h"
+#include "routing/source_guided.h"
 #include "topo/dragonfly.h"
 #include "topo/fat_tree.h"
 #include "topo/slim_fly.h"
@@ -351,6 +352,23 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
       }
   }
 
+  // Spritz endpoint tables (spritz.txt sec. III-C): the EV entry list of every switch pair the
+  // workload uses, built once from the source-guided router's tables and shared by the connections.
+  if (const auto* sg = dynamic_cast<const routing::SourceGuidedRouter*>(router_.get())) {
+    for (const auto& f : wl_.flows) {
+      if (f.is_compute()) continue;
+      const std::int32_t a = topo_.host_switch(f.src), b = topo_.host_switch(f.dst);
+      const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
+      if (ev_lists_.count(key)) continue;
+      std::vector<lb::EvEntry> entries;
+      for (const auto& p : sg->tables().entries(a, b))
+        entries.push_back(lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal,
+                                                        static_cast<int>(p.hops.size())), 1.0, p.latency});
+      if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 1.0, 0});  // same switch
+      ev_lists_.emplace(key, lb::EvEntryList(std::move(entries), cfg_.spritz_w_scale));
+    }
+  }
+
   transport::TransportParams tp;
   tp.mtu = cfg_.mtu;
   tp.header = cfg_.header_bytes;
@@ -395,8 +413,15 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tuned.base.bitmap_ecn_penalty = static_cast<std::uint32_t>(cfg_.bitmap_ecn_penalty);
   tuned.base.bitmap_nack_penalty = static_cast<std::uint32_t>(cfg_.bitmap_nack_penalty);
   tuned.base.bitmap_timeout_penalty = static_cast<std::uint32_t>(cfg_.bitmap_timeout_penalty);
+  tuned.spritz.buffer_size = static_cast<std::uint32_t>(cfg_.spritz_buffer_size);
+  tuned.spritz.explore_threshold = static_cast<std::uint32_t>(cfg_.spritz_explore_threshold);
+  tuned.spritz.ecn_threshold = static_cast<std::uint32_t>(cfg_.spritz_ecn_threshold);
+  tuned.spritz.min_bias_factor = cfg_.spritz_min_bias_factor;
+  tuned.spritz.ecn_bias_rate = cfg_.spritz_ecn_bias_rate;
+  tuned.spritz.restore_interval = cfg_.spritz_restore_us > 0 ? from_us(cfg_.spritz_restore_us) : 10 * d_.rto;
+  tuned.spritz.flicr_ecn_fraction = cfg_.flicr_ecn_fraction;
   const bool trimming = cfg_.trimming;
-  auto factory = [d, default_lb, seed, tuned, trimming](const workload::FlowSpec& s, std::uint32_t id) {
+  auto factory = [d, default_lb, seed, tuned, trimming, sg_lists = &ev_lists_, topo = &topo_](const workload::FlowSpec& s, std::uint32_t id) {
     lb::PolicyContext ctx;
     ctx.flow = id;
     ctx.src = s.src;
@@ -407,6 +432,12 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
     ctx.rto = d.rto;
     ctx.trimming = trimming;
     ctx.rng = Rng(seed, hash_name("lb"), id);
+    if (!sg_lists->empty()) {
+      const std::uint64_t key = (static_cast<std::uint64_t>(topo->host_switch(s.src)) << 32) |
+                                static_cast<std::uint32_t>(topo->host_switch(s.dst));
+      const auto it = sg_lists->find(key);
+      if (it != sg_lists->end()) ctx.paths = &it->second;
+    }
     lb::PolicyParams pp = tuned;
     pp.name = s.lb.empty() ? default_lb : s.lb;
     return lb::make_policy(pp, std::move(ctx));
@@ -626,6 +657,32 @@ nlohmann::json Simulation::summary() const {
       list.push_back(e);
     }
     j["failures"] = {{"count", failures_.size()}, {"converge_us", cfg_.converge_us}, {"list", list}};
+  }
+  // Spritz endpoint table (spritz.txt sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
+  // destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of
+  // the source switches the workload uses (the tables of Table II networks are near-symmetric).
+  if (const auto* sg = dynamic_cast<const routing::SourceGuidedRouter*>(router_.get()); sg && !ev_lists_.empty()) {
+    std::vector<std::int32_t> srcs;
+    for (const auto& [key, list] : ev_lists_) {
+      const auto a = static_cast<std::int32_t>(key >> 32);
+      if (std::find(srcs.begin(), srcs.end(), a) == srcs.end() && srcs.size() < 8) srcs.push_back(a);
+    }
+    std::int64_t max_bytes = 0, max_paths = 0;
+    for (auto a : srcs) {
+      std::int64_t bits = 0;
+      for (std::int32_t b = 0; b < topo_.num_switches(); ++b) {
+        const auto n = static_cast<std::int64_t>(sg->tables().entries(a, topo_.switch_node(b)).size());
+        bits += n * lb::kEvEntryBits;
+        max_paths = std::max(max_paths, n);
+      }
+      max_bytes = std::max(max_bytes, (bits + 7) / 8);
+    }
+    std::size_t lists_bytes = 0;
+    for (const auto& [key, list] : ev_lists_) lists_bytes += (list.bits() + 7) / 8;
+    j["spritz"] = {{"endpoint_table_bytes_per_endpoint", max_bytes}, {"max_paths_per_destination", max_paths},
+                   {"sampled_source_switches", srcs.size()}, {"ev_lists", ev_lists_.size()},
+                   {"ev_lists_bytes", lists_bytes}, {"w_scale", cfg_.spritz_w_scale},
+                   {"switch_table_bytes", sg->tables().table_bytes()}};
   }
   // REPS: per-connection state (reps.txt Table 1) and freezing-mode activity (sec. 3.2).
   std::uint64_t reps_flows = 0, reps_frozen = 0, reps_entries = 0, reps_failures = 0;

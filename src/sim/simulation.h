@@ -1,12 +1,14 @@
 // One simulation run assembled from a Config: topology -> workload -> network + routing +
 // transport (+ load balancers) -> run -> outputs. The CLI, tests and benchmarks all go through here.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "lb/endpoint_table.h"
 #include "metrics/report.h"
 #include "net/failures.h"
 #include "net/network.h"
@@ -91,6 +93,9 @@ class Simulation final : public net::EventSink {
   std::unique_ptr<net::Network> net_;
   std::unique_ptr<net::Router> router_;
   std::unique_ptr<transport::Transport> tr_;
+  // Spritz EV entry lists per (source switch, destination switch) of the workload's transfers, key
+  // src * 2^32 + dst node ids; std::map keeps the addresses the policies hold stable.
+  std::map<std::uint64_t, lb::EvEntryList> ev_lists_;
   std::vector<net::Failure> failures_;
   std::unique_ptr<net::Router> mask_;  // routing::FailureMaskRouter when failures.converge_us > 0
   SimTime converge_ = 0;

@@ -1,0 +1,76 @@
+// Spritz endpoint tables (spritz.txt sec. III-C, III-f, IV Eq. 1) and the tuning of the Spritz
+// family of load balancers. The lb layer never sees switches: the Simulation turns the routing
+// layer's source-guided paths into these EV entry lists, one per (source switch, destination switch)
+// pair, built once per run and shared by every connection between those switches (static
+// compression by destination switch, sec. III-f).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/time.h"
+
+namespace lbsim::lb {
+
+// spritz.txt sec. III-C: 16 bits of EV (EV1, EV2) + 8 bits of metadata per EV entry.
+inline constexpr int kEvEntryBits = 24;
+
+// Metadata byte (sec. III-C "latency, disjointness, or statistics"): bit 0 = non-minimal category,
+// bits 1-4 = switch-to-switch hops.
+inline constexpr std::uint8_t kMetaNonMinimal = 1;
+inline std::uint8_t ev_meta(bool non_minimal, int hops) {
+  return static_cast<std::uint8_t>((non_minimal ? kMetaNonMinimal : 0) | ((hops & 0xF) << 1));
+}
+
+struct EvEntry {
+  std::uint16_t ev = 0;       // EV1 << 8 | EV2
+  std::uint8_t meta = 0;      // see ev_meta
+  double weight = 1.0;        // Eq. 1, scaled by w_scale
+  SimTime latency = 0;        // Table I latency of the path
+  bool minimal() const { return !(meta & kMetaNonMinimal); }
+};
+
+// The EV entry list `paths` of sec. IV step 1: sorted by latency (index 0 = shortest path).
+class EvEntryList {
+ public:
+  EvEntryList() = default;
+  // Sorts nothing: `entries` must already be in latency order. Computes Eq. 1 weights with w_scale.
+  EvEntryList(std::vector<EvEntry> entries, double w_scale);
+  std::size_t size() const { return e_.size(); }
+  const EvEntry& operator[](std::size_t i) const { return e_[i]; }
+  const std::vector<EvEntry>& entries() const { return e_; }
+  // Index of the entry with this EV, -1 if none (binary search, no allocation).
+  std::int32_t index_of(std::uint32_t ev) const;
+  // Prefix sums of the weights (for weighted sampling without per-connection copies).
+  const std::vector<double>& cumulative() const { return cum_; }
+  std::size_t bits() const { return e_.size() * kEvEntryBits; }
+
+ private:
+  std::vector<EvEntry> e_;
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> by_ev_;  // (ev, index) sorted
+  std::vector<double> cum_;
+};
+
+// Eq. 1, w_i = lat_longest / lat_i, scaled by w_scale. sec. V-A: "These weights are further scaled
+// for evaluation by a factor of 3 to increase the selection probability of shorter paths. Longest
+// paths have always weight 1.0." Multiplying every weight by 3 would not change any probability and
+// would give the longest path 3.0, so we read the scaling as stretching each weight's excess over
+// the longest path: w_i = 1 + w_scale * (lat_longest / lat_i - 1). w_scale = 1 is Eq. 1 itself, the
+// longest path keeps 1.0, and the 1.86 of the paper's example becomes 3.59 with w_scale = 3.
+double eq1_weight(SimTime latency, SimTime longest, double w_scale);
+
+// Index in [0, cum.size()) drawn with probability proportional to the weights whose prefix sums
+// are `cum` (cum.back() > 0); u in [0, 1).
+std::size_t sample_cumulative(const std::vector<double>& cum, double u);
+
+// Tuning of OPS (w), Spritz-Scout, Spritz-Spray and Flicr ([lb] keys, spritz.txt Table II, IV).
+struct SpritzParams {
+  std::uint32_t buffer_size = 8;        // buffer_paths positions (sec. IV step 1)
+  std::uint32_t explore_threshold = 44; // Table II: 44 packets (~0.5 BDP)
+  std::uint32_t ecn_threshold = 8;      // Table II: 8 packets (~0.1 BDP)
+  double min_bias_factor = 100;         // Alg. 2 l. 24: w[0] <- min_bias_factor
+  double ecn_bias_rate = 0.9;           // Alg. 2 l. 23: "ecn_rate > 90%"
+  SimTime restore_interval = 0;         // global timer restoring timed-out weights; 0 = 10 x RTO
+  double flicr_ecn_fraction = 0.5;      // Flicr: repath when this fraction of a base RTT's ACKs is marked
+};
+
+}  // namespace lbsim::lb

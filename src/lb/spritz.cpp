@@ -1,0 +1,213 @@
+#include "lb/spritz.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace lbsim::lb {
+
+namespace {
+const EvEntryList& need_paths(const PolicyContext& ctx) {
+  if (ctx.paths == nullptr || ctx.paths->size() == 0)
+    throw UserError(
+        "the Spritz load balancers (ops_u, ops_w, spritz_*, flicr_*) need an EV entry list: set "
+        "routing.algorithm = \"source_guided\" (spritz.txt sec. III)");
+  return *ctx.paths;
+}
+}  // namespace
+
+// --- OPS (u) / OPS (w) -------------------------------------------------------------------------
+
+OpsEntryPolicy::OpsEntryPolicy(PolicyContext ctx, Weighting w)
+    : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), weighting_(w) {}
+
+std::uint32_t OpsEntryPolicy::next_ev(SimTime) {
+  const std::size_t i = weighting_ == Weighting::Uniform
+                            ? static_cast<std::size_t>(ctx_.rng.below(paths_.size()))
+                            : sample_cumulative(paths_.cumulative(), ctx_.rng.uniform());
+  return paths_[i].ev;
+}
+
+// --- Spritz-Scout / Spritz-Spray ---------------------------------------------------------------
+
+SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w)
+    : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), p_(params), kind_(kind) {
+  if (p_.buffer_size == 0) throw UserError("lb.spritz_buffer_size must be at least 1");
+  const std::size_t n = paths_.size();
+  base_w_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) base_w_[i] = w == Weighting::Weighted ? paths_[i].weight : 1.0;
+  w_ = base_w_;
+  cum_.resize(n);
+  cum_dirty_ = true;
+  ecn_counts_.assign(n, 0);
+  buf_.assign(p_.buffer_size, 0);
+  if (p_.restore_interval <= 0) p_.restore_interval = 10 * std::max<SimTime>(ctx_.base_rtt, 1);
+}
+
+void SpritzPolicy::set_weight(std::size_t i, double w) {
+  if (w_[i] == w) return;
+  w_[i] = w;
+  cum_dirty_ = true;
+}
+
+std::uint32_t SpritzPolicy::sample() {
+  if (cum_dirty_) {
+    double s = 0;
+    for (std::size_t i = 0; i < w_.size(); ++i) cum_[i] = (s += w_[i]);
+    cum_dirty_ = false;
+  }
+  // Every path disabled by timeouts: fall back to uniform until the timer restores them.
+  const std::size_t i = cum_.back() > 0 ? sample_cumulative(cum_, ctx_.rng.uniform())
+                                        : static_cast<std::size_t>(ctx_.rng.below(cum_.size()));
+  return paths_[i].ev;
+}
+
+void SpritzPolicy::maybe_restore(SimTime now) {
+  if (now < restore_at_) return;
+  // sec. IV-A: a timed-out weight "is automatically reset back to the original value (Equation 1)
+  // after a configurable interval (global timer)". One timer per connection, armed by the first
+  // timeout while it is idle; when it fires every disabled path comes back.
+  for (std::size_t i = 0; i < w_.size(); ++i)
+    if (w_[i] == 0) set_weight(i, (i == 0 && biased_) ? p_.min_bias_factor : base_w_[i]);
+  restore_at_ = kTimeNever;
+}
+
+std::uint32_t SpritzPolicy::next_ev(SimTime now) {
+  maybe_restore(now);
+  // Algorithm 1.
+  if (packet_count_ > p_.explore_threshold) {  // l. 2-5: periodic exploration
+    packet_count_ = 0;
+    return sample();
+  }
+  ++packet_count_;                              // l. 7
+  if (count_ == 0) return sample();             // l. 8-10
+  const std::uint32_t i = buf_[head_];          // l. 12: front element
+  if (kind_ == Kind::Spray) {                   // l. 13-14: only Spritz-Spray consumes it
+    head_ = (head_ + 1) % buf_.size();
+    --count_;
+  }
+  return paths_[i].ev;
+}
+
+void SpritzPolicy::remove_from_buffer(std::uint32_t i) {
+  // Compact the ring without the entries equal to i (Scout holds each path at most once).
+  std::size_t w = 0;
+  for (std::size_t k = 0; k < count_; ++k) {
+    const auto v = static_cast<std::uint32_t>(buf_at(k));
+    if (v != i) buf_[(head_ + w++) % buf_.size()] = v;
+  }
+  count_ = w;
+}
+
+void SpritzPolicy::ecn_window(bool marked, SimTime now) {
+  // ecn_rate of Alg. 2 l. 23 / Alg. 3 l. 10: the fraction of ECN-marked ACKs over one base RTT,
+  // evaluated when the window closes. Above ecn_bias_rate: w[0] <- min_bias_factor (bias towards
+  // the shortest, minimal path); at or below it w[0] returns to its base value.
+  ++win_acks_;
+  if (marked) ++win_ecn_;
+  if (now - window_start_ < ctx_.base_rtt) return;
+  const bool high = static_cast<double>(win_ecn_) > p_.ecn_bias_rate * static_cast<double>(win_acks_);
+  if (high != biased_) {
+    biased_ = high;
+    if (w_[0] != 0 || restore_at_ == kTimeNever)  // a timed-out w[0] stays 0 until the timer fires
+      set_weight(0, high ? p_.min_bias_factor : base_w_[0]);
+  }
+  window_start_ = now;
+  win_acks_ = win_ecn_ = 0;
+}
+
+void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
+  maybe_restore(now);
+  const std::int32_t found = paths_.index_of(ev);
+  if (found < 0) return;
+  const auto i = static_cast<std::uint32_t>(found);
+  const std::size_t cap = buf_.size();
+  switch (kind) {
+    case Feedback::Ack:
+      if (kind_ == Kind::Scout) {
+        // Alg. 2 l. 2-5: insert by latency (the list is sorted by latency, so by index) if absent.
+        bool present = false;
+        for (std::size_t k = 0; k < count_ && !present; ++k) present = buf_at(k) == i;
+        if (count_ < cap && !present) {
+          std::size_t pos = count_;
+          while (pos > 0 && buf_at(pos - 1) > i) {
+            buf_[(head_ + pos) % cap] = static_cast<std::uint32_t>(buf_at(pos - 1));
+            --pos;
+          }
+          buf_[(head_ + pos) % cap] = i;
+          ++count_;
+        }
+      } else if (count_ < cap) {  // Alg. 3 l. 2-5: push at the back, duplicates allowed
+        buf_[(head_ + count_) % cap] = i;
+        ++count_;
+      }
+      ecn_window(false, now);
+      break;
+    case Feedback::AckEcn:
+      if (kind_ == Kind::Scout) {  // Alg. 2 l. 7-13
+        if (++ecn_counts_[i] > p_.ecn_threshold) {
+          ecn_counts_[i] = 0;
+          remove_from_buffer(i);
+        }
+      }  // Alg. 3: ECN marks are ignored (except for ecn_rate)
+      ecn_window(true, now);
+      break;
+    case Feedback::Nack:
+      if (kind_ == Kind::Scout) {  // Alg. 2 l. 14-17
+        ecn_counts_[i] = 0;
+        remove_from_buffer(i);
+      }
+      break;
+    case Feedback::Timeout:
+      if (kind_ == Kind::Scout) {  // Alg. 2 l. 18-22
+        ecn_counts_[i] = 0;
+        remove_from_buffer(i);
+      }
+      set_weight(i, 0);  // Alg. 2 l. 21 / Alg. 3 l. 8: temporarily block the path
+      if (restore_at_ == kTimeNever) restore_at_ = now + p_.restore_interval;
+      break;
+  }
+}
+
+std::vector<std::uint32_t> SpritzPolicy::buffer() const {
+  std::vector<std::uint32_t> out;
+  for (std::size_t k = 0; k < count_; ++k) out.push_back(static_cast<std::uint32_t>(buf_at(k)));
+  return out;
+}
+
+std::size_t SpritzPolicy::state_bits() const {
+  // buffer_paths of 16-bit EVs, packet_count, and (Scout) an 8-bit ECN counter per path; the EV
+  // entry list itself is shared per destination switch and reported with the endpoint table.
+  return buf_.size() * 16 + 16 + (kind_ == Kind::Scout ? ecn_counts_.size() * 8 : 0);
+}
+
+// --- Flicr -------------------------------------------------------------------------------------
+
+FlicrPolicy::FlicrPolicy(PolicyContext ctx, const SpritzParams& params, Weighting w)
+    : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), p_(params), weighting_(w) {
+  cur_ = weighting_ == Weighting::Uniform ? static_cast<std::size_t>(ctx_.rng.below(paths_.size()))
+                                          : sample_cumulative(paths_.cumulative(), ctx_.rng.uniform());
+}
+
+void FlicrPolicy::repath() {
+  cur_ = weighting_ == Weighting::Uniform ? static_cast<std::size_t>(ctx_.rng.below(paths_.size()))
+                                          : sample_cumulative(paths_.cumulative(), ctx_.rng.uniform());
+  ++repaths_;
+}
+
+std::uint32_t FlicrPolicy::next_ev(SimTime) { return paths_[cur_].ev; }
+
+void FlicrPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
+  if (kind == Feedback::Nack || kind == Feedback::Timeout) {
+    if (ev == paths_[cur_].ev) repath();
+    return;
+  }
+  ++win_acks_;
+  if (kind == Feedback::AckEcn) ++win_ecn_;
+  if (now - window_start_ < ctx_.base_rtt) return;
+  if (static_cast<double>(win_ecn_) > p_.flicr_ecn_fraction * static_cast<double>(win_acks_)) repath();
+  window_start_ = now;
+  win_acks_ = win_ecn_ = 0;
+}
+
+}  // namespace lbsim::lb

@@ -1,0 +1,106 @@
+// Spritz load balancers over an EV entry list (spritz.txt sec. IV, V-A): OPS (u)/(w),
+// Spritz-Scout and Spritz-Spray (Algorithms 1-3) in uniform (u) and weighted (w) variants, and Flicr
+// (sender-side flowcell granularity for direct networks, sec. V-A). All need the source-guided
+// routing (routing.algorithm = "source_guided"), which makes each EV of the list one known path.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "lb/endpoint_table.h"
+#include "lb/policy.h"
+
+namespace lbsim::lb {
+
+enum class Weighting : std::uint8_t { Uniform, Weighted };
+
+// Oblivious packet spraying over the EV entry list: a fresh entry per packet, uniformly (OPS (u))
+// or with the Eq. 1 weights (OPS (w)); no state beyond the shared list.
+class OpsEntryPolicy final : public EntropyPolicy {
+ public:
+  OpsEntryPolicy(PolicyContext ctx, Weighting w);
+  std::uint32_t next_ev(SimTime now) override;
+
+ private:
+  PolicyContext ctx_;
+  const EvEntryList& paths_;
+  Weighting weighting_;
+};
+
+// Always the first entry of the EV entry list, the lowest-latency (minimal) path: background traffic
+// pinned to minimal routes under source-guided routing (scenarios). Without an entry list every EV is
+// routed by the switches alone, so it sends EV 0.
+class MinPathPolicy final : public EntropyPolicy {
+ public:
+  explicit MinPathPolicy(const PolicyContext& ctx) : ev_(ctx.paths && ctx.paths->size() ? (*ctx.paths)[0].ev : 0) {}
+  std::uint32_t next_ev(SimTime) override { return ev_; }
+
+ private:
+  std::uint32_t ev_;
+};
+
+// Spritz-Scout (Alg. 1 + 2) and Spritz-Spray (Alg. 1 + 3).
+class SpritzPolicy final : public EntropyPolicy {
+ public:
+  enum class Kind : std::uint8_t { Scout, Spray };
+  SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w);
+  std::uint32_t next_ev(SimTime now) override;
+  void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override;
+  std::size_t state_bits() const override;
+
+  // Introspection for tests (indices into the EV entry list).
+  std::vector<std::uint32_t> buffer() const;
+  double weight(std::size_t i) const { return w_[i]; }
+  std::uint32_t ecn_count(std::size_t i) const { return ecn_counts_[i]; }
+  std::uint32_t packet_count() const { return packet_count_; }
+  bool min_biased() const { return biased_; }
+
+ private:
+  std::uint32_t sample();                 // gen(w): a path index, returned as its EV
+  void set_weight(std::size_t i, double w);
+  void maybe_restore(SimTime now);        // the global timer of sec. IV-A
+  void ecn_window(bool marked, SimTime now);
+  void remove_from_buffer(std::uint32_t i);
+  std::size_t buf_at(std::size_t k) const { return buf_[(head_ + k) % buf_.size()]; }
+
+  PolicyContext ctx_;
+  const EvEntryList& paths_;
+  SpritzParams p_;
+  Kind kind_;
+  std::vector<double> base_w_, w_, cum_;  // weights: Eq. 1 (or 1.0), current, prefix sums
+  bool cum_dirty_ = false;
+  std::vector<std::uint16_t> ecn_counts_;
+  // buffer_paths: a ring of capacity buffer_size (Spray pushes at the back, pops at the front; Scout
+  // keeps it sorted by latency, i.e. by index, front = shortest).
+  std::vector<std::uint32_t> buf_;
+  std::size_t head_ = 0, count_ = 0;
+  std::uint32_t packet_count_ = 0;
+  SimTime restore_at_ = kTimeNever;
+  SimTime window_start_ = 0;
+  std::uint32_t win_acks_ = 0, win_ecn_ = 0;
+  bool biased_ = false;
+};
+
+// Flicr (sec. V-A baseline): keeps one path (flowcell) and moves to a freshly sampled one on a NACK
+// or timeout for that path, or when more than flicr_ecn_fraction of the ACKs of one base RTT carried
+// ECN marks.
+class FlicrPolicy final : public EntropyPolicy {
+ public:
+  FlicrPolicy(PolicyContext ctx, const SpritzParams& params, Weighting w);
+  std::uint32_t next_ev(SimTime now) override;
+  void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override;
+  std::size_t state_bits() const override { return 16 + 2 * 16; }
+  std::uint32_t current() const { return paths_[cur_].ev; }
+  std::uint32_t repaths() const { return repaths_; }
+
+ private:
+  void repath();
+  PolicyContext ctx_;
+  const EvEntryList& paths_;
+  SpritzParams p_;
+  Weighting weighting_;
+  std::size_t cur_ = 0;
+  SimTime window_start_ = 0;
+  std::uint32_t win_acks_ = 0, win_ecn_ = 0, repaths_ = 0;
+};
+
+}  // namespace lbsim::lb

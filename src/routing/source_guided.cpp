@@ -1,0 +1,325 @@
+#include "routing/source_guided.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace lbsim::routing {
+
+namespace {
+constexpr int kMaxWalk = 32;  // hops; bounded paths are at most 5 (Dragonfly) / 4 (Slim Fly)
+
+bool is_global(const topo::Topology& t, std::int32_t node, std::int32_t port) {
+  return t.links[t.ports[node][port].link].kind == topo::LinkKind::Global;
+}
+}  // namespace
+
+void PairHopTables::reset(std::size_t pairs) {
+  t1_off_.assign(1, 0);
+  t1_off_.reserve(pairs + 1);
+  t1_.clear();
+  t2_off_.assign(1, 0);
+  t2_.clear();
+}
+
+void PairHopTables::add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops) {
+  std::sort(hops.begin(), hops.end());
+  hops.erase(std::unique(hops.begin(), hops.end()), hops.end());
+  std::size_t i = 0;
+  while (i < hops.size()) {
+    const std::int16_t h1 = hops[i].first;
+    t1_.push_back(h1);
+    for (; i < hops.size() && hops[i].first == h1; ++i)
+      if (hops[i].second >= 0) t2_.push_back(hops[i].second);
+    t2_off_.push_back(static_cast<std::uint32_t>(t2_.size()));
+  }
+  t1_off_.push_back(static_cast<std::uint32_t>(t1_.size()));
+}
+
+std::size_t PairHopTables::bytes() const {
+  return (t1_off_.size() + t2_off_.size()) * sizeof(std::uint32_t) +
+         (t1_.size() + t2_.size()) * sizeof(std::int16_t);
+}
+
+SourceGuidedTables::SourceGuidedTables(const MinimalTables& min, bool coarse, topo::PathOptions opt)
+    : t_(min.topology()), pe_(min.topology(), std::move(opt)), min_(min) {
+  nsw_ = static_cast<std::size_t>(t_.num_switches());
+  dragonfly_ = pe_.rule() == topo::PathRule::Dragonfly;
+  build_default(min);
+
+  // Fine-grained ECMP tables: the first two hops of every bounded simple path (sec. III: "by
+  // controlling up to the first two hops, the source can reach all bounded simple paths").
+  fine_.reset(nsw_ * nsw_);
+  std::vector<std::pair<std::int16_t, std::int16_t>> hops;
+  for (std::size_t si = 0; si < nsw_; ++si) {
+    const std::int32_t s = t_.switch_node(static_cast<std::int32_t>(si));
+    for (std::size_t di = 0; di < nsw_; ++di) {
+      const std::int32_t d = t_.switch_node(static_cast<std::int32_t>(di));
+      hops.clear();
+      if (s != d) {
+        const bool same = same_group(s, d);
+        pe_.for_each_path(s, d, [&](const topo::PathView& v) {
+          if (v.length == 0) return;
+          // Same-group Dragonfly traffic: ECMP 2 uses the default table (sec. III-B).
+          const std::int16_t h2 = (v.length >= 2 && !same) ? static_cast<std::int16_t>(v.hops[1].port) : -1;
+          hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
+        });
+      }
+      fine_.add_pair(hops);
+      const std::size_t pi = si * nsw_ + di;
+      if (fine_.first(pi).size() > 256)
+        throw UserError(fmt::format("source_guided: switch '{}' has {} first hops; EV1 has 8 bits (256)",
+                                    t_.nodes[s].label, fine_.first(pi).size()));
+      for (std::size_t i1 = 0; i1 < fine_.first(pi).size(); ++i1)
+        if (fine_.second(pi, i1).size() > 256)
+          throw UserError("source_guided: more than 256 second hops; EV2 has 8 bits");
+    }
+  }
+
+  // Coarse-grained tables (sec. III-D): per category, the first two hops of the paths the
+  // fine-grained EVs realize, so any (hash, hash) choice inside a category stays in it.
+  has_coarse_ = coarse;
+  if (coarse) {
+    std::vector<std::pair<std::int16_t, std::int16_t>> cat_hops[kNumCategories];
+    for (auto& c : coarse_) c.reset(nsw_ * nsw_);
+    for (std::size_t si = 0; si < nsw_; ++si) {
+      const std::int32_t s = t_.switch_node(static_cast<std::int32_t>(si));
+      for (std::size_t di = 0; di < nsw_; ++di) {
+        const std::int32_t d = t_.switch_node(static_cast<std::int32_t>(di));
+        for (auto& v : cat_hops) v.clear();
+        if (s != d) {
+          const bool same = same_group(s, d);
+          for (const auto& p : entries(s, d)) {
+            const std::int16_t h2 = (p.hops.size() >= 2 && !same) ? static_cast<std::int16_t>(p.hops[1].port) : -1;
+            cat_hops[static_cast<int>(p.category)].emplace_back(static_cast<std::int16_t>(p.hops[0].port), h2);
+          }
+        }
+        for (int c = 0; c < kNumCategories; ++c) coarse_[c].add_pair(cat_hops[c]);
+      }
+    }
+  }
+}
+
+void SourceGuidedTables::build_default(const MinimalTables& min) {
+  // The default forwarding table holds one static minimal route per destination (sec. III-A). In a
+  // Dragonfly "minimal" is group-minimal (local, global, local): hop-minimal routes may cross a
+  // second group through two global links and would break the one-intermediate-group bound.
+  default_.assign(nsw_ * nsw_, -1);
+  for (std::size_t xi = 0; xi < nsw_; ++xi) {
+    const std::int32_t x = t_.switch_node(static_cast<std::int32_t>(xi));
+    const auto& ports = t_.ports[x];
+    for (std::size_t di = 0; di < nsw_; ++di) {
+      const std::int32_t d = t_.switch_node(static_cast<std::int32_t>(di));
+      if (x == d) continue;
+      std::int16_t out = -1;
+      if (dragonfly_) {
+        const std::int32_t gd = t_.nodes[d].group;
+        auto port_to = [&](auto pred) -> std::int16_t {
+          for (std::size_t p = 0; p < ports.size(); ++p)
+            if (!t_.is_host(ports[p].peer) && pred(static_cast<std::int32_t>(p))) return static_cast<std::int16_t>(p);
+          return -1;
+        };
+        if (t_.nodes[x].group == gd) {
+          out = port_to([&](std::int32_t p) { return ports[p].peer == d; });
+        } else {
+          // A global link of x into the destination group (preferring one that lands on d).
+          out = port_to([&](std::int32_t p) { return is_global(t_, x, p) && ports[p].peer == d; });
+          if (out < 0)
+            out = port_to([&](std::int32_t p) { return is_global(t_, x, p) && t_.nodes[ports[p].peer].group == gd; });
+          if (out < 0) {
+            // A local hop to a gateway switch of the own group (preferring one landing on d).
+            auto gateway = [&](std::int32_t y, bool exact) {
+              for (std::size_t q = 0; q < t_.ports[y].size(); ++q) {
+                const std::int32_t z = t_.ports[y][q].peer;
+                if (t_.is_host(z) || !is_global(t_, y, static_cast<std::int32_t>(q))) continue;
+                if (exact ? z == d : t_.nodes[z].group == gd) return true;
+              }
+              return false;
+            };
+            for (bool exact : {true, false}) {
+              if (out >= 0) break;
+              out = port_to([&](std::int32_t p) {
+                const std::int32_t y = ports[p].peer;
+                return !is_global(t_, x, p) && t_.nodes[y].group == t_.nodes[x].group && gateway(y, exact);
+              });
+            }
+          }
+        }
+      }
+      if (out < 0) {
+        // Hop-minimal next hop, one fixed choice per (switch, destination) spread by a hash.
+        const auto c = min.candidates(x, d);
+        if (!c.empty()) out = c[splitmix64((static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint64_t>(d)) % c.size()];
+      }
+      default_[xi * nsw_ + di] = out;
+    }
+  }
+}
+
+PathCategory SourceGuidedTables::category(std::int32_t s, std::int32_t d, std::int32_t hops,
+                                          std::int32_t global) const {
+  // Table I: in a Dragonfly every same-group path and every path with one global hop is minimal;
+  // elsewhere a path is minimal when it has as many hops as the switch distance.
+  if (dragonfly_) return (same_group(s, d) || global <= 1) ? PathCategory::Minimal : PathCategory::NonMinimal;
+  return hops == min_.distance(s, d) ? PathCategory::Minimal : PathCategory::NonMinimal;
+}
+
+std::vector<topo::Hop> SourceGuidedTables::walk(std::int32_t s, std::int32_t d, std::uint32_t ev) const {
+  std::vector<topo::Hop> out;
+  std::int32_t node = s, in_port = -1;
+  for (int hops = 1; node != d && hops <= kMaxWalk; ++hops) {
+    std::int32_t port = -1;
+    if (hops == 1) {
+      const auto t1 = fine_.first(pair(node, d));
+      port = t1.empty() ? default_port(node, d) : t1[((ev >> 8) & 0xFF) % t1.size()];
+    } else if (hops == 2) {
+      const std::int32_t prev = t_.ports[node][in_port].peer;
+      port = default_port(node, d);
+      if (!same_group(prev, d)) {
+        const std::size_t pi = pair(prev, d);
+        const auto t1 = fine_.first(pi);
+        const auto pp = static_cast<std::int16_t>(t_.ports[node][in_port].peer_port);
+        for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
+          if (t1[i1] == pp) {
+            const auto t2 = fine_.second(pi, i1);
+            if (!t2.empty()) port = t2[(ev & 0xFF) % t2.size()];
+            break;
+          }
+      }
+    } else {
+      port = default_port(node, d);
+    }
+    if (port < 0) break;
+    out.push_back(topo::Hop{node, port});
+    in_port = t_.ports[node][port].peer_port;
+    node = t_.ports[node][port].peer;
+  }
+  return out;
+}
+
+std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d) const {
+  std::vector<SgPath> out;
+  if (s == d) return out;
+  const std::size_t pi = pair(s, d);
+  const auto t1 = fine_.first(pi);
+  std::vector<std::int32_t> seen;
+  for (std::size_t i1 = 0; i1 < t1.size(); ++i1) {
+    const std::size_t n2 = std::max<std::size_t>(1, fine_.second(pi, i1).size());
+    for (std::size_t i2 = 0; i2 < n2; ++i2) {
+      SgPath p;
+      p.ev = static_cast<std::uint16_t>((i1 << 8) | i2);
+      p.hops = walk(s, d, p.ev);
+      // Keep simple paths that reach d (a default-table tail could revisit a switch).
+      seen.assign(1, s);
+      bool ok = !p.hops.empty();
+      std::int32_t node = s;
+      for (const auto& h : p.hops) {
+        const auto& port = t_.ports[h.node][h.port];
+        const auto& link = t_.links[port.link];
+        p.latency += pe_.hop_latency(link);
+        (link.kind == topo::LinkKind::Global ? p.global : p.local) += 1;
+        node = port.peer;
+        if (std::find(seen.begin(), seen.end(), node) != seen.end()) ok = false;
+        seen.push_back(node);
+      }
+      if (!ok || node != d) continue;
+      p.category = category(s, d, static_cast<std::int32_t>(p.hops.size()), p.global);
+      out.push_back(std::move(p));
+    }
+  }
+  // Distinct paths, smallest EV kept; order by (latency, hop sequence) like PathEnumerator::paths.
+  std::stable_sort(out.begin(), out.end(), [](const SgPath& a, const SgPath& b) {
+    if (a.latency != b.latency) return a.latency < b.latency;
+    const auto ka = std::lexicographical_compare(a.hops.begin(), a.hops.end(), b.hops.begin(), b.hops.end(),
+                                                 [](const topo::Hop& x, const topo::Hop& y) {
+                                                   return std::pair(x.node, x.port) < std::pair(y.node, y.port);
+                                                 });
+    const auto kb = std::lexicographical_compare(b.hops.begin(), b.hops.end(), a.hops.begin(), a.hops.end(),
+                                                 [](const topo::Hop& x, const topo::Hop& y) {
+                                                   return std::pair(x.node, x.port) < std::pair(y.node, y.port);
+                                                 });
+    if (ka != kb) return ka;
+    return a.ev < b.ev;
+  });
+  out.erase(std::unique(out.begin(), out.end(), [](const SgPath& a, const SgPath& b) { return a.hops == b.hops; }),
+            out.end());
+  return out;
+}
+
+std::size_t SourceGuidedTables::table_bytes() const {
+  std::size_t b = fine_.bytes() + default_.size() * sizeof(std::int16_t);
+  if (has_coarse_)
+    for (const auto& c : coarse_) b += c.bytes();
+  return b;
+}
+
+SourceGuidedRouter::SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed)
+    : sg_(min, coarse), min_(min), topo_(min.topology()), coarse_(coarse), salt_(min.topology().size(), 0) {
+  Rng rng(seed, hash_name("source-guided-salt"));
+  for (auto& s : salt_) s = rng.next();
+}
+
+std::int32_t SourceGuidedRouter::route(std::int32_t node, net::Packet& p) {
+  const std::int32_t d = topo_.host_switch(p.dst);
+  if (node == d) return min_.host_port(p.dst);
+  if (coarse_) return route_coarse(node, d, p);
+  if (p.hops == 1) {  // ECMP 1: EV1 picks the first hop (identity hash modulo table size)
+    const auto t1 = sg_.fine().first(sg_.pair(node, d));
+    if (!t1.empty()) return t1[((p.ev >> 8) & 0xFF) % t1.size()];
+  } else if (p.hops == 2) {  // ECMP 2: EV2 picks the second hop
+    const auto& in = topo_.ports[node][p.in_port];
+    if (!sg_.same_group(in.peer, d)) {
+      const std::size_t pi = sg_.pair(in.peer, d);
+      const auto t1 = sg_.fine().first(pi);
+      for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
+        if (t1[i1] == in.peer_port) {
+          const auto t2 = sg_.fine().second(pi, i1);
+          if (!t2.empty()) return t2[(p.ev & 0xFF) % t2.size()];
+          break;
+        }
+    }
+  }
+  return sg_.default_port(node, d);  // intermediate location (or no role): static minimal route
+}
+
+std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d, net::Packet& p) {
+  if (p.hops == 1) {
+    if (p.route_aux < 0) {  // the sender's tag travels in EV1 (see the header)
+      const std::uint32_t e1 = (p.ev >> 8) & 0xFF;
+      p.route_aux = (e1 == 1 || e1 == 2) ? static_cast<std::int32_t>(e1 - 1) : -1;
+    }
+    if (p.route_aux < 0 || p.route_aux >= kNumCategories) {
+      p.route_aux = -1;
+      return sg_.default_port(node, d);
+    }
+    const auto t1 = sg_.coarse(static_cast<PathCategory>(p.route_aux)).first(sg_.pair(node, d));
+    if (t1.empty()) {
+      p.route_aux = -1;
+      return sg_.default_port(node, d);
+    }
+    const std::int16_t out = t1[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % t1.size()];
+    if (topo_.ports[node][out].peer == d) p.route_aux = -1;  // no ECMP 2 role follows
+    return out;
+  }
+  if (p.hops == 2 && p.route_aux >= 0) {
+    const auto c = static_cast<PathCategory>(p.route_aux);
+    p.route_aux = -1;  // sec. III-D: cleared so the rest of the path uses the default table
+    const auto& in = topo_.ports[node][p.in_port];
+    if (!sg_.same_group(in.peer, d)) {
+      const std::size_t pi = sg_.pair(in.peer, d);
+      const auto t1 = sg_.coarse(c).first(pi);
+      for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
+        if (t1[i1] == in.peer_port) {
+          const auto t2 = sg_.coarse(c).second(pi, i1);
+          if (!t2.empty()) return t2[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % t2.size()];
+          break;
+        }
+    }
+  }
+  return sg_.default_port(node, d);
+}
+
+}  // namespace lbsim::routing

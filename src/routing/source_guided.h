@@ -1,0 +1,134 @@
+// Source-guided adaptive routing (spritz.txt sec. III-A, III-B, III-D).
+//
+// Every switch decides its role per packet from the header and its position (the hop count the
+// network increments on arrival, so the first switch sees hops == 1):
+//   ECMP 1  (hops == 1, the sender's switch): an ECMP table of first hops, indexed by EV1;
+//   ECMP 2  (hops == 2, a direct neighbour of ECMP 1): an ECMP table of second hops, indexed by EV2
+//           (in a Dragonfly, same-group traffic uses the default table here, sec. III-B, and its
+//           ECMP 1 table only holds intra-group hops, so it never leaves the group);
+//   intermediate location (hops >= 3): the default table of static minimal routes.
+// The ECMP tables hold exactly the first / second hops of the bounded simple paths of
+// topo::PathEnumerator (sec. III: at most 3 local + 2 global hops through one intermediate group in
+// a Dragonfly, Valiant paths of at most 4 hops in a Slim Fly), so the sender reaches them all.
+//
+// Fine-grained mode (sec. III-A step 3): identity hash modulo table size. The EV is 16 bits,
+// EV1 = high byte, EV2 = low byte (sec. IV "Each entry in paths is a 16-bit EV, composed of a tuple
+// (EV1, EV2)"), so each (EV1, EV2) names one path and entries() tells the sender which.
+// Coarse-grained mode (sec. III-D): the packet carries a path category (Packet::route_aux:
+// 0 minimal, 1 non-minimal, -1 untagged = default table); the category selects per-category ECMP
+// tables and the standard ECMP hash picks inside them. Since the transport only writes the EV, an
+// untagged packet at ECMP 1 takes its tag from EV1 (1 = minimal, 2 = non-minimal, else untagged).
+// The tag is cleared at the ECMP 2 role (or at ECMP 1 when the next switch is the destination): the
+// paper asks both ECMP roles to clear it so the rest of the path is minimal, and ECMP 2 still needs
+// it to pick its table, so the last ECMP switch clears it.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "net/network.h"
+#include "routing/tables.h"
+#include "topo/paths.h"
+
+namespace lbsim::routing {
+
+// Table I path categories.
+enum class PathCategory : std::uint8_t { Minimal = 0, NonMinimal = 1 };
+inline constexpr int kNumCategories = 2;
+
+// One path a fine-grained EV leads to (what the sender's EV entry describes).
+struct SgPath {
+  std::uint16_t ev = 0;  // EV1 << 8 | EV2
+  PathCategory category = PathCategory::Minimal;
+  std::int32_t local = 0, global = 0;
+  SimTime latency = 0;           // Table I latency (topo/paths.h)
+  std::vector<topo::Hop> hops;   // switch-to-switch hops
+};
+
+// ECMP 1 / ECMP 2 tables for every (source switch, destination switch) pair, flat arrays.
+class PairHopTables {
+ public:
+  void reset(std::size_t pairs);
+  // Appends the table of pair `pi` (pairs must be added in increasing order): sorted (h1, h2) with
+  // h2 = -1 when the path has no second choice.
+  void add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops);
+  std::span<const std::int16_t> first(std::size_t pi) const {
+    return {t1_.data() + t1_off_[pi], static_cast<std::size_t>(t1_off_[pi + 1] - t1_off_[pi])};
+  }
+  // Second hops after first-hop entry `i1` of pair `pi` (empty: use the default table).
+  std::span<const std::int16_t> second(std::size_t pi, std::size_t i1) const {
+    const std::size_t g = t1_off_[pi] + i1;
+    return {t2_.data() + t2_off_[g], static_cast<std::size_t>(t2_off_[g + 1] - t2_off_[g])};
+  }
+  std::size_t bytes() const;
+
+ private:
+  std::vector<std::uint32_t> t1_off_{0};
+  std::vector<std::int16_t> t1_;
+  std::vector<std::uint32_t> t2_off_{0};
+  std::vector<std::int16_t> t2_;
+};
+
+class SourceGuidedTables {
+ public:
+  // Builds the fine-grained tables (and, if `coarse`, the per-category ones) for every switch pair.
+  SourceGuidedTables(const MinimalTables& min, bool coarse, topo::PathOptions opt = {});
+
+  const topo::Topology& topology() const { return t_; }
+  bool dragonfly() const { return dragonfly_; }
+  bool same_group(std::int32_t a, std::int32_t b) const {
+    return dragonfly_ && t_.nodes[a].group == t_.nodes[b].group;
+  }
+  std::size_t pair(std::int32_t s_node, std::int32_t d_node) const {
+    return static_cast<std::size_t>(t_.switch_index(s_node)) * nsw_ + t_.switch_index(d_node);
+  }
+  const PairHopTables& fine() const { return fine_; }
+  const PairHopTables& coarse(PathCategory c) const { return coarse_[static_cast<int>(c)]; }
+  bool has_coarse() const { return has_coarse_; }
+  // Default (static minimal) output port at switch `node` towards destination switch `d_node`.
+  std::int16_t default_port(std::int32_t node, std::int32_t d_node) const {
+    return default_[static_cast<std::size_t>(t_.switch_index(node)) * nsw_ + t_.switch_index(d_node)];
+  }
+
+  // Hops a fine-grained packet with `ev` takes from switch s to switch d (the router's decisions,
+  // replayed); empty when s == d.
+  std::vector<topo::Hop> walk(std::int32_t s_node, std::int32_t d_node, std::uint32_t ev) const;
+  // Every distinct path the fine-grained EVs reach from s to d, one EV each (the smallest), sorted
+  // by (latency, hop sequence) like topo::PathEnumerator::paths: the EV entry list (sec. III-C).
+  std::vector<SgPath> entries(std::int32_t s_node, std::int32_t d_node) const;
+  // Table I category of a path from s to d.
+  PathCategory category(std::int32_t s_node, std::int32_t d_node, std::int32_t hops,
+                        std::int32_t global) const;
+  const topo::PathEnumerator& enumerator() const { return pe_; }
+  std::size_t table_bytes() const;
+
+ private:
+  void build_default(const MinimalTables& min);
+  const topo::Topology& t_;
+  topo::PathEnumerator pe_;
+  const MinimalTables& min_;
+  std::size_t nsw_ = 0;
+  bool dragonfly_ = false;
+  bool has_coarse_ = false;
+  std::vector<std::int16_t> default_;  // [si * nsw + di]
+  PairHopTables fine_;
+  PairHopTables coarse_[kNumCategories];
+};
+
+class SourceGuidedRouter final : public net::Router {
+ public:
+  SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed);
+  std::int32_t route(std::int32_t node, net::Packet& p) override;
+  const SourceGuidedTables& tables() const { return sg_; }
+  bool coarse() const { return coarse_; }
+
+ private:
+  std::int32_t route_coarse(std::int32_t node, std::int32_t dst_sw, net::Packet& p);
+  SourceGuidedTables sg_;
+  const MinimalTables& min_;
+  const topo::Topology& topo_;
+  bool coarse_;
+  std::vector<std::uint64_t> salt_;  // per node, for the coarse-grained standard hash
+};
+
+}  // namespace lbsim::routing

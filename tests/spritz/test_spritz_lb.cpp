@@ -1,0 +1,244 @@
+// Spritz-Scout / Spritz-Spray buffers step by step against spritz.txt Algorithms 1-3, Eq. 1
+// weights, OPS over the entry list and Flicr.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "lb/endpoint_table.h"
+#include "lb/policy.h"
+#include "lb/spritz.h"
+
+using namespace lbsim;
+using lb::Feedback;
+using lb::SpritzPolicy;
+using K = lb::SpritzPolicy::Kind;
+using W = lb::Weighting;
+
+namespace {
+
+// Five paths, sorted by latency; EV of entry i is (i+1, 2i) so EVs are not indices.
+lb::EvEntryList five_paths(double w_scale = 1.0) {
+  std::vector<lb::EvEntry> e;
+  for (int i = 0; i < 5; ++i)
+    e.push_back(lb::EvEntry{static_cast<std::uint16_t>(((i + 1) << 8) | (2 * i)), lb::ev_meta(i > 0, 2 + i), 1.0,
+                            ns(100) * (i + 1)});
+  return lb::EvEntryList(std::move(e), w_scale);
+}
+
+lb::PolicyContext ctx(const lb::EvEntryList& paths) {
+  lb::PolicyContext c;
+  c.flow = 1;
+  c.base_rtt = us(1);
+  c.rng = Rng(9, hash_name("lb"), 1);
+  c.paths = &paths;
+  return c;
+}
+
+// A copy of the policy's random stream: the index gen(w) will draw next.
+struct Oracle {
+  Rng rng{9, hash_name("lb"), 1};
+  std::size_t next(const std::vector<double>& w) {
+    std::vector<double> cum;
+    double s = 0;
+    for (double x : w) cum.push_back(s += x);
+    return lb::sample_cumulative(cum, rng.uniform());
+  }
+};
+
+std::uint32_t ev(const lb::EvEntryList& p, std::size_t i) { return p[i].ev; }
+
+}  // namespace
+
+TEST(SpritzWeights, Eq1AndScaling) {
+  // sec. IV example: 799.6 ns vs 1491.0 ns -> w = 1.86; longest 1.0.
+  EXPECT_NEAR(lb::eq1_weight(from_ns(799.6), from_ns(1491.0), 1.0), 1491.0 / 799.6, 1e-9);
+  EXPECT_DOUBLE_EQ(lb::eq1_weight(from_ns(1491.0), from_ns(1491.0), 3.0), 1.0);
+  EXPECT_NEAR(lb::eq1_weight(from_ns(799.6), from_ns(1491.0), 3.0), 1 + 3 * (1491.0 / 799.6 - 1), 1e-9);
+  const auto p = five_paths(1.0);
+  EXPECT_DOUBLE_EQ(p[0].weight, 5.0);
+  EXPECT_DOUBLE_EQ(p[4].weight, 1.0);
+  EXPECT_EQ(p.index_of(ev(p, 3)), 3);
+  EXPECT_EQ(p.index_of(0xFFFF), -1);
+}
+
+TEST(SpritzScout, EmptyBufferSamplesThenReusesBestGoodPath) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.explore_threshold = 1000;
+  SpritzPolicy s(ctx(p), sp, K::Scout, W::Weighted);
+  Oracle o;
+  const std::vector<double> w{5, 2.5, 5.0 / 3, 1.25, 1};
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(s.next_ev(0), ev(p, o.next(w)));  // Alg. 1 l. 8-10
+  // Alg. 2 l. 2-5: insert by latency, no duplicates.
+  s.on_feedback(ev(p, 3), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 1), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 3), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 2), Feedback::Ack, 0);
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{1, 2, 3}));
+  // Scout keeps the front path until negative feedback.
+  for (int k = 0; k < 10; ++k) EXPECT_EQ(s.next_ev(0), ev(p, 1));
+  EXPECT_EQ(s.buffer().size(), 3u);
+  s.on_feedback(ev(p, 1), Feedback::Nack, 0);  // l. 14-17
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{2, 3}));
+  EXPECT_EQ(s.next_ev(0), ev(p, 2));
+}
+
+TEST(SpritzScout, BufferHoldsAtMostBufferSize) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.buffer_size = 2;
+  SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
+  s.on_feedback(ev(p, 4), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 2), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 0), Feedback::Ack, 0);  // full: "if size of buffer_paths < 8" fails
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{2, 4}));
+}
+
+TEST(SpritzScout, EcnCountingRemovesAfterThreshold) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.ecn_threshold = 2;
+  SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
+  s.on_feedback(ev(p, 1), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 1), Feedback::AckEcn, 0);
+  s.on_feedback(ev(p, 1), Feedback::AckEcn, 0);
+  EXPECT_EQ(s.ecn_count(1), 2u);
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{1}));  // 2 > 2 is false
+  s.on_feedback(ev(p, 1), Feedback::AckEcn, 0);            // 3 > 2: remove, reset
+  EXPECT_EQ(s.ecn_count(1), 0u);
+  EXPECT_TRUE(s.buffer().empty());
+  s.on_feedback(ev(p, 2), Feedback::AckEcn, 0);
+  s.on_feedback(ev(p, 2), Feedback::Nack, 0);  // NACK resets the count
+  EXPECT_EQ(s.ecn_count(2), 0u);
+}
+
+TEST(SpritzScout, TimeoutDisablesAndGlobalTimerRestores) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.restore_interval = us(50);
+  sp.explore_threshold = 1000;
+  SpritzPolicy s(ctx(p), sp, K::Scout, W::Weighted);
+  s.on_feedback(ev(p, 0), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 0), Feedback::Timeout, us(10));  // Alg. 2 l. 18-22
+  EXPECT_TRUE(s.buffer().empty());
+  EXPECT_EQ(s.weight(0), 0.0);
+  // While disabled, gen(w) never returns path 0 ...
+  for (int k = 0; k < 300; ++k) EXPECT_NE(s.next_ev(us(20)), ev(p, 0));
+  s.on_feedback(ev(p, 1), Feedback::Timeout, us(30));  // the timer is already running
+  EXPECT_EQ(s.weight(1), 0.0);
+  // ... and the global timer (armed at 10 us) brings both back to Eq. 1 at 60 us.
+  s.next_ev(us(59));
+  EXPECT_EQ(s.weight(0), 0.0);
+  s.next_ev(us(60));
+  EXPECT_DOUBLE_EQ(s.weight(0), 5.0);
+  EXPECT_DOUBLE_EQ(s.weight(1), 2.5);
+}
+
+TEST(SpritzScout, ExploresPerAlgorithm1) {
+  // Alg. 1: with packet_count > explore_threshold the packet is sampled and the count resets; the
+  // other packets increment it. Starting from 0, packets T+2, 2T+4, ... explore.
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.explore_threshold = 3;
+  SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
+  Oracle o;
+  const std::vector<double> w(5, 1.0);
+  s.on_feedback(ev(p, 4), Feedback::Ack, 0);
+  for (int round = 0; round < 3; ++round) {
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(s.next_ev(0), ev(p, 4)) << round << " " << k;
+    EXPECT_EQ(s.packet_count(), 4u);
+    EXPECT_EQ(s.next_ev(0), ev(p, o.next(w)));  // the explore packet
+    EXPECT_EQ(s.packet_count(), 0u);
+  }
+}
+
+TEST(SpritzSpray, ConsumesEachCachedEvOnceAndAllowsDuplicates) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.explore_threshold = 1000;
+  SpritzPolicy s(ctx(p), sp, K::Spray, W::Uniform);
+  // Alg. 3 l. 2-5: push at the back, even if already present.
+  s.on_feedback(ev(p, 3), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 1), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 3), Feedback::Ack, 0);
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{3, 1, 3}));
+  // ECN marks and NACKs are ignored.
+  s.on_feedback(ev(p, 3), Feedback::AckEcn, 0);
+  s.on_feedback(ev(p, 3), Feedback::Nack, 0);
+  EXPECT_EQ(s.buffer().size(), 3u);
+  // Alg. 1 l. 12-15: front element, removed.
+  EXPECT_EQ(s.next_ev(0), ev(p, 3));
+  EXPECT_EQ(s.next_ev(0), ev(p, 1));
+  EXPECT_EQ(s.next_ev(0), ev(p, 3));
+  EXPECT_TRUE(s.buffer().empty());
+  Oracle o;
+  EXPECT_EQ(s.next_ev(0), ev(p, o.next(std::vector<double>(5, 1.0))));  // empty: sample
+  // The ring wraps: 8 pushes after consumption keep FIFO order.
+  for (int k = 0; k < 10; ++k) s.on_feedback(ev(p, static_cast<std::size_t>(k % 5)), Feedback::Ack, 0);
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 0, 1, 2}));
+  // Timeout blocks the weight (Alg. 3 l. 7-9) but leaves the buffer alone.
+  s.on_feedback(ev(p, 2), Feedback::Timeout, 0);
+  EXPECT_EQ(s.weight(2), 0.0);
+  EXPECT_EQ(s.buffer().size(), 8u);
+}
+
+TEST(SpritzScout, HighEcnRateBiasesTowardsMinimalPath) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.min_bias_factor = 1000;
+  SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
+  // One base RTT (1 us) with 10 of 10 ACKs marked: rate 100% > 90% -> w[0] = min_bias_factor.
+  for (int k = 0; k < 9; ++k) s.on_feedback(ev(p, 2), Feedback::AckEcn, ns(100) * k);
+  EXPECT_FALSE(s.min_biased());
+  s.on_feedback(ev(p, 2), Feedback::AckEcn, us(1));
+  EXPECT_TRUE(s.min_biased());
+  EXPECT_EQ(s.weight(0), 1000.0);
+  // 9 of 10 marked is exactly 90%: not above, the bias ends.
+  for (int k = 0; k < 9; ++k) s.on_feedback(ev(p, 2), Feedback::AckEcn, us(1) + ns(10) * k);
+  s.on_feedback(ev(p, 3), Feedback::Ack, us(2));
+  EXPECT_FALSE(s.min_biased());
+  EXPECT_EQ(s.weight(0), 1.0);
+}
+
+TEST(SpritzOps, UniformAndWeightedFrequencies) {
+  const auto p = five_paths(3.0);  // weights 13, 5.5, 3, 1.75, 1 (sum 24.25)
+  lb::OpsEntryPolicy u(ctx(p), W::Uniform), w(ctx(p), W::Weighted);
+  std::vector<int> cu(5), cw(5);
+  const int n = 40000;
+  for (int k = 0; k < n; ++k) {
+    ++cu[static_cast<std::size_t>(p.index_of(u.next_ev(0)))];
+    ++cw[static_cast<std::size_t>(p.index_of(w.next_ev(0)))];
+  }
+  for (int i = 0; i < 5; ++i) EXPECT_NEAR(cu[i] / double(n), 0.2, 0.01);
+  EXPECT_NEAR(cw[0] / double(n), 13 / 24.25, 0.01);
+  EXPECT_NEAR(cw[4] / double(n), 1 / 24.25, 0.01);
+}
+
+TEST(SpritzFlicr, StickyUntilNackOrHighEcnFraction) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  lb::FlicrPolicy f(ctx(p), sp, W::Uniform);
+  const auto first = f.next_ev(0);
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(f.next_ev(0), first);
+  f.on_feedback(first ^ 1, Feedback::Nack, 0);  // another path's NACK: stays
+  EXPECT_EQ(f.repaths(), 0u);
+  f.on_feedback(first, Feedback::Nack, 0);
+  EXPECT_EQ(f.repaths(), 1u);
+  // A base RTT with 6 of 10 ACKs marked (> 0.5) repaths; 5 of 10 does not.
+  for (int k = 0; k < 5; ++k) f.on_feedback(f.current(), Feedback::AckEcn, ns(10) * k);
+  for (int k = 0; k < 4; ++k) f.on_feedback(f.current(), Feedback::Ack, ns(60) + ns(10) * k);
+  f.on_feedback(f.current(), Feedback::Ack, us(1));
+  EXPECT_EQ(f.repaths(), 1u);
+  for (int k = 0; k < 5; ++k) f.on_feedback(f.current(), Feedback::AckEcn, us(1) + ns(10) * k);
+  for (int k = 0; k < 4; ++k) f.on_feedback(f.current(), Feedback::Ack, us(1) + ns(60) + ns(10) * k);
+  f.on_feedback(f.current(), Feedback::AckEcn, us(2));
+  EXPECT_EQ(f.repaths(), 2u);
+}
+
+TEST(SpritzPolicies, NeedSourceGuidedRouting) {
+  lb::PolicyContext c;
+  lb::PolicyParams pp;
+  for (const char* n : {"ops_u", "spritz_scout_w", "spritz_spray_u", "flicr_w"}) {
+    pp.name = n;
+    EXPECT_THROW(lb::make_policy(pp, c), UserError) << n;
+  }
+}
