@@ -1,0 +1,106 @@
+// Spritz scenarios end to end (spritz.txt sec. V-B, Fig. 5 / Table III): on the Table II Dragonfly
+// with every group but three congested towards the destination group, Spritz finds the free groups.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/simulation.h"
+
+using namespace lbsim;
+
+namespace {
+
+const std::string kDir = std::string(LBSIM_SOURCE_DIR) + "/examples/spritz/";
+
+double monitored_fct(const std::string& lb, const std::string& flows = "motivational_flows.csv") {
+  sim::Config c;
+  sim::load_config_file(c, kDir + "motivational.toml");
+  c.lb = lb;
+  c.wl_file = flows;
+  c.progress = "off";
+  sim::Simulation s(c);
+  EXPECT_EQ(s.run(), 0) << lb;
+  const auto j = s.summary();
+  return j["fct_us_by_tag"]["monitored"]["max"].get<double>();
+}
+
+// p99 FCT (us) of `tag` for one of the Table II scenario configs with overrides.
+double p99(const std::string& cfg, const std::string& routing, const std::string& lb, const std::string& size,
+           const std::string& tag = "default", double* retx = nullptr) {
+  sim::Config c;
+  sim::load_config_file(c, kDir + cfg);
+  c.routing = routing;
+  c.lb = lb;
+  sim::apply_override(c, "workload.size=\"" + size + "\"");
+  c.progress = "off";
+  sim::Simulation s(c);
+  EXPECT_EQ(s.run(), 0) << cfg << " " << routing << " " << lb;
+  const auto j = s.summary();
+  if (retx) *retx = j["retransmits"].get<double>();
+  return j["fct_us_by_tag"][tag]["p99"].get<double>();
+}
+
+}  // namespace
+
+TEST(SpritzScenario, MotivationalSpritzFindsTheFreeGroups) {
+  const double solo = monitored_fct("spritz_scout_w", "motivational_solo.csv");
+  const double minimal = monitored_fct("min_path");
+  const double ops = monitored_fct("ops_u");
+  const double scout = monitored_fct("spritz_scout_u");
+  const double spray = monitored_fct("spritz_spray_w");
+  std::printf("monitored FCT us: solo %.1f  minimal %.1f  ops_u %.1f  scout_u %.1f  spray_w %.1f\n", solo,
+              minimal, ops, scout, spray);
+  // Alone, the 4 MiB flow takes about its serialization time (1024 packets x 4160 B at 400 Gb/s =
+  // 87.2 us) plus the RTT of the first packets (Table III: 91 us).
+  EXPECT_GT(solo, 87.2);
+  EXPECT_LT(solo, 100.0);
+  // The minimal path shares the congested global link with four background flows: at most a fifth
+  // of 400 Gb/s once they have ramped up, so several times the solo FCT.
+  EXPECT_GT(minimal, 3 * solo);
+  // Oblivious spraying sends 29 of every 32 packets into congested groups.
+  EXPECT_GT(ops, 3 * solo);
+  // Spritz learns the three free groups (Table III: the Spritz variants are the fastest).
+  EXPECT_LT(scout, 0.5 * ops);
+  EXPECT_LT(scout, 0.5 * minimal);
+  EXPECT_LT(spray, 0.5 * ops);
+  EXPECT_LT(spray, 0.5 * minimal);
+}
+
+TEST(SpritzScenario, DragonflyAdversarialSprayBeatsMinimalAndEcmp) {
+  // Group shift: under minimal routing the 32 flows of a group share its one global link to the
+  // next group (sec. V-B); spraying over the bounded paths spreads them over every group.
+  const double minimal = p99("dragonfly_adversarial.toml", "minimal", "ecmp", "256KiB");
+  const double ecmp = p99("dragonfly_adversarial.toml", "source_guided", "ecmp", "256KiB");
+  const double spray = p99("dragonfly_adversarial.toml", "source_guided", "spritz_spray_w", "256KiB");
+  std::printf("dragonfly adversarial p99 us: minimal %.1f  ecmp %.1f  spray_w %.1f\n", minimal, ecmp, spray);
+  // 32 flows x 256 KiB (64 packets of 4160 B) over one 400 Gb/s link need at least
+  // 32 x 64 x 83.2 ns = 170 us.
+  EXPECT_GT(minimal, 170.0);
+  EXPECT_LT(spray, 0.5 * minimal);
+  EXPECT_LT(spray, ecmp);
+}
+
+TEST(SpritzScenario, SlimFlyPermutationSprayBeatsEcmp) {
+  double retx_ecmp = 0, retx_spray = 0;
+  const double ecmp = p99("slim_fly_permutation.toml", "source_guided", "ecmp", "256KiB", "default", &retx_ecmp);
+  const double spray = p99("slim_fly_permutation.toml", "source_guided", "spritz_spray_u", "256KiB", "default", &retx_spray);
+  std::printf("slim fly permutation p99 us: ecmp %.1f (retx %.0f)  spray_u %.1f (retx %.0f)\n", ecmp, retx_ecmp,
+              spray, retx_spray);
+  // One fixed bounded path per flow collides; Spritz-Spray spreads and loses fewer packets.
+  EXPECT_LT(spray, ecmp);
+  EXPECT_LT(retx_spray, retx_ecmp);
+}
+
+TEST(SpritzScenario, FailuresSpritzAvoidsDeadPaths) {
+  // sec. V-D: 2% of the switch links down and no switch rerouting; Spritz disables the EVs that time
+  // out (w[i] = 0) while OPS and Valiant keep losing packets into the dead links.
+  double retx_ops = 0, retx_spray = 0;
+  const double valiant = p99("dragonfly_failures.toml", "valiant", "ecmp", "256KiB");
+  const double ops = p99("dragonfly_failures.toml", "source_guided", "ops_u", "256KiB", "default", &retx_ops);
+  const double spray = p99("dragonfly_failures.toml", "source_guided", "spritz_spray_u", "256KiB", "default", &retx_spray);
+  std::printf("dragonfly 2%% failures p99 us: valiant %.1f  ops_u %.1f (retx %.0f)  spray_u %.1f (retx %.0f)\n",
+              valiant, ops, retx_ops, spray, retx_spray);
+  EXPECT_LT(spray, 0.5 * ops);
+  EXPECT_LT(spray, 0.5 * valiant);
+  EXPECT_LT(retx_spray, retx_ops);
+}
