@@ -341,12 +341,12 @@ struct ReproOptions {
 int do_reproduce(const ReproOptions& o) {
   const auto cat = wf::catalog();
   if (o.list || o.name.empty()) {
-    fmt::print("{:<22} {:<38} {:<10} {:<10} {}\n", "name", "source", "full", "quick", "status");
+    fmt::print("{:<22} {:<34} {:<8} {:<8} {}\n", "name", "source", "full", "quick", "status");
     for (const auto& e : cat) {
       const auto miss = wf::missing_needs(e);
       std::string st = miss.empty() ? (e.full.empty() ? "not defined yet" : "ready") : "needs: ";
       for (std::size_t i = 0; i < miss.size(); ++i) st += (i ? ", " : "") + miss[i];
-      fmt::print("{:<22} {:<38} {:<10} {:<10} {}\n", e.name, e.source, e.runtime_full, e.runtime_quick, st);
+      fmt::print("{:<22} {:<34} {:<8} {:<8} {}\n", e.name, e.source, e.runtime_full, e.runtime_quick, st);
     }
     if (o.name.empty() && !o.list) return 2;
     return 0;
@@ -373,6 +373,8 @@ int do_reproduce(const ReproOptions& o) {
   fs::create_directories(out);
   const fs::path file = out / "sweep.toml";
   if (wf::read_text(file) != text) write_file(file, text);
+  for (const auto& [name, content] : it->files)
+    if (wf::read_text(out / name) != content) write_file(out / name, content);
   SweepOptions so;
   so.file = file.string();
   so.out = out.string();

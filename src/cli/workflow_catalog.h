@@ -14,9 +14,9 @@
 namespace lbsim::cli::wf {
 
 struct Need {
-  std::string kind;  // "lb", "routing" (a name in that key's choices) or "key" (a config key prefix)
-  std::string what;  // the name / key prefix
-  std::string label; // shown to the user
+  std::string key;    // a config key (or key prefix when `value` is empty)
+  std::string value;  // a value that must be among the key's choices; empty = the key must exist
+  std::string label;  // shown to the user
 };
 
 struct Entry {
@@ -24,25 +24,21 @@ struct Entry {
   std::string source;  // paper and figure
   std::string what;
   std::vector<Need> needs;
-  std::string full;   // sweep TOML at the paper's scale
+  std::string full;   // sweep TOML at the paper's scale (empty: not defined)
   std::string quick;  // sweep TOML at a reduced scale
-  std::string runtime_full, runtime_quick;  // measured or estimated wall time (2 workers)
+  std::string runtime_full, runtime_quick;  // wall time with 2 workers (measured or estimated)
+  std::vector<std::pair<std::string, std::string>> files;  // written next to the sweep file
 };
 
 inline bool need_met(const Need& n) {
-  const auto choices_of = [](const std::string& key) -> std::vector<std::string> {
-    for (const auto& d : sim::config_keys())
-      if (d.key == key) return d.choices;
-    return {};
-  };
-  if (n.kind == "lb" || n.kind == "routing") {
-    const auto c = choices_of(n.kind == "lb" ? "lb.algorithm" : "routing.algorithm");
-    for (const auto& x : c)
-      if (x == n.what) return true;
-    return false;
+  for (const auto& d : sim::config_keys()) {
+    if (n.value.empty() ? d.key.rfind(n.key, 0) == 0 : d.key == n.key) {
+      if (n.value.empty()) return true;
+      for (const auto& c : d.choices)
+        if (c == n.value) return true;
+      return false;
+    }
   }
-  for (const auto& d : sim::config_keys())
-    if (d.key.rfind(n.what, 0) == 0) return true;
   return false;
 }
 
@@ -117,26 +113,70 @@ inline std::string reps_fig3(const std::vector<std::string>& lbs, bool quick, co
   return s;
 }
 
+// A scheme: a name for results and plots plus its switch routing and sender load balancer.
+struct Scheme {
+  std::string name, routing, lb;
+};
+
+inline std::string scheme_axis(const std::vector<Scheme>& ss) {
+  std::string s = "scheme = [\n";
+  for (const auto& x : ss)
+    s += fmt::format("  {{name = \"{}\", \"routing.algorithm\" = \"{}\", \"lb.algorithm\" = \"{}\"}},\n", x.name,
+                     x.routing, x.lb);
+  return s + "]\n";
+}
+
+inline std::vector<Need> scheme_needs(const std::vector<Scheme>& ss) {
+  std::vector<Need> out;
+  const auto add = [&](const std::string& key, const std::string& v, const std::string& what) {
+    for (const auto& n : out)
+      if (n.key == key && n.value == v) return;
+    out.push_back({key, v, what + " " + v});
+  };
+  for (const auto& x : ss) add("routing.algorithm", x.routing, "routing");
+  for (const auto& x : ss) add("lb.algorithm", x.lb, "lb");
+  return out;
+}
+
+// spritz.txt sec. V-A baselines: switch routing with a fixed EV, ECMP over the bounded paths, and
+// the sender-side schemes over source-guided routing (uniform u / latency-weighted w).
+inline std::vector<Scheme> spritz_schemes() {
+  return {{"minimal", "minimal", "ecmp"},           {"valiant", "valiant", "ecmp"},
+          {"ugal_l", "ugal_l", "ecmp"},             {"ecmp", "ecmp_paths", "ecmp"},
+          {"flicr_w", "source_guided", "flicr_w"},  {"ops_u", "source_guided", "ops_u"},
+          {"ops_w", "source_guided", "ops_w"},      {"scout", "source_guided", "spritz_scout_w"},
+          {"spritz_u", "source_guided", "spritz_spray_u"}, {"spritz_w", "source_guided", "spritz_spray_w"}};
+}
+// sec. V-D: only the schemes that can adapt to failures.
+inline std::vector<Scheme> spritz_failure_schemes() {
+  return {{"valiant", "valiant", "ecmp"},          {"ops_u", "source_guided", "ops_u"},
+          {"ops_w", "source_guided", "ops_w"},     {"scout", "source_guided", "spritz_scout_w"},
+          {"spritz_u", "source_guided", "spritz_spray_u"}, {"spritz_w", "source_guided", "spritz_spray_w"}};
+}
+// What the committed baseline build has: minimal and ECMP routing with a fixed EV, OPS spraying.
+inline std::vector<Scheme> baseline_schemes() {
+  return {{"minimal", "minimal", "ecmp"}, {"ecmp", "ecmp", "ecmp"}, {"ops", "ecmp", "ops"}};
+}
+
 // spritz.txt Table II networks: Dragonfly p=4 a=8 h=4 (1056 endpoints), Slim Fly q=9 p=7 (1134);
 // quick: Dragonfly p=2 a=4 h=2 (72), Slim Fly q=5 p=3 (150). 400 Gb/s, 25 ns local / 500 ns global
 // links, 500 ns switches, one-BDP queues, Kmin/Kmax 0.2/0.8, trimming, DCTCP with QuickAdapt and
-// FastIncrease, window 1.5 BDP.
-inline std::string spritz_topo_cases(bool quick, const std::string& workload) {
-  std::string s;
+// FastIncrease, window 1.5 BDP (sec. V-A).
+inline std::string spritz_topo_cases(bool quick) {
   const std::string common =
       "\"topology.link_rate_gbps\" = 400\n\"topology.host_latency_ns\" = 25\n"
       "\"topology.local_latency_ns\" = 25\n\"topology.global_latency_ns\" = 500\n";
-  s += fmt::format("\n[[case]]\nname = \"dragonfly\"\n\"topology.kind\" = \"dragonfly\"\n\"topology.p\" = {}\n"
-                   "\"topology.a\" = {}\n\"topology.h\" = {}\n{}{}",
-                   quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, common, workload);
-  s += fmt::format("\n[[case]]\nname = \"slim_fly\"\n\"topology.kind\" = \"slim_fly\"\n\"topology.q\" = {}\n"
-                   "\"topology.p\" = {}\n{}{}",
-                   quick ? 5 : 9, quick ? 3 : 7, common, workload);
-  return s;
+  return fmt::format("\n[[case]]\nname = \"dragonfly\"\n\"topology.kind\" = \"dragonfly\"\n\"topology.p\" = {}\n"
+                     "\"topology.a\" = {}\n\"topology.h\" = {}\n{}"
+                     "\n[[case]]\nname = \"slim_fly\"\n\"topology.kind\" = \"slim_fly\"\n\"topology.q\" = {}\n"
+                     "\"topology.p\" = {}\n{}",
+                     quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, common, quick ? 5 : 9, quick ? 3 : 7, common);
 }
 
-inline std::string spritz_set() {
-  return R"("network.switch_latency_ns" = 500
+// `longest_bdp`: size the BDP on the longest bounded path (sec. V-A), where the build has the key.
+inline std::string spritz_set(bool longest_bdp) {
+  return std::string(longest_bdp ? "\"network.bdp_path\" = \"longest_bounded\"\n" : "") +
+         R"("network.switch_latency_ns" = 500
 "network.queue_bdp" = 1.0
 "network.kmin" = 0.2
 "network.kmax" = 0.8
@@ -150,73 +190,92 @@ inline std::string spritz_set() {
 )";
 }
 
-// spritz.txt Fig. 6: permutation (receivers outside the group) and the topology's adversarial
-// pattern, FCT distribution, drops and out-of-order packets.
-inline std::string spritz_fig6(const std::vector<std::string>& routings, const std::vector<std::string>& lbs,
-                               bool quick, const std::string& name) {
-  const std::string size = quick ? "256KiB" : "8MiB";
-  std::string s = fmt::format(
-      "# spritz.txt Fig. 6: permutation (outside the group) and adversarial patterns on Dragonfly and\n"
-      "# Slim Fly (Table II networks{}).\nname = \"{}\"\n[set]\n{}\"workload.size\" = \"{}\"\n"
-      "\"workload.outside_group\" = true\n\n[grid]\n\"workload.kind\" = [\"permutation\", \"adversarial\"]\n"
-      "\"routing.algorithm\" = {}\n\"lb.algorithm\" = {}\n",
-      quick ? ", reduced" : "", name, spritz_set(), size, list(routings), list(lbs));
-  return s + spritz_topo_cases(quick, "");
+inline std::string spritz_header(const std::string& name, const std::string& what, bool quick) {
+  return fmt::format("# {} ({}).\nname = \"{}\"\n", what, quick ? "reduced scale: --quick" : "Table II networks", name);
 }
 
-// spritz.txt Fig. 7: collectives on 128 random endpoints with an ECMP background permutation.
-inline std::string spritz_fig7(const std::vector<std::string>& routings, const std::vector<std::string>& lbs,
-                               bool quick) {
-  std::string s = fmt::format(
-      "# spritz.txt Fig. 7: AI collectives on {} random endpoints with a background ECMP permutation.\n"
-      "name = \"spritz-fig7\"\n[set]\n{}\"workload.ranks\" = {}\n\"workload.random_subset\" = true\n"
-      "\"workload.background\" = true\n\"workload.background_lb\" = \"ecmp\"\n\"workload.size\" = \"{}\"\n"
-      "\"workload.window\" = 4\n\n[grid]\n"
-      "\"workload.kind\" = [\"butterfly_allreduce\", \"ring_allreduce\", \"alltoall\"]\n"
-      "\"routing.algorithm\" = {}\n\"lb.algorithm\" = {}\n",
-      quick ? 16 : 128, spritz_set(), quick ? 16 : 128, quick ? "128KiB" : "4MiB", list(routings), list(lbs));
-  return s + spritz_topo_cases(quick, "");
+// Fig. 6: permutation (receivers outside the group) and the topology's adversarial pattern.
+inline std::string spritz_fig6(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick) {
+  return spritz_header(name, "spritz.txt Fig. 6: permutation and adversarial patterns, Dragonfly and Slim Fly", quick) +
+         fmt::format("[set]\n{}\"workload.size\" = \"{}\"\n\"workload.outside_group\" = true\n\n[grid]\n"
+                     "\"workload.kind\" = [\"permutation\", \"adversarial\"]\n{}",
+                     spritz_set(full_build), quick ? "256KiB" : "8MiB", scheme_axis(ss)) +
+         spritz_topo_cases(quick);
 }
 
-// spritz.txt Fig. 8: 32 x 4 MiB incast (senders 0-31) to node 160 plus a bystander permutation.
-inline std::string spritz_fig8(const std::vector<std::string>& routings, const std::vector<std::string>& lbs,
-                               bool quick) {
-  return fmt::format(
-      "# spritz.txt Fig. 8: incast to node {} from nodes 0-{} with bystanders (Dragonfly).\n"
-      "name = \"spritz-fig8\"\n[set]\n{}\"topology.kind\" = \"dragonfly\"\n\"topology.p\" = {}\n"
-      "\"topology.a\" = {}\n\"topology.h\" = {}\n\"topology.link_rate_gbps\" = 400\n"
-      "\"topology.host_latency_ns\" = 25\n\"topology.local_latency_ns\" = 25\n"
-      "\"topology.global_latency_ns\" = 500\n\"workload.kind\" = \"incast\"\n"
-      "\"workload.incast_receiver\" = {}\n\"workload.incast_first_sender\" = 0\n"
-      "\"workload.incast_senders\" = {}\n\"workload.incast_bystanders\" = true\n\"workload.size\" = \"{}\"\n\n"
-      "[grid]\n\"routing.algorithm\" = {}\n\"lb.algorithm\" = {}\n",
-      quick ? 40 : 160, quick ? 7 : 31, spritz_set(), quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, quick ? 40 : 160,
-      quick ? 8 : 32, quick ? "256KiB" : "4MiB", list(routings), list(lbs));
+// Fig. 7: collectives on 128 random endpoints next to an ECMP background permutation, and the
+// web-search trace at load 1.0 for 1 ms with a cap on simultaneous senders per receiver.
+inline std::string spritz_fig7(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick,
+                               const std::string& extra = "") {
+  const int ranks = quick ? 16 : 128;
+  std::string s = spritz_header(name, "spritz.txt Fig. 7: AI collectives with background traffic and web-search traces", quick) +
+                  fmt::format("[set]\n{}{}\n[grid]\n{}\n", spritz_set(full_build), extra, scheme_axis(ss));
+  std::string wl = "workload = [\n";
+  for (const char* k : {"butterfly_allreduce", "ring_allreduce", "alltoall"})
+    wl += fmt::format("  {{name = \"{}\", \"workload.kind\" = \"{}\", \"workload.ranks\" = {}, "
+                      "\"workload.random_subset\" = true, \"workload.background\" = true, "
+                      "\"workload.background_lb\" = \"ecmp\", \"workload.size\" = \"{}\", \"workload.window\" = 4}},\n",
+                      k, k, ranks, quick ? "128KiB" : "4MiB");
+  wl += fmt::format("  {{name = \"websearch\", \"workload.kind\" = \"cdf_trace\", \"workload.cdf\" = \"websearch\", "
+                    "\"workload.load\" = 1.0, \"workload.duration_us\" = {}, \"workload.max_senders_per_receiver\" = 1}},\n]\n",
+                    quick ? 100 : 1000);
+  s.insert(s.find("[grid]\n") + 7, wl);
+  return s + spritz_topo_cases(quick);
+}
+
+// Fig. 8: 32 x 4 MiB incast (senders 0-31) to node 160 plus a disjoint bystander permutation.
+inline std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
+  return spritz_header("spritz-fig8", "spritz.txt Fig. 8: incast with bystanders on Dragonfly", quick) +
+         fmt::format("[set]\n{}\"topology.kind\" = \"dragonfly\"\n\"topology.p\" = {}\n\"topology.a\" = {}\n"
+                     "\"topology.h\" = {}\n\"topology.link_rate_gbps\" = 400\n\"topology.host_latency_ns\" = 25\n"
+                     "\"topology.local_latency_ns\" = 25\n\"topology.global_latency_ns\" = 500\n"
+                     "\"workload.kind\" = \"incast\"\n\"workload.incast_receiver\" = {}\n"
+                     // topology.hosts only satisfies validate()'s incast_receiver < hosts check.
+                     "\"topology.hosts\" = {}\n"
+                     "\"workload.incast_first_sender\" = 0\n\"workload.incast_senders\" = {}\n"
+                     "\"workload.incast_bystanders\" = true\n\"workload.size\" = \"{}\"\n\n[grid]\n{}",
+                     spritz_set(true), quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, quick ? 40 : 160, quick ? 72 : 1056,
+                     quick ? 8 : 32,
+                     quick ? "256KiB" : "4MiB", scheme_axis(ss));
+}
+
+// REPS failure modes (Fig. 8, reps.txt sec. 4.3.3): each a [[case]]-free named axis value.
+inline std::string reps_failure_axis() {
+  return R"(failure = [
+  {name = "one-uplink-down", "failures.random_fraction" = 0.0001, "failures.random_kind" = "down", "failures.random_start_us" = 50},
+  {name = "3pct-uplinks-down", "failures.random_fraction" = 0.03, "failures.random_kind" = "down", "failures.random_start_us" = 50},
+  {name = "3pct-uplinks-200G", "failures.random_fraction" = 0.03, "failures.random_kind" = "degrade", "failures.random_rate_gbps" = 200, "failures.random_start_us" = 50},
+  {name = "3pct-uplinks-1pct-loss", "failures.random_fraction" = 0.03, "failures.random_kind" = "loss", "failures.random_loss" = 0.01, "failures.random_start_us" = 50},
+]
+)";
 }
 
 }  // namespace catalog_detail
 
-// The catalogue, in display order. Scheme names follow docs/config.md where they exist and the
-// names planned in ../shared/DESIGN.md ("reps", "valiant", "ugal_l", "spritz_scout",
-// "spritz_spray", "ops_weighted") where they do not yet.
+// The catalogue, in display order. Scheme names are this build's (docs/config.md); an entry whose
+// routing, load balancer or config keys are absent reports "needs: ..." and does not run.
 inline std::vector<Entry> catalog() {
   using namespace catalog_detail;
-  const Need reps{"lb", "reps", "lb reps"};
-  const Need valiant{"routing", "valiant", "routing valiant"};
-  const Need ugal{"routing", "ugal_l", "routing ugal_l"};
-  const Need scout{"lb", "spritz_scout", "lb spritz_scout"};
-  const Need spray{"lb", "spritz_spray", "lb spritz_spray"};
-  const Need opsw{"lb", "ops_weighted", "lb ops_weighted"};
-  const Need failures{"key", "failures.", "failure injection ([failures] config keys)"};
-  const Need degraded{"key", "failures.degraded", "degraded link rates ([failures] config keys)"};
-  const Need mixed{"key", "workload.ecmp_fraction", "mixed REPS/ECMP traffic (workload.ecmp_fraction)"};
-  const Need fig5wl{"key", "workload.free_groups", "the Fig. 5 free-groups workload (workload.free_groups)"};
-  const std::vector<std::string> spritz_routing{"minimal", "ecmp", "valiant", "ugal_l"};
-  const std::vector<std::string> spritz_lbs{"ecmp", "ops", "ops_weighted", "spritz_scout", "spritz_spray"};
+  const std::vector<std::string> reps_lbs{"ecmp", "ops", "reps"};
+  const Need reps{"lb.algorithm", "reps", "lb reps"};
+  const Need failures{"failures.random_fraction", "", "failure injection (failures.* keys)"};
+  const Need fail_file{"failures.file", "", "failure schedules (failures.file)"};
+  const Need mixed{"workload.ecmp_fraction", "", "mixed REPS/ECMP traffic (workload.ecmp_fraction)"};
+  const Need bdp{"network.bdp_path", "", "BDP on the longest path (network.bdp_path)"};
+  const Need fig5wl{"workload.kind", "spritz_fig5", "the Fig. 5 free-groups workload (workload.kind spritz_fig5)"};
+  const auto with = [](std::vector<Need> a, std::initializer_list<Need> b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const auto rename = [](std::string text, const std::string& from, const std::string& to) {
+    const std::string f = "name = \"" + from + "\"";
+    text.replace(text.find(f), f.size(), "name = \"" + to + "\"");
+    return text;
+  };
   std::vector<Entry> c;
   {
     Entry e{"demo", "README (REPS sec. 4.1 parameters)", "ECMP vs OPS, 128-host fat tree, 4 MiB permutation",
-            {}, "", "", "~25 s", "~2 s"};
+            {}, "", "", "~10 s", "~2 s", {}};
     const auto mk = [](int hosts, const char* size) {
       return fmt::format("# The README demo as a sweep: ECMP vs OPS on a permutation.\nname = \"demo\"\n"
                          "[set]\n{}\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n\n"
@@ -227,46 +286,107 @@ inline std::vector<Entry> catalog() {
     e.quick = mk(32, "512KiB");
     c.push_back(e);
   }
+  c.push_back({"reps-fig3", "reps.txt Fig. 3", "healthy fat tree: synthetic, traces, collectives; ECMP, OPS, REPS",
+               {reps}, reps_fig3(reps_lbs, false, ""), reps_fig3(reps_lbs, true, ""), "~1.5 h", "~20 s", {}});
+  c.push_back({"reps-fig3-baselines", "reps.txt Fig. 3 (ECMP, OPS only)",
+               "the Fig. 3 scenarios with the committed baselines", {},
+               rename(reps_fig3({"ecmp", "ops"}, false, ""), "reps-fig3", "reps-fig3-baselines"),
+               rename(reps_fig3({"ecmp", "ops"}, true, ""), "reps-fig3", "reps-fig3-baselines"), "~1 h", "~11 s", {}});
   {
-    Entry e{"reps-fig3", "reps.txt Fig. 3", "healthy fat tree: synthetic, traces, collectives; ECMP, OPS, REPS",
-            {reps}, reps_fig3({"ecmp", "ops", "reps"}, false, ""), reps_fig3({"ecmp", "ops", "reps"}, true, ""),
-            "~1 h", "~1 min"};
-    c.push_back(e);
-    Entry b{"reps-fig3-baselines", "reps.txt Fig. 3 (ECMP and OPS columns only)",
-            "the Fig. 3 scenarios with the baselines available now", {}, reps_fig3({"ecmp", "ops"}, false, ""),
-            reps_fig3({"ecmp", "ops"}, true, ""), "~40 min", "~40 s"};
-    b.full.replace(b.full.find("name = \"reps-fig3\""), 18, "name = \"reps-fig3-baselines\"");
-    b.quick.replace(b.quick.find("name = \"reps-fig3\""), 18, "name = \"reps-fig3-baselines\"");
-    c.push_back(b);
+    // Fig. 4: one uplink at 200 Gb/s while every host sends 32 MiB (the paper watches one switch
+    // with n flows; here every ToR has them and one random ToR uplink is degraded).
+    const auto mk = [&](bool quick) {
+      return fmt::format("# reps.txt Fig. 4: one ToR uplink degraded to 200 Gb/s, {} permutation, OPS vs REPS.\n"
+                         "name = \"reps-fig4\"\n[set]\n{}\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n"
+                         "\"failures.random_fraction\" = 0.0001\n\"failures.random_kind\" = \"degrade\"\n"
+                         "\"failures.random_rate_gbps\" = 200\n\"output.queue_sample_us\" = {}\n\n[grid]\n"
+                         "\"lb.algorithm\" = [\"ops\", \"reps\"]\n",
+                         quick ? "2 MiB" : "32 MiB", reps_net(quick ? 32 : 128, 16, "200000"), quick ? "2MiB" : "32MiB",
+                         quick ? 5 : 20);
+    };
+    c.push_back({"reps-fig4", "reps.txt Fig. 4", "one ToR uplink at 200 Gb/s, 32 MiB per host; OPS vs REPS",
+                 {reps, failures}, mk(false), mk(true), "~2 min", "~5 s", {}});
   }
-  c.push_back({"reps-fig4", "reps.txt Fig. 4", "one ToR uplink at 200 Gb/s, n x 32 MiB through one switch; OPS vs REPS",
-               {reps, degraded}, "", "", "-", "-"});
-  c.push_back({"reps-fig5", "reps.txt Fig. 5", "Fig. 3 scenarios with 3 % of ToR uplinks at 200 Gb/s",
-               {reps, degraded}, "", "", "-", "-"});
-  c.push_back({"reps-fig6", "reps.txt Fig. 6", "REPS traffic sharing the network with 10 % ECMP traffic",
-               {reps, mixed}, "", "", "-", "-"});
-  c.push_back({"reps-fig7", "reps.txt Fig. 7",
-               "64 MiB permutation, two uplink failures (100-200 us, 350-550 us); OPS vs REPS",
-               {reps, failures}, "", "", "-", "-"});
-  c.push_back({"reps-fig8", "reps.txt Fig. 8", "failure modes: 8 MiB permutation, traces at 100 %, ring allreduce",
-               {reps, failures}, "", "", "-", "-"});
+  {
+    const std::string deg = "\"failures.random_fraction\" = 0.03\n\"failures.random_links\" = \"tor_uplinks\"\n"
+                            "\"failures.random_kind\" = \"degrade\"\n\"failures.random_rate_gbps\" = 200\n";
+    c.push_back({"reps-fig5", "reps.txt Fig. 5", "Fig. 3 scenarios with 3 % of ToR uplinks at 200 Gb/s",
+                 {reps, failures}, rename(reps_fig3(reps_lbs, false, deg), "reps-fig3", "reps-fig5"),
+                 rename(reps_fig3(reps_lbs, true, deg), "reps-fig3", "reps-fig5"), "~1.5 h", "~20 s", {}});
+    const std::string mix = "\"workload.ecmp_fraction\" = 0.1\n";
+    c.push_back({"reps-fig6", "reps.txt Fig. 6", "REPS / OPS traffic next to 10 % ECMP-hashed traffic",
+                 {reps, mixed}, rename(reps_fig3(reps_lbs, false, mix), "reps-fig3", "reps-fig6"),
+                 rename(reps_fig3(reps_lbs, true, mix), "reps-fig3", "reps-fig6"), "~1.5 h", "~20 s", {}});
+  }
+  {
+    // Fig. 7: 64 MiB permutation; ToR uplink failures at 100 us for 100 us and at 350 us for 200 us.
+    const auto mk = [&](bool quick) {
+      return fmt::format("# reps.txt Fig. 7: {} permutation with two uplink failures (failures.txt), OPS vs REPS.\n"
+                         "name = \"reps-fig7\"\n[set]\n{}\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n"
+                         "\"failures.file\" = \"failures.txt\"\n\"output.queue_sample_us\" = 10\n\n[grid]\n"
+                         "\"lb.algorithm\" = [\"ops\", \"reps\"]\n",
+                         quick ? "8 MiB" : "64 MiB", reps_net(quick ? 32 : 128, 16, "1000000"), quick ? "8MiB" : "64MiB");
+    };
+    c.push_back({"reps-fig7", "reps.txt Fig. 7", "64 MiB permutation, uplink failures 100-200 us and 350-550 us",
+                 {reps, fail_file}, mk(false), mk(true), "~5 min", "~30 s",
+                 {{"failures.txt", "# reps.txt sec. 4.3.3: two ToR uplink failures (a shorter and a longer one).\n"
+                                   "100 down tor0-spine0 for_us=100\n350 down tor1-spine1 for_us=200\n"}}});
+  }
+  {
+    const auto mk = [&](bool quick) {
+      std::string s = reps_fig3(reps_lbs, quick, "");
+      s = rename(s, "reps-fig3", "reps-fig8");
+      // Fig. 8 uses the 8 MiB permutation, the traces at 100 % and the ring allreduce only.
+      std::string out;
+      std::size_t pos = 0;
+      while (true) {
+        const auto next = s.find("\n[[case]]\n", pos + 1);
+        const std::string chunk = s.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        const bool keep = chunk.find("[[case]]") == std::string::npos || chunk.find("\"permutation\"") != std::string::npos ||
+                          chunk.find("websearch-100") != std::string::npos ||
+                          chunk.find("\"ring_allreduce\"") != std::string::npos;
+        if (keep) out += chunk;
+        if (next == std::string::npos) break;
+        pos = next;
+      }
+      out.insert(out.find("[grid]\n") + 7, reps_failure_axis());
+      return out;
+    };
+    c.push_back({"reps-fig8", "reps.txt Fig. 8", "failure modes: 8 MiB permutation, traces at 100 %, ring allreduce",
+                 {reps, failures}, mk(false), mk(true), "~1 h", "~20 s", {}});
+  }
   c.push_back({"spritz-table3", "spritz.txt Table III", "FCT of the monitored 4 MiB flow in the Fig. 5 scenario",
-               {valiant, ugal, opsw, scout, spray, fig5wl}, "", "", "-", "-"});
-  c.push_back({"spritz-fig6", "spritz.txt Fig. 6", "permutation and adversarial on Dragonfly and Slim Fly, all schemes",
-               {valiant, ugal, opsw, scout, spray}, spritz_fig6(spritz_routing, spritz_lbs, false, "spritz-fig6"),
-               spritz_fig6(spritz_routing, spritz_lbs, true, "spritz-fig6"), "~2 h", "~2 min"});
-  c.push_back({"spritz-fig6-baselines", "spritz.txt Fig. 6 (Minimal, ECMP, OPS only)",
-               "Fig. 6 with the routing and load balancers available now", {},
-               spritz_fig6({"minimal", "ecmp"}, {"ecmp", "ops"}, false, "spritz-fig6-baselines"),
-               spritz_fig6({"minimal", "ecmp"}, {"ecmp", "ops"}, true, "spritz-fig6-baselines"), "~1 h", "~1 min"});
-  c.push_back({"spritz-fig7", "spritz.txt Fig. 7", "collectives on 128 random endpoints with ECMP background",
-               {valiant, ugal, opsw, scout, spray}, spritz_fig7(spritz_routing, spritz_lbs, false),
-               spritz_fig7(spritz_routing, spritz_lbs, true), "~1 h", "~2 min"});
+               with(scheme_needs(spritz_schemes()), {fig5wl, bdp}), "", "", "-", "-", {}});
+  c.push_back({"spritz-fig6", "spritz.txt Fig. 6", "permutation and adversarial, Dragonfly and Slim Fly, all schemes",
+               with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig6("spritz-fig6", spritz_schemes(), true, false),
+               spritz_fig6("spritz-fig6", spritz_schemes(), true, true), "~3 h", "~30 s", {}});
+  c.push_back({"spritz-fig6-baselines", "spritz.txt Fig. 6 (Minimal, ECMP, OPS)",
+               "Fig. 6 with the committed routing and load balancers", scheme_needs(baseline_schemes()),
+               spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, false),
+               spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, true), "~1 h", "~4 s", {}});
+  c.push_back({"spritz-fig7", "spritz.txt Fig. 7", "collectives (128 random endpoints, ECMP background), traces",
+               with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig7("spritz-fig7", spritz_schemes(), true, false),
+               spritz_fig7("spritz-fig7", spritz_schemes(), true, true), "~3 h", "~1 min", {}});
   c.push_back({"spritz-fig8", "spritz.txt Fig. 8", "32 x 4 MiB incast to node 160 with 1023 bystander flows",
-               {valiant, ugal, opsw, scout, spray}, spritz_fig8(spritz_routing, spritz_lbs, false),
-               spritz_fig8(spritz_routing, spritz_lbs, true), "~30 min", "~1 min"});
-  c.push_back({"spritz-fig9", "spritz.txt Fig. 9", "2 % of links failed: permutation, collectives, traces",
-               {valiant, opsw, scout, spray, failures}, "", "", "-", "-"});
+               with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig8(spritz_schemes(), false),
+               spritz_fig8(spritz_schemes(), true), "~30 min", "~10 s", {}});
+  {
+    const std::string fail = "\"failures.random_fraction\" = 0.02\n\"failures.random_links\" = \"switch_links\"\n"
+                             "\"failures.random_kind\" = \"down\"\n";
+    auto full = spritz_fig7("spritz-fig9", spritz_failure_schemes(), true, false, fail);
+    auto quick = spritz_fig7("spritz-fig9", spritz_failure_schemes(), true, true, fail);
+    // Fig. 9 adds the permutation microbenchmark to the collectives and traces.
+    const auto add_perm = [](std::string& s, const char* size) {
+      s.insert(s.find("workload = [\n") + 13,
+               fmt::format("  {{name = \"permutation\", \"workload.kind\" = \"permutation\", \"workload.outside_group\" = true, "
+                           "\"workload.size\" = \"{}\"}},\n",
+                           size));
+    };
+    add_perm(full, "8MiB");
+    add_perm(quick, "256KiB");
+    c.push_back({"spritz-fig9", "spritz.txt Fig. 9", "2 % of links failed: permutation, collectives, traces",
+                 with(scheme_needs(spritz_failure_schemes()), {bdp, failures}), full, quick, "~3 h", "~1 min", {}});
+  }
   return c;
 }
 

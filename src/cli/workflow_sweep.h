@@ -12,6 +12,8 @@
 //   [grid]                          # one run per combination (cartesian product, in file order)
 //   "lb.algorithm" = ["ecmp", "ops"]
 //   "run.seed" = [1, 2, 3]
+//   scheme = [{name = "min", "routing.algorithm" = "minimal", "lb.algorithm" = "ecmp"},
+//             {name = "ops", "lb.algorithm" = "ops"}]   # a named axis: keys set together
 //   [[case]]                        # optional named cases (crossed with the grid)
 //   name = "tornado"
 //   "workload.kind" = "tornado"
@@ -45,9 +47,16 @@ struct Assignment {
   int line = 0;
 };
 
+// One value of a grid axis: a single key's value, or (named axis) a bundle of keys with a name.
+struct AxisValue {
+  std::string label;
+  std::vector<Assignment> sets;
+  int line = 0;
+};
+
 struct Axis {
-  std::string key;
-  std::vector<Assignment> values;
+  std::string key;  // a config key, or the column name of a named axis (e.g. "scheme")
+  std::vector<AxisValue> values;
   int line = 0;
 };
 
@@ -227,17 +236,45 @@ inline SweepSpec parse_sweep_text(const std::string& text, const std::string& fi
         Axis ax;
         ax.key = std::string(gk.str());
         ax.line = line_of(gv);
-        detail::check_key(file, ax.key, ax.line);
         if (!gv.is_array() || gv.as_array()->empty())
           throw UserError(fmt::format("{}: grid key '{}': expected a non-empty array of values",
                                       loc(file, ax.line), ax.key));
+        // A named axis: an array of tables, each a name plus config keys set together, e.g.
+        // scheme = [{name = "ecmp", "lb.algorithm" = "ecmp", "routing.algorithm" = "ecmp"}, ...]
+        const bool named = gv.as_array()->is_array_of_tables();
+        if (!named) detail::check_key(file, ax.key, ax.line);
+        if (named && detail::sanitize(ax.key) != ax.key)
+          throw UserError(fmt::format("{}: grid axis name '{}': use letters, digits, '.', '-', '+' only",
+                                      loc(file, ax.line), ax.key));
         for (const auto& e : *gv.as_array()) {
-          auto a = detail::to_assignment(file, ax.key, e, dir);
-          if (a.line == 0) a.line = ax.line;
-          ax.values.push_back(std::move(a));
+          AxisValue v;
+          v.line = line_of(e) > 0 ? line_of(e) : ax.line;
+          if (named) {
+            const auto& t = *e.as_table();
+            const auto* nm = t.get("name");
+            if (!nm || !nm->is_string() || nm->as_string()->get().empty())
+              throw UserError(fmt::format("{}: grid axis '{}': every entry needs name = \"...\"",
+                                          loc(file, v.line), ax.key));
+            v.label = nm->as_string()->get();
+            for (const auto& o : ax.values)
+              if (o.label == v.label)
+                throw UserError(fmt::format("{}: grid axis '{}': name '{}' used twice", loc(file, v.line),
+                                            ax.key, v.label));
+            v.sets = detail::read_sets(file, t, dir, {"name"});
+          } else if (e.is_table() || e.is_array()) {
+            throw UserError(fmt::format("{}: grid key '{}': mix of tables and values", loc(file, v.line), ax.key));
+          } else {
+            auto a = detail::to_assignment(file, ax.key, e, dir);
+            if (a.line == 0) a.line = ax.line;
+            v.label = a.label;
+            v.sets.push_back(std::move(a));
+          }
+          ax.values.push_back(std::move(v));
         }
         s.axes.push_back(std::move(ax));
       }
+      // TOML tables iterate in key order; the grid's axes follow the file.
+      std::stable_sort(s.axes.begin(), s.axes.end(), [](const Axis& a, const Axis& b) { return a.line < b.line; });
     } else if (key == "case") {
       if (!v.is_array_of_tables())
         throw UserError(fmt::format("{}: 'case' must be an array of tables: [[case]]", where));
@@ -334,10 +371,10 @@ inline std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
         rest /= s.axes[i].values.size();
       }
       for (std::size_t i = 0; i < s.axes.size(); ++i) {
-        const auto& a = s.axes[i].values[pick[i]];
-        detail::apply(p.cfg, s.file, a);
-        p.labels.push_back(a.label);
-        parts.push_back(detail::sanitize(short_names[i]) + "-" + detail::sanitize(a.label));
+        const auto& v = s.axes[i].values[pick[i]];
+        for (const auto& a : v.sets) detail::apply(p.cfg, s.file, a);
+        p.labels.push_back(v.label);
+        parts.push_back(detail::sanitize(short_names[i]) + "-" + detail::sanitize(v.label));
       }
       std::string name;
       for (const auto& part : parts) name += (name.empty() ? "" : "_") + part;

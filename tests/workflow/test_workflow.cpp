@@ -137,6 +137,36 @@ name = "tornado"
   EXPECT_EQ(names.size(), pts.size());
 }
 
+TEST(SweepSpec, NamedAxisSetsKeysTogether) {
+  const auto d = scratch("named");
+  const auto s = parse_sweep_text(R"([grid]
+scheme = [{name = "min", "routing.algorithm" = "minimal", "lb.algorithm" = "ecmp"},
+          {name = "spray", "lb.algorithm" = "ops"}]
+"run.seed" = [1, 2]
+)",
+                                  (d / "s.toml").string());
+  const auto pts = expand(s, d.string());
+  ASSERT_EQ(pts.size(), 4u);
+  EXPECT_EQ(pts[0].name, "scheme-min_seed-1");
+  EXPECT_EQ(pts[0].cfg.routing, "minimal");
+  EXPECT_EQ(pts[0].cfg.lb, "ecmp");
+  EXPECT_EQ(pts[3].name, "scheme-spray_seed-2");
+  EXPECT_EQ(pts[3].cfg.routing, "ecmp");  // default: a named entry sets only its own keys
+  EXPECT_EQ(pts[3].cfg.lb, "ops");
+  EXPECT_EQ(lbsim::cli::wf::header(s)[1], "scheme");
+  // Errors inside a named entry point at its line and key.
+  try {
+    expand(parse_sweep_text("[grid]\nscheme = [{name = \"a\", \"lb.algorithm\" = \"ecmp\"},\n"
+                            "  {name = \"b\", \"lb.algorithm\" = \"nope\"}]\n",
+                            (d / "s.toml").string()),
+           d.string());
+    ADD_FAILURE() << "no error";
+  } catch (const lbsim::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.toml:3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'lb.algorithm'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SweepSpec, NoGridIsOneRun) {
   const auto d = scratch("one");
   const auto pts = expand(parse_sweep_text("[set]\n\"topology.hosts\" = 16\n", (d / "s.toml").string()), d.string());
@@ -374,15 +404,15 @@ TEST(Reproduce, ListShowsStatusFromThisBuild) {
 
 TEST(Reproduce, RefusesWhatIsNotBuiltAndRunsWhatIs) {
   const auto d = scratch("reproduce");
-  // reps-fig7 needs failure injection (and REPS); it must refuse instead of running something else.
-  auto r = sh(kLbsim + " reproduce reps-fig7 --quick --out " + (d / "fig7").string());
-  const auto& cat = lbsim::cli::wf::catalog();
-  const auto fig7 = std::find_if(cat.begin(), cat.end(), [](const auto& e) { return e.name == "reps-fig7"; });
-  ASSERT_NE(fig7, cat.end());
-  if (!lbsim::cli::wf::missing_needs(*fig7).empty()) {
-    EXPECT_EQ(r.rc, 2) << r.out;
-    EXPECT_NE(r.out.find("needs"), std::string::npos) << r.out;
-    EXPECT_FALSE(fs::exists(d / "fig7" / "runs"));
+  // An entry whose mechanism is missing from this build must refuse instead of running something else.
+  Result r;
+  for (const auto& e : lbsim::cli::wf::catalog()) {
+    const auto miss = lbsim::cli::wf::missing_needs(e);
+    if (miss.empty() && !e.full.empty()) continue;
+    r = sh(kLbsim + " reproduce " + e.name + " --quick --out " + (d / e.name).string());
+    EXPECT_EQ(r.rc, 2) << e.name << ": " << r.out;
+    EXPECT_NE(r.out.find(miss.empty() ? "no sweep is defined" : "needs " + miss[0]), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(d / e.name / "runs")) << e.name;
   }
   r = sh(kLbsim + " reproduce nonsense");
   EXPECT_EQ(r.rc, 2);
