@@ -32,12 +32,15 @@ run() {  # $1 = scenario name, rest = compare arguments
   echo "== $name: $*"
   # compare exits non-zero when a scheme leaves flows unfinished (OPS under permanent failures):
   # that is a result, shown in the done column.
-  "$lbsim" compare "$root/examples/reps/$name.toml" "$@" --out "$out/$name" > /dev/null || true
-  table "$out/$name"
+  local dir="$out/$name"
+  [[ " $* " == *" --set routing.algorithm=adaptive "* ]] && dir="$out/${name}_adaptive"
+  "$lbsim" compare "$root/examples/reps/$name.toml" "$@" --out "$dir" > /dev/null || true
+  table "$dir"
   echo
 }
 
 run symmetric_permutation --lb reps,ops,ecmp,plb,flowlet,mprdma,mptcp,bitmap
+run symmetric_permutation --lb ecmp,reps --set routing.algorithm=adaptive  # adaptive RoCE-like switches
 run symmetric_tornado --lb reps,ops,ecmp
 run asymmetric_micro --lb reps,ops,ecmp
 run asymmetric_background --lb reps,ops,ecmp
