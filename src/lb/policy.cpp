@@ -18,7 +18,7 @@ const char* feedback_name(Feedback f) {
 }
 
 const std::vector<std::string>& policy_names() {
-  static const std::vector<std::string> names{"ecmp", "ops", "reps", "plb", "flowlet", "mprdma", "mptcp", "bitmap",
+  static const std::vector<std::string> names{"ecmp", "ops", "rr", "reps", "plb", "flowlet", "mprdma", "mptcp", "bitmap",
       "ops_u", "ops_w", "spritz_scout_u", "spritz_scout_w", "spritz_spray_u", "spritz_spray_w", "flicr_u", "flicr_w", "min_path"};
   return names;
 }
@@ -26,6 +26,7 @@ const std::vector<std::string>& policy_names() {
 std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyContext ctx) {
   if (params.name == "ecmp") return std::make_unique<EcmpPolicy>(std::move(ctx));
   if (params.name == "ops") return std::make_unique<OpsPolicy>(std::move(ctx));
+  if (params.name == "rr") return std::make_unique<RoundRobinPolicy>(std::move(ctx));
   if (params.name == "reps") return std::make_unique<RepsPolicy>(std::move(ctx), params.reps);
   // REPS baselines (reps.txt sec. 4.1, src/lb/baselines.h).
   if (params.name == "plb") return std::make_unique<PlbPolicy>(std::move(ctx), params.base);

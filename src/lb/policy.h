@@ -69,6 +69,22 @@ class OpsPolicy final : public EntropyPolicy {
   PolicyContext ctx_;
 };
 
+// Round robin: consecutive EVs from a random start, one per packet. With `layered` routing
+// (layer = EV mod L) this cycles the packets of a connection over the layers.
+class RoundRobinPolicy final : public EntropyPolicy {
+ public:
+  explicit RoundRobinPolicy(PolicyContext ctx)
+      : space_(ctx.ev_space), next_(static_cast<std::uint32_t>(ctx.rng.below(ctx.ev_space))) {}
+  std::uint32_t next_ev(SimTime) override {
+    const std::uint32_t ev = next_;
+    next_ = next_ + 1 == space_ ? 0 : next_ + 1;
+    return ev;
+  }
+
+ private:
+  std::uint32_t space_, next_;
+};
+
 struct PolicyParams {
   std::string name = "ops";
   RepsParams reps;       // [lb] reps_* keys

@@ -18,6 +18,14 @@ namespace lbsim::sim {
 
 namespace {
 
+// Switch routing names: the routing layer's registry plus `layered`, which the sim layer builds
+// (its tables come from the analysis layer; see sim/layered_router.h).
+std::vector<std::string> routing_choices() {
+  auto r = routing::routing_names();
+  r.push_back("layered");
+  return r;
+}
+
 std::vector<std::string> workload_kind_names() {
   auto k = workload::workload_kinds();
   k.push_back("adversarial");
@@ -71,7 +79,10 @@ std::vector<KeyDef> make_keys() {
   range(add("network.ev_bits", &C::ev_bits, "bits", "Width of the entropy value; EVs are drawn from [0, 2^ev_bits)."), 1, 24);
   add("network.bdp_path", &C::bdp_path, "", "Path the base RTT (and so BDP, queues, windows, RTO) is taken from: shortest (longest shortest path) or longest_bounded (longest bounded simple path of topo/paths.h, as spritz.txt V-A sizes the BDP \"based on the longest path\").").choices = {"shortest", "longest_bounded"};
   // [routing]
-  add("routing.algorithm", &C::routing, "", "Switch routing plug-in (minimal, valiant, ugal_l, ecmp_paths: docs/topologies.md \"Switch routing\").").choices = routing::routing_names();
+  add("routing.algorithm", &C::routing, "", "Switch routing plug-in (minimal, valiant, ugal_l, ecmp_paths: docs/topologies.md \"Switch routing\").").choices = routing_choices();
+  range(add("routing.layers", &C::layers, "layers", "layered: number of routing layers L (layer 0 = all links, minimal paths); a packet uses layer EV mod L (slimfly-deployment.txt sec. 4-5)."), 1, 64);
+  add("routing.layer_scheme", &C::layer_scheme, "", "layered: how layers are built: layered (Algorithm 1 / App. B), rues or fatpaths (baselines, docs/layered-routing.md).").choices = {"layered", "rues", "fatpaths"};
+  range(add("routing.layer_keep_fraction", &C::layer_keep_fraction, "", "layered with rues/fatpaths: fraction of links kept in each layer >= 1."), 0.01, 1);
   add("routing.valiant_mode", &C::valiant_mode, "", "valiant: per_hop (next hop drawn uniformly at each switch, the Spritz implementation) or path (uniform over whole Valiant paths, Valiant's definition); spritz.txt V-A.").choices = {"per_hop", "path"};
   add("routing.ugal", &C::ugal, "", "ugal_l: local (UGAL-L, q x h with the source switch's output queues) or global (UGAL-G, queues summed along each path).").choices = {"local", "global"};
   // [transport]

@@ -42,6 +42,9 @@ struct Config {
   std::string bdp_path = "shortest";  // base RTT / BDP from the longest shortest or bounded path
   // [routing]
   std::string routing = "ecmp";
+  std::int64_t layers = 4;
+  std::string layer_scheme = "layered";
+  double layer_keep_fraction = 0.6;
   std::string valiant_mode = "per_hop";  // valiant: per-hop sampling or uniform over whole paths
   std::string ugal = "local";            // ugal_l: UGAL-L or UGAL-G
   // [transport]

@@ -1,4 +1,5 @@
 #include "sim/simulation.h"
+#include "sim/layered_router.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -320,7 +321,17 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   rp.seed = seed;
   rp.valiant_mode = cfg_.valiant_mode;
   rp.ugal = cfg_.ugal;
-  router_ = routing::make_router(rp, *tables_, *net_);
+  if (cfg_.routing == "layered") {
+    analysis::LayerOptions lo;
+    lo.layers = static_cast<int>(cfg_.layers);
+    lo.scheme = analysis::parse_layer_scheme(cfg_.layer_scheme);
+    lo.keep_fraction = cfg_.layer_keep_fraction;
+    lo.seed = seed;
+    router_ = std::make_unique<LayeredRouter>(
+        topo_, analysis::build_layers(analysis::normalize_graph(topo_.switch_adjacency()), lo));
+  } else {
+    router_ = routing::make_router(rp, *tables_, *net_);
+  }
 
   // Failures (reps.txt sec. 4.3.3, App. C): a schedule file and/or a random fraction of links.
   if (!cfg_.failures_file.empty()) failures_ = net::read_failure_file(resolve_relative(cfg_, cfg_.failures_file), topo_);
