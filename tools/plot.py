@@ -320,6 +320,7 @@ def plot_tags(runs, out, formats, written):
             rows[(p, s)] = g
     if not rows:
         return
+    panels = [p for p in panels if any(pp == p for pp, _ in rows)]
     fig, axes = plt.subplots(2, len(panels), figsize=(4.8 * len(panels), 6.4), squeeze=False)
     for j, p in enumerate(panels):
         ss = [s for s in schemes_of(runs, p) if (p, s) in rows]
