@@ -1,1 +1,0 @@
-// Layer analysis: keeps the library target non-empty while the layer has only headers.
