@@ -380,9 +380,6 @@ void validate(const Config& c) {
   if (c.reps_ack_mode == "carry" && c.ev_bits > 16)
     throw UserError(fmt::format("lb.reps_ack_mode = \"carry\" carries 16-bit EVs; network.ev_bits = {} is too wide",
                                 c.ev_bits));
-  if (c.wl_kind == "incast" && c.incast_receiver >= c.hosts)
-    throw UserError(fmt::format("workload.incast_receiver = {} but there are only {} hosts",
-                                c.incast_receiver, c.hosts));
 }
 
 std::string to_toml(const Config& cfg) {

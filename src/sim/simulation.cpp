@@ -126,6 +126,9 @@ workload::Workload build_workload(const Config& cfg, const topo::Topology& topo)
         } else if constexpr (std::is_same_v<P, workload::IncastParams>) {
           p.bytes = cfg.size_bytes;
           p.start = start;
+          if (cfg.incast_receiver >= n)
+            throw UserError(fmt::format("workload.incast_receiver = {} but the topology has only {} hosts",
+                                        cfg.incast_receiver, n));
           p.receiver = static_cast<std::int32_t>(cfg.incast_receiver);
           p.senders = static_cast<std::int32_t>(cfg.incast_senders);
           if (p.senders >= n)
