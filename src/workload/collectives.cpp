@@ -200,16 +200,9 @@ Workload make_collective(const CollectiveParams& p, std::int32_t num_hosts, std:
   }
 
   if (p.background && k < num_hosts) {
-    std::vector<bool> used(static_cast<std::size_t>(num_hosts), false);
-    for (auto h : hosts) used[static_cast<std::size_t>(h)] = true;
-    std::vector<std::int32_t> rest;
-    for (std::int32_t h = 0; h < num_hosts; ++h)
-      if (!used[static_cast<std::size_t>(h)]) rest.push_back(h);
-    if (rest.size() >= 2) {
-      Rng rng(seed, hash_name("workload"), hash_name("collective.background"));
-      append_permutation(w, rest, p.background_bytes > 0 ? p.background_bytes : p.bytes, p.start, rng,
-                         w.tag("background"), p.background_lb);
-    }
+    Rng rng(seed, hash_name("workload"), hash_name("collective.background"));
+    append_permutation_of_rest(w, hosts, num_hosts, p.background_bytes > 0 ? p.background_bytes : p.bytes, p.start,
+                               rng, w.tag("background"), p.background_lb);
   }
   return w;
 }

@@ -162,19 +162,23 @@ Workload make_incast(const IncastParams& p, std::int32_t num_hosts, std::uint64_
   const std::int32_t tag = p.bystanders ? w.tag("incast") : 0;
   for (std::int32_t s : senders) w.flows.push_back(transfer(s, p.receiver, p.bytes, p.start, tag, p.lb));
   if (p.bystanders) {
-    std::vector<bool> busy(static_cast<std::size_t>(num_hosts), false);
-    busy[static_cast<std::size_t>(p.receiver)] = true;
-    for (std::int32_t s : senders) busy[static_cast<std::size_t>(s)] = true;
-    std::vector<std::int32_t> rest;
-    for (std::int32_t h = 0; h < num_hosts; ++h)
-      if (!busy[static_cast<std::size_t>(h)]) rest.push_back(h);
-    if (rest.size() >= 2) {
-      Rng rng(seed, hash_name("workload"), hash_name("incast.bystanders"));
-      append_permutation(w, rest, p.bystander_bytes > 0 ? p.bystander_bytes : p.bytes, p.start, rng,
-                         w.tag("bystander"), p.lb);
-    }
+    std::vector<std::int32_t> busy(senders.begin(), senders.end());
+    busy.push_back(p.receiver);
+    Rng rng(seed, hash_name("workload"), hash_name("incast.bystanders"));
+    append_permutation_of_rest(w, busy, num_hosts, p.bystander_bytes > 0 ? p.bystander_bytes : p.bytes, p.start,
+                               rng, w.tag("bystander"), p.lb);
   }
   return w;
+}
+
+void append_permutation_of_rest(Workload& w, const std::vector<std::int32_t>& excluded, std::int32_t num_hosts,
+                                Bytes bytes, SimTime start, Rng& rng, std::int32_t tag, const std::string& lb) {
+  std::vector<bool> busy(static_cast<std::size_t>(num_hosts), false);
+  for (std::int32_t h : excluded) busy[static_cast<std::size_t>(h)] = true;
+  std::vector<std::int32_t> rest;
+  for (std::int32_t h = 0; h < num_hosts; ++h)
+    if (!busy[static_cast<std::size_t>(h)]) rest.push_back(h);
+  if (rest.size() >= 2) append_permutation(w, rest, bytes, start, rng, tag, lb);
 }
 
 Workload parse_flows_csv(std::istream& in, std::string_view name, std::int32_t num_hosts) {

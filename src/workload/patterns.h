@@ -72,6 +72,12 @@ std::size_t append_permutation(Workload& w, const std::vector<std::int32_t>& hos
                                SimTime start, Rng& rng, std::int32_t tag, const std::string& lb,
                                std::int32_t group_size = 0);
 
+// Every host of [0, num_hosts) that is not in `excluded` joins a random permutation among those hosts
+// (background traffic next to a collective, bystanders next to an incast). Appends nothing when fewer
+// than two hosts remain.
+void append_permutation_of_rest(Workload& w, const std::vector<std::int32_t>& excluded, std::int32_t num_hosts,
+                                Bytes bytes, SimTime start, Rng& rng, std::int32_t tag, const std::string& lb);
+
 // Explicit flow list, CSV with a header line. Required columns (any order): src, dst, bytes, start_us;
 // optional: tag (a tag name), lb (a load-balancer name). '#' starts a comment; blank lines are ignored.
 // Errors name the file, the line and the column. num_hosts <= 0 skips the host-range check.
