@@ -132,10 +132,19 @@ void run_local(const Prepared& pr, const std::vector<const wf::Point*>& todo, in
     while (next < todo.size() && static_cast<int>(running.size()) < workers) {
       const wf::Point* p = todo[next++];
       fs::remove_all(p->cfg.out_dir);
-      const auto pid = spawn({exe, "run", (pr.out / "points" / (p->name + ".toml")).string(), "--quiet"},
-                             (pr.out / "logs" / (p->name + ".log")).string());
-      running[pid] = {p, std::chrono::steady_clock::now()};
+      const std::string log = (pr.out / "logs" / (p->name + ".log")).string();
+      try {
+        const auto pid = spawn({exe, "run", (pr.out / "points" / (p->name + ".toml")).string(), "--quiet"}, log);
+        running[pid] = {p, std::chrono::steady_clock::now()};
+      } catch (const UserError& e) {  // e.g. the binary is being rebuilt: fail this point only
+        fs::create_directories(p->cfg.out_dir);
+        write_file(fs::path(p->cfg.out_dir) / ".exit_code", "127\n");
+        write_file(log, std::string(e.what()) + "\n");
+        ++done;
+        fmt::print("[{}/{}] {}: failed(127): {}\n", done, todo.size(), p->name, e.what());
+      }
     }
+    if (running.empty()) continue;
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) {
@@ -263,8 +272,9 @@ int do_sweep_prepared(Prepared& pr, const SweepOptions& o) {
   std::vector<const wf::Point*> todo;
   for (const auto& p : pr.points)
     if (!wf::run_complete(p)) todo.push_back(&p);
-  fmt::print("sweep {}: {} point(s), {} complete, {} to run; folder {}\n", pr.spec.name, pr.points.size(),
-             pr.points.size() - todo.size(), todo.size(), pr.out.string());
+  fmt::print("sweep {}: {} point(s), {} complete, {} {}; folder {}\n", pr.spec.name, pr.points.size(),
+             pr.points.size() - todo.size(), todo.size(), o.collect ? "incomplete (--collect: not run)" : "to run",
+             pr.out.string());
   std::fflush(stdout);
   if (!todo.empty() && !o.collect) {
     if (o.slurm) {
@@ -382,7 +392,7 @@ int do_reproduce(const ReproOptions& o) {
   so.slurm = o.slurm;
   auto pr = prepare(so.file, so.out);
   const int rc = do_sweep_prepared(pr, so);
-  if (rc != 0 && rc != 3) return rc;
+  // Plot whatever completed (failed runs are left out of the plots and marked in results.csv).
   if (!o.no_plot) {
     const int prc = do_plot(out.string(), (out / "plots").string());
     if (prc != 0) fmt::print(stderr, "lbsim: plotting failed (exit code {}); the results are in {}\n", prc, out.string());

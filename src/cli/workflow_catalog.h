@@ -81,9 +81,9 @@ inline std::string reps_net(int hosts, int radix, const std::string& end_us) {
 
 // REPS Fig. 3 / 5: synthetic benchmarks on the large fat tree, traces and collectives on the small.
 inline std::string reps_fig3(const std::vector<std::string>& lbs, bool quick, const std::string& extra) {
-  const int big = quick ? 64 : 1024, big_radix = quick ? 16 : 64, small = quick ? 32 : 128;
-  const std::string size = quick ? "256KiB" : "8MiB";
-  const std::string csize = quick ? "256KiB" : "4MiB";
+  const int big = quick ? 128 : 1024, big_radix = quick ? 16 : 64, small = quick ? 32 : 128;
+  const std::string size = quick ? "2MiB" : "8MiB";
+  const std::string csize = quick ? "1MiB" : "4MiB";
   std::string s = fmt::format(
       "# REPS (reps.txt) Fig. 3: max FCT of incast, permutation, tornado ({} hosts), web-search traces\n"
       "# at 40-100 % load and AI collectives ({} hosts), healthy symmetric fat tree.\n"
@@ -199,7 +199,7 @@ inline std::string spritz_fig6(const std::string& name, const std::vector<Scheme
   return spritz_header(name, "spritz.txt Fig. 6: permutation and adversarial patterns, Dragonfly and Slim Fly", quick) +
          fmt::format("[set]\n{}\"workload.size\" = \"{}\"\n\"workload.outside_group\" = true\n\n[grid]\n"
                      "\"workload.kind\" = [\"permutation\", \"adversarial\"]\n{}",
-                     spritz_set(full_build), quick ? "256KiB" : "8MiB", scheme_axis(ss)) +
+                     spritz_set(full_build), quick ? "1MiB" : "8MiB", scheme_axis(ss)) +
          spritz_topo_cases(quick);
 }
 
@@ -215,7 +215,7 @@ inline std::string spritz_fig7(const std::string& name, const std::vector<Scheme
     wl += fmt::format("  {{name = \"{}\", \"workload.kind\" = \"{}\", \"workload.ranks\" = {}, "
                       "\"workload.random_subset\" = true, \"workload.background\" = true, "
                       "\"workload.background_lb\" = \"ecmp\", \"workload.size\" = \"{}\", \"workload.window\" = 4}},\n",
-                      k, k, ranks, quick ? "128KiB" : "4MiB");
+                      k, k, ranks, quick ? "512KiB" : "4MiB");
   wl += fmt::format("  {{name = \"websearch\", \"workload.kind\" = \"cdf_trace\", \"workload.cdf\" = \"websearch\", "
                     "\"workload.load\" = 1.0, \"workload.duration_us\" = {}, \"workload.max_senders_per_receiver\" = 1}},\n]\n",
                     quick ? 100 : 1000);
@@ -236,7 +236,7 @@ inline std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
                      "\"workload.incast_bystanders\" = true\n\"workload.size\" = \"{}\"\n\n[grid]\n{}",
                      spritz_set(true), quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, quick ? 40 : 160, quick ? 72 : 1056,
                      quick ? 8 : 32,
-                     quick ? "256KiB" : "4MiB", scheme_axis(ss));
+                     quick ? "1MiB" : "4MiB", scheme_axis(ss));
 }
 
 // REPS failure modes (Fig. 8, reps.txt sec. 4.3.3): each a [[case]]-free named axis value.
@@ -383,7 +383,7 @@ inline std::vector<Entry> catalog() {
                            size));
     };
     add_perm(full, "8MiB");
-    add_perm(quick, "256KiB");
+    add_perm(quick, "1MiB");
     c.push_back({"spritz-fig9", "spritz.txt Fig. 9", "2 % of links failed: permutation, collectives, traces",
                  with(scheme_needs(spritz_failure_schemes()), {bdp, failures}), full, quick, "~3 h", "~1 min", {}});
   }
