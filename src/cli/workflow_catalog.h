@@ -275,7 +275,7 @@ inline std::vector<Entry> catalog() {
   std::vector<Entry> c;
   {
     Entry e{"demo", "README (REPS sec. 4.1 parameters)", "ECMP vs OPS, 128-host fat tree, 4 MiB permutation",
-            {}, "", "", "~10 s", "~2 s", {}};
+            {}, "", "", "1 s", "3 s", {}};
     const auto mk = [](int hosts, const char* size) {
       return fmt::format("# The README demo as a sweep: ECMP vs OPS on a permutation.\nname = \"demo\"\n"
                          "[set]\n{}\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n\n"
@@ -287,11 +287,11 @@ inline std::vector<Entry> catalog() {
     c.push_back(e);
   }
   c.push_back({"reps-fig3", "reps.txt Fig. 3", "healthy fat tree: synthetic, traces, collectives; ECMP, OPS, REPS",
-               {reps}, reps_fig3(reps_lbs, false, ""), reps_fig3(reps_lbs, true, ""), "~1.5 h", "~20 s", {}});
+               {reps}, reps_fig3(reps_lbs, false, ""), reps_fig3(reps_lbs, true, ""), "5.5 min", "12 s", {}});
   c.push_back({"reps-fig3-baselines", "reps.txt Fig. 3 (ECMP, OPS only)",
                "the Fig. 3 scenarios with the committed baselines", {},
                rename(reps_fig3({"ecmp", "ops"}, false, ""), "reps-fig3", "reps-fig3-baselines"),
-               rename(reps_fig3({"ecmp", "ops"}, true, ""), "reps-fig3", "reps-fig3-baselines"), "~1 h", "~11 s", {}});
+               rename(reps_fig3({"ecmp", "ops"}, true, ""), "reps-fig3", "reps-fig3-baselines"), "~4 min", "11 s", {}});
   {
     // Fig. 4: one uplink at 200 Gb/s while every host sends 32 MiB (the paper watches one switch
     // with n flows; here every ToR has them and one random ToR uplink is degraded).
@@ -305,18 +305,18 @@ inline std::vector<Entry> catalog() {
                          quick ? 5 : 20);
     };
     c.push_back({"reps-fig4", "reps.txt Fig. 4", "one ToR uplink at 200 Gb/s, 32 MiB per host; OPS vs REPS",
-                 {reps, failures}, mk(false), mk(true), "~2 min", "~5 s", {}});
+                 {reps, failures}, mk(false), mk(true), "6 s", "3 s", {}});
   }
   {
     const std::string deg = "\"failures.random_fraction\" = 0.03\n\"failures.random_links\" = \"tor_uplinks\"\n"
                             "\"failures.random_kind\" = \"degrade\"\n\"failures.random_rate_gbps\" = 200\n";
     c.push_back({"reps-fig5", "reps.txt Fig. 5", "Fig. 3 scenarios with 3 % of ToR uplinks at 200 Gb/s",
                  {reps, failures}, rename(reps_fig3(reps_lbs, false, deg), "reps-fig3", "reps-fig5"),
-                 rename(reps_fig3(reps_lbs, true, deg), "reps-fig3", "reps-fig5"), "~1.5 h", "~20 s", {}});
+                 rename(reps_fig3(reps_lbs, true, deg), "reps-fig3", "reps-fig5"), "~6 min", "14 s", {}});
     const std::string mix = "\"workload.ecmp_fraction\" = 0.1\n";
     c.push_back({"reps-fig6", "reps.txt Fig. 6", "REPS / OPS traffic next to 10 % ECMP-hashed traffic",
                  {reps, mixed}, rename(reps_fig3(reps_lbs, false, mix), "reps-fig3", "reps-fig6"),
-                 rename(reps_fig3(reps_lbs, true, mix), "reps-fig3", "reps-fig6"), "~1.5 h", "~20 s", {}});
+                 rename(reps_fig3(reps_lbs, true, mix), "reps-fig3", "reps-fig6"), "~6 min", "16 s", {}});
   }
   {
     // Fig. 7: 64 MiB permutation; ToR uplink failures at 100 us for 100 us and at 350 us for 200 us.
@@ -328,7 +328,7 @@ inline std::vector<Entry> catalog() {
                          quick ? "8 MiB" : "64 MiB", reps_net(quick ? 32 : 128, 16, "1000000"), quick ? "8MiB" : "64MiB");
     };
     c.push_back({"reps-fig7", "reps.txt Fig. 7", "64 MiB permutation, uplink failures 100-200 us and 350-550 us",
-                 {reps, fail_file}, mk(false), mk(true), "~5 min", "~30 s",
+                 {reps, fail_file}, mk(false), mk(true), "11 s", "4 s",
                  {{"failures.txt", "# reps.txt sec. 4.3.3: two ToR uplink failures (a shorter and a longer one).\n"
                                    "100 down tor0-spine0 for_us=100\n350 down tor1-spine1 for_us=200\n"}}});
   }
@@ -353,23 +353,23 @@ inline std::vector<Entry> catalog() {
       return out;
     };
     c.push_back({"reps-fig8", "reps.txt Fig. 8", "failure modes: 8 MiB permutation, traces at 100 %, ring allreduce",
-                 {reps, failures}, mk(false), mk(true), "~1 h", "~20 s", {}});
+                 {reps, failures}, mk(false), mk(true), "~12 min", "28 s", {}});
   }
   c.push_back({"spritz-table3", "spritz.txt Table III", "FCT of the monitored 4 MiB flow in the Fig. 5 scenario",
                with(scheme_needs(spritz_schemes()), {fig5wl, bdp}), "", "", "-", "-", {}});
   c.push_back({"spritz-fig6", "spritz.txt Fig. 6", "permutation and adversarial, Dragonfly and Slim Fly, all schemes",
                with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig6("spritz-fig6", spritz_schemes(), true, false),
-               spritz_fig6("spritz-fig6", spritz_schemes(), true, true), "~3 h", "~30 s", {}});
+               spritz_fig6("spritz-fig6", spritz_schemes(), true, true), "~15 min", "17 s", {}});
   c.push_back({"spritz-fig6-baselines", "spritz.txt Fig. 6 (Minimal, ECMP, OPS)",
                "Fig. 6 with the committed routing and load balancers", scheme_needs(baseline_schemes()),
                spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, false),
-               spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, true), "~1 h", "~4 s", {}});
+               spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, true), "~5 min", "10 s", {}});
   c.push_back({"spritz-fig7", "spritz.txt Fig. 7", "collectives (128 random endpoints, ECMP background), traces",
                with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig7("spritz-fig7", spritz_schemes(), true, false),
-               spritz_fig7("spritz-fig7", spritz_schemes(), true, true), "~3 h", "~1 min", {}});
+               spritz_fig7("spritz-fig7", spritz_schemes(), true, true), "~30 min", "34 s", {}});
   c.push_back({"spritz-fig8", "spritz.txt Fig. 8", "32 x 4 MiB incast to node 160 with 1023 bystander flows",
                with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig8(spritz_schemes(), false),
-               spritz_fig8(spritz_schemes(), true), "~30 min", "~10 s", {}});
+               spritz_fig8(spritz_schemes(), true), "4 min", "9 s", {}});
   {
     const std::string fail = "\"failures.random_fraction\" = 0.02\n\"failures.random_links\" = \"switch_links\"\n"
                              "\"failures.random_kind\" = \"down\"\n";
@@ -385,7 +385,7 @@ inline std::vector<Entry> catalog() {
     add_perm(full, "8MiB");
     add_perm(quick, "1MiB");
     c.push_back({"spritz-fig9", "spritz.txt Fig. 9", "2 % of links failed: permutation, collectives, traces",
-                 with(scheme_needs(spritz_failure_schemes()), {bdp, failures}), full, quick, "~3 h", "~1 min", {}});
+                 with(scheme_needs(spritz_failure_schemes()), {bdp, failures}), full, quick, "~40 min", "70 s", {}});
   }
   return c;
 }
