@@ -306,6 +306,21 @@ int do_sweep(const SweepOptions& o) {
 
 // ---- plot -------------------------------------------------------------------------------------------
 
+// The source tree (examples/ for reproduce): $LBSIM_SOURCE_DIR, one level above the executable (a
+// build folder inside the source tree), or the tree this file was compiled from.
+fs::path source_dir() {
+  std::vector<fs::path> cand;
+  if (const char* e = std::getenv("LBSIM_SOURCE_DIR")) cand.emplace_back(e);
+  cand.push_back(fs::path(self_exe()).parent_path().parent_path());
+#ifdef LBSIM_SOURCE_DIR
+  cand.push_back(fs::path(LBSIM_SOURCE_DIR));
+#endif
+  cand.push_back(fs::path(__FILE__).parent_path().parent_path().parent_path());
+  for (const auto& c : cand)
+    if (fs::is_directory(c / "examples") && fs::is_directory(c / "src")) return c;
+  return cand.back();
+}
+
 // tools/ is found, in order, at $LBSIM_TOOLS_DIR, next to the executable (installed layout), one
 // level up (a build folder inside the source tree) and in the source tree this file was compiled
 // from.
@@ -373,7 +388,16 @@ int do_reproduce(const ReproOptions& o) {
     for (const auto& x : miss) m += (m.empty() ? "" : ", ") + x;
     throw UserError(fmt::format("{} ({}) cannot run in this build: needs {}", it->name, it->source, m));
   }
-  const std::string& text = o.quick ? it->quick : it->full;
+  std::string text = o.quick ? it->quick : it->full;
+  if (!it->base.empty()) {
+    const fs::path base = source_dir() / it->base;
+    if (!fs::is_regular_file(base))
+      throw UserError(fmt::format("{}: needs {} from the lbsim source tree (set LBSIM_SOURCE_DIR)", it->name, it->base));
+    for (const auto& [key, val] : {std::pair<std::string, std::string>{"@BASEDIR@", base.parent_path().string()},
+                                   {"@BASE@", base.string()}})
+      for (auto pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos + val.size()))
+        text.replace(pos, key.size(), val);
+  }
   if (text.empty()) throw UserError(fmt::format("{}: no sweep is defined for this experiment yet", it->name));
   if (o.print) {
     std::cout << text;

@@ -396,8 +396,15 @@ TEST(Reproduce, ListShowsStatusFromThisBuild) {
   const auto d = scratch("catalog");
   for (const auto& e : lbsim::cli::wf::catalog()) {
     if (!lbsim::cli::wf::missing_needs(e).empty() || e.full.empty()) continue;
-    for (const auto* text : {&e.full, &e.quick}) {
-      EXPECT_NO_THROW(expand(parse_sweep_text(*text, (d / (e.name + ".toml")).string()), d.string())) << e.name;
+    for (std::string text : {e.full, e.quick}) {
+      if (!e.base.empty()) {  // what `reproduce` does: the base config from the source tree
+        const fs::path base = fs::path(LBSIM_SOURCE_DIR) / e.base;
+        for (const auto& [k, v] : {std::pair<std::string, std::string>{"@BASEDIR@", base.parent_path().string()},
+                                   {"@BASE@", base.string()}})
+          for (auto pos = text.find(k); pos != std::string::npos; pos = text.find(k, pos + v.size()))
+            text.replace(pos, k.size(), v);
+      }
+      EXPECT_NO_THROW(expand(parse_sweep_text(text, (d / (e.name + ".toml")).string()), d.string())) << e.name;
     }
   }
 }
