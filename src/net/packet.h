@@ -4,6 +4,7 @@
 // packets in flight (DESIGN.md "Hot path").
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/time.h"
@@ -51,33 +52,40 @@ struct Packet {
   bool is_control() const { return type != PacketType::Data || trimmed(); }
 };
 
+// Packets live in fixed-size chunks, so a Packet& stays valid while other packets are allocated
+// (a growing std::vector would move them: code that holds a packet while creating its ACK or NACK
+// must not see it move).
 class PacketPool {
  public:
+  static constexpr std::uint32_t kChunkBits = 12;
+  static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+
   std::uint32_t alloc() {
     ++live_;
     ++allocated_;
     if (free_ != kNil) {
       std::uint32_t i = free_;
-      free_ = pkts_[i].next;
-      pkts_[i] = Packet{};
+      free_ = (*this)[i].next;
+      (*this)[i] = Packet{};
       return i;
     }
-    pkts_.emplace_back();
-    return static_cast<std::uint32_t>(pkts_.size() - 1);
+    if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Packet[]>(kChunk));
+    return size_++;
   }
   void release(std::uint32_t i) {
     --live_;
-    pkts_[i].next = free_;
+    (*this)[i].next = free_;
     free_ = i;
   }
-  Packet& operator[](std::uint32_t i) { return pkts_[i]; }
-  const Packet& operator[](std::uint32_t i) const { return pkts_[i]; }
+  Packet& operator[](std::uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  const Packet& operator[](std::uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   std::uint64_t live() const { return live_; }            // packets currently in existence
   std::uint64_t allocated() const { return allocated_; }  // packets ever created
-  std::size_t capacity() const { return pkts_.size(); }
+  std::size_t capacity() const { return size_; }
 
  private:
-  std::vector<Packet> pkts_;
+  std::vector<std::unique_ptr<Packet[]>> chunks_;
+  std::uint32_t size_ = 0;
   std::uint32_t free_ = kNil;
   std::uint64_t live_ = 0;
   std::uint64_t allocated_ = 0;

@@ -169,3 +169,24 @@ TEST(Queue, DeliveryTimesAreSerializationPlusLatency) {
   EXPECT_EQ(times[1] - times[0], 83'200);
   EXPECT_EQ(times[2] - times[1], 83'200);
 }
+
+// A packet reference stays valid while the pool grows: the transport holds the data packet while it
+// allocates the ACK/NACK for it (a growing vector once moved packets under it: a use-after-free
+// whenever a NACK was created exactly when the pool had to grow).
+TEST(PacketPool, ReferencesSurviveGrowth) {
+  net::PacketPool pool;
+  const auto first = pool.alloc();
+  net::Packet& p = pool[first];
+  p.psn = 4242;
+  p.flow = 7;
+  const net::Packet* addr = &p;
+  for (int i = 0; i < 3 * static_cast<int>(net::PacketPool::kChunk); ++i) pool.alloc();
+  EXPECT_EQ(&pool[first], addr);
+  EXPECT_EQ(p.psn, 4242u);
+  EXPECT_EQ(p.flow, 7u);
+  EXPECT_EQ(pool.live(), 1u + 3 * net::PacketPool::kChunk);
+  pool.release(first);
+  const auto again = pool.alloc();  // the free list hands the slot back, reset
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(pool[again].psn, 0u);
+}
