@@ -36,6 +36,14 @@ BitsPerSec rate_of(double gbps_value) {
   return static_cast<BitsPerSec>(std::llround(gbps_value * 1e9));
 }
 
+// RFC 4180 quoting for fields that may hold commas or quotes (Slim Fly labels "sw(0,1,4)").
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 std::string resolve_relative(const Config& cfg, const std::string& path) {
   if (path.empty() || fs::path(path).is_absolute() || cfg.source_file.empty()) return path;
   return (fs::path(cfg.source_file).parent_path() / path).string();
@@ -747,8 +755,8 @@ void Simulation::write_outputs(const std::string& dir) const {
       const auto& p = net_->port(i);
       const auto& st = p.stats;
       const double util = static_cast<double>(st.tx_bytes) * 8e12 / static_cast<double>(p.rate) / t;
-      fmt::print(f, "{},{},{},{},{},{},{:.3f},{},{},{:.6f},{},{},{},{},{}\n", p.node, topo_.nodes[p.node].label, p.local, p.peer,
-                 topo_.nodes[p.peer].label, topo::link_kind_name(topo_.links[p.link].kind), static_cast<double>(p.rate) / 1e9,
+      fmt::print(f, "{},{},{},{},{},{},{:.3f},{},{},{:.6f},{},{},{},{},{}\n", p.node, csv_field(topo_.nodes[p.node].label), p.local, p.peer,
+                 csv_field(topo_.nodes[p.peer].label), topo::link_kind_name(topo_.links[p.link].kind), static_cast<double>(p.rate) / 1e9,
                  st.tx_packets, st.tx_bytes, util, st.drops, st.trims, st.ecn_marks, st.failure_drops, st.max_data_bytes);
     }
   }
