@@ -1,7 +1,7 @@
 // The event queue: a calendar queue of small, trivially copyable records.
 //
-// Events are kept in fixed-width time buckets (2^13 ps = 8.192 ns) on a wheel of 2^12 buckets
-// (a 33.5 us horizon); later events wait in an overflow heap until the wheel reaches them. When the
+// Events are kept in fixed-width time buckets (2^11 ps = 2.048 ns) on a wheel of 2^14 buckets
+// (a 33.5 us horizon; a bitmap of non-empty buckets lets the queue jump over empty ones); later events wait in an overflow heap until the wheel reaches them. When the
 // queue reaches a bucket it sorts it once; events scheduled into the bucket being drained go to a
 // small side heap that is merged on the fly. Pops follow exactly the total order (time, insertion
 // sequence), the same as a single binary heap would give, so equal-time events run in insertion
@@ -11,6 +11,8 @@
 // switch, with no std::function or allocation per event.
 #pragma once
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <cstdint>
 #include <vector>
 
@@ -74,13 +76,14 @@ class EventHeap {
 
 class EventQueue {
  public:
-  static constexpr int kShift = 13;                  // bucket width 2^13 ps
-  static constexpr std::int64_t kBuckets = 1 << 12;  // horizon 2^25 ps = 33.5 us
+  static constexpr int kShift = 11;                  // bucket width 2^11 ps = 2.048 ns
+  static constexpr std::int64_t kBuckets = 1 << 14;  // horizon 2^25 ps = 33.5 us
   // A slot that once held a large burst gives its memory back instead of keeping it for the next
   // lap of the wheel (synchronised flows put thousands of events into one bucket).
   static constexpr std::size_t kSlotKeep = 256;
 
-  EventQueue() : wheel_(static_cast<std::size_t>(kBuckets)) {}
+  EventQueue()
+      : wheel_(static_cast<std::size_t>(kBuckets)), occupied_(static_cast<std::size_t>(kBuckets / 64), 0) {}
 
   void reserve(std::size_t) {}
   bool empty() const { return size_ == 0; }
@@ -98,7 +101,9 @@ class EventQueue {
     if (key <= cur_key_) {
       side_.push(e);  // into the bucket being drained (or, defensively, the past)
     } else if (key - cur_key_ < kBuckets) {
-      wheel_[static_cast<std::size_t>(key & (kBuckets - 1))].push_back(e);
+      const auto slot = static_cast<std::size_t>(key & (kBuckets - 1));
+      wheel_[slot].push_back(e);
+      occupied_[slot >> 6] |= 1ULL << (slot & 63);
       ++in_wheel_;
     } else {
       overflow_.push(e);
@@ -117,17 +122,33 @@ class EventQueue {
     if (pos_ < cur_.size() && (side_.empty() || event_before(cur_[pos_], side_.top()))) return cur_[pos_];
     return side_.top();
   }
-  // Make the current bucket non-empty (requires size_ > 0).
+  // Distance (1..kBuckets) from slot of `key` to the next occupied slot, cyclically.
+  std::int64_t next_occupied(std::int64_t key) const {
+    const std::size_t words = occupied_.size();
+    std::size_t slot = static_cast<std::size_t>((key + 1) & (kBuckets - 1));
+    std::size_t w = slot >> 6;
+    std::uint64_t bits = occupied_[w] & (~0ULL << (slot & 63));
+    std::int64_t dist = 1 - static_cast<std::int64_t>(slot & 63);
+    for (std::size_t n = 0; n <= words; ++n) {
+      if (bits) return dist + std::countr_zero(bits);
+      dist += 64;
+      w = (w + 1) % words;
+      bits = occupied_[w];
+    }
+    return kBuckets;  // unreachable while in_wheel_ > 0
+  }
+  // Make the current bucket non-empty (requires size_ > 0). Jumps straight to the next occupied
+  // wheel slot or the first overflow event, whichever comes first.
   void settle() {
     while (pos_ == cur_.size() && side_.empty()) {
       cur_.clear();
       pos_ = 0;
-      if (in_wheel_ == 0) {
-        cur_key_ = overflow_.top().time >> kShift;  // jump over the empty stretch
-      } else {
-        ++cur_key_;
-      }
-      auto& slot = wheel_[static_cast<std::size_t>(cur_key_ & (kBuckets - 1))];
+      std::int64_t next = std::numeric_limits<std::int64_t>::max();
+      if (in_wheel_ > 0) next = cur_key_ + next_occupied(cur_key_);
+      if (!overflow_.empty()) next = std::min(next, overflow_.top().time >> kShift);
+      cur_key_ = next;
+      const auto si = static_cast<std::size_t>(cur_key_ & (kBuckets - 1));
+      auto& slot = wheel_[si];
       if (!slot.empty()) {
         in_wheel_ -= slot.size();
         cur_.insert(cur_.end(), slot.begin(), slot.end());
@@ -135,6 +156,7 @@ class EventQueue {
           std::vector<Event>().swap(slot);
         else
           slot.clear();
+        occupied_[si >> 6] &= ~(1ULL << (si & 63));
       }
       while (!overflow_.empty() && (overflow_.top().time >> kShift) == cur_key_) cur_.push_back(overflow_.pop());
       if (cur_.size() > 1) std::sort(cur_.begin(), cur_.end(), EventBefore{});
@@ -142,6 +164,7 @@ class EventQueue {
   }
 
   std::vector<std::vector<Event>> wheel_;
+  std::vector<std::uint64_t> occupied_;  // bit per wheel slot: non-empty
   std::vector<Event> cur_;  // the bucket being drained, sorted
   std::size_t pos_ = 0;
   EventHeap side_;          // events pushed into the bucket being drained
