@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "lb/policy.h"
 #include "routing/router.h"
 #include "transport/cc.h"
@@ -179,18 +180,6 @@ std::vector<KeyDef> make_keys() {
   return k;
 }
 
-std::size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1] ? 1 : 0)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 const KeyDef* find_key(const std::string& key) {
   for (const auto& d : config_keys())
     if (d.key == key) return &d;
@@ -311,7 +300,7 @@ std::string closest_key(const std::string& key) {
   std::string best;
   std::size_t best_d = ~std::size_t{0};
   for (const auto& d : config_keys()) {
-    const std::size_t dist = levenshtein(key, d.key);
+    const std::size_t dist = edit_distance(key, d.key);
     if (dist < best_d) {
       best_d = dist;
       best = d.key;

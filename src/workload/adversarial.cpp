@@ -1,4 +1,5 @@
 #include "workload/adversarial.h"
+#include "workload/patterns.h"
 
 #include <algorithm>
 #include <map>
@@ -27,14 +28,7 @@ void check_params(const AdversarialParams& p, const topo::Topology& t, const cha
 }
 
 void add_flow(Workload& w, std::int32_t src, std::int32_t dst, const AdversarialParams& p, std::int32_t tag) {
-  FlowSpec f;
-  f.src = src;
-  f.dst = dst;
-  f.bytes = p.bytes;
-  f.start = p.start;
-  f.tag = tag;
-  f.lb = p.lb;
-  w.flows.push_back(std::move(f));
+  w.flows.push_back(make_transfer(src, dst, p.bytes, p.start, tag, p.lb));
 }
 
 // Hosts attached to each switch (switch index -> host ids in port order). Uses only the port arrays

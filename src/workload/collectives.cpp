@@ -17,13 +17,7 @@ std::int32_t step_tag(Workload& w, std::int64_t s) { return w.tag(fmt::format("s
 
 std::uint32_t push(Workload& w, std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start,
                    std::int32_t tag, const std::string& lb, std::vector<std::uint32_t> deps = {}) {
-  FlowSpec f;
-  f.src = src;
-  f.dst = dst;
-  f.bytes = bytes;
-  f.start = start;
-  f.tag = tag;
-  f.lb = lb;
+  FlowSpec f = make_transfer(src, dst, bytes, start, tag, lb);
   f.deps = std::move(deps);
   w.flows.push_back(std::move(f));
   return static_cast<std::uint32_t>(w.flows.size() - 1);

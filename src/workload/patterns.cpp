@@ -20,18 +20,6 @@ void shuffle(std::vector<std::int32_t>& v, Rng& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
 }
 
-FlowSpec transfer(std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start, std::int32_t tag,
-                  const std::string& lb) {
-  FlowSpec f;
-  f.src = src;
-  f.dst = dst;
-  f.bytes = bytes;
-  f.start = start;
-  f.tag = tag;
-  f.lb = lb;
-  return f;
-}
-
 void check_common(Bytes bytes, SimTime start, std::int32_t num_hosts, const char* what) {
   if (bytes < 0) throw UserError(fmt::format("{}: bytes = {} is negative", what, bytes));
   if (start < 0) throw UserError(fmt::format("{}: start time is negative", what));
@@ -46,6 +34,18 @@ std::vector<std::int32_t> all_hosts(std::int32_t n) {
 }
 
 }  // namespace
+
+FlowSpec make_transfer(std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start, std::int32_t tag,
+                  const std::string& lb) {
+  FlowSpec f;
+  f.src = src;
+  f.dst = dst;
+  f.bytes = bytes;
+  f.start = start;
+  f.tag = tag;
+  f.lb = lb;
+  return f;
+}
 
 std::vector<std::int32_t> random_derangement(const std::vector<std::int32_t>& hosts, Rng& rng,
                                              std::int32_t group_size) {
@@ -105,7 +105,7 @@ std::size_t append_permutation(Workload& w, const std::vector<std::int32_t>& hos
   const std::size_t first = w.flows.size();
   const auto t = random_derangement(hosts, rng, group_size);
   for (std::size_t i = 0; i < hosts.size(); ++i)
-    w.flows.push_back(transfer(hosts[i], t[i], bytes, start, tag, lb));
+    w.flows.push_back(make_transfer(hosts[i], t[i], bytes, start, tag, lb));
   return first;
 }
 
@@ -123,7 +123,7 @@ Workload make_tornado(const TornadoParams& p, std::int32_t num_hosts) {
   Workload w;
   const std::int32_t tag = tag_or_default(w, p.tag);
   for (std::int32_t i = 0; i < num_hosts; ++i)
-    w.flows.push_back(transfer(i, (i + num_hosts / 2) % num_hosts, p.bytes, p.start, tag, p.lb));
+    w.flows.push_back(make_transfer(i, (i + num_hosts / 2) % num_hosts, p.bytes, p.start, tag, p.lb));
   return w;
 }
 
@@ -160,7 +160,7 @@ Workload make_incast(const IncastParams& p, std::int32_t num_hosts, std::uint64_
   }
   Workload w;
   const std::int32_t tag = p.bystanders ? w.tag("incast") : 0;
-  for (std::int32_t s : senders) w.flows.push_back(transfer(s, p.receiver, p.bytes, p.start, tag, p.lb));
+  for (std::int32_t s : senders) w.flows.push_back(make_transfer(s, p.receiver, p.bytes, p.start, tag, p.lb));
   if (p.bystanders) {
     std::vector<std::int32_t> busy(senders.begin(), senders.end());
     busy.push_back(p.receiver);

@@ -61,6 +61,10 @@ Workload make_incast(const IncastParams& p, std::int32_t num_hosts, std::uint64_
 
 // Building blocks shared with the collectives and traces.
 //
+// One transfer entry (no dependencies).
+FlowSpec make_transfer(std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start, std::int32_t tag,
+                       const std::string& lb);
+//
 // A random permutation of `hosts` onto itself without fixed points (target[i] is what hosts[i] sends
 // to). group_size > 0 also forbids targets in the same group (id / group_size). Throws UserError when
 // impossible (fewer than 2 hosts, or a group too large). Without groups the result is uniform over all
