@@ -265,7 +265,7 @@ inline std::vector<Entry> catalog() {
   const Need fail_file{"failures.file", "", "failure schedules (failures.file)"};
   const Need mixed{"workload.ecmp_fraction", "", "mixed REPS/ECMP traffic (workload.ecmp_fraction)"};
   const Need bdp{"network.bdp_path", "", "BDP on the longest path (network.bdp_path)"};
-  const Need fig5wl{"lb.algorithm", "min_path", "lb min_path (background flows of the Fig. 5 scenario)"};
+  const Need fig5wl{"network.queue_packets", "", "Table II queue size in packets (network.queue_packets; the Fig. 5 scenario)"};
   const auto with = [](std::vector<Need> a, std::initializer_list<Need> b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;

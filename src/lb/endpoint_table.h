@@ -70,6 +70,10 @@ struct SpritzParams {
   double min_bias_factor = 100;         // Alg. 2 l. 24: w[0] <- min_bias_factor
   double ecn_bias_rate = 0.9;           // Alg. 2 l. 23: "ecn_rate > 90%"
   SimTime restore_interval = 0;         // global timer restoring timed-out weights; 0 = 10 x RTO
+  // Our extension, off by default (Alg. 2 as written): Scout ignores unmarked ACKs of a path for
+  // this many base RTTs after removing it, so the ACKs of packets already in flight on it do not
+  // put it straight back (docs/spritz.md).
+  double reinsert_holdoff_rtts = 0;
   double flicr_ecn_fraction = 0.5;      // Flicr: repath when this fraction of a base RTT's ACKs is marked
 };
 

@@ -57,6 +57,18 @@ class EcmpPolicy final : public EntropyPolicy {
   std::uint32_t ev_;
 };
 
+// One given EV for every packet: a flow pinned to a path chosen outside the lb layer (e.g. the
+// flows_csv lb value via_group:<g>, resolved by the Simulation against the source-guided paths).
+class FixedEvPolicy final : public EntropyPolicy {
+ public:
+  explicit FixedEvPolicy(std::uint32_t ev) : ev_(ev) {}
+  std::uint32_t next_ev(SimTime) override { return ev_; }
+  std::size_t state_bits() const override { return 16; }
+
+ private:
+  std::uint32_t ev_;
+};
+
 // Oblivious packet spraying: a uniformly random EV for every packet (reps.txt sec. 2.2).
 class OpsPolicy final : public EntropyPolicy {
  public:

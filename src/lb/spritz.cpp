@@ -40,6 +40,7 @@ SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind k
   cum_.resize(n);
   cum_dirty_ = true;
   ecn_counts_.assign(n, 0);
+  if (p_.reinsert_holdoff_rtts > 0) removed_at_.assign(n, kTimeNever);
   buf_.assign(p_.buffer_size, 0);
   if (p_.restore_interval <= 0) p_.restore_interval = 10 * std::max<SimTime>(ctx_.base_rtt, 1);
 }
@@ -89,7 +90,8 @@ std::uint32_t SpritzPolicy::next_ev(SimTime now) {
   return paths_[i].ev;
 }
 
-void SpritzPolicy::remove_from_buffer(std::uint32_t i) {
+void SpritzPolicy::remove_from_buffer(std::uint32_t i, SimTime now) {
+  if (!removed_at_.empty()) removed_at_[i] = now;
   // Compact the ring without the entries equal to i (Scout holds each path at most once).
   std::size_t w = 0;
   for (std::size_t k = 0; k < count_; ++k) {
@@ -128,6 +130,10 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
         // Alg. 2 l. 2-5: insert by latency (the list is sorted by latency, so by index) if absent.
         bool present = false;
         for (std::size_t k = 0; k < count_ && !present; ++k) present = buf_at(k) == i;
+        // Our optional hold-off (SpritzParams::reinsert_holdoff_rtts): a just-removed path stays out.
+        if (!removed_at_.empty() && removed_at_[i] != kTimeNever &&
+            static_cast<double>(now - removed_at_[i]) < p_.reinsert_holdoff_rtts * static_cast<double>(ctx_.base_rtt))
+          present = true;
         if (count_ < cap && !present) {
           std::size_t pos = count_;
           while (pos > 0 && buf_at(pos - 1) > i) {
@@ -147,7 +153,7 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
       if (kind_ == Kind::Scout) {  // Alg. 2 l. 7-13
         if (++ecn_counts_[i] > p_.ecn_threshold) {
           ecn_counts_[i] = 0;
-          remove_from_buffer(i);
+          remove_from_buffer(i, now);
         }
       }  // Alg. 3: ECN marks are ignored (except for ecn_rate)
       ecn_window(true, now);
@@ -155,13 +161,13 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
     case Feedback::Nack:
       if (kind_ == Kind::Scout) {  // Alg. 2 l. 14-17
         ecn_counts_[i] = 0;
-        remove_from_buffer(i);
+        remove_from_buffer(i, now);
       }
       break;
     case Feedback::Timeout:
       if (kind_ == Kind::Scout) {  // Alg. 2 l. 18-22
         ecn_counts_[i] = 0;
-        remove_from_buffer(i);
+        remove_from_buffer(i, now);
       }
       set_weight(i, 0);  // Alg. 2 l. 21 / Alg. 3 l. 8: temporarily block the path
       if (restore_at_ == kTimeNever) restore_at_ = now + p_.restore_interval;

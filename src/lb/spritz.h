@@ -59,7 +59,7 @@ class SpritzPolicy final : public EntropyPolicy {
   void set_weight(std::size_t i, double w);
   void maybe_restore(SimTime now);        // the global timer of sec. IV-A
   void ecn_window(bool marked, SimTime now);
-  void remove_from_buffer(std::uint32_t i);
+  void remove_from_buffer(std::uint32_t i, SimTime now);
   std::size_t buf_at(std::size_t k) const { return buf_[(head_ + k) % buf_.size()]; }
 
   PolicyContext ctx_;
@@ -69,6 +69,7 @@ class SpritzPolicy final : public EntropyPolicy {
   std::vector<double> base_w_, w_, cum_;  // weights: Eq. 1 (or 1.0), current, prefix sums
   bool cum_dirty_ = false;
   std::vector<std::uint16_t> ecn_counts_;
+  std::vector<SimTime> removed_at_;  // Scout: last removal per path (reinsert_holdoff_rtts > 0)
   // buffer_paths: a ring of capacity buffer_size (Spray pushes at the back, pops at the front; Scout
   // keeps it sorted by latency, i.e. by index, front = shortest).
   std::vector<std::uint32_t> buf_;

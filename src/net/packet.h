@@ -20,6 +20,8 @@ enum PacketFlag : std::uint8_t {
   kFlagEcn = 1,         // data: CE mark set by a queue; ack: echo of the data packet's mark
   kFlagTrimmed = 2,     // data: payload was cut by a full queue (packet trimming)
   kFlagRetransmit = 4,  // data: this is a retransmission
+  kFlagPinned = 8,      // data: follows the source-guided path its EV names, whatever the run's
+                        // routing (flows pinned with lb = via_group:<g>)
 };
 
 struct Packet {

@@ -131,4 +131,18 @@ class SourceGuidedRouter final : public net::Router {
   std::vector<std::uint64_t> salt_;  // per node, for the coarse-grained standard hash
 };
 
+// Flows pinned to a source-guided path (packets flagged net::kFlagPinned) under another routing:
+// their packets take the source-guided router, every other packet the run's router.
+class PinnedDispatchRouter final : public net::Router {
+ public:
+  PinnedDispatchRouter(net::Router& inner, net::Router& pinned) : inner_(inner), pinned_(pinned) {}
+  std::int32_t route(std::int32_t node, net::Packet& p) override {
+    return (p.flags & net::kFlagPinned) ? pinned_.route(node, p) : inner_.route(node, p);
+  }
+
+ private:
+  net::Router& inner_;
+  net::Router& pinned_;
+};
+
 }  // namespace lbsim::routing

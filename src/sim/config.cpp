@@ -94,7 +94,8 @@ std::vector<KeyDef> make_keys() {
   range(add("transport.nack_decrease", &C::nack_decrease, "MTUs", "Window decrease per NACK (trimmed packet)."), 0, 1e6);
   range(add("transport.timeout_decrease", &C::timeout_decrease, "MTUs", "Window decrease per retransmission timeout."), 0, 1e6);
   range(add("transport.dctcp_g", &C::dctcp_g, "", "dctcp: EWMA gain g of alpha."), 0, 1);
-  add("transport.quick_adapt", &C::quick_adapt, "", "SMaRTT QuickAdapt: on NACK/timeout set the window to the bytes delivered in the last base RTT, once per base RTT.");
+  add("transport.quick_adapt", &C::quick_adapt, "", "SMaRTT QuickAdapt: on NACK/timeout set the window to the bytes delivered in the last base RTT, once per base RTT, when that is below max window / 2^quick_adapt_gate; the congestion signals of the bytes then in flight cause no further decrease (src/transport/cc.h).");
+  range(add("transport.quick_adapt_gate", &C::quick_adapt_gate, "", "SMaRTT QA gate: QuickAdapt acts only when the bytes delivered in the last base RTT are below max window / 2^gate (3 = 12.5%); 0 = every loss episode."), 0, 30);
   add("transport.fast_increase", &C::fast_increase, "", "SMaRTT FastIncrease: after a window of unmarked ACKs grow by fast_increase_gain x acked per ACK.");
   range(add("transport.fast_increase_gain", &C::fast_increase_gain, "", "FastIncrease growth per acked byte."), 0, 100);
   range(add("transport.rto_us", &C::rto_us, "us", "Retransmission timeout; 0 = max unloaded RTT + drain time of every full queue on the longest path, both directions."), 0, 1e9);
@@ -108,6 +109,7 @@ std::vector<KeyDef> make_keys() {
   range(add("lb.spritz_w_scale", &C::spritz_w_scale, "", "ops_w / spritz_*_w / flicr_w: Eq. 1 weights stretched as 1 + w_scale (lat_longest / lat_i - 1); the longest path keeps 1.0 (sec. V-A: 3; docs/spritz.md)."), 0, 1e6);
   range(add("lb.spritz_min_bias_factor", &C::spritz_min_bias_factor, "weight", "Spritz-Scout/-Spray: w[0] (shortest path) while the ECN rate of a base RTT exceeds spritz_ecn_bias_rate (Alg. 2 l. 23-24)."), 0, 1e12);
   range(add("lb.spritz_ecn_bias_rate", &C::spritz_ecn_bias_rate, "fraction of ACKs", "Spritz-Scout/-Spray: ECN rate above which the sender biases towards the minimal path (Alg. 2: 90%)."), 0, 1);
+  range(add("lb.spritz_reinsert_holdoff_rtts", &C::spritz_reinsert_holdoff_rtts, "base RTTs", "Spritz-Scout, our extension (0 = Alg. 2 as written): after removing a path, ignore its unmarked ACKs for this many base RTTs so the ACKs of packets already in flight on it do not re-insert it (docs/spritz.md)."), 0, 1e6);
   range(add("lb.spritz_restore_us", &C::spritz_restore_us, "us", "Spritz-Scout/-Spray: global timer that restores the Eq. 1 weight of timed-out paths (sec. IV-A); 0 = 10 x RTO."), 0, 1e12);
   range(add("lb.flicr_ecn_fraction", &C::flicr_ecn_fraction, "fraction of ACKs", "Flicr: move to a new path when more than this fraction of one base RTT's ACKs is ECN-marked (sec. V-A)."), 0, 1);
   range(add("lb.reps_buffer_size", &C::reps_buffer_size, "EVs", "REPS: circular buffer elements (reps.txt sec. 3.1: 8; Table 1 sizes the state for 1 and 8)."), 1, 255);
@@ -172,6 +174,7 @@ std::vector<KeyDef> make_keys() {
   add("output.dir", &C::out_dir, "path", "Run folder (created); overridden by --out.");
   add("output.flows_csv", &C::flows_csv, "", "Write flows.csv (one row per workload entry).");
   add("output.ports_csv", &C::ports_csv, "", "Write ports.csv (per-port counters and utilisation).");
+  add("output.path_usage_tag", &C::path_usage_tag, "", "Write path_usage.csv: per EV, what each flow with this tag sent and got back (ACKs, ECN, NACKs, timeouts) and, under source_guided routing, the path the EV names; empty = off.");
   range(add("output.queue_sample_us", &C::queue_sample_us, "us", "Sample switch queue occupancy every this many us into queues.csv; 0 = off."), 0, 1e12);
   // [run]
   range(add("run.seed", &C::seed, "", "Seed of the run; every component derives its own random stream from it."), 0, 9.2e18);

@@ -53,6 +53,7 @@ struct Config {
   double ecn_decrease = 0.5, nack_decrease = 1.0, timeout_decrease = 1.0;
   double dctcp_g = 0.0625;
   bool quick_adapt = false, fast_increase = false;
+  std::int64_t quick_adapt_gate = 3;
   double fast_increase_gain = 1.0;
   double rto_us = 0;  // 0 = derived from the topology
   std::int64_t ack_every = 1;
@@ -67,6 +68,7 @@ struct Config {
   double spritz_min_bias_factor = 100;
   double spritz_ecn_bias_rate = 0.9;
   double spritz_restore_us = 0;  // 0 = 10 x RTO
+  double spritz_reinsert_holdoff_rtts = 0;
   double flicr_ecn_fraction = 0.5;
   std::int64_t reps_buffer_size = 8;
   bool reps_freezing = true;
@@ -128,6 +130,7 @@ struct Config {
   bool flows_csv = true;
   bool ports_csv = true;
   double queue_sample_us = 0;
+  std::string path_usage_tag;  // empty = no path_usage.csv
   // [run]
   std::int64_t seed = 1;
   double end_us = 100000;

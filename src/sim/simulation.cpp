@@ -343,6 +343,13 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   } else {
     router_ = routing::make_router(rp, *tables_, *net_);
   }
+  const auto* sg_run = dynamic_cast<const routing::SourceGuidedRouter*>(router_.get());
+  if ((!sg_run || sg_run->coarse()) &&
+      std::any_of(wl_.flows.begin(), wl_.flows.end(), [](const auto& f) { return f.lb.rfind("via_group:", 0) == 0; })) {
+    pin_sg_ = std::make_unique<routing::SourceGuidedRouter>(*tables_, false, seed);
+    dispatch_ = std::make_unique<routing::PinnedDispatchRouter>(*router_, *pin_sg_);
+  }
+  net::Router& base_router = dispatch_ ? *dispatch_ : *router_;
 
   // Failures (reps.txt sec. 4.3.3, App. C): a schedule file and/or a random fraction of links.
   if (!cfg_.failures_file.empty()) failures_ = net::read_failure_file(resolve_relative(cfg_, cfg_.failures_file), topo_);
@@ -361,7 +368,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   }
   converge_ = from_us(cfg_.converge_us);
   if (converge_ > 0 && !failures_.empty())
-    mask_ = std::make_unique<routing::FailureMaskRouter>(*router_, *tables_, *net_, seed);
+    mask_ = std::make_unique<routing::FailureMaskRouter>(base_router, *tables_, *net_, seed);
 
   // Background traffic that keeps ECMP while the rest uses lb.algorithm (reps.txt sec. 4.3.2).
   if (cfg_.ecmp_fraction > 0) {
@@ -407,14 +414,43 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.cc.timeout_decrease = cfg_.timeout_decrease;
   tp.cc.dctcp_g = cfg_.dctcp_g;
   tp.cc.quick_adapt = cfg_.quick_adapt;
+  tp.cc.quick_adapt_gate = static_cast<int>(cfg_.quick_adapt_gate);
   tp.cc.fast_increase = cfg_.fast_increase;
   tp.cc.fast_increase_gain = cfg_.fast_increase_gain;
 
   // Per-flow load balancers: the entry's own `lb` or the run default, each with its own stream.
+  // `via_group:<g>` pins the flow to its lowest-latency source-guided path through group g (used to
+  // place background traffic on chosen links, e.g. the Spritz Fig. 5 scenario).
   const auto& names = lb::policy_names();
-  for (const auto& f : wl_.flows)
-    if (!f.lb.empty() && std::find(names.begin(), names.end(), f.lb) == names.end())
-      throw UserError("workload: unknown load balancer '" + f.lb + "'");
+  const routing::SourceGuidedRouter* sg_router = pin_sg_ ? pin_sg_.get() : sg_run;
+  for (std::size_t i = 0; i < wl_.flows.size(); ++i) {
+    const auto& f = wl_.flows[i];
+    if (f.lb.empty() || std::find(names.begin(), names.end(), f.lb) != names.end()) continue;
+    if (f.lb.rfind("via_group:", 0) != 0)
+      throw UserError("workload: unknown load balancer '" + f.lb + "' (one of the lb.algorithm names or via_group:<group>)");
+    const std::string where = fmt::format("workload entry {} ({} -> {}), lb '{}'", i, f.src, f.dst, f.lb);
+    std::int32_t g = -1;
+    try {
+      std::size_t used = 0;
+      g = std::stoi(f.lb.substr(10), &used);
+      if (used != f.lb.size() - 10 || g < 0) g = -1;
+    } catch (const std::exception&) {
+      g = -1;
+    }
+    if (g < 0) throw UserError(where + ": expected via_group:<non-negative group number>");
+    const std::int32_t a = topo_.host_switch(f.src), b = topo_.host_switch(f.dst);
+    bool found = false;
+    for (const auto& p : sg_router->tables().entries(a, b)) {  // latency order
+      bool via = false;
+      for (const auto& h : p.hops) via = via || topo_.nodes[h.node].group == g;
+      via = via || topo_.nodes[b].group == g;
+      if (!via) continue;
+      pinned_evs_[static_cast<std::uint32_t>(i)] = p.ev;
+      found = true;
+      break;
+    }
+    if (!found) throw UserError(where + ": no bounded path of this pair passes through group " + std::to_string(g));
+  }
   const Derived d = d_;
   const std::string default_lb = cfg_.lb;
   lb::PolicyParams tuned;  // [lb] tuning shared by every flow (reps.txt sec. 3, 4.5.1)
@@ -442,8 +478,21 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tuned.spritz.ecn_bias_rate = cfg_.spritz_ecn_bias_rate;
   tuned.spritz.restore_interval = cfg_.spritz_restore_us > 0 ? from_us(cfg_.spritz_restore_us) : 10 * d_.rto;
   tuned.spritz.flicr_ecn_fraction = cfg_.flicr_ecn_fraction;
+  tuned.spritz.reinsert_holdoff_rtts = cfg_.spritz_reinsert_holdoff_rtts;
   const bool trimming = cfg_.trimming;
-  auto factory = [d, default_lb, seed, tuned, trimming, sg_lists = &ev_lists_, topo = &topo_](const workload::FlowSpec& s, std::uint32_t id) {
+  std::int32_t record_tag = -1;  // output.path_usage_tag
+  if (!cfg_.path_usage_tag.empty()) {
+    const auto it = std::find(wl_.tags.begin(), wl_.tags.end(), cfg_.path_usage_tag);
+    if (it == wl_.tags.end()) {
+      std::string known;
+      for (const auto& t : wl_.tags) known += (known.empty() ? "" : ", ") + t;
+      throw UserError("output.path_usage_tag: no workload entry has the tag '" + cfg_.path_usage_tag +
+                      "' (tags of this workload: " + known + ")");
+    }
+    record_tag = static_cast<std::int32_t>(it - wl_.tags.begin());
+  }
+  auto factory = [d, default_lb, seed, tuned, trimming, record_tag, rec = &recorders_, sg_lists = &ev_lists_,
+                  pinned = &pinned_evs_, topo = &topo_](const workload::FlowSpec& s, std::uint32_t id) -> std::unique_ptr<lb::EntropyPolicy> {
     lb::PolicyContext ctx;
     ctx.flow = id;
     ctx.src = s.src;
@@ -462,10 +511,15 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
     }
     lb::PolicyParams pp = tuned;
     pp.name = s.lb.empty() ? default_lb : s.lb;
-    return lb::make_policy(pp, std::move(ctx));
+    const auto pin = pinned->find(id);
+    auto policy = pin != pinned->end() ? std::make_unique<lb::FixedEvPolicy>(pin->second) : lb::make_policy(pp, std::move(ctx));
+    if (s.tag != record_tag) return policy;
+    auto recorder = std::make_unique<lb::RecordingPolicy>(std::move(policy));
+    rec->emplace_back(id, recorder.get());
+    return recorder;
   };
   tr_ = std::make_unique<transport::Transport>(*net_, wl_, tp, factory);
-  net_->set_router(mask_ ? mask_.get() : router_.get());
+  net_->set_router(mask_ ? mask_.get() : &base_router);
   net_->set_host_handler(tr_.get());
   net_->set_event_sink(this);
   queue_sample_ = from_us(cfg_.queue_sample_us);
@@ -760,10 +814,47 @@ void Simulation::write_outputs(const std::string& dir) const {
                  st.tx_packets, st.tx_bytes, util, st.drops, st.trims, st.ecn_marks, st.failure_drops, st.max_data_bytes);
     }
   }
+  if (!cfg_.path_usage_tag.empty()) {
+    auto f = open("path_usage.csv");
+    write_path_usage(f);
+  }
   if (queue_sample_ > 0) {
     auto f = open("queues.csv");
     f << "time_us,node,port,peer,data_bytes,ctrl_bytes\n";
     for (const auto& r : queue_rows_) f << r << "\n";
+  }
+}
+
+void Simulation::write_path_usage(std::ostream& os) const {
+  os << "flow,src,dst,ev,ev1,ev2,entry,latency_ns,switch_hops,category,path,sent,acks,ecn_acks,nacks,timeouts,"
+        "first_sent_us,last_sent_us\n";
+  const auto* sg = dynamic_cast<const routing::SourceGuidedRouter*>(router_.get());
+  auto recs = recorders_;
+  std::sort(recs.begin(), recs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [id, rec] : recs) {
+    const auto& s = wl_.flows[id];
+    const std::int32_t a = topo_.host_switch(s.src), b = topo_.host_switch(s.dst);
+    const auto it = ev_lists_.find((static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b));
+    const lb::EvEntryList* list = it == ev_lists_.end() ? nullptr : &it->second;
+    for (const auto& [ev, u] : rec->usage()) {
+      const std::int32_t entry = list ? list->index_of(ev) : -1;
+      std::string latency, hops, category, path;
+      if (entry >= 0) {
+        const auto& e = (*list)[static_cast<std::size_t>(entry)];
+        latency = fmt::format("{:.3f}", static_cast<double>(e.latency) / 1e3);
+        category = e.minimal() ? "minimal" : "non_minimal";
+      }
+      // Fine-grained source-guided routing: the switches the EV leads through (replayed).
+      if (sg && !sg->coarse()) {
+        const auto walk = sg->tables().walk(a, b, ev);
+        hops = std::to_string(walk.size());
+        for (const auto& h : walk) path += topo_.nodes[h.node].label + ">";
+        path += topo_.nodes[b].label;
+      }
+      fmt::print(os, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f}\n", id, s.src, s.dst, ev, ev >> 8, ev & 0xFF,
+                 entry, latency, hops, category, csv_field(path), u.sent, u.acks, u.ecn_acks, u.nacks, u.timeouts,
+                 to_us(u.first_sent), to_us(u.last_sent));
+    }
   }
 }
 

@@ -9,10 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "lb/endpoint_table.h"
+#include "lb/recording.h"
 #include "metrics/report.h"
 #include "net/failures.h"
 #include "net/network.h"
 #include "routing/router.h"
+#include "routing/source_guided.h"
 #include "sim/config.h"
 #include "topo/topology.h"
 #include "transport/transport.h"
@@ -62,6 +64,8 @@ class Simulation final : public net::EventSink {
   int run();
   // Writes config.toml, summary.json, flows.csv, ports.csv (and queues.csv) into `dir`.
   void write_outputs(const std::string& dir) const;
+  // path_usage.csv (output.path_usage_tag, docs/outputs.md).
+  void write_path_usage(std::ostream& os) const;
 
   nlohmann::json summary() const;
   std::vector<metrics::FlowResult> flow_results() const;
@@ -92,10 +96,20 @@ class Simulation final : public net::EventSink {
   std::unique_ptr<routing::MinimalTables> tables_;
   std::unique_ptr<net::Network> net_;
   std::unique_ptr<net::Router> router_;
+  // Flows pinned with via_group under a routing other than fine-grained source_guided: their own
+  // source-guided router and the dispatcher in front of router_ (null otherwise).
+  std::unique_ptr<routing::SourceGuidedRouter> pin_sg_;
+  std::unique_ptr<net::Router> dispatch_;
   std::unique_ptr<transport::Transport> tr_;
   // Spritz EV entry lists per (source switch, destination switch) of the workload's transfers, key
   // src * 2^32 + dst node ids; std::map keeps the addresses the policies hold stable.
   std::map<std::uint64_t, lb::EvEntryList> ev_lists_;
+  // Flows whose lb is via_group:<g>: the EV of their lowest-latency source-guided path through
+  // group g, by workload index.
+  std::map<std::uint32_t, std::uint32_t> pinned_evs_;
+  // output.path_usage_tag: the recorders wrapped around the load balancers of the tagged flows
+  // (owned by the transport's flows), by flow id.
+  std::vector<std::pair<std::uint32_t, const lb::RecordingPolicy*>> recorders_;
   std::vector<net::Failure> failures_;
   std::unique_ptr<net::Router> mask_;  // routing::FailureMaskRouter when failures.converge_us > 0
   SimTime converge_ = 0;

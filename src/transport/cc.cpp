@@ -1,6 +1,7 @@
 #include "transport/cc.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.h"
 
@@ -37,8 +38,9 @@ void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
   acked_cur_ += acked;
   if (marked > 0) {
     clean_bytes_ = 0;
-    ack_marked(acked, marked);
+    if (!stale(acked)) ack_marked(acked, marked);
   } else if (acked > 0) {
+    stale(acked);
     clean_bytes_ += acked;
     if (p_.fast_increase && static_cast<double>(clean_bytes_) >= cwnd_)
       cwnd_ += p_.fast_increase_gain * static_cast<double>(acked);
@@ -49,7 +51,7 @@ void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
 }
 
 // Returns true when QuickAdapt handled (or deliberately ignored) the loss signal.
-bool CongestionControl::quick_adapt(SimTime now) {
+bool CongestionControl::quick_adapt(SimTime now, Bytes inflight) {
   if (!p_.quick_adapt) return false;
   if (first_ack_ < 0 || now - first_ack_ < p_.base_rtt) return false;  // no full RTT measured yet
   roll_window(now);
@@ -61,21 +63,26 @@ bool CongestionControl::quick_adapt(SimTime now) {
                                           : 1.0;
   const double delivered = static_cast<double>(acked_cur_) +
                            static_cast<double>(acked_prev_) * std::max(0.0, 1.0 - frac_cur);
+  // The gate: a mild episode (the flow still delivers more than max_cwnd / 2^gate per base RTT)
+  // is left to the per-signal decrease.
+  if (delivered >= std::ldexp(static_cast<double>(p_.max_cwnd), -p_.quick_adapt_gate)) return false;
   cwnd_ = std::min(cwnd_, delivered);
+  to_ignore_ = inflight;
+  ignored_ = 0;
   qa_quiet_until_ = now + p_.base_rtt;
   ++quick_adapts_;
   return true;
 }
 
-void CongestionControl::on_nack(SimTime now) {
+void CongestionControl::on_nack(SimTime now, Bytes bytes, Bytes inflight) {
   clean_bytes_ = 0;
-  if (!quick_adapt(now)) loss(p_.nack_decrease);
+  if (!stale(bytes) && !quick_adapt(now, inflight)) loss(p_.nack_decrease);
   clamp();
 }
 
-void CongestionControl::on_timeout(SimTime now) {
+void CongestionControl::on_timeout(SimTime now, Bytes bytes, Bytes inflight) {
   clean_bytes_ = 0;
-  if (!quick_adapt(now)) loss(p_.timeout_decrease);
+  if (!stale(bytes) && !quick_adapt(now, inflight)) loss(p_.timeout_decrease);
   clamp();
 }
 

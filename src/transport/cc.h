@@ -16,7 +16,12 @@
 //                 during the last base RTT (what the path actually delivered) instead of shrinking it
 //                 step by step; further loss signals within that base RTT cause no extra reduction.
 //                 It acts only after the first base RTT of ACKs (before that there is no measurement
-//                 and the plain per-loss decrease applies).
+//                 and the plain per-loss decrease applies), and only in a severe episode: when the
+//                 delivered bytes are below max_cwnd / 2^quick_adapt_gate (SMaRTT's QA gate; 3 =
+//                 12.5% of the maximum window; a gate of 0 lets every loss episode through). After it
+//                 fires, the congestion signals (ECN marks, NACKs) of the bytes that were in flight
+//                 at that moment are stale, the window already accounts for them: they cause no
+//                 further decrease until that many bytes have been acknowledged or NACKed.
 //   FastIncrease  after a whole window of ACKs without any congestion signal, grow by
 //                 fast_increase_gain * acked per ACK (about doubling per RTT with gain 1) until the
 //                 next ECN mark, NACK or timeout.
@@ -40,6 +45,7 @@ struct CcParams {
   double timeout_decrease = 1.0;  // MTUs removed per timeout
   double dctcp_g = 1.0 / 16.0;  // dctcp: EWMA gain
   bool quick_adapt = false;
+  int quick_adapt_gate = 3;     // QuickAdapt fires only below max_cwnd >> gate delivered bytes
   bool fast_increase = false;
   double fast_increase_gain = 1.0;
 };
@@ -51,8 +57,9 @@ class CongestionControl {
   double cwnd() const { return cwnd_; }
   // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark.
   void on_ack(Bytes acked, Bytes marked, SimTime now);
-  void on_nack(SimTime now);
-  void on_timeout(SimTime now);
+  // A trimmed (NACKed) or timed-out packet of `bytes`; `inflight` = bytes still in flight after it.
+  void on_nack(SimTime now, Bytes bytes, Bytes inflight);
+  void on_timeout(SimTime now, Bytes bytes, Bytes inflight);
   std::uint64_t quick_adapts() const { return quick_adapts_; }
 
  protected:
@@ -64,13 +71,21 @@ class CongestionControl {
   double cwnd_;
 
  private:
-  bool quick_adapt(SimTime now);
+  bool quick_adapt(SimTime now, Bytes inflight);
+  // True (and the bytes counted) while the feedback of the packets in flight at the last
+  // QuickAdapt is still arriving.
+  bool stale(Bytes bytes) {
+    if (ignored_ >= to_ignore_) return false;
+    ignored_ += bytes;
+    return true;
+  }
   void roll_window(SimTime now);
   // QuickAdapt bookkeeping: bytes acked in the current and previous base-RTT windows.
   SimTime first_ack_ = -1;  // QuickAdapt needs one full base RTT of delivery history first
   SimTime win_start_ = 0;
   Bytes acked_cur_ = 0, acked_prev_ = 0;
   SimTime qa_quiet_until_ = -1;
+  Bytes to_ignore_ = 0, ignored_ = 0;  // stale feedback after a QuickAdapt
   std::uint64_t quick_adapts_ = 0;
   // FastIncrease: bytes acked since the last congestion signal.
   Bytes clean_bytes_ = 0;

@@ -27,6 +27,7 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
     auto& f = flows_[i];
     f.spec = &s;
     f.id = static_cast<std::uint32_t>(i);
+    f.pinned = s.lb.rfind("via_group:", 0) == 0;
     const auto check_host = [&](std::int32_t h, const char* what) {
       if (h < 0 || static_cast<std::size_t>(h) >= hosts)
         throw UserError("workload entry " + std::to_string(i) + ": " + what + " host " +
@@ -173,6 +174,7 @@ std::uint32_t Transport::pull_data(std::int32_t host) {
     p.payload = p.size - static_cast<std::uint32_t>(p_.header);
     p.sent_time = now;
     p.ev = f.lb->next_ev(now);
+    if (f.pinned) p.flags |= net::kFlagPinned;
     if (f.state[psn] == PsnState::Lost) {
       p.flags |= net::kFlagRetransmit;
       ++f.n.retransmits;
@@ -216,7 +218,7 @@ void Transport::on_rto(std::uint32_t id) {
     f.inflight -= packet_bytes(f, psn);
     f.rtx.push_back(psn);
     ++f.n.timeouts;
-    f.cc->on_timeout(now);
+    f.cc->on_timeout(now, packet_bytes(f, psn), f.inflight);
     f.lb->on_feedback(f.ev_of[psn], lb::Feedback::Timeout, now);
     lost_any = true;
   }
@@ -379,7 +381,7 @@ void Transport::on_nack(std::uint32_t pkt) {
     f.state[psn] = PsnState::Lost;
     f.inflight -= packet_bytes(f, psn);
     f.rtx.push_back(psn);
-    f.cc->on_nack(now);
+    f.cc->on_nack(now, packet_bytes(f, psn), f.inflight);
   }
   net_.kick_nic(f.spec->src);
 }

@@ -111,6 +111,27 @@ TEST(SpritzScout, EcnCountingRemovesAfterThreshold) {
   EXPECT_EQ(s.ecn_count(2), 0u);
 }
 
+TEST(SpritzScout, ReinsertHoldoffKeepsARemovedPathOutForItsInFlightAcks) {
+  const auto p = five_paths();
+  lb::SpritzParams sp;
+  sp.reinsert_holdoff_rtts = 2;  // base RTT 1 us: out for 2 us after a removal
+  SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
+  s.on_feedback(ev(p, 1), Feedback::Ack, 0);
+  s.on_feedback(ev(p, 1), Feedback::Nack, us(1));  // removed at 1 us
+  s.on_feedback(ev(p, 1), Feedback::Ack, us(2));   // an ACK of a packet still in flight: ignored
+  EXPECT_TRUE(s.buffer().empty());
+  s.on_feedback(ev(p, 2), Feedback::Ack, us(2));   // other paths are unaffected
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{2}));
+  s.on_feedback(ev(p, 1), Feedback::Ack, us(3));   // 2 us later it may come back, in latency order
+  EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{1, 2}));
+  // Off (Alg. 2 as written), the in-flight ACK puts it straight back.
+  SpritzPolicy plain(ctx(p), lb::SpritzParams{}, K::Scout, W::Uniform);
+  plain.on_feedback(ev(p, 1), Feedback::Ack, 0);
+  plain.on_feedback(ev(p, 1), Feedback::Nack, us(1));
+  plain.on_feedback(ev(p, 1), Feedback::Ack, us(2));
+  EXPECT_EQ(plain.buffer(), (std::vector<std::uint32_t>{1}));
+}
+
 TEST(SpritzScout, TimeoutDisablesAndGlobalTimerRestores) {
   const auto p = five_paths();
   lb::SpritzParams sp;

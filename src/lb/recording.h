@@ -1,0 +1,48 @@
+// A load-balancer decorator that counts, per EV, what one connection sent and what came back
+// (output.path_usage_tag, docs/outputs.md path_usage.csv). It forwards every call unchanged to the
+// wrapped policy and draws no random numbers, so a recorded run is identical to an unrecorded one.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "lb/policy.h"
+
+namespace lbsim::lb {
+
+struct EvUsage {
+  std::uint64_t sent = 0, acks = 0, ecn_acks = 0, nacks = 0, timeouts = 0;
+  SimTime first_sent = kTimeNever, last_sent = 0;
+};
+
+class RecordingPolicy final : public EntropyPolicy {
+ public:
+  explicit RecordingPolicy(std::unique_ptr<EntropyPolicy> inner) : inner_(std::move(inner)) {}
+  std::uint32_t next_ev(SimTime now) override {
+    const std::uint32_t ev = inner_->next_ev(now);
+    EvUsage& u = usage_[ev];
+    ++u.sent;
+    if (u.first_sent == kTimeNever) u.first_sent = now;
+    u.last_sent = now;
+    return ev;
+  }
+  void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override {
+    EvUsage& u = usage_[ev];
+    switch (kind) {
+      case Feedback::Ack: ++u.acks; break;
+      case Feedback::AckEcn: ++u.ecn_acks; break;
+      case Feedback::Nack: ++u.nacks; break;
+      case Feedback::Timeout: ++u.timeouts; break;
+    }
+    inner_->on_feedback(ev, kind, now);
+  }
+  void on_rtt(SimTime rtt, SimTime now) override { inner_->on_rtt(rtt, now); }
+  std::size_t state_bits() const override { return inner_->state_bits(); }
+  const std::map<std::uint32_t, EvUsage>& usage() const { return usage_; }
+
+ private:
+  std::unique_ptr<EntropyPolicy> inner_;
+  std::map<std::uint32_t, EvUsage> usage_;  // by EV, so the CSV comes out in EV order
+};
+
+}  // namespace lbsim::lb
