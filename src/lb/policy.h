@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/rng.h"
@@ -105,6 +106,11 @@ struct PolicyParams {
 };
 
 const std::vector<std::string>& policy_names();
+
+// A workload entry's lb value `via_group:<g>` pins the flow to one source-guided path through group g
+// (resolved by the Simulation, routed by routing::PinnedDispatchRouter); not a policy name.
+inline constexpr std::string_view kViaGroupPrefix = "via_group:";
+inline bool is_via_group(const std::string& lb) { return lb.starts_with(kViaGroupPrefix); }
 std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyContext ctx);
 
 }  // namespace lbsim::lb

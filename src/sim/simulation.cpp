@@ -345,7 +345,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   }
   const auto* sg_run = dynamic_cast<const routing::SourceGuidedRouter*>(router_.get());
   if ((!sg_run || sg_run->coarse()) &&
-      std::any_of(wl_.flows.begin(), wl_.flows.end(), [](const auto& f) { return f.lb.rfind("via_group:", 0) == 0; })) {
+      std::any_of(wl_.flows.begin(), wl_.flows.end(), [](const auto& f) { return lb::is_via_group(f.lb); })) {
     pin_sg_ = std::make_unique<routing::SourceGuidedRouter>(*tables_, false, seed);
     dispatch_ = std::make_unique<routing::PinnedDispatchRouter>(*router_, *pin_sg_);
   }
@@ -426,14 +426,15 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   for (std::size_t i = 0; i < wl_.flows.size(); ++i) {
     const auto& f = wl_.flows[i];
     if (f.lb.empty() || std::find(names.begin(), names.end(), f.lb) != names.end()) continue;
-    if (f.lb.rfind("via_group:", 0) != 0)
+    if (!lb::is_via_group(f.lb))
       throw UserError("workload: unknown load balancer '" + f.lb + "' (one of the lb.algorithm names or via_group:<group>)");
     const std::string where = fmt::format("workload entry {} ({} -> {}), lb '{}'", i, f.src, f.dst, f.lb);
     std::int32_t g = -1;
     try {
       std::size_t used = 0;
-      g = std::stoi(f.lb.substr(10), &used);
-      if (used != f.lb.size() - 10 || g < 0) g = -1;
+      const std::string num = f.lb.substr(lb::kViaGroupPrefix.size());
+      g = std::stoi(num, &used);
+      if (used != num.size() || g < 0) g = -1;
     } catch (const std::exception&) {
       g = -1;
     }
