@@ -47,7 +47,9 @@ std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyCon
     if (n == "spritz_spray_w") return std::make_unique<SpritzPolicy>(std::move(ctx), sp, K::Spray, Weighting::Weighted);
     if (n == "flicr_u") return std::make_unique<FlicrPolicy>(std::move(ctx), sp, Weighting::Uniform);
     if (n == "flicr_w") return std::make_unique<FlicrPolicy>(std::move(ctx), sp, Weighting::Weighted);
-    if (n == "min_path") return std::make_unique<MinPathPolicy>(ctx);
+    // min_path: always the first (lowest-latency, minimal) entry of the EV entry list, to pin
+    // background traffic to minimal routes; without an entry list the switches route EV 0.
+    if (n == "min_path") return std::make_unique<FixedEvPolicy>(ctx.paths && ctx.paths->size() ? (*ctx.paths)[0].ev : 0u);
   }
   throw UserError("unknown load balancer '" + params.name + "'");
 }

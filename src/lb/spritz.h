@@ -26,18 +26,6 @@ class OpsEntryPolicy final : public EntropyPolicy {
   Weighting weighting_;
 };
 
-// Always the first entry of the EV entry list, the lowest-latency (minimal) path: background traffic
-// pinned to minimal routes under source-guided routing (scenarios). Without an entry list every EV is
-// routed by the switches alone, so it sends EV 0.
-class MinPathPolicy final : public EntropyPolicy {
- public:
-  explicit MinPathPolicy(const PolicyContext& ctx) : ev_(ctx.paths && ctx.paths->size() ? (*ctx.paths)[0].ev : 0) {}
-  std::uint32_t next_ev(SimTime) override { return ev_; }
-
- private:
-  std::uint32_t ev_;
-};
-
 // Spritz-Scout (Alg. 1 + 2) and Spritz-Spray (Alg. 1 + 3).
 class SpritzPolicy final : public EntropyPolicy {
  public:
