@@ -1,5 +1,5 @@
 // Benchmark (not a test): time to enumerate the bounded simple paths of every switch pair of the
-// two Table II networks (spritz.txt Table I/II). `build/bench/bench_paths`.
+// two Table II networks ([Spritz] Table I/II). `build/bench/bench_paths`.
 #include <chrono>
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 # `make bench`: the engine's reference benchmark (not a test). Runs the 1024-host 2-tier fat tree
 # permutation of 8 MiB messages with OPS (examples/fat_tree_1024_permutation.toml) and prints wall
 # time, events, events per second and peak memory. Pass BENCH_REPEAT=n to repeat.
-# Second line: the 1056-host Dragonfly of spritz.txt Table II, permutation with receivers outside the
+# Second line: the 1056-host Dragonfly of [Spritz] Table II, permutation with receivers outside the
 # group, 8 MiB per flow, UGAL-L switch routing (examples/routing/dragonfly_permutation.toml); skip it
 # with BENCH_DRAGONFLY=0.
 set -euo pipefail

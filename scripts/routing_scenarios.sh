@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Switch routing on the spritz.txt Table II networks (issue 4, docs/topologies.md "Switch routing"):
+# Switch routing on the [Spritz] Table II networks (issue 4, docs/topologies.md "Switch routing"):
 # for the Dragonfly and the Slim Fly, permutation (receivers outside the group) and adversarial
 # traffic, one `lbsim compare` table over minimal, valiant, ugal_l and ecmp_paths (the paper's ECMP
 # baseline: one bounded path per flow; every config sets lb = ecmp, a fixed EV per flow).

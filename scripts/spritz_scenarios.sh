@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Spritz evaluation scenarios (spritz.txt sec. V, docs/spritz.md) on the Table II networks.
+# Spritz evaluation scenarios ([Spritz] sec. V, docs/spritz.md) on the Table II networks.
 # For each scenario: the switch-routing baselines (Minimal, Valiant, UGAL-L; lb = ecmp, a fixed EV per
 # flow) via `lbsim compare --vary routing.algorithm=...`, then the sender-side schemes over
 # source-guided routing via `lbsim compare --lb ...` (ecmp = one fixed bounded path per flow, the

@@ -238,7 +238,7 @@ std::string plan_json(const CablingPlan& plan) {
 std::string plan_wiring_text(const CablingPlan& plan) {
   const int q = plan.q;
   std::string out = fmt::format(
-      "Slim Fly cabling plan (slimfly-deployment.txt sec. 3.2-3.3): q = {}, delta = {}, k' = {}, p = {}\n"
+      "Slim Fly cabling plan ([SlimFly] sec. 3.2-3.3): q = {}, delta = {}, k' = {}, p = {}\n"
       "{} racks x {} switches (subgroup 0 at the top, subgroup 1 below), {} switch-switch cables, "
       "{} endpoint cables\n"
       "Ports: {} endpoints, {} intra-rack, {} inter-rack (one per other rack, same port in the whole rack)",

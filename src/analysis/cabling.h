@@ -1,5 +1,5 @@
 // Slim Fly cabling: plan, wiring order, rack-pair diagrams, ibnetdiscover parsing and verification
-// (slimfly-deployment.txt sec. 3.2 "Topology structure and construction", 3.3 "Deployment
+// ([SlimFly] sec. 3.2 "Topology structure and construction", 3.3 "Deployment
 // efficiency and ease", 3.4 "Correctness verification", Fig. 3, Fig. 4, App. A.3/A.4).
 //
 // Physical layout (sec. 3.2, App. A.4): q racks; rack R holds subgroup 0 = the MMS switches

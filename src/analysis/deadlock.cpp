@@ -1,4 +1,4 @@
-// Deadlock-free virtual-lane assignment (slimfly-deployment.txt sec. 5.2). See deadlock.h.
+// Deadlock-free virtual-lane assignment ([SlimFly] sec. 5.2). See deadlock.h.
 #include "analysis/deadlock.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Deadlock freedom for layered routing on lossless (credit-based, InfiniBand) networks
-// (slimfly-deployment.txt sec. 5.2).
+// ([SlimFly] sec. 5.2).
 //
 // A route is a switch sequence; its consecutive inter-switch channels (directed links) form the
 // channel dependency graph (CDG). Routes placed on the same virtual lane (VL) are deadlock-free

@@ -1,4 +1,4 @@
-// Layered multipath routing: Algorithm 1 and Appendix B.1 of slimfly-deployment.txt, plus the RUES
+// Layered multipath routing: Algorithm 1 and Appendix B.1 of [SlimFly], plus the RUES
 // and FatPaths-style baselines of sec. 6. See layered.h and docs/layered-routing.md.
 #include "analysis/layered.h"
 

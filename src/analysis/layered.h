@@ -1,5 +1,5 @@
 // Layered multipath routing for low-diameter networks (Slim Fly deployment paper,
-// /work/shared/papers/slimfly-deployment.txt, sec. 4 "High-performance multipathing", Algorithm 1,
+// [SlimFly], sec. 4 "High-performance multipathing", Algorithm 1,
 // and Appendix B.1 "Details of layer generation"), plus the two baselines of sec. 6: RUES (random
 // uniform edge selection) and FatPaths-style acyclic layers.
 //

@@ -1,4 +1,4 @@
-// Maximum achievable throughput as linear programs (slimfly-deployment.txt sec. 6.4). See mat.h.
+// Maximum achievable throughput as linear programs ([SlimFly] sec. 6.4). See mat.h.
 #include "analysis/mat.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Maximum achievable throughput (MAT), slimfly-deployment.txt sec. 6.4 and Fig. 9.
+// Maximum achievable throughput (MAT), [SlimFly] sec. 6.4 and Fig. 9.
 //
 // Definition used here (docs/layered-routing.md): given a switch-level demand matrix D (the
 // aggregate of endpoint-to-endpoint demands, each endpoint injecting at most 1 unit), MAT is the

@@ -1,4 +1,4 @@
-// Path analyses of routing layers (slimfly-deployment.txt sec. 6.1-6.3, Fig. 6-8).
+// Path analyses of routing layers ([SlimFly] sec. 6.1-6.3, Fig. 6-8).
 #include "analysis/pathstats.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Path analyses of a set of routing layers (slimfly-deployment.txt sec. 6.1-6.3): path lengths
+// Path analyses of a set of routing layers ([SlimFly] sec. 6.1-6.3): path lengths
 // (Fig. 6), paths per link (Fig. 7), disjoint paths per switch pair (Fig. 8).
 #pragma once
 #include <map>

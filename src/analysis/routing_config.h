@@ -4,7 +4,7 @@
 // toolkit commands; its [cabling] and [cost.*] tables are accepted and ignored here). Accepted TOML:
 //
 //   [topology]
-//   kind = "slim_fly"   # "slim_fly" (MMS graph, slimfly-deployment.txt App. A), or for small
+//   kind = "slim_fly"   # "slim_fly" (MMS graph, [SlimFly] App. A), or for small
 //                       # experiments "ring" / "complete" (n switches)
 //   q = 5               # slim_fly: prime power with q % 4 != 2 (required)
 //   n = 8               # ring / complete: number of switches (required there)

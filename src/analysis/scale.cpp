@@ -215,7 +215,7 @@ std::optional<double> network_cost(const NetworkSize& n, const std::map<int, Pri
 
 std::string format_table2(const ScaleOptions& o) {
   std::string out = fmt::format(
-      "Table 2 (slimfly-deployment.txt sec. 5.4): largest full-global-bandwidth Slim Fly per switch "
+      "Table 2 ([SlimFly] sec. 5.4): largest full-global-bandwidth Slim Fly per switch "
       "radix\nand #A = 2^LMC addresses per endpoint, with N*#A + N_r <= {} unicast LIDs (rule: {})\n\n",
       kIbUnicastLids, size_rule_name(o.rule));
   out += fmt::format("{:>5}", "#A");
@@ -237,7 +237,7 @@ std::string format_table2(const ScaleOptions& o) {
 
 std::string format_table4(const ScaleOptions& o, const std::map<int, Prices>& prices) {
   std::string out = fmt::format(
-      "Table 4 (slimfly-deployment.txt sec. 7.8, App. D): maximum size and cost per switch radix "
+      "Table 4 ([SlimFly] sec. 7.8, App. D): maximum size and cost per switch radix "
       "(rule: {})\nlinks = switch-switch cables; cost = switches*switch + links*switch_cable + "
       "endpoints*endpoint_cable\n\n",
       size_rule_name(o.rule));

@@ -1,4 +1,4 @@
-// Scale and cost of Slim Fly versus fat trees and HyperX (slimfly-deployment.txt sec. 5.4 / Table 2,
+// Scale and cost of Slim Fly versus fat trees and HyperX ([SlimFly] sec. 5.4 / Table 2,
 // sec. 7.8 / Table 4, App. D).
 //
 // Table 2: the largest full-global-bandwidth Slim Fly (p = ceil(k'/2), App. A.1) that fits a switch

@@ -13,7 +13,7 @@
 //
 //   [cost.radix36]           # prices in USD per item for switches of that radix (any radix)
 //   switch = 12250.0
-//   switch_cable = 980.0     # switch-switch cable (AOC, slimfly-deployment.txt App. D)
+//   switch_cable = 980.0     # switch-switch cable (AOC, [SlimFly] App. D)
 //   endpoint_cable = 245.0   # endpoint-switch cable (DAC, App. D)
 //
 // Unknown tables/keys and wrong types are lbsim::UserError naming file, line, key and the expected

@@ -1,4 +1,4 @@
-// `lbsim cabling plan` and `lbsim cabling verify` (slimfly-deployment.txt sec. 3.3, 3.4).
+// `lbsim cabling plan` and `lbsim cabling verify` ([SlimFly] sec. 3.3, 3.4).
 // Exit codes: 0 = done / fabric matches the plan, 1 = fabric differs from the plan, 2 = user error
 // (bad config, malformed dump; printed by main()).
 #include <filesystem>

@@ -1,4 +1,4 @@
-// `lbsim layers`: layered multipath routing for Slim Fly and friends (slimfly-deployment.txt sec. 4,
+// `lbsim layers`: layered multipath routing for Slim Fly and friends ([SlimFly] sec. 4,
 // 5, 6.1-6.3): builds the layers, prints path statistics (optionally for every layer count up to
 // --layers), writes forwarding tables / LFTs and runs the deadlock analysis.
 // Documented in docs/layered-routing.md.

@@ -1,4 +1,4 @@
-// `lbsim mat`: maximum achievable throughput (slimfly-deployment.txt sec. 6.4, Fig. 9) as linear
+// `lbsim mat`: maximum achievable throughput ([SlimFly] sec. 6.4, Fig. 9) as linear
 // programs solved with COIN-OR CLP: restricted to a layered routing's paths and unrestricted.
 // Documented in docs/layered-routing.md.
 #include <cmath>

@@ -1,4 +1,4 @@
-// `lbsim paths`: bounded simple paths of a Dragonfly / Slim Fly (spritz.txt sec. III, Table I) and
+// `lbsim paths`: bounded simple paths of a Dragonfly / Slim Fly ([Spritz] sec. III, Table I) and
 // the size of the Spritz endpoint table (sec. III-C, Fig. 3). See docs/topologies.md.
 //
 //   lbsim paths CONFIG                      whole network: paths per switch pair, path types,
@@ -201,7 +201,7 @@ int run_network(const PathsConfig& cfg, const topo::Topology& t, const PathsArgs
   fmt::print("bounded paths per switch pair (s != d): min {}, max {} ({} -> {}), mean {:.2f}\n", st.min_paths,
              st.max_paths, t.nodes[t.switch_node(st.max_src)].label, t.nodes[t.switch_node(st.max_dst)].label,
              st.mean_paths);
-  fmt::print("path types (spritz.txt Table I) over {} paths:\n", total);
+  fmt::print("path types ([Spritz] Table I) over {} paths:\n", total);
   fmt::print("  {:>5} {:>6} {:>11} {:>10} {:>10}\n", "local", "global", "latency_ns", "pairs", "paths");
   for (const auto& [k, v] : types)
     fmt::print("  {:>5} {:>6} {:>11} {:>10} {:>10}\n", std::get<2>(k), std::get<1>(k), fmt_ns(std::get<0>(k)),
@@ -265,7 +265,7 @@ int run_fig3(const PathsConfig& cfg, const PathsArgs& a) {
                  topo::endpoint_table_bytes(r.switches, r.max_paths), r.sources);
     return 0;
   }
-  fmt::print("spritz.txt Fig. 3: endpoint-table memory per endpoint = switches x max paths x {} bits\n",
+  fmt::print("[Spritz] Fig. 3: endpoint-table memory per endpoint = switches x max paths x {} bits\n",
              topo::kEvEntryBits);
   fmt::print("{:<10} {:<22} {:>9} {:>8} {:>9} {:>12} {:>8} {:>8}\n", "topology", "params", "endpoints", "switches",
              "max_paths", "table", "sources", "ms");
@@ -294,7 +294,7 @@ int run_paths(const PathsArgs& a) {
 void add_paths_commands(CLI::App& app, Commands& out) {
   auto args = std::make_shared<PathsArgs>();
   auto* sub = app.add_subcommand(
-      "paths", "Bounded simple paths (spritz.txt Table I) and endpoint-table memory (Fig. 3) of a Dragonfly or Slim Fly");
+      "paths", "Bounded simple paths ([Spritz] Table I) and endpoint-table memory (Fig. 3) of a Dragonfly or Slim Fly");
   sub->add_option("config", args->config, "TOML file: [topology] kind and parameters, [network], [paths]");
   sub->add_option("--src", args->src, "Source switch: index, label (e.g. g0s3) or host 'h<id>'");
   sub->add_option("--dst", args->dst, "Destination switch: index, label or host 'h<id>'");

@@ -52,7 +52,7 @@ int do_run(const RunOptions& o) {
                j["perf"]["wall_s"].get<double>(), j["perf"]["events_per_s"].get<double>() / 1e6,
                j["perf"]["peak_rss_mb"].get<double>());
     if (j.contains("reps"))
-      fmt::print("  REPS state per connection: {} bits ({} bytes, reps.txt Table 1); freezing mode entered {} times\n",
+      fmt::print("  REPS state per connection: {} bits ({} bytes, [REPS] Table 1); freezing mode entered {} times\n",
                  j["reps"]["state_bits"].dump(), j["reps"]["state_bytes"].dump(), j["reps"].value("freeze_entries", nlohmann::json(0)).dump());
     fmt::print("  results in {}/\n", cfg.out_dir);
   }

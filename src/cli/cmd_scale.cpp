@@ -1,5 +1,5 @@
 // `lbsim scale`: Table 2 (Slim Fly size vs. LIDs per endpoint) and Table 4 (size and cost of FT2,
-// FT2-B, FT3, HX2, SF) of slimfly-deployment.txt (sec. 5.4, 7.8, App. D); see analysis/scale.h.
+// FT2-B, FT3, HX2, SF) of [SlimFly] (sec. 5.4, 7.8, App. D); see analysis/scale.h.
 #include <memory>
 
 #include <fmt/core.h>

@@ -1,6 +1,6 @@
 // The small TOML configuration read by `lbsim paths` (docs/topologies.md "lbsim paths").
 // It names a Dragonfly or Slim Fly and the network parameters that set Table I latencies
-// (spritz.txt sec. III-C, Table II); the topo layer itself stays free of TOML.
+// ([Spritz] sec. III-C, Table II); the topo layer itself stays free of TOML.
 //
 //   [topology]
 //   kind = "dragonfly"          # or "slim_fly"

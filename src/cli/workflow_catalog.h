@@ -88,7 +88,7 @@ inline std::string reps_fig3(const std::vector<std::string>& lbs, bool quick, co
   const std::string size = quick ? "2MiB" : "8MiB";
   const std::string csize = quick ? "1MiB" : "4MiB";
   std::string s = fmt::format(
-      "# REPS (reps.txt) Fig. 3: max FCT of incast, permutation, tornado ({} hosts), web-search traces\n"
+      "# REPS ([REPS]) Fig. 3: max FCT of incast, permutation, tornado ({} hosts), web-search traces\n"
       "# at 40-100 % load and AI collectives ({} hosts), healthy symmetric fat tree.\n"
       "name = \"reps-fig3\"\n[set]\n{}{}\n[grid]\n\"lb.algorithm\" = {}\n\"run.seed\" = [1]\n",
       big, small, reps_net(big, big_radix, "200000"), extra, list(lbs));
@@ -141,7 +141,7 @@ inline std::vector<Need> scheme_needs(const std::vector<Scheme>& ss) {
   return out;
 }
 
-// spritz.txt sec. V-A baselines: switch routing with a fixed EV, ECMP over the bounded paths, and
+// [Spritz] sec. V-A baselines: switch routing with a fixed EV, ECMP over the bounded paths, and
 // the sender-side schemes over source-guided routing (uniform u / latency-weighted w).
 inline std::vector<Scheme> spritz_schemes() {
   return {{"minimal", "minimal", "ecmp"},           {"valiant", "valiant", "ecmp"},
@@ -161,7 +161,7 @@ inline std::vector<Scheme> baseline_schemes() {
   return {{"minimal", "minimal", "ecmp"}, {"ecmp", "ecmp", "ecmp"}, {"ops", "ecmp", "ops"}};
 }
 
-// spritz.txt Table II networks: Dragonfly p=4 a=8 h=4 (1056 endpoints), Slim Fly q=9 p=7 (1134);
+// [Spritz] Table II networks: Dragonfly p=4 a=8 h=4 (1056 endpoints), Slim Fly q=9 p=7 (1134);
 // quick: Dragonfly p=2 a=4 h=2 (72), Slim Fly q=5 p=3 (150). 400 Gb/s, 25 ns local / 500 ns global
 // links, 500 ns switches, one-BDP queues, Kmin/Kmax 0.2/0.8, trimming, DCTCP with QuickAdapt and
 // FastIncrease, window 1.5 BDP (sec. V-A).
@@ -199,7 +199,7 @@ inline std::string spritz_header(const std::string& name, const std::string& wha
 
 // Fig. 6: permutation (receivers outside the group) and the topology's adversarial pattern.
 inline std::string spritz_fig6(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick) {
-  return spritz_header(name, "spritz.txt Fig. 6: permutation and adversarial patterns, Dragonfly and Slim Fly", quick) +
+  return spritz_header(name, "[Spritz] Fig. 6: permutation and adversarial patterns, Dragonfly and Slim Fly", quick) +
          fmt::format("[set]\n{}\"workload.size\" = \"{}\"\n\"workload.outside_group\" = true\n\n[grid]\n"
                      "\"workload.kind\" = [\"permutation\", \"adversarial\"]\n{}",
                      spritz_set(full_build), quick ? "1MiB" : "8MiB", scheme_axis(ss)) +
@@ -211,7 +211,7 @@ inline std::string spritz_fig6(const std::string& name, const std::vector<Scheme
 inline std::string spritz_fig7(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick,
                                const std::string& extra = "") {
   const int ranks = quick ? 16 : 128;
-  std::string s = spritz_header(name, "spritz.txt Fig. 7: AI collectives with background traffic and web-search traces", quick) +
+  std::string s = spritz_header(name, "[Spritz] Fig. 7: AI collectives with background traffic and web-search traces", quick) +
                   fmt::format("[set]\n{}{}\n[grid]\n{}\n", spritz_set(full_build), extra, scheme_axis(ss));
   std::string wl = "workload = [\n";
   for (const char* k : {"butterfly_allreduce", "ring_allreduce", "alltoall"})
@@ -228,7 +228,7 @@ inline std::string spritz_fig7(const std::string& name, const std::vector<Scheme
 
 // Fig. 8: 32 x 4 MiB incast (senders 0-31) to node 160 plus a disjoint bystander permutation.
 inline std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
-  return spritz_header("spritz-fig8", "spritz.txt Fig. 8: incast with bystanders on Dragonfly", quick) +
+  return spritz_header("spritz-fig8", "[Spritz] Fig. 8: incast with bystanders on Dragonfly", quick) +
          fmt::format("[set]\n{}\"topology.kind\" = \"dragonfly\"\n\"topology.p\" = {}\n\"topology.a\" = {}\n"
                      "\"topology.h\" = {}\n\"topology.link_rate_gbps\" = 400\n\"topology.host_latency_ns\" = 25\n"
                      "\"topology.local_latency_ns\" = 25\n\"topology.global_latency_ns\" = 500\n"
@@ -242,7 +242,7 @@ inline std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
                      quick ? "1MiB" : "4MiB", scheme_axis(ss));
 }
 
-// REPS failure modes (Fig. 8, reps.txt sec. 4.3.3): each a [[case]]-free named axis value.
+// REPS failure modes (Fig. 8, [REPS] sec. 4.3.3): each a [[case]]-free named axis value.
 inline std::string reps_failure_axis() {
   return R"(failure = [
   {name = "one-uplink-down", "failures.random_fraction" = 0.0001, "failures.random_kind" = "down", "failures.random_start_us" = 50},
@@ -289,9 +289,9 @@ inline std::vector<Entry> catalog() {
     e.quick = mk(32, "512KiB");
     c.push_back(e);
   }
-  c.push_back({"reps-fig3", "reps.txt Fig. 3", "healthy fat tree: synthetic, traces, collectives; ECMP, OPS, REPS",
+  c.push_back({"reps-fig3", "[REPS] Fig. 3", "healthy fat tree: synthetic, traces, collectives; ECMP, OPS, REPS",
                {reps}, reps_fig3(reps_lbs, false, ""), reps_fig3(reps_lbs, true, ""), "5.5 min", "12 s", {}});
-  c.push_back({"reps-fig3-baselines", "reps.txt Fig. 3 (ECMP, OPS only)",
+  c.push_back({"reps-fig3-baselines", "[REPS] Fig. 3 (ECMP, OPS only)",
                "the Fig. 3 scenarios with the committed baselines", {},
                rename(reps_fig3({"ecmp", "ops"}, false, ""), "reps-fig3", "reps-fig3-baselines"),
                rename(reps_fig3({"ecmp", "ops"}, true, ""), "reps-fig3", "reps-fig3-baselines"), "~4 min", "11 s", {}});
@@ -299,7 +299,7 @@ inline std::vector<Entry> catalog() {
     // Fig. 4: one uplink at 200 Gb/s while every host sends 32 MiB (the paper watches one switch
     // with n flows; here every ToR has them and one random ToR uplink is degraded).
     const auto mk = [&](bool quick) {
-      return fmt::format("# reps.txt Fig. 4: one ToR uplink degraded to 200 Gb/s, {} permutation, OPS vs REPS.\n"
+      return fmt::format("# [REPS] Fig. 4: one ToR uplink degraded to 200 Gb/s, {} permutation, OPS vs REPS.\n"
                          "name = \"reps-fig4\"\n[set]\n{}\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n"
                          "\"failures.random_fraction\" = 0.0001\n\"failures.random_kind\" = \"degrade\"\n"
                          "\"failures.random_rate_gbps\" = 200\n\"output.queue_sample_us\" = {}\n\n[grid]\n"
@@ -307,32 +307,32 @@ inline std::vector<Entry> catalog() {
                          quick ? "2 MiB" : "32 MiB", reps_net(quick ? 32 : 128, 16, "200000"), quick ? "2MiB" : "32MiB",
                          quick ? 5 : 20);
     };
-    c.push_back({"reps-fig4", "reps.txt Fig. 4", "one ToR uplink at 200 Gb/s, 32 MiB per host; OPS vs REPS",
+    c.push_back({"reps-fig4", "[REPS] Fig. 4", "one ToR uplink at 200 Gb/s, 32 MiB per host; OPS vs REPS",
                  {reps, failures}, mk(false), mk(true), "6 s", "3 s", {}});
   }
   {
     const std::string deg = "\"failures.random_fraction\" = 0.03\n\"failures.random_links\" = \"tor_uplinks\"\n"
                             "\"failures.random_kind\" = \"degrade\"\n\"failures.random_rate_gbps\" = 200\n";
-    c.push_back({"reps-fig5", "reps.txt Fig. 5", "Fig. 3 scenarios with 3 % of ToR uplinks at 200 Gb/s",
+    c.push_back({"reps-fig5", "[REPS] Fig. 5", "Fig. 3 scenarios with 3 % of ToR uplinks at 200 Gb/s",
                  {reps, failures}, rename(reps_fig3(reps_lbs, false, deg), "reps-fig3", "reps-fig5"),
                  rename(reps_fig3(reps_lbs, true, deg), "reps-fig3", "reps-fig5"), "~6 min", "14 s", {}});
     const std::string mix = "\"workload.ecmp_fraction\" = 0.1\n";
-    c.push_back({"reps-fig6", "reps.txt Fig. 6", "REPS / OPS traffic next to 10 % ECMP-hashed traffic",
+    c.push_back({"reps-fig6", "[REPS] Fig. 6", "REPS / OPS traffic next to 10 % ECMP-hashed traffic",
                  {reps, mixed}, rename(reps_fig3(reps_lbs, false, mix), "reps-fig3", "reps-fig6"),
                  rename(reps_fig3(reps_lbs, true, mix), "reps-fig3", "reps-fig6"), "~6 min", "16 s", {}});
   }
   {
     // Fig. 7: 64 MiB permutation; ToR uplink failures at 100 us for 100 us and at 350 us for 200 us.
     const auto mk = [&](bool quick) {
-      return fmt::format("# reps.txt Fig. 7: {} permutation with two uplink failures (failures.txt), OPS vs REPS.\n"
+      return fmt::format("# [REPS] Fig. 7: {} permutation with two uplink failures (failures.txt), OPS vs REPS.\n"
                          "name = \"reps-fig7\"\n[set]\n{}\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n"
                          "\"failures.file\" = \"failures.txt\"\n\"output.queue_sample_us\" = 10\n\n[grid]\n"
                          "\"lb.algorithm\" = [\"ops\", \"reps\"]\n",
                          quick ? "8 MiB" : "64 MiB", reps_net(quick ? 32 : 128, 16, "1000000"), quick ? "8MiB" : "64MiB");
     };
-    c.push_back({"reps-fig7", "reps.txt Fig. 7", "64 MiB permutation, uplink failures 100-200 us and 350-550 us",
+    c.push_back({"reps-fig7", "[REPS] Fig. 7", "64 MiB permutation, uplink failures 100-200 us and 350-550 us",
                  {reps, fail_file}, mk(false), mk(true), "11 s", "4 s",
-                 {{"failures.txt", "# reps.txt sec. 4.3.3: two ToR uplink failures (a shorter and a longer one).\n"
+                 {{"failures.txt", "# [REPS] sec. 4.3.3: two ToR uplink failures (a shorter and a longer one).\n"
                                    "100 down tor0-spine0 for_us=100\n350 down tor1-spine1 for_us=200\n"}}});
   }
   {
@@ -355,34 +355,34 @@ inline std::vector<Entry> catalog() {
       out.insert(out.find("[grid]\n") + 7, reps_failure_axis());
       return out;
     };
-    c.push_back({"reps-fig8", "reps.txt Fig. 8", "failure modes: 8 MiB permutation, traces at 100 %, ring allreduce",
+    c.push_back({"reps-fig8", "[REPS] Fig. 8", "failure modes: 8 MiB permutation, traces at 100 %, ring allreduce",
                  {reps, failures}, mk(false), mk(true), "~12 min", "28 s", {}});
   }
   {
     // Table III: the Fig. 5 scenario (examples/spritz/motivational.toml and its flow files: the
     // monitored 4 MiB flow 0 -> 1037, background flows pinned to minimal paths into the congested
     // groups), loaded and alone ("solo"), for every scheme.
-    const std::string t = std::string("# spritz.txt Table III: FCT of the monitored flow of the Fig. 5 scenario, every scheme.\n"
+    const std::string t = std::string("# [Spritz] Table III: FCT of the monitored flow of the Fig. 5 scenario, every scheme.\n"
                                       "name = \"spritz-table3\"\nbase = \"@BASE@\"\n\n[grid]\n") +
                           scheme_axis(spritz_schemes()) +
                           "\n[[case]]\nname = \"loaded\"\n\"workload.file\" = \"@BASEDIR@/motivational_flows.csv\"\n"
                           "\n[[case]]\nname = \"solo\"\n\"workload.file\" = \"@BASEDIR@/motivational_solo.csv\"\n";
-    Entry e{"spritz-table3", "spritz.txt Table III", "FCT of the monitored 4 MiB flow in the Fig. 5 scenario",
+    Entry e{"spritz-table3", "[Spritz] Table III", "FCT of the monitored 4 MiB flow in the Fig. 5 scenario",
             with(scheme_needs(spritz_schemes()), {fig5wl, bdp}), t, t, "24 s", "24 s", {}};
     e.base = "examples/spritz/motivational.toml";
     c.push_back(e);
   }
-  c.push_back({"spritz-fig6", "spritz.txt Fig. 6", "permutation and adversarial, Dragonfly and Slim Fly, all schemes",
+  c.push_back({"spritz-fig6", "[Spritz] Fig. 6", "permutation and adversarial, Dragonfly and Slim Fly, all schemes",
                with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig6("spritz-fig6", spritz_schemes(), true, false),
                spritz_fig6("spritz-fig6", spritz_schemes(), true, true), "~15 min", "17 s", {}});
-  c.push_back({"spritz-fig6-baselines", "spritz.txt Fig. 6 (Minimal, ECMP, OPS)",
+  c.push_back({"spritz-fig6-baselines", "[Spritz] Fig. 6 (Minimal, ECMP, OPS)",
                "Fig. 6 with the committed routing and load balancers", scheme_needs(baseline_schemes()),
                spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, false),
                spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, true), "~5 min", "10 s", {}});
-  c.push_back({"spritz-fig7", "spritz.txt Fig. 7", "collectives (128 random endpoints, ECMP background), traces",
+  c.push_back({"spritz-fig7", "[Spritz] Fig. 7", "collectives (128 random endpoints, ECMP background), traces",
                with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig7("spritz-fig7", spritz_schemes(), true, false),
                spritz_fig7("spritz-fig7", spritz_schemes(), true, true), "~30 min", "34 s", {}});
-  c.push_back({"spritz-fig8", "spritz.txt Fig. 8", "32 x 4 MiB incast to node 160 with 1023 bystander flows",
+  c.push_back({"spritz-fig8", "[Spritz] Fig. 8", "32 x 4 MiB incast to node 160 with 1023 bystander flows",
                with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig8(spritz_schemes(), false),
                spritz_fig8(spritz_schemes(), true), "4 min", "9 s", {}});
   {
@@ -399,7 +399,7 @@ inline std::vector<Entry> catalog() {
     };
     add_perm(full, "8MiB");
     add_perm(quick, "1MiB");
-    c.push_back({"spritz-fig9", "spritz.txt Fig. 9", "2 % of links failed: permutation, collectives, traces",
+    c.push_back({"spritz-fig9", "[Spritz] Fig. 9", "2 % of links failed: permutation, collectives, traces",
                  with(scheme_needs(spritz_failure_schemes()), {bdp, failures}), full, quick, "~40 min", "70 s", {}});
   }
   return c;

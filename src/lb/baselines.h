@@ -1,4 +1,4 @@
-// The baseline sender-side load balancers of the REPS evaluation (reps.txt sec. 4.1). Each is a
+// The baseline sender-side load balancers of the REPS evaluation ([REPS] sec. 4.1). Each is a
 // small model of the published scheme reduced to what an EV-choosing NIC can do; the modelling
 // choices are stated per class (docs/reps.md "Baselines").
 #pragma once
@@ -13,7 +13,7 @@ namespace lbsim::lb {
 // PLB (Protective Load Balancing): the connection keeps one EV; per round of one base RTT it counts
 // the fraction of ECN-marked ACKs; after `plb_rounds` consecutive rounds at or above
 // `plb_threshold` it repaths (new random EV), and it repaths at once on a retransmission timeout.
-// reps.txt sec. 4.1 runs PLB with aggressive FlowBender-like settings: one congested round suffices.
+// [REPS] sec. 4.1 runs PLB with aggressive FlowBender-like settings: one congested round suffices.
 class PlbPolicy final : public EntropyPolicy {
  public:
   PlbPolicy(PolicyContext ctx, const BaselineParams& p);
@@ -34,7 +34,7 @@ class PlbPolicy final : public EntropyPolicy {
 };
 
 // Flowlet switching: a new random EV whenever the connection was idle for longer than the flowlet
-// timeout (default half the base RTT, reps.txt sec. 4.1), else the current EV.
+// timeout (default half the base RTT, [REPS] sec. 4.1), else the current EV.
 class FlowletPolicy final : public EntropyPolicy {
  public:
   FlowletPolicy(PolicyContext ctx, const BaselineParams& p);
@@ -69,7 +69,7 @@ class MprdmaPolicy final : public EntropyPolicy {
 };
 
 // MPTCP-like: the message is split into `mptcp_subflows` subflows, each with its own random EV
-// fixed for the connection's lifetime (like one QP per subflow, reps.txt sec. 4.1). Modelling:
+// fixed for the connection's lifetime (like one QP per subflow, [REPS] sec. 4.1). Modelling:
 // packets are striped round-robin over the subflows and share the connection's congestion window;
 // a subflow whose packet timed out is skipped for one RTO (its own window would have collapsed),
 // so the other subflows carry its share meanwhile.

@@ -1,4 +1,4 @@
-// Spritz endpoint tables (spritz.txt sec. III-C, III-f, IV Eq. 1) and the tuning of the Spritz
+// Spritz endpoint tables ([Spritz] sec. III-C, III-f, IV Eq. 1) and the tuning of the Spritz
 // family of load balancers. The lb layer never sees switches: the Simulation turns the routing
 // layer's source-guided paths into these EV entry lists, one per (source switch, destination switch)
 // pair, built once per run and shared by every connection between those switches (static
@@ -11,7 +11,7 @@
 
 namespace lbsim::lb {
 
-// spritz.txt sec. III-C: 16 bits of EV (EV1, EV2) + 8 bits of metadata per EV entry.
+// [Spritz] sec. III-C: 16 bits of EV (EV1, EV2) + 8 bits of metadata per EV entry.
 inline constexpr int kEvEntryBits = 24;
 
 // Metadata byte (sec. III-C "latency, disjointness, or statistics"): bit 0 = non-minimal category,
@@ -62,7 +62,7 @@ double eq1_weight(SimTime latency, SimTime longest, double w_scale);
 // are `cum` (cum.back() > 0); u in [0, 1).
 std::size_t sample_cumulative(const std::vector<double>& cum, double u);
 
-// Tuning of OPS (w), Spritz-Scout, Spritz-Spray and Flicr ([lb] keys, spritz.txt Table II, IV).
+// Tuning of OPS (w), Spritz-Scout, Spritz-Spray and Flicr ([lb] keys, [Spritz] Table II, IV).
 struct SpritzParams {
   std::uint32_t buffer_size = 8;        // buffer_paths positions (sec. IV step 1)
   std::uint32_t explore_threshold = 44; // Table II: 44 packets (~0.5 BDP)

@@ -7,7 +7,7 @@
 
 namespace lbsim::lb {
 
-// How REPS learns EVs when the receiver coalesces ACKs (reps.txt sec. 4.5.1).
+// How REPS learns EVs when the receiver coalesces ACKs ([REPS] sec. 4.5.1).
 enum class RepsAckMode : std::uint8_t {
   Plain,  // only the EV echoed in the ACK header is cached
   Carry,  // "ACK + Carry EVs": the coalesced ACK carries every non-ECN EV it covers
@@ -15,7 +15,7 @@ enum class RepsAckMode : std::uint8_t {
 };
 
 struct RepsParams {
-  std::uint32_t buffer_size = 8;     // circular buffer elements (reps.txt sec. 3.1: 8)
+  std::uint32_t buffer_size = 8;     // circular buffer elements ([REPS] sec. 3.1: 8)
   bool freezing = true;              // freezing mode (sec. 3.2); off = App. C.4 "no freezing"
   SimTime freezing_timeout = 0;      // 0 = the RTO
   SimTime idle_timeout = 0;          // a connection idle this long explores again; 0 = never
@@ -26,7 +26,7 @@ struct RepsParams {
   double failure_rtt_factor = 2.0;
 };
 
-// Tuning of the baseline balancers (reps.txt sec. 4.1; src/lb/baselines.h).
+// Tuning of the baseline balancers ([REPS] sec. 4.1; src/lb/baselines.h).
 struct BaselineParams {
   double plb_threshold = 0.25;         // PLB: a round is congested when this fraction of ACKs is ECN-marked
   std::uint32_t plb_rounds = 1;        // PLB: repath after this many consecutive congested rounds

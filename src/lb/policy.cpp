@@ -28,13 +28,13 @@ std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyCon
   if (params.name == "ops") return std::make_unique<OpsPolicy>(std::move(ctx));
   if (params.name == "rr") return std::make_unique<RoundRobinPolicy>(std::move(ctx));
   if (params.name == "reps") return std::make_unique<RepsPolicy>(std::move(ctx), params.reps);
-  // REPS baselines (reps.txt sec. 4.1, src/lb/baselines.h).
+  // REPS baselines ([REPS] sec. 4.1, src/lb/baselines.h).
   if (params.name == "plb") return std::make_unique<PlbPolicy>(std::move(ctx), params.base);
   if (params.name == "flowlet") return std::make_unique<FlowletPolicy>(std::move(ctx), params.base);
   if (params.name == "mprdma") return std::make_unique<MprdmaPolicy>(std::move(ctx));
   if (params.name == "mptcp") return std::make_unique<MptcpPolicy>(std::move(ctx), params.base);
   if (params.name == "bitmap") return std::make_unique<BitmapPolicy>(std::move(ctx), params.base);
-  // Spritz family (spritz.txt sec. IV, V-A), over the EV entry list of the source-guided routing.
+  // Spritz family ([Spritz] sec. IV, V-A), over the EV entry list of the source-guided routing.
   {
     using K = SpritzPolicy::Kind;
     const auto& sp = params.spritz;

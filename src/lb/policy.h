@@ -27,9 +27,9 @@ struct PolicyContext {
   std::uint32_t bdp_packets = 1;      // packets in one bandwidth-delay product
   SimTime base_rtt = 0;               // unloaded RTT of the longest path
   SimTime rto = 0;                    // the transport's retransmission timeout
-  bool trimming = true;               // switches trim (a timeout then means a failure, reps.txt App. A)
+  bool trimming = true;               // switches trim (a timeout then means a failure, [REPS] App. A)
   Rng rng;                            // the policy's own random stream
-  // Spritz: the EV entry list towards the destination switch (spritz.txt sec. III-C), shared by all
+  // Spritz: the EV entry list towards the destination switch ([Spritz] sec. III-C), shared by all
   // connections between the two switches and owned by the Simulation; null without source_guided.
   const EvEntryList* paths = nullptr;
 };
@@ -41,13 +41,13 @@ class EntropyPolicy {
   virtual std::uint32_t next_ev(SimTime now) = 0;
   // Feedback about a packet that was sent with `ev`.
   virtual void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {}
-  // RTT sample of an ACK (now - echoed send time); REPS uses it without trimming (reps.txt App. A).
+  // RTT sample of an ACK (now - echoed send time); REPS uses it without trimming ([REPS] App. A).
   virtual void on_rtt(SimTime rtt, SimTime now) {}
   // Bytes of per-connection state a hardware implementation needs (reports); 0 if not modelled.
   virtual std::size_t state_bits() const { return 0; }
 };
 
-// ECMP: one EV per connection, chosen at random when the connection starts (reps.txt sec. 2.2).
+// ECMP: one EV per connection, chosen at random when the connection starts ([REPS] sec. 2.2).
 class EcmpPolicy final : public EntropyPolicy {
  public:
   explicit EcmpPolicy(PolicyContext ctx) : ev_(static_cast<std::uint32_t>(ctx.rng.below(ctx.ev_space))) {}
@@ -70,7 +70,7 @@ class FixedEvPolicy final : public EntropyPolicy {
   std::uint32_t ev_;
 };
 
-// Oblivious packet spraying: a uniformly random EV for every packet (reps.txt sec. 2.2).
+// Oblivious packet spraying: a uniformly random EV for every packet ([REPS] sec. 2.2).
 class OpsPolicy final : public EntropyPolicy {
  public:
   explicit OpsPolicy(PolicyContext ctx) : ctx_(std::move(ctx)) {}

@@ -1,4 +1,4 @@
-// REPS, Recycled Entropy Packet Spraying (reps.txt sec. 3, Algorithms 1 and 2, Table 1, App. A).
+// REPS, Recycled Entropy Packet Spraying ([REPS] sec. 3, Algorithms 1 and 2, Table 1, App. A).
 //
 // A sender caches the EVs of ACKs that came back without an ECN mark in a circular buffer of
 // `buffer_size` elements (cachedEV + validity bit) and reuses the oldest valid one for its next data

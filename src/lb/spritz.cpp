@@ -11,7 +11,7 @@ const EvEntryList& need_paths(const PolicyContext& ctx) {
   if (ctx.paths == nullptr || ctx.paths->size() == 0)
     throw UserError(
         "the Spritz load balancers (ops_u, ops_w, spritz_*, flicr_*) need an EV entry list: set "
-        "routing.algorithm = \"source_guided\" (spritz.txt sec. III)");
+        "routing.algorithm = \"source_guided\" ([Spritz] sec. III)");
   return *ctx.paths;
 }
 }  // namespace

@@ -1,4 +1,4 @@
-// Spritz load balancers over an EV entry list (spritz.txt sec. IV, V-A): OPS (u)/(w),
+// Spritz load balancers over an EV entry list ([Spritz] sec. IV, V-A): OPS (u)/(w),
 // Spritz-Scout and Spritz-Spray (Algorithms 1-3) in uniform (u) and weighted (w) variants, and Flicr
 // (sender-side flowcell granularity for direct networks, sec. V-A). All need the source-guided
 // routing (routing.algorithm = "source_guided"), which makes each EV of the list one known path.

@@ -1,10 +1,10 @@
 // Failure schedules: links that go down (black hole), run at a lower rate, drop packets at random,
 // and switches that go down, each from a start time for a duration (transient) or for good
-// (reps.txt sec. 4.3.3, App. C.3/C.4; docs/reps.md "Failures").
+// ([REPS] sec. 4.3.3, App. C.3/C.4; docs/reps.md "Failures").
 //
 // The network only holds the per-port state (Port::up, Port::loss_prob, Port::set_rate); the
 // Simulation schedules the start and end of each failure as events and calls apply_failure().
-// Routing does not react by itself (reps.txt sec. 3.2: excluding a failed cable from an ECMP group
+// Routing does not react by itself ([REPS] sec. 3.2: excluding a failed cable from an ECMP group
 // takes milliseconds); an optional convergence delay is applied by the Simulation.
 //
 // File format (failures.file): one failure per line, '#' starts a comment, tokens are separated by

@@ -65,7 +65,7 @@ void Network::start_tx(Port& port, std::uint32_t pkt) {
   ++port.stats.tx_packets;
   port.stats.tx_bytes += p.size;
   // A failed link black-holes what is put on it: the packet occupies the transmitter and vanishes
-  // (no trimming, no NACK), which the sender only learns through its timeout (reps.txt sec. 4.3.3).
+  // (no trimming, no NACK), which the sender only learns through its timeout ([REPS] sec. 4.3.3).
   if (!port.up || (port.loss_prob > 0.0 && port.rng.bernoulli(port.loss_prob))) {
     ++port.stats.failure_drops;
     drop(pkt);
@@ -100,7 +100,7 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
   } else if (port.data.bytes + p.size > qc.data_limit) {
     if (qc.trimming) {
       // Packet trimming: cut the payload, keep the header, and send it ahead in the priority
-      // control queue so the receiver can NACK at once (reps.txt sec. 2.1, spritz.txt sec. II-B).
+      // control queue so the receiver can NACK at once ([REPS] sec. 2.1, [Spritz] sec. II-B).
       ++port.stats.trims;
       p.flags |= kFlagTrimmed;
       p.size = static_cast<std::uint32_t>(qc.header_bytes);
@@ -118,7 +118,7 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
     }
   } else {
     // RED-style ECN on the instantaneous queue the packet sees: probability rises linearly from 0
-    // at Kmin to 1 at Kmax (reps.txt sec. 2.1).
+    // at Kmin to 1 at Kmax ([REPS] sec. 2.1).
     if (qc.ecn) {
       const Bytes q = port.data.bytes;
       if (q >= port.kmax_bytes) {

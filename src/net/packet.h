@@ -44,8 +44,8 @@ struct Packet {
   std::uint8_t flags = 0;
   std::uint8_t hops = 0;        // switches traversed
   std::uint8_t route_state = 0; // routing scratch: phase (e.g. Valiant before/after intermediate)
-  // ack with "ACK + Carry EVs" (reps.txt sec. 4.5.1): the non-ECN EVs of the data packets this
-  // coalesced ack covers (at most kMaxCarriedEvs; 16-bit EVs as in reps.txt Table 1).
+  // ack with "ACK + Carry EVs" ([REPS] sec. 4.5.1): the non-ECN EVs of the data packets this
+  // coalesced ack covers (at most kMaxCarriedEvs; 16-bit EVs as in [REPS] Table 1).
   std::uint8_t carry_n = 0;
   std::uint16_t carry_ev[8] = {};
 

@@ -1,4 +1,4 @@
-// Switch-side adaptivity (reps.txt sec. 4.1 baseline "adaptive RoCE"; sec. 3.2 routing convergence).
+// Switch-side adaptivity ([REPS] sec. 4.1 baseline "adaptive RoCE"; sec. 3.2 routing convergence).
 #pragma once
 #include <cstdint>
 #include <vector>

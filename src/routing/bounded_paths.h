@@ -1,7 +1,7 @@
 // Bounded simple paths per switch pair for the non-minimal switch routing plug-ins (valiant, ugal_l,
 // ecmp_paths), and the packet state that lets a switch forward along a chosen path.
 //
-// The path set is topo::PathEnumerator's (spritz.txt sec. III: "all possible Valiant paths" - in a
+// The path set is topo::PathEnumerator's ([Spritz] sec. III: "all possible Valiant paths" - in a
 // Dragonfly at most 3 local + 2 global hops through one intermediate group, in a Slim Fly Valiant
 // paths of at most 4 hops through one intermediate switch; Table I). A pair's paths are enumerated
 // the first time a packet of that pair is routed (amortized: later packets of the pair allocate
@@ -126,7 +126,7 @@ namespace lbsim::routing {
 // destination switch (serialization + propagation per link, `switch_latency` per switch) and an ACK
 // of `ack_bytes` back over the same links - sim::Simulation's base RTT model, applied to the longest
 // bounded path instead of the longest shortest path (network.bdp_path = "longest_bounded";
-// spritz.txt sec. V-A: the BDP "is calculated based on the longest path for each topology").
+// [Spritz] sec. V-A: the BDP "is calculated based on the longest path for each topology").
 SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes, Bytes ack_bytes);
 
 }  // namespace lbsim::routing

@@ -1,4 +1,4 @@
-// ECMP over the bounded simple paths (spritz.txt sec. V-A "ECMP: Each flow is assigned to a fixed
+// ECMP over the bounded simple paths ([Spritz] sec. V-A "ECMP: Each flow is assigned to a fixed
 // path based on its five-tuple (Section II-A). Assigned paths may be minimal or non-minimal.").
 // The source switch hashes (src, dst, flow, EV, switch salt) onto one of the bounded paths of
 // topo/paths.h between the source and destination switch (Table I's set) and the packet follows it;

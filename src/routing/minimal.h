@@ -1,8 +1,8 @@
-// Topology-aware minimal routes and the `minimal` routing plug-in (spritz.txt sec. II-A "Minimal
+// Topology-aware minimal routes and the `minimal` routing plug-in ([Spritz] sec. II-A "Minimal
 // routing always selects the next hop only along a minimal path").
 //
 // Why this is not simply MinimalTables (min-hop): in a Dragonfly the minimal route of Kim et al.
-// (ISCA 2008; spritz.txt sec. II-A, III-a) is local-global-local: at most one global hop, so the
+// (ISCA 2008; [Spritz] sec. II-A, III-a) is local-global-local: at most one global hop, so the
 // packet goes to a switch of its group that has a global link to the destination group, crosses it
 // and finishes inside the destination group. A plain hop-count BFS also finds global-global paths
 // through a third group: in the Table II Dragonfly (one global link per group pair, switch diameter
@@ -12,7 +12,7 @@
 // of Table I). MinimalRoutes restricts a Dragonfly to paths with at most one global hop and takes
 // the shortest of those (several only when several global links join the two groups, e.g. the
 // Flowcut system with 16 links per group pair). Every other topology (Slim Fly: diameter 2, the
-// minimal routes of slimfly-deployment.txt sec. 2 / spritz.txt sec. III-b; fat trees: up/down) keeps
+// minimal routes of [SlimFly] sec. 2 / [Spritz] sec. III-b; fat trees: up/down) keeps
 // the min-hop sets, so `minimal` there is identical to `ecmp` (same hash and salts).
 #pragma once
 #include <cstdint>

@@ -44,7 +44,7 @@ std::unique_ptr<net::Router> make_router(const RoutingParams& params, const Mini
     return std::make_unique<UgalRouter>(tables, net, params.seed, parse_ugal_mode(params.ugal));
   if (params.name == "ecmp_paths") return std::make_unique<EcmpPathsRouter>(tables, params.seed);
   if (params.name == "adaptive") return std::make_unique<AdaptiveRouter>(tables, net, params.seed);
-  // spritz.txt sec. III: fine-grained (EV1/EV2 identity hash) and coarse-grained (sec. III-D) modes.
+  // [Spritz] sec. III: fine-grained (EV1/EV2 identity hash) and coarse-grained (sec. III-D) modes.
   if (params.name == "source_guided") return std::make_unique<SourceGuidedRouter>(tables, false, params.seed);
   if (params.name == "source_guided_coarse") return std::make_unique<SourceGuidedRouter>(tables, true, params.seed);
   throw UserError("unknown routing '" + params.name + "'");

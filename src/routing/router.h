@@ -19,7 +19,7 @@ struct RoutingParams {
 };
 
 // ECMP over minimal (shortest) paths: at each switch, hash (src, dst, flow, EV, switch salt) modulo
-// the number of shortest-path next hops (reps.txt sec. 2.2). Down-routing in a fat tree has a single
+// the number of shortest-path next hops ([REPS] sec. 2.2). Down-routing in a fat tree has a single
 // candidate and is therefore deterministic.
 class EcmpRouter : public net::Router {
  public:

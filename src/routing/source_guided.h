@@ -1,4 +1,4 @@
-// Source-guided adaptive routing (spritz.txt sec. III-A, III-B, III-D).
+// Source-guided adaptive routing ([Spritz] sec. III-A, III-B, III-D).
 //
 // Every switch decides its role per packet from the header and its position (the hop count the
 // network increments on arrival, so the first switch sees hops == 1):

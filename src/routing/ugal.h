@@ -1,4 +1,4 @@
-// UGAL (Kim et al. ISCA 2008; spritz.txt sec. II-A, V-A "Routing"): at the source switch compare the
+// UGAL (Kim et al. ISCA 2008; [Spritz] sec. II-A, V-A "Routing"): at the source switch compare the
 // minimal route with one randomly chosen Valiant (non-minimal bounded) path:
 //   local  (UGAL-L, the paper's baseline): minimal iff q_min * h_min <= q_val * h_val, where q is the
 //          number of bytes waiting in this switch's output queue of the path's first hop

@@ -1,9 +1,9 @@
-// Valiant routing (spritz.txt sec. II-A, V-A; Kim et al. ISCA 2008 for Dragonfly, Besta & Hoefler
-// SC'14 / slimfly-deployment.txt sec. 2 for Slim Fly): misroute through a random intermediate
+// Valiant routing ([Spritz] sec. II-A, V-A; Kim et al. ISCA 2008 for Dragonfly, Besta & Hoefler
+// SC'14 / [SlimFly] sec. 2 for Slim Fly): misroute through a random intermediate
 // location - a group in a Dragonfly, a switch in a Slim Fly - then route minimally.
 //
-// The Valiant paths are the bounded simple paths of topo/paths.h (spritz.txt sec. III: "we target all
-// possible Valiant paths"; Table I), and spritz.txt sec. V-A (last paragraph) names the two ways of
+// The Valiant paths are the bounded simple paths of topo/paths.h ([Spritz] sec. III: "we target all
+// possible Valiant paths"; Table I), and [Spritz] sec. V-A (last paragraph) names the two ways of
 // sampling them, both offered here (routing.valiant_mode):
 //   per_hop  the next hop is sampled uniformly and independently at each switch among the next hops
 //            that stay on a Valiant path (the paper's implementation). Where a global hop is needed

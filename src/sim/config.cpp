@@ -43,7 +43,7 @@ std::vector<KeyDef> make_keys() {
   auto range = [](KeyDef& d, double lo, double hi) -> KeyDef& { d.min = lo; d.max = hi; return d; };
 
   // [topology]
-  add("topology.kind", &C::topo_kind, "", "Topology generator: fat_tree (reps.txt 4.1), dragonfly (spritz.txt II-A, docs/topologies.md), slim_fly (MMS graph, slimfly-deployment.txt sec. 2).").choices = {"fat_tree", "dragonfly", "slim_fly"};
+  add("topology.kind", &C::topo_kind, "", "Topology generator: fat_tree ([REPS] 4.1), dragonfly ([Spritz] II-A, docs/topologies.md), slim_fly (MMS graph, [SlimFly] sec. 2).").choices = {"fat_tree", "dragonfly", "slim_fly"};
   range(add("topology.hosts", &C::hosts, "hosts", "Number of hosts (endpoints)."), 2, 1e7);
   range(add("topology.tiers", &C::tiers, "", "Fat tree: 2 (ToR + spine) or 3 (ToR + aggregation + core, in pods)."), 2, 3);
   range(add("topology.radix", &C::radix, "ports", "Fat tree: switch port count k."), 2, 4096);
@@ -63,7 +63,7 @@ std::vector<KeyDef> make_keys() {
   add("topology.global_map", &C::global_map, "path", "Dragonfly: explicit global-link map file (overrides arrangement), relative to the config file.");
   range(add("topology.q", &C::q, "", "Slim Fly: the prime power q of the MMS construction (q = 4w + delta)."), 2, 1e4);
   range(add("topology.link_rate_gbps", &C::link_rate_gbps, "Gb/s", "Dragonfly / Slim Fly: rate of every link (host links included)."), 1e-3, 1e6);
-  range(add("topology.local_latency_ns", &C::local_latency_ns, "ns", "Dragonfly / Slim Fly: latency of local (intra-group / intra-rack) links (spritz.txt Table II: 25)."), 0, 1e9);
+  range(add("topology.local_latency_ns", &C::local_latency_ns, "ns", "Dragonfly / Slim Fly: latency of local (intra-group / intra-rack) links ([Spritz] Table II: 25)."), 0, 1e9);
   range(add("topology.global_latency_ns", &C::global_latency_ns, "ns", "Dragonfly / Slim Fly: latency of global (inter-group / inter-rack) links (Table II: 500)."), 0, 1e9);
   // [network]
   range(add("network.switch_latency_ns", &C::switch_latency_ns, "ns", "Fixed switch traversal latency, added when a packet arrives at a switch."), 0, 1e9);
@@ -78,13 +78,13 @@ std::vector<KeyDef> make_keys() {
   add("network.ecn", &C::ecn, "", "Enable ECN marking.");
   add("network.trimming", &C::trimming, "", "Trim packets that overflow the data queue (else tail-drop them).");
   range(add("network.ev_bits", &C::ev_bits, "bits", "Width of the entropy value; EVs are drawn from [0, 2^ev_bits)."), 1, 24);
-  add("network.bdp_path", &C::bdp_path, "", "Path the base RTT (and so BDP, queues, windows, RTO) is taken from: shortest (longest shortest path) or longest_bounded (longest bounded simple path of topo/paths.h, as spritz.txt V-A sizes the BDP \"based on the longest path\").").choices = {"shortest", "longest_bounded"};
+  add("network.bdp_path", &C::bdp_path, "", "Path the base RTT (and so BDP, queues, windows, RTO) is taken from: shortest (longest shortest path) or longest_bounded (longest bounded simple path of topo/paths.h, as [Spritz] V-A sizes the BDP \"based on the longest path\").").choices = {"shortest", "longest_bounded"};
   // [routing]
   add("routing.algorithm", &C::routing, "", "Switch routing plug-in (minimal, valiant, ugal_l, ecmp_paths: docs/topologies.md \"Switch routing\").").choices = routing_choices();
-  range(add("routing.layers", &C::layers, "layers", "layered: number of routing layers L (layer 0 = all links, minimal paths); a packet uses layer EV mod L (slimfly-deployment.txt sec. 4-5)."), 1, 64);
+  range(add("routing.layers", &C::layers, "layers", "layered: number of routing layers L (layer 0 = all links, minimal paths); a packet uses layer EV mod L ([SlimFly] sec. 4-5)."), 1, 64);
   add("routing.layer_scheme", &C::layer_scheme, "", "layered: how layers are built: layered (Algorithm 1 / App. B), rues or fatpaths (baselines, docs/layered-routing.md).").choices = {"layered", "rues", "fatpaths"};
   range(add("routing.layer_keep_fraction", &C::layer_keep_fraction, "", "layered with rues/fatpaths: fraction of links kept in each layer >= 1."), 0.01, 1);
-  add("routing.valiant_mode", &C::valiant_mode, "", "valiant: per_hop (next hop drawn uniformly at each switch, the Spritz implementation) or path (uniform over whole Valiant paths, Valiant's definition); spritz.txt V-A.").choices = {"per_hop", "path"};
+  add("routing.valiant_mode", &C::valiant_mode, "", "valiant: per_hop (next hop drawn uniformly at each switch, the Spritz implementation) or path (uniform over whole Valiant paths, Valiant's definition); [Spritz] V-A.").choices = {"per_hop", "path"};
   add("routing.ugal", &C::ugal, "", "ugal_l: local (UGAL-L, q x h with the source switch's output queues) or global (UGAL-G, queues summed along each path).").choices = {"local", "global"};
   // [transport]
   add("transport.cc", &C::cc, "", "Congestion control: dctcp_ack (per-ACK DCTCP variant of MPRDMA/REPS), dctcp (classic), none (fixed window).").choices = transport::cc_names();
@@ -103,7 +103,7 @@ std::vector<KeyDef> make_keys() {
   range(add("transport.ack_delay_us", &C::ack_delay_us, "us", "With ack_every > 1: send a partial ACK after this delay."), 0, 1e9);
   // [lb]
   add("lb.algorithm", &C::lb, "", "Sender-side load balancer (EV choice per packet).").choices = lb::policy_names();
-  range(add("lb.spritz_buffer_size", &C::spritz_buffer_size, "EVs", "Spritz-Scout/-Spray: positions of buffer_paths, the cache of good paths (spritz.txt sec. IV: 8)."), 1, 255);
+  range(add("lb.spritz_buffer_size", &C::spritz_buffer_size, "EVs", "Spritz-Scout/-Spray: positions of buffer_paths, the cache of good paths ([Spritz] sec. IV: 8)."), 1, 255);
   range(add("lb.spritz_explore_threshold", &C::spritz_explore_threshold, "packets", "Spritz-Scout/-Spray: Alg. 1 samples a fresh path once packet_count exceeds this (Table II: 44, ~0.5 BDP)."), 0, 1e9);
   range(add("lb.spritz_ecn_threshold", &C::spritz_ecn_threshold, "packets", "Spritz-Scout: a cached path is dropped after more than this many ECN-marked ACKs (Alg. 2, Table II: 8)."), 0, 65535);
   range(add("lb.spritz_w_scale", &C::spritz_w_scale, "", "ops_w / spritz_*_w / flicr_w: Eq. 1 weights stretched as 1 + w_scale (lat_longest / lat_i - 1); the longest path keeps 1.0 (sec. V-A: 3; docs/spritz.md)."), 0, 1e6);
@@ -112,17 +112,17 @@ std::vector<KeyDef> make_keys() {
   range(add("lb.spritz_reinsert_holdoff_rtts", &C::spritz_reinsert_holdoff_rtts, "base RTTs", "Spritz-Scout, our extension (0 = Alg. 2 as written): after removing a path, ignore its unmarked ACKs for this many base RTTs so the ACKs of packets already in flight on it do not re-insert it (docs/spritz.md)."), 0, 1e6);
   range(add("lb.spritz_restore_us", &C::spritz_restore_us, "us", "Spritz-Scout/-Spray: global timer that restores the Eq. 1 weight of timed-out paths (sec. IV-A); 0 = 10 x RTO."), 0, 1e12);
   range(add("lb.flicr_ecn_fraction", &C::flicr_ecn_fraction, "fraction of ACKs", "Flicr: move to a new path when more than this fraction of one base RTT's ACKs is ECN-marked (sec. V-A)."), 0, 1);
-  range(add("lb.reps_buffer_size", &C::reps_buffer_size, "EVs", "REPS: circular buffer elements (reps.txt sec. 3.1: 8; Table 1 sizes the state for 1 and 8)."), 1, 255);
-  add("lb.reps_freezing", &C::reps_freezing, "", "REPS: enter freezing mode on a detected failure (reps.txt sec. 3.2; off = App. C.4).");
+  range(add("lb.reps_buffer_size", &C::reps_buffer_size, "EVs", "REPS: circular buffer elements ([REPS] sec. 3.1: 8; Table 1 sizes the state for 1 and 8)."), 1, 255);
+  add("lb.reps_freezing", &C::reps_freezing, "", "REPS: enter freezing mode on a detected failure ([REPS] sec. 3.2; off = App. C.4).");
   range(add("lb.reps_freezing_timeout_us", &C::reps_freezing_timeout_us, "us", "REPS: time in freezing mode before exploring again; 0 = the RTO."), 0, 1e12);
   range(add("lb.reps_idle_us", &C::reps_idle_us, "us", "REPS: a connection that sent nothing for this long counts as new and explores its first BDP again; 0 = never."), 0, 1e12);
-  add("lb.reps_ack_mode", &C::reps_ack_mode, "", "REPS with ACK coalescing (reps.txt sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each cached EV is used reps_reuse times).").choices = {"plain", "carry", "reuse"};
+  add("lb.reps_ack_mode", &C::reps_ack_mode, "", "REPS with ACK coalescing ([REPS] sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each cached EV is used reps_reuse times).").choices = {"plain", "carry", "reuse"};
   range(add("lb.reps_reuse", &C::reps_reuse, "uses", "REPS reuse mode: uses per cached EV; 0 = transport.ack_every."), 0, 255);
   range(add("lb.reps_failure_rtt_factor", &C::reps_failure_rtt_factor, "x min RTT", "REPS without trimming (App. A): a timeout is a failure when the ACKs of the preceding one to two RTOs had RTTs all below this multiple of the connection's smallest RTT (no recent ACK: not a failure)."), 0, 1e6);
   range(add("lb.plb_threshold", &C::plb_threshold, "fraction of ACKs", "plb: a round (one base RTT) is congested when at least this fraction of its ACKs is ECN-marked."), 0, 1);
-  range(add("lb.plb_rounds", &C::plb_rounds, "rounds", "plb: repath after this many consecutive congested rounds (reps.txt 4.1: aggressive, FlowBender-like)."), 1, 1000);
-  range(add("lb.flowlet_timeout_us", &C::flowlet_timeout_us, "us", "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT (reps.txt 4.1)."), 0, 1e12);
-  range(add("lb.mptcp_subflows", &C::mptcp_subflows, "subflows", "mptcp: subflows per connection, each on its own fixed EV (reps.txt 4.1: 8)."), 1, 1024);
+  range(add("lb.plb_rounds", &C::plb_rounds, "rounds", "plb: repath after this many consecutive congested rounds ([REPS] 4.1: aggressive, FlowBender-like)."), 1, 1000);
+  range(add("lb.flowlet_timeout_us", &C::flowlet_timeout_us, "us", "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT ([REPS] 4.1)."), 0, 1e12);
+  range(add("lb.mptcp_subflows", &C::mptcp_subflows, "subflows", "mptcp: subflows per connection, each on its own fixed EV ([REPS] 4.1: 8)."), 1, 1024);
   range(add("lb.bitmap_evs", &C::bitmap_evs, "EVs", "bitmap: EVs per connection with a penalty counter."), 1, 1 << 24);
   range(add("lb.bitmap_ecn_penalty", &C::bitmap_ecn_penalty, "draws", "bitmap: penalty added to an EV per ECN-marked ACK."), 0, 255);
   range(add("lb.bitmap_nack_penalty", &C::bitmap_nack_penalty, "draws", "bitmap: penalty added to an EV per NACK."), 0, 255);
@@ -135,8 +135,8 @@ std::vector<KeyDef> make_keys() {
   range(add("workload.incast_receiver", &C::incast_receiver, "host id", "incast: receiving host."), 0, 1e7);
   add("workload.file", &C::wl_file, "path", "flows_csv / ns3 / htsim_cm / goal: input file, relative to the config file.");
   range(add("workload.incast_first_sender", &C::incast_first_sender, "host id", "incast: first of the k consecutive sender hosts (skipping the receiver); -1 = the hosts after the receiver."), -1, 1e7);
-  add("workload.incast_bystanders", &C::incast_bystanders, "", "incast: the other hosts run a permutation among themselves (tag bystander; spritz.txt V-C).");
-  add("workload.outside_group", &C::outside_group, "", "permutation: receivers outside the sender's group (Dragonfly group, Slim Fly rack, fat-tree pod/ToR; spritz.txt V-B).");
+  add("workload.incast_bystanders", &C::incast_bystanders, "", "incast: the other hosts run a permutation among themselves (tag bystander; [Spritz] V-C).");
+  add("workload.outside_group", &C::outside_group, "", "permutation: receivers outside the sender's group (Dragonfly group, Slim Fly rack, fat-tree pod/ToR; [Spritz] V-B).");
   range(add("workload.shift", &C::shift, "groups", "adversarial on a Dragonfly: group i sends to group i + shift."), 1, 1e6);
   add("workload.cdf", &C::cdf, "", "cdf_trace: flow-size distribution, a built-in name (websearch, datamining, hadoop, alistorage, googlerpc, enterprise) or a CDF file.");
   range(add("workload.load", &C::load, "fraction of host rate", "cdf_trace: offered load per sending host."), 1e-6, 100);
@@ -155,11 +155,11 @@ std::vector<KeyDef> make_keys() {
   add("workload.butterfly", &C::butterfly, "", "butterfly_allreduce variant.").choices = {"halving_doubling", "recursive_doubling"};
   add("workload.background", &C::background, "", "Collectives: endpoints outside the collective run a permutation (tag background).");
   range(add("workload.background_bytes", &C::background_bytes, "bytes", "Collectives: background message size; 0 = size."), 0, 1e15).size = true;
-  add("workload.background_lb", &C::background_lb, "", "Collectives: load balancer of the background permutation (spritz.txt V-B: ecmp).");
+  add("workload.background_lb", &C::background_lb, "", "Collectives: load balancer of the background permutation ([Spritz] V-B: ecmp).");
   add("workload.htsim_start_unit", &C::htsim_start_unit, "", "htsim_cm: unit of the connection start times (UEC htsim: us; REPS artifact: ps).").choices = {"ps", "ns", "us", "ms"};
   range(add("workload.calc_unit_ns", &C::calc_unit_ns, "ns", "goal: duration of one calc unit."), 0, 1e12);
   add("workload.ns3_topology", &C::ns3_topology, "path", "ns3: HPCC topology file giving the switch node ids (node ids are hosts first otherwise).");
-  range(add("workload.ecmp_fraction", &C::ecmp_fraction, "fraction of transfers", "This seeded fraction of the transfers (those without their own lb) uses ECMP, tagged ecmp_background (reps.txt sec. 4.3.2: REPS next to ECMP-hashed traffic)."), 0, 1);
+  range(add("workload.ecmp_fraction", &C::ecmp_fraction, "fraction of transfers", "This seeded fraction of the transfers (those without their own lb) uses ECMP, tagged ecmp_background ([REPS] sec. 4.3.2: REPS next to ECMP-hashed traffic)."), 0, 1);
   // [failures] (docs/reps.md "Failures", src/net/failures.h)
   add("failures.file", &C::failures_file, "path", "Failure schedule file (one failure per line: <start_us> <kind> <target> [for_us=] [from=] [rate_gbps=] [prob=]), relative to the config file.");
   range(add("failures.random_fraction", &C::fail_fraction, "fraction of links", "Fail this fraction of the random_links class at random (seeded by run.seed; at least one link when > 0)."), 0, 1);
@@ -169,7 +169,7 @@ std::vector<KeyDef> make_keys() {
   range(add("failures.random_duration_us", &C::fail_duration_us, "us", "Duration of the random failures; 0 = permanent."), 0, 1e12);
   range(add("failures.random_rate_gbps", &C::fail_rate_gbps, "Gb/s", "Rate of a degraded link (random_kind = degrade)."), 1e-3, 1e6);
   range(add("failures.random_loss", &C::fail_loss, "probability", "Per-packet drop probability (random_kind = loss)."), 0, 1);
-  range(add("failures.converge_us", &C::converge_us, "us", "Routing removes a down link (or switch) from the ECMP groups this long after it fails and adds it back this long after it recovers; 0 = routing never reacts (reps.txt sec. 3.2)."), 0, 1e12);
+  range(add("failures.converge_us", &C::converge_us, "us", "Routing removes a down link (or switch) from the ECMP groups this long after it fails and adds it back this long after it recovers; 0 = routing never reacts ([REPS] sec. 3.2)."), 0, 1e12);
   // [output]
   add("output.dir", &C::out_dir, "path", "Run folder (created); overridden by --out.");
   add("output.flows_csv", &C::flows_csv, "", "Write flows.csv (one row per workload entry).");

@@ -60,7 +60,7 @@ struct Config {
   double ack_delay_us = 1.0;
   // [lb]
   std::string lb = "ops";
-  // [lb] Spritz family (spritz.txt Table II, sec. IV, V-A)
+  // [lb] Spritz family ([Spritz] Table II, sec. IV, V-A)
   std::int64_t spritz_buffer_size = 8;
   std::int64_t spritz_explore_threshold = 44;
   std::int64_t spritz_ecn_threshold = 8;

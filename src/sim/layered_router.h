@@ -1,4 +1,4 @@
-// The `layered` routing plug-in for the packet simulator (slimfly-deployment.txt sec. 4-5): the
+// The `layered` routing plug-in for the packet simulator ([SlimFly] sec. 4-5): the
 // layers of analysis/layered.h (Algorithm 1 / App. B, or the RUES / FatPaths baselines) as
 // per-layer destination-based forwarding tables port[l][s][d]. Each packet carries its layer,
 // chosen by the sender: layer = EV mod L, so `lb.algorithm = "rr"` gives round-robin layers per

@@ -268,7 +268,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   const SimTime sw_lat = from_ns(cfg_.switch_latency_ns);
   paths_ = std::make_unique<PathModel>(topo_, sw_lat);
 
-  // Derived quantities (reps.txt sec. 4.1: queue = 1 BDP, Kmin/Kmax fractions of it; RTO = time to
+  // Derived quantities ([REPS] sec. 4.1: queue = 1 BDP, Kmin/Kmax fractions of it; RTO = time to
   // traverse every full queue plus the network-wide RTT).
   d_.packet_bytes = cfg_.mtu + cfg_.header_bytes;
   std::vector<std::int32_t> rep;  // one host per switch that has hosts
@@ -288,7 +288,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
         far_b = bb;
       }
     }
-  if (cfg_.bdp_path == "longest_bounded")  // spritz.txt V-A: BDP "based on the longest path"
+  if (cfg_.bdp_path == "longest_bounded")  // [Spritz] V-A: BDP "based on the longest path"
     d_.base_rtt = std::max(d_.base_rtt, routing::longest_bounded_rtt(topo_, sw_lat, d_.packet_bytes, cfg_.header_bytes));
   const BitsPerSec host_rate = topo_.links[topo_.ports[0][0].link].rate;
   d_.bdp = bytes_in(d_.base_rtt, host_rate);
@@ -351,7 +351,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   }
   net::Router& base_router = dispatch_ ? *dispatch_ : *router_;
 
-  // Failures (reps.txt sec. 4.3.3, App. C): a schedule file and/or a random fraction of links.
+  // Failures ([REPS] sec. 4.3.3, App. C): a schedule file and/or a random fraction of links.
   if (!cfg_.failures_file.empty()) failures_ = net::read_failure_file(resolve_relative(cfg_, cfg_.failures_file), topo_);
   if (cfg_.fail_fraction > 0) {
     net::RandomFailures rf;
@@ -370,7 +370,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   if (converge_ > 0 && !failures_.empty())
     mask_ = std::make_unique<routing::FailureMaskRouter>(base_router, *tables_, *net_, seed);
 
-  // Background traffic that keeps ECMP while the rest uses lb.algorithm (reps.txt sec. 4.3.2).
+  // Background traffic that keeps ECMP while the rest uses lb.algorithm ([REPS] sec. 4.3.2).
   if (cfg_.ecmp_fraction > 0) {
     Rng pick(seed, hash_name("ecmp_fraction"));
     const auto tag = wl_.tag("ecmp_background");
@@ -381,7 +381,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
       }
   }
 
-  // Spritz endpoint tables (spritz.txt sec. III-C): the EV entry list of every switch pair the
+  // Spritz endpoint tables ([Spritz] sec. III-C): the EV entry list of every switch pair the
   // workload uses, built once from the source-guided router's tables and shared by the connections.
   if (const auto* sg = dynamic_cast<const routing::SourceGuidedRouter*>(router_.get())) {
     for (const auto& f : wl_.flows) {
@@ -454,7 +454,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   }
   const Derived d = d_;
   const std::string default_lb = cfg_.lb;
-  lb::PolicyParams tuned;  // [lb] tuning shared by every flow (reps.txt sec. 3, 4.5.1)
+  lb::PolicyParams tuned;  // [lb] tuning shared by every flow ([REPS] sec. 3, 4.5.1)
   tuned.reps.buffer_size = static_cast<std::uint32_t>(cfg_.reps_buffer_size);
   tuned.reps.freezing = cfg_.reps_freezing;
   tuned.reps.freezing_timeout = cfg_.reps_freezing_timeout_us > 0 ? from_us(cfg_.reps_freezing_timeout_us) : d_.rto;
@@ -735,7 +735,7 @@ nlohmann::json Simulation::summary() const {
     }
     j["failures"] = {{"count", failures_.size()}, {"converge_us", cfg_.converge_us}, {"list", list}};
   }
-  // Spritz endpoint table (spritz.txt sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
+  // Spritz endpoint table ([Spritz] sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
   // destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of
   // the source switches the workload uses (the tables of Table II networks are near-symmetric).
   if (const auto* sg = dynamic_cast<const routing::SourceGuidedRouter*>(router_.get()); sg && !ev_lists_.empty()) {
@@ -761,7 +761,7 @@ nlohmann::json Simulation::summary() const {
                    {"ev_lists_bytes", lists_bytes}, {"w_scale", cfg_.spritz_w_scale},
                    {"switch_table_bytes", sg->tables().table_bytes()}};
   }
-  // REPS: per-connection state (reps.txt Table 1) and freezing-mode activity (sec. 3.2).
+  // REPS: per-connection state ([REPS] Table 1) and freezing-mode activity (sec. 3.2).
   std::uint64_t reps_flows = 0, reps_frozen = 0, reps_entries = 0, reps_failures = 0;
   std::size_t reps_bits = 0;
   SimTime reps_first = -1;

@@ -32,7 +32,7 @@ int dragonfly_groups(const DragonflyParams& prm) { return prm.g == -1 ? prm.a * 
 // Built-in arrangements. Group i owns a*h global "slots" k = 0..a*h-1; slot k sits on switch k / h
 // (its (k % h)-th global slot). With m = a*h / (g-1) links per group pair, slot k has offset
 // o = k % (g-1) and copy r = k / (g-1), so consecutive slots go to different groups and every switch
-// spreads its links over as many groups as possible (flowcut.txt sec. III-B: 16 links per pair with
+// spreads its links over as many groups as possible ([Flowcut] sec. III-B: 16 links per pair with
 // a = 16, h = 3, g = 4 puts one link to each other group on every switch). The offset names the peer:
 //   consecutive / absolute (Kim et al. 2008): peer = o if o < i else o + 1 (groups in increasing
 //                                             order, skipping i itself);
@@ -133,7 +133,7 @@ Topology build_dragonfly(const DragonflyParams& prm) {
       from_file ? read_global_map(prm.global_map_file, prm) : dragonfly_global_links(prm);
 
   // Structural checks shared by both sources: at most h global ports per switch, and every pair of
-  // groups joined (spritz.txt sec. III-a: "every group has at least one global link to every other
+  // groups joined ([Spritz] sec. III-a: "every group has at least one global link to every other
   // group", which gives the switch diameter 3 the bounded paths rely on).
   std::vector<int> used(static_cast<std::size_t>(g) * prm.a, 0);
   std::vector<int> pair_links(static_cast<std::size_t>(g) * g, 0);

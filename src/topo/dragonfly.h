@@ -1,5 +1,5 @@
-// Dragonfly topology generator (Kim et al., ISCA 2008; used by spritz.txt sec. II-A / Table II,
-// flowcut.txt sec. III-B and laps.txt sec. 4.1).
+// Dragonfly topology generator (Kim et al., ISCA 2008; used by [Spritz] sec. II-A / Table II,
+// [Flowcut] sec. III-B and [LAPS] sec. 4.1).
 //
 // g groups of a switches; every switch has p hosts, a-1 local links (all-to-all inside its group)
 // and h global links. Groups are joined by global links arranged by a documented rule

@@ -1,4 +1,4 @@
-// Fat trees (reps.txt sec. 4.1): 2 tiers (ToR + spine) or 3 tiers (ToR + aggregation + core, in
+// Fat trees ([REPS] sec. 4.1): 2 tiers (ToR + spine) or 3 tiers (ToR + aggregation + core, in
 // pods), with an oversubscription ratio r:1 at the ToR (downlinks = r x uplinks).
 #pragma once
 #include "topo/topology.h"

@@ -1,5 +1,5 @@
 // Arithmetic in the finite field GF(q), q = p^n a prime power, as needed by the Slim Fly (MMS)
-// construction (slimfly-deployment.txt App. A.2: "base ring" Z_q, primitive element xi, generator
+// construction ([SlimFly] App. A.2: "base ring" Z_q, primitive element xi, generator
 // sets X and X'). For prime q this is plain arithmetic mod q; for q = p^n (n > 1) "Z_q" must be read
 // as the field F_q = F_p[t] / (f(t)) with f an irreducible polynomial of degree n — the integers
 // mod 4, 8, 9, ... are not a field and give no Slim Fly.

@@ -78,7 +78,7 @@ PathEnumerator::PathEnumerator(const Topology& t, PathOptions opt) : t_(&t), opt
         diameter = std::max(diameter, d[a][b]);
       }
   // Valiant = minimal to an intermediate switch + minimal onwards: at most twice the diameter
-  // (Slim Fly: 2 * 2 = 4 hops, spritz.txt sec. III-b and Table I).
+  // (Slim Fly: 2 * 2 = 4 hops, [Spritz] sec. III-b and Table I).
   max_hops_ = opt_.max_hops >= 0 ? opt_.max_hops
               : rule_ == PathRule::Valiant ? 2 * diameter
                                            : diameter;

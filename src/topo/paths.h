@@ -1,7 +1,7 @@
-// Bounded simple paths between two switches (spritz.txt sec. III, III-C, Table I).
+// Bounded simple paths between two switches ([Spritz] sec. III, III-C, Table I).
 //
 // Spritz's source-guided routing lets the sender pick among "all possible Valiant paths" between a
-// source and a destination switch (spritz.txt sec. III): in Dragonfly at most 3 local and 2 global
+// source and a destination switch ([Spritz] sec. III): in Dragonfly at most 3 local and 2 global
 // hops through at most one intermediate group, in Slim Fly at most 4 hops. This file enumerates those
 // paths, classifies each by (local hops, global hops) and gives its latency the way Table I does:
 //   latency = sum over switch-to-switch hops of (link propagation latency + serialization of one
@@ -10,13 +10,13 @@
 // 108.2 ns for a 4160-byte packet at 400 Gb/s; 1 global hop = 500 ns + 83.2 ns = 583.2 ns).
 //
 // Rules (chosen from Topology::kind unless PathOptions::rule names one):
-//   "dragonfly" group-level Valiant (spritz.txt sec. III-a, III-B): same group: the direct local
+//   "dragonfly" group-level Valiant ([Spritz] sec. III-a, III-B): same group: the direct local
 //               link and every 2-hop detour through another switch of the group (the source never
 //               misroutes outside its group); different groups: group sequence S,D (minimal) or
 //               S,I,D for every intermediate group I, using every global link between consecutive
 //               groups, with at most one local hop inside each group (0 when the global link
 //               already lands on the right switch) -> at most 3 local + 2 global hops.
-//   "valiant"   switch-level Valiant (Slim Fly, spritz.txt sec. III-b): simple paths of at most
+//   "valiant"   switch-level Valiant (Slim Fly, [Spritz] sec. III-b): simple paths of at most
 //               max_hops (default 2 * diameter = 4) hops that are a minimal path to some
 //               intermediate switch followed by a minimal path to the destination.
 //   "simple"    generic: every simple path of at most max_hops hops (default: the switch diameter).
@@ -49,7 +49,7 @@ struct Path {
 };
 
 struct PathOptions {
-  Bytes packet_bytes = 4160;  // spritz.txt Table II: 64 B header + 4096 B payload
+  Bytes packet_bytes = 4160;  // [Spritz] Table II: 64 B header + 4096 B payload
   BitsPerSec rate = 0;        // serialization rate; 0 = each link's own rate
   std::string rule = "auto";  // "auto" | "dragonfly" | "valiant" | "simple"
   int max_hops = -1;          // bound for "valiant"/"simple"; -1 = rule default
@@ -123,13 +123,13 @@ struct PathTypeCount {
 // Groups paths by (global, local) and latency, sorted by (latency, global, local).
 std::vector<PathTypeCount> summarize_path_types(const std::vector<Path>& paths);
 
-// The endpoint table of a source switch (spritz.txt sec. III-C, III-f): for every destination switch
+// The endpoint table of a source switch ([Spritz] sec. III-C, III-f): for every destination switch
 // (indexed by switch index) its EV entry list, i.e. all bounded paths sorted by latency. All
 // endpoints behind one switch share it (static compression by destination switch). The first two
 // hops of each path are what EV1 and EV2 select at the ECMP 1 / ECMP 2 switches.
 std::vector<std::vector<Path>> endpoint_table(const PathEnumerator& pe, std::int32_t src_switch);
 
-// spritz.txt sec. III-C / Fig. 3: an EV entry is 16 bits of EV (EV1, EV2) + 8 bits of metadata.
+// [Spritz] sec. III-C / Fig. 3: an EV entry is 16 bits of EV (EV1, EV2) + 8 bits of metadata.
 inline constexpr int kEvEntryBits = 24;
 // Upper bound on the endpoint-table size per endpoint: one EV entry list of `max_paths` entries per
 // destination switch (static compression by destination switch, sec. III-f).

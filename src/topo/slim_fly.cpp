@@ -19,7 +19,7 @@ std::string why_invalid(int q) {
   std::string why;
   if (!prime_power(q))
     why = fmt::format("q = {} is not a prime power (the MMS construction needs the finite field "
-                      "GF(q), slimfly-deployment.txt App. A.1/A.2)",
+                      "GF(q), [SlimFly] App. A.1/A.2)",
                       q);
   if (q % 4 == 2)
     why += fmt::format("{}q = {} has q % 4 == 2, so q = 4w + delta has no delta in {{-1, 0, 1}} "
@@ -57,7 +57,7 @@ std::array<int, 3> MmsGraph::label(int idx) const {
 
 int MmsGraph::index(int s, int x, int y) const { return s * q * q + x * q + y; }
 
-// Generator sets (Besta & Hoefler SC'14 sec. 3.1; slimfly-deployment.txt App. A.2 shows the
+// Generator sets (Besta & Hoefler SC'14 sec. 3.1; [SlimFly] App. A.2 shows the
 // delta = 1 case). With xi primitive and q = 4w + delta:
 //   delta = +1: X = {xi^0, xi^2, ..., xi^(q-3)}                        (even powers)
 //               X' = {xi^1, xi^3, ..., xi^(q-2)}                       (odd powers)

@@ -1,4 +1,4 @@
-// Slim Fly: the McKay-Miller-Siran (MMS) graph of diameter 2 (slimfly-deployment.txt sec. 2, 3.2
+// Slim Fly: the McKay-Miller-Siran (MMS) graph of diameter 2 ([SlimFly] sec. 2, 3.2
 // and App. A; Besta & Hoefler, SC'14) and the simulator topology built on it.
 //
 // Switch labels (s, x, y) in {0,1} x GF(q) x GF(q). Edges (App. A.3, eqs. 1-3):
@@ -45,7 +45,7 @@ struct SlimFlyParams {
   int q = 5;
   int p = -1;  // hosts per switch; -1 = ceil(k'/2) (full global bandwidth, App. A.1)
   BitsPerSec rate = gbps(400);
-  // Defaults from spritz.txt Table II: 5 m copper inside a rack, 100 m fibre between racks.
+  // Defaults from [Spritz] Table II: 5 m copper inside a rack, 100 m fibre between racks.
   SimTime host_latency = ns(25), local_latency = ns(25), global_latency = ns(500);
 };
 

@@ -1,7 +1,7 @@
 // Congestion control plug-ins: a window in bytes (of wire size) that the sender may have in flight.
 //
 // dctcp_ack  The per-ACK DCTCP variant used by MPRDMA and the REPS/Spritz evaluations
-//            (reps.txt sec. 4.1 "NIC congestion control"; spritz.txt sec. IV-C, V-A):
+//            ([REPS] sec. 4.1 "NIC congestion control"; [Spritz] sec. IV-C, V-A):
 //              unmarked ACK: cwnd += MTU * acked / cwnd
 //              marked ACK:   cwnd -= ecn_decrease * acked
 //              NACK:         cwnd -= nack_decrease * MTU    (a trimmed packet, i.e. a drop)
@@ -11,7 +11,7 @@
 //            cwnd *= (1 - alpha/2) once per window with marks, +1 MTU per window otherwise.
 // none       A fixed window (init_cwnd): for analytic tests and open-loop studies.
 //
-// Optional SMaRTT techniques (Bonato et al., "SMaRTT-REPS", 2024), named by spritz.txt sec. IV-C:
+// Optional SMaRTT techniques (Bonato et al., "SMaRTT-REPS", 2024), named by [Spritz] sec. IV-C:
 //   QuickAdapt    on a NACK or timeout, at most once per base RTT, set cwnd to the bytes acknowledged
 //                 during the last base RTT (what the path actually delivered) instead of shrinking it
 //                 step by step; further loss signals within that base RTT cause no extra reduction.

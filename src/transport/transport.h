@@ -38,7 +38,7 @@ struct TransportParams {
   SimTime rto = us(70);
   std::uint32_t ack_every = 1;  // ACK coalescing: one ACK per n data packets (1 = per packet)
   SimTime ack_delay = us(1);    // with coalescing: flush a partial ACK after this long
-  bool ack_carry_evs = false;   // coalesced ACKs carry the non-ECN EVs they cover (reps.txt 4.5.1)
+  bool ack_carry_evs = false;   // coalesced ACKs carry the non-ECN EVs they cover ([REPS] 4.5.1)
 };
 
 struct FlowCounters {

@@ -1,4 +1,4 @@
-// Topology-specific adversarial traffic (spritz.txt sec. V-B a): "the adversarial pattern, which is
+// Topology-specific adversarial traffic ([Spritz] sec. V-B a): "the adversarial pattern, which is
 // specific to each topology [49], [50]. It is designed to stress the network by overloading specific
 // links, exposing cases where minimal routing performs poorly") and the permutation whose receivers
 // are preferably outside the sender's group. Pure functions of (topology, params, seed); all draw
@@ -24,14 +24,14 @@ struct AdversarialParams {
   std::string lb;         // per-flow load balancer ("" = run default)
 };
 
-// Dragonfly group shift (Kim et al. 2008 "worst case", spritz.txt [49]): every host of group i
+// Dragonfly group shift (Kim et al. 2008 "worst case", [Spritz] [49]): every host of group i
 // sends to a host of group (i + shift) mod g; within a group pair the host matching is a seeded
 // random bijection, so the result is a permutation. Under minimal routing all a*p flows of a group
 // share its m global links to the next group (a*p/m flows per global link).
 Workload make_dragonfly_group_shift(const topo::Topology& t, const AdversarialParams& p, std::uint64_t seed,
                                     int shift = 1);
 
-// Slim Fly adversarial (Besta & Hoefler SC'14 style, spritz.txt [50]): every switch sends all its
+// Slim Fly adversarial (Besta & Hoefler SC'14 style, [Spritz] [50]): every switch sends all its
 // hosts' flows to one switch at distance 2, chosen so that minimal paths share links. Switches are
 // arranged along a cycle v_0 .. v_{n-1} of the switch graph in which v_i and v_{i+2} are at distance
 // 2 with v_{i+1} as their only common neighbour; the hosts of v_i send to the hosts of v_{i+2}
@@ -52,7 +52,7 @@ struct SlimFlyAdversarialPlan {
 SlimFlyAdversarialPlan slim_fly_adversarial_plan(const topo::Topology& t, std::uint64_t seed);
 
 // Random permutation (every host sends to exactly one host and receives from exactly one, never
-// itself) whose receivers are outside the sender's group whenever possible (spritz.txt sec. V-B a:
+// itself) whose receivers are outside the sender's group whenever possible ([Spritz] sec. V-B a:
 // "We further prioritize the receiver to be outside the local group to force utilization of global
 // links"). Group of a host = group of its switch (Dragonfly group, Slim Fly rack), or the switch
 // itself when the switch has no group. If one group holds more than half of the hosts, some

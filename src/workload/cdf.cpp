@@ -176,15 +176,15 @@ struct Builtin {
 // Points are (bytes, cumulative fraction).
 std::vector<CdfPoint> websearch() {
   // Web search: DCTCP (Alizadeh et al., SIGCOMM'10, Fig. 4 "background flows"), as tabulated in bytes by
-  // pFabric and HPCC's traffic_gen (WebSearch_distribution). Used by reps.txt App. D (Fig. 24) and
-  // spritz.txt sec. V-B c). Mean 1,711,250 bytes.
+  // pFabric and HPCC's traffic_gen (WebSearch_distribution). Used by [REPS] App. D (Fig. 24) and
+  // [Spritz] sec. V-B c). Mean 1,711,250 bytes.
   return {{0, 0},          {10e3, 0.15},   {20e3, 0.20},  {30e3, 0.30}, {50e3, 0.40}, {80e3, 0.53},
           {200e3, 0.60},   {1e6, 0.70},    {2e6, 0.80},   {5e6, 0.90},  {10e6, 0.97}, {30e6, 1.0}};
 }
 
 std::vector<CdfPoint> datamining() {
   // Data mining: VL2 (Greenberg et al., SIGCOMM'09, Fig. 2 flow-size CDF), as tabulated by pFabric and
-  // CONGA in 1460-byte packets (1, 2, 3, 7, 267, 2107, 66667, 666667 packets). laps.txt sec. 4.1
+  // CONGA in 1460-byte packets (1, 2, 3, 7, 267, 2107, 66667, 666667 packets). [LAPS] sec. 4.1
   // ("DM" from Microsoft): the top 5% of flows carry ~97.9% of the bytes (this table: 98.5%).
   constexpr double kPkt = 1460;
   return {{1 * kPkt, 0.0},    {1 * kPkt, 0.5},    {2 * kPkt, 0.6},     {3 * kPkt, 0.7},    {7 * kPkt, 0.8},
@@ -193,7 +193,7 @@ std::vector<CdfPoint> datamining() {
 
 std::vector<CdfPoint> hadoop() {
   // Hadoop: Facebook (Roy et al., "Inside the Social Network's (Datacenter) Network", SIGCOMM'15), as
-  // tabulated in HPCC's traffic_gen (FbHdp_distribution). laps.txt sec. 4.1 "HDP from Meta": top 5%
+  // tabulated in HPCC's traffic_gen (FbHdp_distribution). [LAPS] sec. 4.1 "HDP from Meta": top 5%
   // of flows carry ~81.8% of the bytes (this table: 82.0%).
   return {{0, 0},          {100, 0.01},    {200, 0.02},    {300, 0.05},    {350, 0.15},   {400, 0.20},
           {500, 0.30},     {600, 0.40},    {700, 0.50},    {1000, 0.60},   {2000, 0.67},  {7000, 0.70},
@@ -202,7 +202,7 @@ std::vector<CdfPoint> hadoop() {
 }
 
 std::vector<CdfPoint> alistorage() {
-  // Cloud storage: Alibaba 2019, as published in HPCC's traffic_gen (AliStorage2019). laps.txt
+  // Cloud storage: Alibaba 2019, as published in HPCC's traffic_gen (AliStorage2019). [LAPS]
   // sec. 4.1 "STR from Alibaba": top 5% of flows carry ~77.1% of the bytes (this table: 76.5%).
   return {{0, 0},           {4000, 0.2293},  {8000, 0.6921},  {16000, 0.8061}, {32000, 0.9047},
           {64000, 0.9353},  {128000, 0.9677}, {256000, 0.9753}, {2e6, 1.0}};
@@ -229,7 +229,7 @@ std::vector<CdfPoint> googlerpc() {
 
 std::vector<CdfPoint> enterprise() {
   // Enterprise: the enterprise datacenter workload of CONGA (Alizadeh et al., SIGCOMM'14, Fig. 8) used by
-  // flowcut.txt sec. III-B 2) ("Web Search/Enterprise/Alibaba"). APPROXIMATE: no tabulated source was
+  // [Flowcut] sec. III-B 2) ("Web Search/Enterprise/Alibaba"). APPROXIMATE: no tabulated source was
   // available when this was written; these knots follow the published figure's shape (mostly small
   // flows, a heavy tail to ~100 MB) and must be checked against the paper before absolute results are
   // reported. Prefer a CDF file when the exact curve matters.

@@ -1,7 +1,7 @@
 // Flow-size distributions given as piecewise-linear CDFs.
 //
 // File format (HPCC/ns-3 traffic_gen, the format behind the WebSearch/Hadoop/Storage/RPC workloads of
-// laps.txt sec. 4.1 and the web-search traces of reps.txt App. D and spritz.txt sec. V-B c)): one
+// [LAPS] sec. 4.1 and the web-search traces of [REPS] App. D and [Spritz] sec. V-B c)): one
 // point per line, `<size_bytes> <cdf>`, where cdf is a percentage (0..100) or a fraction (0..1);
 // '#' starts a comment. Between points the CDF is linear, i.e. the size is uniform between two
 // consecutive sizes with the probability mass of the step. The first point's cdf is a point mass at

@@ -1,8 +1,8 @@
 // Collectives as dependency graphs of transfers.
 //
-// AI collectives of spritz.txt sec. V-B b) and reps.txt sec. 4.2 ("Allreduce implemented via the ring
+// AI collectives of [Spritz] sec. V-B b) and [REPS] sec. 4.2 ("Allreduce implemented via the ring
 // and butterfly algorithm, Alltoall ... where we limit the number of parallel connections per node (n
-// connections)"), and the patterns of laps.txt sec. 4.1 ("AllReduce based on parameter server, all the
+// connections)"), and the patterns of [LAPS] sec. 4.1 ("AllReduce based on parameter server, all the
 // other servers/GPUs send traffic to one server/GPU; AllScatter, one server/GPU sends traffic to all
 // the other servers/GPUs"). Every message is tagged "step<s>" so reports can give per-step times.
 //
@@ -22,7 +22,7 @@
 //  - allscatter: root sends `bytes` to every other rank (step0).
 //
 // make_collective runs the collective on `ranks` endpoints (a contiguous block from first_host, or a
-// seeded random subset sorted by host id; rank r = r-th chosen host) and, as in spritz.txt sec. V-B b),
+// seeded random subset sorted by host id; rank r = r-th chosen host) and, as in [Spritz] sec. V-B b),
 // lets all other endpoints run a permutation among themselves tagged "background" with
 // lb = background_lb ("ecmp"), to mimic other jobs sharing the network.
 #pragma once

@@ -1,5 +1,5 @@
 // htsim connection-matrix files (.cm), as read by htsim's datacenter experiments (UEC htsim, the REPS
-// artifact of reps.txt App. E). Grammar (one item per line, '#' starts a comment, tokens separated by
+// artifact of [REPS] App. E). Grammar (one item per line, '#' starts a comment, tokens separated by
 // blanks):
 //
 //   Nodes <N>                 header lines, before the first connection, any order

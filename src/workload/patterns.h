@@ -1,12 +1,12 @@
 // Synthetic traffic patterns and the explicit flow-list reader.
 //
-// Patterns (reps.txt sec. 4.2 "Synthetic benchmarks"; spritz.txt sec. V-B a)):
+// Patterns ([REPS] sec. 4.2 "Synthetic benchmarks"; [Spritz] sec. V-B a)):
 //  - permutation: every host sends to exactly one host and receives from exactly one, never itself;
 //    optionally the receiver is kept outside the sender's group (Spritz prioritises receivers outside
 //    the local Dragonfly group "to force utilization of global links");
 //  - tornado: host i sends to (i + N/2) mod N ("node 0 would send to 64 and vice-versa" for N = 128);
 //  - incast: k senders to one receiver, optionally with bystanders forming a disjoint permutation among
-//    the remaining hosts (spritz.txt sec. V-C, "Incast + Bystanders": 32 senders 0-31 -> node 160, the
+//    the remaining hosts ([Spritz] sec. V-C, "Incast + Bystanders": 32 senders 0-31 -> node 160, the
 //    other 1023 hosts in a one-to-one permutation, all flows start at time 0).
 // Every generator is a pure function of (params, number of hosts, seed): same inputs, same Workload.
 #pragma once

@@ -1,7 +1,7 @@
 // Datacenter traces at a target load: Poisson flow arrivals per host with sizes from a flow-size CDF.
 //
-// Model (HPCC traffic_gen style, used by spritz.txt sec. V-B c), reps.txt sec. 4.2 / App. D and
-// laps.txt sec. 4.1):
+// Model (HPCC traffic_gen style, used by [Spritz] sec. V-B c), [REPS] sec. 4.2 / App. D and
+// [LAPS] sec. 4.1):
 //  - every sending host starts flows as a Poisson process; the mean inter-arrival time is
 //    mean_size * 8 / (load * host_rate), so the offered load of each sender's link is `load`;
 //  - receivers are drawn uniformly among the other hosts (never the sender). Spritz "randomly select[s]
@@ -10,7 +10,7 @@
 //    "Simultaneous" uses an estimated active interval per flow, [start, start + active_slowdown *
 //    size * 8 / host_rate] (its FCT at line rate times a slowdown factor), since the real FCT is only
 //    known after simulation;
-//  - laps.txt sec. 4.1 patterns pick the destinations: kUniform ("All2all": every host sends to random
+//  - [LAPS] sec. 4.1 patterns pick the destinations: kUniform ("All2all": every host sends to random
 //    others), kAllToOne ("AllReduce" via a parameter server: all other hosts send to `root`) and
 //    kOneToAll ("AllScatter": `root` sends to all others). The load applies to every sending link;
 //  - flows starting before start + warmup get the tag "warmup" so reports can exclude them;

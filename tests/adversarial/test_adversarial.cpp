@@ -1,4 +1,4 @@
-// Adversarial traffic patterns (spritz.txt sec. V-B a) over Dragonfly and Slim Fly topologies.
+// Adversarial traffic patterns ([Spritz] sec. V-B a) over Dragonfly and Slim Fly topologies.
 #include <algorithm>
 #include <map>
 #include <set>

@@ -1,4 +1,4 @@
-// Cabling plan, ibnetdiscover parsing and verification (slimfly-deployment.txt sec. 3.2-3.4).
+// Cabling plan, ibnetdiscover parsing and verification ([SlimFly] sec. 3.2-3.4).
 #include <gtest/gtest.h>
 
 #include <map>

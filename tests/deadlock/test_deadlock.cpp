@@ -1,4 +1,4 @@
-// Deadlock freedom (slimfly-deployment.txt sec. 5.2): DFSSSP-style lanes and the 3-lane scheme.
+// Deadlock freedom ([SlimFly] sec. 5.2): DFSSSP-style lanes and the 3-lane scheme.
 #include <gtest/gtest.h>
 
 #include <algorithm>

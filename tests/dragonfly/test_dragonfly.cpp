@@ -1,5 +1,5 @@
-// Dragonfly generator: sizes, port layout, global-link arrangements, map files (spritz.txt Table II,
-// flowcut.txt sec. III-B, laps.txt sec. 4.1).
+// Dragonfly generator: sizes, port layout, global-link arrangements, map files ([Spritz] Table II,
+// [Flowcut] sec. III-B, [LAPS] sec. 4.1).
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -50,7 +50,7 @@ void expect_user_error(const std::function<void()>& f, const std::string& needle
 }  // namespace
 
 TEST(Dragonfly, TableIISizes) {
-  DragonflyParams prm;  // spritz.txt Table II: p = 4, a = 8, h = 4 -> 1056 endpoints, 264 switches
+  DragonflyParams prm;  // [Spritz] Table II: p = 4, a = 8, h = 4 -> 1056 endpoints, 264 switches
   Topology t = build_dragonfly(prm);
   EXPECT_EQ(t.kind, "dragonfly");
   EXPECT_EQ(t.num_hosts, 1056);
@@ -134,7 +134,7 @@ TEST(Dragonfly, PalmtreeArrangement) {
 }
 
 TEST(Dragonfly, FlowcutFourGroups) {
-  // flowcut.txt sec. III-B: 4 groups of 256 servers, 16 servers per switch, 16 links between
+  // [Flowcut] sec. III-B: 4 groups of 256 servers, 16 servers per switch, 16 links between
   // every two groups -> a = 16, p = 16, h = 48 / 16 = 3 global ports per switch.
   DragonflyParams prm;
   prm.p = 16;
@@ -163,7 +163,7 @@ TEST(Dragonfly, FlowcutFourGroups) {
 }
 
 TEST(Dragonfly, LapsNineGroups) {
-  // laps.txt sec. 4.1: nine groups, 36 switches, 144 servers -> a = 4, p = 4, h = 2 (g = 9 canonical).
+  // [LAPS] sec. 4.1: nine groups, 36 switches, 144 servers -> a = 4, p = 4, h = 2 (g = 9 canonical).
   DragonflyParams prm;
   prm.p = 4;
   prm.a = 4;

@@ -1,5 +1,5 @@
 // Failure schedules (src/net/failures.h): black holes, degraded links, transient failures, random
-// link failures, routing convergence. 128-host 2-tier fat tree, 400 Gb/s, RTO 70 us (reps.txt 4.1).
+// link failures, routing convergence. 128-host 2-tier fat tree, 400 Gb/s, RTO 70 us ([REPS] 4.1).
 #include <gtest/gtest.h>
 
 #include <fmt/core.h>

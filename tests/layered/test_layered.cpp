@@ -1,4 +1,4 @@
-// Layered routing (slimfly-deployment.txt sec. 4, Algorithm 1, App. B.1) and baselines.
+// Layered routing ([SlimFly] sec. 4, Algorithm 1, App. B.1) and baselines.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,4 +1,4 @@
-// Path statistics (slimfly-deployment.txt sec. 6.1-6.3).
+// Path statistics ([SlimFly] sec. 6.1-6.3).
 #include <gtest/gtest.h>
 
 #include "analysis/pathstats.h"

@@ -1,5 +1,5 @@
 // Layered routing on the Slim Fly of the deployment paper (q = 5, Hoffman-Singleton graph,
-// slimfly-deployment.txt sec. 3.2) and on q = 7.
+// [SlimFly] sec. 3.2) and on q = 7.
 #include <gtest/gtest.h>
 
 #include "analysis/deadlock.h"

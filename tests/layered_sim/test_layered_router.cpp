@@ -1,5 +1,5 @@
 // The `layered` routing plug-in forwards every packet along exactly the route its layer's table
-// gives (slimfly-deployment.txt sec. 4-5), with the layer taken from the EV.
+// gives ([SlimFly] sec. 4-5), with the layer taken from the EV.
 #include <gtest/gtest.h>
 
 #include "sim/layered_router.h"
@@ -50,7 +50,7 @@ TEST(LayeredRouter, PacketsFollowTheirLayersRoute) {
 #include "../sim/helpers.h"
 
 // Multipath layers relieve the links the adversarial pattern overloads under minimal routing
-// (slimfly-deployment.txt sec. 6.4, Fig. 9): with 4 layers and packets cycled over them, the
+// ([SlimFly] sec. 6.4, Fig. 9): with 4 layers and packets cycled over them, the
 // pattern finishes much sooner than with layer 0 (minimal paths) alone.
 TEST(LayeredRouter, MoreLayersBeatMinimalOnTheAdversarialPattern) {
   sim::Config c;

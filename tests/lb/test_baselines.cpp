@@ -1,4 +1,4 @@
-// The REPS baselines (reps.txt sec. 4.1, src/lb/baselines.h), driven step by step.
+// The REPS baselines ([REPS] sec. 4.1, src/lb/baselines.h), driven step by step.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,4 +1,4 @@
-// REPS state machine, step by step against reps.txt Algorithms 1 and 2 and Table 1.
+// REPS state machine, step by step against [REPS] Algorithms 1 and 2 and Table 1.
 #include <gtest/gtest.h>
 
 #include "lb/policy.h"

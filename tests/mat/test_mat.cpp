@@ -1,4 +1,4 @@
-// Maximum achievable throughput (slimfly-deployment.txt sec. 6.4): exact values on small cases,
+// Maximum achievable throughput ([SlimFly] sec. 6.4): exact values on small cases,
 // derived by hand in the comments (capacity 1 per link and direction).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Bounded simple path enumeration: Table I of spritz.txt (sec. III-C), path counts, rules.
+// Bounded simple path enumeration: Table I of [Spritz] (sec. III-C), path counts, rules.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -66,10 +66,10 @@ TEST(Paths, HopLatencyFromFirstPrinciples) {
 }
 
 TEST(Paths, TableIDragonfly) {
-  Topology t = build_dragonfly(DragonflyParams{});  // spritz.txt Table II parameters
+  Topology t = build_dragonfly(DragonflyParams{});  // [Spritz] Table II parameters
   PathEnumerator pe(t);
   EXPECT_EQ(pe.rule(), PathRule::Dragonfly);
-  // spritz.txt Table I, Dragonfly column (ns -> ps).
+  // [Spritz] Table I, Dragonfly column (ns -> ps).
   std::set<Type> expect = {
       {1, 0, 108'200},   {2, 0, 216'400},   {0, 1, 583'200},   {1, 1, 691'400},  {2, 1, 799'600},
       {0, 2, 1'166'400}, {1, 2, 1'274'600}, {2, 2, 1'382'800}, {3, 2, 1'491'000},
@@ -79,14 +79,14 @@ TEST(Paths, TableIDragonfly) {
 
 TEST(Paths, TableISlimFly) {
   SlimFlyParams sp;
-  sp.q = 9;  // spritz.txt Table II: q = 9, p = 7 -> 162 switches, 1134 endpoints
+  sp.q = 9;  // [Spritz] Table II: q = 9, p = 7 -> 162 switches, 1134 endpoints
   Topology t = build_slim_fly(sp);
   ASSERT_EQ(t.num_switches(), 162);
   ASSERT_EQ(t.num_hosts, 1134);
   PathEnumerator pe(t);
   EXPECT_EQ(pe.rule(), PathRule::Valiant);
   EXPECT_EQ(pe.max_hops(), 4);
-  // spritz.txt Table I, Slim Fly column.
+  // [Spritz] Table I, Slim Fly column.
   std::set<Type> expect = {
       {1, 0, 108'200},   {2, 0, 216'400},   {0, 1, 583'200},   {1, 1, 691'400},
       {0, 2, 1'166'400}, {3, 0, 324'600},   {4, 0, 432'800},   {2, 1, 799'600},
@@ -129,7 +129,7 @@ TEST(Paths, DragonflyPairCounts) {
 }
 
 TEST(Paths, DragonflyMinimalPathsBetweenGroups) {
-  // flowcut.txt sec. III-B system: 16 global links between every two groups. Every switch pair of
+  // [Flowcut] sec. III-B system: 16 global links between every two groups. Every switch pair of
   // two groups has 16 minimal paths (one per global link, at most one local hop on either side) and
   // 16 * 16 non-minimal paths through each of the 2 other groups.
   DragonflyParams prm;
@@ -150,7 +150,7 @@ TEST(Paths, DragonflyMinimalPathsBetweenGroups) {
 }
 
 TEST(Paths, LapsCandidatePaths) {
-  // laps.txt sec. 4.1: 9 groups, 36 switches: "three and eight candidate paths for intra-group and
+  // [LAPS] sec. 4.1: 9 groups, 36 switches: "three and eight candidate paths for intra-group and
   // inter-group communication".
   DragonflyParams prm;
   prm.a = 4;
@@ -248,7 +248,7 @@ TEST(Paths, HoffmanSingletonCounts) {
 
 TEST(Paths, SlimFlyFig3Scale) {
   // q = 29: 1682 switches, p = 22 -> 37004 endpoints, the largest Slim Fly under 40k endpoints of
-  // spritz.txt Fig. 3. Our independent brute force (a Python script over the same MMS graph) gives
+  // [Spritz] Fig. 3. Our independent brute force (a Python script over the same MMS graph) gives
   // from switch (0,0,0): 1765 paths to 841 switches, 1771 to 812, 1777 to 14, 1807 to 14 (the paper
   // quotes 1771 as the maximum; see docs/topologies.md).
   SlimFlyParams sp;

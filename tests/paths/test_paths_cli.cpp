@@ -51,7 +51,7 @@ TEST(PathsCli, Fig3Dragonfly) {
   if (!have_binary()) GTEST_SKIP() << "lbsim binary not built";
   auto r = lbsim("paths --fig3 --format csv --max-endpoints 41000 --sources 2");
   ASSERT_EQ(r.rc, 0) << r.out;
-  // spritz.txt Fig. 3: 200 paths and ~2.3 MiB for the 40k-endpoint Dragonfly.
+  // [Spritz] Fig. 3: 200 paths and ~2.3 MiB for the 40k-endpoint Dragonfly.
   EXPECT_NE(r.out.find("dragonfly,p=10 a=20 h=10 g=201,40200,4020,200,2412000,2"), std::string::npos) << r.out;
 }
 

@@ -1,5 +1,5 @@
 // The REPS paper's scenarios (examples/reps/*.toml) on the 128-host 2-tier fat tree, asserting the
-// paper's qualitative results (reps.txt sec. 4.3, App. C), not its exact numbers.
+// paper's qualitative results ([REPS] sec. 4.3, App. C), not its exact numbers.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Switch routing plug-ins on the Table II networks (spritz.txt sec. II-A, III, V-A; issue 4):
+// Switch routing plug-ins on the Table II networks ([Spritz] sec. II-A, III, V-A; issue 4):
 // minimal routes, the bounded path sets behind valiant / ugal_l / ecmp_paths, Valiant sampling and
 // the UGAL decision rule, without running traffic (tests/routing/test_scenarios.cpp does that).
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ using namespace lbsim;
 
 namespace {
 
-const topo::Topology& table2_dragonfly() {  // p=4, a=8, h=4, g=33 (spritz.txt Table II)
+const topo::Topology& table2_dragonfly() {  // p=4, a=8, h=4, g=33 ([Spritz] Table II)
   static const topo::Topology t = topo::build_dragonfly(topo::DragonflyParams{});
   return t;
 }
@@ -162,7 +162,7 @@ TEST(BoundedPathSet, DragonflyCountsAndCategories) {
 }
 
 // Valiant per_hop: at the source the next hop is uniform over the distinct first hops of the Valiant
-// paths: its a-1 = 7 local ports and its h = 4 global ports, so 1/11 each (spritz.txt V-A: the source
+// paths: its a-1 = 7 local ports and its h = 4 global ports, so 1/11 each ([Spritz] V-A: the source
 // switch's own global links are likelier than its neighbours' 1/(11*4)). Valiant path: uniform over
 // the 32 paths, 1/32 each. 22,000 / 32,000 draws: expected 2000 / 1000 per bin, +-15% is > 5 sigma.
 TEST(ValiantRouter, PerHopAndPathSampling) {
@@ -218,7 +218,7 @@ TEST(ValiantRouter, SlimFlyPathsAreBounded) {
   EXPECT_EQ(seen.size(), pr.count);
 }
 
-// UGAL-L rule (spritz.txt V-A): minimal iff q_min h_min <= q_val h_val. Idle: always minimal. With
+// UGAL-L rule ([Spritz] V-A): minimal iff q_min h_min <= q_val h_val. Idle: always minimal. With
 // bytes waiting on the minimal port and none elsewhere: Valiant. g0s3 -> g7s5 has a 3-hop minimal
 // route and 4-5 hop Valiant paths.
 TEST(UgalRouter, LocalRule) {

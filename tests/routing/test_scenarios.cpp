@@ -1,4 +1,4 @@
-// Routing scenarios on the spritz.txt Table II networks (examples/spritz/*_table2.toml; issue 4):
+// Routing scenarios on the [Spritz] Table II networks (examples/spritz/*_table2.toml; issue 4):
 // Valiant beats Minimal on the adversarial pattern, Minimal is the fastest at light load, and UGAL-L
 // routes minimally on an idle network. Message sizes are cut down so each test stays short; the
 // claims follow from link loads, not from the size.
@@ -67,7 +67,7 @@ std::string spaced_flows(const std::string& dir, std::int32_t hosts, std::int32_
 
 }  // namespace
 
-// Adversarial pattern (spritz.txt V-B; docs/topologies.md): under minimal routing the Dragonfly
+// Adversarial pattern ([Spritz] V-B; docs/topologies.md): under minimal routing the Dragonfly
 // group shift puts all a*p = 32 flows of a group on its single global link to the next group, and
 // the Slim Fly pattern puts 2p = 14 flows on every loaded link, so the last flow cannot finish before
 // 32 (14) x 128 KiB x 4160/4096 / 400 Gb/s = 85.2 (37.3) us. Valiant spreads the flows over the
@@ -165,7 +165,7 @@ TEST(RoutingScenarios, MinimalFastestAtLightLoadAndUgalStaysMinimal) {
   }
 }
 
-// Loaded permutation (receivers outside the group, spritz.txt V-B): UGAL-L does leave the minimal
+// Loaded permutation (receivers outside the group, [Spritz] V-B): UGAL-L does leave the minimal
 // route once queues build, and every routing delivers everything.
 TEST(RoutingScenarios, PermutationCompletesAndUgalAdapts) {
   for (const std::string alg : {"minimal", "valiant", "ugal_l", "ecmp_paths"}) {
@@ -194,7 +194,7 @@ TEST(RoutingScenarios, PermutationCompletesAndUgalAdapts) {
   }
 }
 
-// network.bdp_path = "longest_bounded" (spritz.txt V-A: BDP "calculated based on the longest path";
+// network.bdp_path = "longest_bounded" ([Spritz] V-A: BDP "calculated based on the longest path";
 // Table II: 88 packets DF, 92 SF). Our RTT model on the longest bounded path, from Table I:
 //   Dragonfly 3 local + 2 global hops (1491.0 ns incl. serialization) + 2 host links (2 x 108.2 ns)
 //     + 6 switches x 500 ns = 4707.4 ns for the data packet; the 64 B ACK back over the same 7 links:

@@ -1,4 +1,4 @@
-// Scale and cost tables (slimfly-deployment.txt sec. 5.4 Table 2, sec. 7.8 Table 4, App. D).
+// Scale and cost tables ([SlimFly] sec. 5.4 Table 2, sec. 7.8 Table 4, App. D).
 #include <gtest/gtest.h>
 
 #include <cmath>

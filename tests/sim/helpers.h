@@ -9,7 +9,7 @@
 
 namespace lbsim::test {
 
-// A 2-tier, 128-host fat tree with the REPS evaluation parameters (reps.txt sec. 4.1).
+// A 2-tier, 128-host fat tree with the REPS evaluation parameters ([REPS] sec. 4.1).
 inline sim::Config small_fat_tree() {
   sim::Config c;
   c.hosts = 128;

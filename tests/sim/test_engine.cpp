@@ -63,7 +63,7 @@ TEST(Engine, LoneFlowFctIsExact) {
 // k-to-1 incast: the receiver's link is the bottleneck, so the last flow ends near
 // k x size x (4160/4096 wire overhead) / 400 Gb/s; trimming turns overflow into NACKs, not losses.
 // The 8 initial windows of 1.5 BDP overflow the 1-BDP queue at once; QuickAdapt (SMaRTT, as used by
-// Spritz, spritz.txt IV-C) resizes the windows to what was delivered instead of cutting one MTU per
+// Spritz, [Spritz] IV-C) resizes the windows to what was delivered instead of cutting one MTU per
 // NACK down to the 1-MTU floor, which the plain per-ACK rule then climbs back slowly.
 TEST(Engine, IncastFinishesNearLineRateWithoutLosses) {
   auto c = test::small_fat_tree();
@@ -175,7 +175,7 @@ TEST(Engine, PermutationOpsNearIdealEcmpSlower) {
   const auto jo = ops.summary(), je = ecmp.summary();
   const double ideal = jo["ideal_fct_us"]["max"].get<double>();
   // Mean slowdown within 15% of ideal. The last flow is later: transient spraying collisions make
-  // queues above Kmin and the per-ACK DCTCP (htsim's MPRDMA rule) trims windows (reps.txt 4.3.1).
+  // queues above Kmin and the per-ACK DCTCP (htsim's MPRDMA rule) trims windows ([REPS] 4.3.1).
   EXPECT_LT(jo["slowdown"]["mean"].get<double>(), 1.15);
   EXPECT_LT(jo["fct_us"]["max"].get<double>(), 1.25 * ideal);
   EXPECT_GT(je["fct_us"]["max"].get<double>(), 1.5 * jo["fct_us"]["max"].get<double>());

@@ -1,4 +1,4 @@
-// Slim Fly / MMS construction (slimfly-deployment.txt sec. 2, 3.2, App. A; spritz.txt Table II).
+// Slim Fly / MMS construction ([SlimFly] sec. 2, 3.2, App. A; [Spritz] Table II).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -202,7 +202,7 @@ TEST(SlimFly, RejectsInvalidQ) {
 }
 
 TEST(SlimFly, SpritzTableIIConfiguration) {
-  // spritz.txt Table II: Slim Fly p = 7, q = 9 -> 1134 endpoints, 162 switches.
+  // [Spritz] Table II: Slim Fly p = 7, q = 9 -> 1134 endpoints, 162 switches.
   SlimFlyParams prm;
   prm.q = 9;
   prm.p = 7;

@@ -1,4 +1,4 @@
-// Spritz scenarios end to end (spritz.txt sec. V-B, Fig. 5 / Table III): on the Table II Dragonfly
+// Spritz scenarios end to end ([Spritz] sec. V-B, Fig. 5 / Table III): on the Table II Dragonfly
 // with every group but three congested towards the destination group, Spritz finds the free groups.
 #include <gtest/gtest.h>
 

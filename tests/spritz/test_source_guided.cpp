@@ -1,4 +1,4 @@
-// Source-guided adaptive routing (spritz.txt sec. III): every (EV1, EV2) of an EV entry list leads a
+// Source-guided adaptive routing ([Spritz] sec. III): every (EV1, EV2) of an EV entry list leads a
 // packet exactly along the path the list claims, that path is a bounded simple path of
 // topo::PathEnumerator, and coarse-grained mode only ever uses paths of the requested category.
 #include <gtest/gtest.h>

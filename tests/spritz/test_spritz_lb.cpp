@@ -1,4 +1,4 @@
-// Spritz-Scout / Spritz-Spray buffers step by step against spritz.txt Algorithms 1-3, Eq. 1
+// Spritz-Scout / Spritz-Spray buffers step by step against [Spritz] Algorithms 1-3, Eq. 1
 // weights, OPS over the entry list and Flicr.
 #include <gtest/gtest.h>
 

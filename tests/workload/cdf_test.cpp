@@ -135,7 +135,7 @@ TEST(Cdf, BuiltinsMatchThePublishedTables) {
 }
 
 TEST(Cdf, HeavyTailsMatchLapsSection41) {
-  // laps.txt sec. 4.1: "the top 5% of flows accounting for 97.9%, 90.7%, 81.8%, and 77.1% of the total
+  // [LAPS] sec. 4.1: "the top 5% of flows accounting for 97.9%, 90.7%, 81.8%, and 77.1% of the total
   // traffic for DM, RPC, HDP, and STR". Our DM/HDP/STR tables reproduce this within one point.
   // (The 90.7% for RPC comes from a different RPC table than HPCC's GoogleRPC2008, which gives ~86%.)
   EXPECT_NEAR(top5_share(builtin_cdf("datamining")), 0.979, 0.01);

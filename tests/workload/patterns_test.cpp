@@ -88,7 +88,7 @@ TEST(Permutation, InfeasibleGroupIsAnError) {
 TEST(Tornado, HostSendsToItsTwinInTheOtherHalf) {
   auto w = make_tornado(TornadoParams{}, 128);
   expect_permutation(w, 128);
-  // reps.txt sec. 4.2: with 128 nodes, node 0 sends to 64 and vice-versa, node 1 to 65, ...
+  // [REPS] sec. 4.2: with 128 nodes, node 0 sends to 64 and vice-versa, node 1 to 65, ...
   EXPECT_EQ(w.flows[0].dst, 64);
   EXPECT_EQ(w.flows[64].dst, 0);
   EXPECT_EQ(w.flows[1].dst, 65);
@@ -130,7 +130,7 @@ TEST(Incast, ReceiverIsSkippedAndRandomSendersAreDistinct) {
 }
 
 TEST(Incast, BystandersFormADisjointPermutation) {
-  // spritz.txt sec. V-C: 1056 hosts, 32 senders -> 1 receiver, 1023 bystander flows.
+  // [Spritz] sec. V-C: 1056 hosts, 32 senders -> 1 receiver, 1023 bystander flows.
   IncastParams p;
   p.receiver = 160;
   p.senders = 32;

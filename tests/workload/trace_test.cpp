@@ -107,7 +107,7 @@ int max_simultaneous_senders(const Workload& w, BitsPerSec rate, double slowdown
 
 TEST(CdfTrace, CapsSimultaneousSendersPerReceiver) {
   CdfTraceParams p;
-  p.load = 1.0;  // spritz.txt sec. V-B c): full load
+  p.load = 1.0;  // [Spritz] sec. V-B c): full load
   p.host_rate = gbps(100);
   p.duration = ms(10);
   const auto cdf = builtin_cdf("websearch");
@@ -185,7 +185,7 @@ TEST(CdfTrace, LapsPatterns) {
   CdfTraceParams p;
   p.duration = us(300);
   p.root = 5;
-  p.destinations = TraceDestinations::kAllToOne;  // parameter-server AllReduce (laps.txt sec. 4.1)
+  p.destinations = TraceDestinations::kAllToOne;  // parameter-server AllReduce ([LAPS] sec. 4.1)
   auto a = make_cdf_trace(p, 16, 1);
   ASSERT_FALSE(a.flows.empty());
   std::set<int> srcs;
