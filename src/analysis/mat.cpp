@@ -163,7 +163,7 @@ TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoin
         throw UserError(fmt::format("adversarial traffic: fraction of communicating pairs must be in (0, 1], got {}", fraction));
       tm.name = fmt::format("adversarial({})", fraction);
       Rng rng(seed, hash_name("mat/adversarial"));
-      auto dist = all_pairs_distances(adj);
+      auto dist = routing::all_pairs_distances(adj);
       for (int a = 0; a < ne; ++a) {
         std::vector<int> dst;
         const int sa = sw_of[static_cast<std::size_t>(a)];

@@ -15,9 +15,15 @@
 #include <vector>
 
 #include "analysis/deadlock.h"
-#include "analysis/layered.h"
+#include "routing/layered.h"
 
 namespace lbsim::analysis {
+
+// The layered-routing types (routing/layered.h) the analyses work on.
+using routing::Adjacency;
+using routing::LayerOptions;
+using routing::LidPlan;
+using routing::RoutingLayers;
 
 struct Demand {
   int src = 0, dst = 0;  // switches

@@ -5,9 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "analysis/layered.h"
+#include "routing/layered.h"
 
 namespace lbsim::analysis {
+
+// The layered-routing types (routing/layered.h) the analyses work on.
+using routing::Adjacency;
+using routing::LayerOptions;
+using routing::LidPlan;
+using routing::RoutingLayers;
 
 struct PathStats {
   int layers = 0;    // statistics use layers 0..layers-1

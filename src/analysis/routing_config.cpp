@@ -109,7 +109,7 @@ SwitchGraph build_switch_graph(const RoutingConfig& cfg) {
     g.endpoints_per_switch = cfg.p >= 0 ? cfg.p : (kp + 1) / 2;
     g.description = fmt::format("{} n={}: {} switches, k'={}, p={}", cfg.kind, n, n, kp, g.endpoints_per_switch);
   }
-  g.adj = normalize_graph(std::move(g.adj));
+  g.adj = routing::normalize_graph(std::move(g.adj));
   return g;
 }
 

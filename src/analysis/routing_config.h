@@ -16,9 +16,15 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/layered.h"
+#include "routing/layered.h"
 
 namespace lbsim::analysis {
+
+// The layered-routing types (routing/layered.h) the analyses work on.
+using routing::Adjacency;
+using routing::LayerOptions;
+using routing::LidPlan;
+using routing::RoutingLayers;
 
 struct RoutingConfig {
   std::string source = "<defaults>";

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/deadlock.h"
-#include "analysis/layered.h"
+#include "routing/layered.h"
 #include "analysis/pathstats.h"
 #include "analysis/routing_config.h"
 #include "cli/commands.h"
@@ -68,6 +68,7 @@ nlohmann::json stats_json(const analysis::PathStats& s) {
 
 int run_layers(const LayersArgs& a) {
   using namespace analysis;
+using namespace routing;
   auto cfg = load_routing_config(a.config);
   auto g = build_switch_graph(cfg);
   LayerOptions opt;

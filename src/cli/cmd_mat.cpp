@@ -12,7 +12,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "analysis/layered.h"
+#include "routing/layered.h"
 #include "analysis/mat.h"
 #include "analysis/routing_config.h"
 #include "cli/commands.h"
@@ -73,6 +73,7 @@ void print_result(const std::string& what, const analysis::MatResult& r) {
 
 int run_mat(const MatArgs& a) {
   using namespace analysis;
+using namespace routing;
   if (a.mode != "both" && a.mode != "routing" && a.mode != "edge")
     throw UserError(fmt::format("unknown --mode '{}' (routing, edge or both)", a.mode));
   const LpMethod method = parse_lp_method(a.method);

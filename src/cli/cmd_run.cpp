@@ -5,7 +5,9 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "config/reader.h"
 #include "routing/tables.h"
+#include "topo/registry.h"
 #include "sim/simulation.h"
 
 namespace lbsim::cli {
@@ -20,27 +22,23 @@ struct RunOptions {
   bool quiet = false;
 };
 
-sim::Config load(const std::string& file, const std::vector<std::string>& sets) {
-  sim::Config cfg;
-  if (!file.empty()) sim::load_config_file(cfg, file);
-  for (const auto& s : sets) sim::apply_override(cfg, s);
-  sim::validate(cfg);
-  return cfg;
-}
+using config::load;
 
 int do_run(const RunOptions& o) {
   auto cfg = load(o.config, o.sets);
-  if (o.seed >= 0) cfg.seed = o.seed;
-  if (!o.out.empty()) cfg.out_dir = o.out;
-  if (o.quiet) cfg.progress = "off";
+  if (o.seed >= 0) cfg.set("run.seed", o.seed, "--seed");
+  if (!o.out.empty()) cfg.set("output.dir", o.out, "--out");
+  if (o.quiet) cfg.set("run.progress", "off", "--quiet");
   sim::Simulation s(cfg);
   const int rc = s.run();
-  s.write_outputs(cfg.out_dir);
+  const std::string& out = cfg.text("output.dir");
+  s.write_outputs(out);
   const auto j = s.summary();
   if (!o.quiet) {
     const auto& f = j["fct_us"];
-    fmt::print("lbsim run: {} on {} ({} hosts), lb={}, routing={}, cc={}, seed={}\n", cfg.wl_kind,
-               s.topology().kind, s.topology().num_hosts, cfg.lb, cfg.routing, cfg.cc, cfg.seed);
+    fmt::print("lbsim run: {} on {} ({} hosts), lb={}, routing={}, cc={}, seed={}\n", cfg.text("workload.kind"),
+               s.topology().kind, s.topology().num_hosts, cfg.text("lb.algorithm"), cfg.text("routing.algorithm"),
+               cfg.text("transport.cc"), cfg.integer("run.seed"));
     fmt::print("  completed {}/{}  FCT us: max {:.2f}  p99 {:.2f}  p50 {:.2f}  mean {:.2f}  (ideal max {:.2f})\n",
                j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>(),
                f["max"].get<double>(), f["p99"].get<double>(), f["p50"].get<double>(), f["mean"].get<double>(),
@@ -54,17 +52,17 @@ int do_run(const RunOptions& o) {
     if (j.contains("reps"))
       fmt::print("  REPS state per connection: {} bits ({} bytes, [REPS] Table 1); freezing mode entered {} times\n",
                  j["reps"]["state_bits"].dump(), j["reps"]["state_bytes"].dump(), j["reps"].value("freeze_entries", nlohmann::json(0)).dump());
-    fmt::print("  results in {}/\n", cfg.out_dir);
+    fmt::print("  results in {}/\n", out);
   }
   if (rc == 3)
     fmt::print(stderr, "lbsim: {} flow(s) unfinished at the end time ({} us); see {}/flows.csv\n",
-               j["unfinished"].get<std::uint64_t>(), cfg.end_us, cfg.out_dir);
+               j["unfinished"].get<std::uint64_t>(), cfg.real("run.end_us"), out);
   return rc;
 }
 
 int do_topo(const std::string& file, const std::vector<std::string>& sets) {
   auto cfg = load(file, sets);
-  const auto t = sim::build_topology(cfg);
+  const auto t = topo::build_topology(cfg);
   const auto st = topo::graph_stats(t);
   fmt::print("topology: {}\n", t.kind);
   for (const auto& [k, v] : t.params) fmt::print("  {}: {}\n", k, v);
@@ -120,7 +118,7 @@ std::vector<std::string> split_list(const std::string& s) {
 // Runs the same scenario once per load balancer and prints one row per scheme.
 int do_compare(const CompareOptions& o) {
   const auto base = load(o.config, o.sets);
-  const std::string root = o.out.empty() ? base.out_dir : o.out;
+  const std::string root = o.out.empty() ? base.text("output.dir") : o.out;
   // --vary key=v1,v2,... (default: lb.algorithm=ecmp,ops)
   if (!o.lbs.empty() && !o.vary.empty()) throw UserError("use either --lb or --vary, not both");
   const std::string vary = !o.vary.empty() ? o.vary : "lb.algorithm=" + (o.lbs.empty() ? std::string("ecmp,ops") : o.lbs);
@@ -135,13 +133,13 @@ int do_compare(const CompareOptions& o) {
   int rc = 0;
   for (const auto& lb : values) {
     auto cfg = base;
-    sim::apply_override(cfg, key + "=" + lb);
-    if (o.seed >= 0) cfg.seed = o.seed;
-    cfg.out_dir = root + "/" + lb;
-    cfg.progress = "off";
+    config::apply_override(cfg, key + "=" + lb);
+    if (o.seed >= 0) cfg.set("run.seed", o.seed, "--seed");
+    cfg.set("output.dir", root + "/" + lb, "--out");
+    cfg.set("run.progress", "off", "compare");
     sim::Simulation s(cfg);
     rc = std::max(rc, s.run());
-    s.write_outputs(cfg.out_dir);
+    s.write_outputs(cfg.text("output.dir"));
     const auto j = s.summary();
     fmt::print("{:<16} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
                j["fct_us"]["max"].get<double>(), j["fct_us"]["p99"].get<double>(), j["fct_us"]["mean"].get<double>(),
@@ -189,11 +187,11 @@ void add_run_commands(CLI::App& app, Commands& out) {
   config->add_option("--check", *check, "Load and validate a config file, print the resolved config");
   out.push_back({config, [md, check] {
                    if (*md) {
-                     std::cout << sim::keys_markdown();
+                     std::cout << config::keys_markdown();
                    } else if (!check->empty()) {
-                     std::cout << sim::to_toml(load(*check, {}));
+                     std::cout << config::to_toml(load(*check, {}));
                    } else {
-                     std::cout << sim::to_toml(sim::Config{});
+                     std::cout << config::to_toml(config::Config{});
                    }
                    return 0;
                  }});

@@ -117,7 +117,7 @@ Prepared prepare(const std::string& file, const std::string& out_opt) {
 }
 
 std::string status_of(const wf::Point& p) {
-  const int rc = wf::recorded_exit_code(p.cfg.out_dir);
+  const int rc = wf::recorded_exit_code(p.cfg.text("output.dir"));
   if (rc == 0) return "ok";
   if (rc == 3) return "unfinished";
   return fmt::format("failed({})", rc);
@@ -131,14 +131,14 @@ void run_local(const Prepared& pr, const std::vector<const wf::Point*>& todo, in
   while (done < todo.size()) {
     while (next < todo.size() && static_cast<int>(running.size()) < workers) {
       const wf::Point* p = todo[next++];
-      fs::remove_all(p->cfg.out_dir);
+      fs::remove_all(p->cfg.text("output.dir"));
       const std::string log = (pr.out / "logs" / (p->name + ".log")).string();
       try {
         const auto pid = spawn({exe, "run", (pr.out / "points" / (p->name + ".toml")).string(), "--quiet"}, log);
         running[pid] = {p, std::chrono::steady_clock::now()};
       } catch (const UserError& e) {  // e.g. the binary is being rebuilt: fail this point only
-        fs::create_directories(p->cfg.out_dir);
-        write_file(fs::path(p->cfg.out_dir) / ".exit_code", "127\n");
+        fs::create_directories(p->cfg.text("output.dir"));
+        write_file(fs::path(p->cfg.text("output.dir")) / ".exit_code", "127\n");
         write_file(log, std::string(e.what()) + "\n");
         ++done;
         fmt::print("[{}/{}] {}: failed(127): {}\n", done, todo.size(), p->name, e.what());
@@ -156,8 +156,8 @@ void run_local(const Prepared& pr, const std::vector<const wf::Point*>& todo, in
     const auto [p, t0] = it->second;
     running.erase(it);
     const int rc = exit_code_of(status);
-    fs::create_directories(p->cfg.out_dir);
-    write_file(fs::path(p->cfg.out_dir) / ".exit_code", fmt::format("{}\n", rc));
+    fs::create_directories(p->cfg.text("output.dir"));
+    write_file(fs::path(p->cfg.text("output.dir")) / ".exit_code", fmt::format("{}\n", rc));
     ++done;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print("[{}/{}] {}: {} ({:.1f} s){}\n", done, todo.size(), p->name, status_of(*p), secs,
@@ -174,7 +174,7 @@ void run_slurm(const Prepared& pr, const std::vector<const wf::Point*>& todo, in
   std::string tasks;
   for (const auto* p : todo) {
     tasks += p->name + "\n";
-    fs::remove_all(p->cfg.out_dir);
+    fs::remove_all(p->cfg.text("output.dir"));
   }
   write_file(dir / "tasks.txt", tasks);
   const std::string array = fmt::format("0-{}{}", todo.size() - 1, workers > 0 ? fmt::format("%{}", workers) : "");
@@ -265,7 +265,7 @@ int do_sweep_prepared(Prepared& pr, const SweepOptions& o) {
   for (const char* sub : {"points", "runs", "logs"}) fs::create_directories(pr.out / sub);
   for (const auto& p : pr.points) {
     const fs::path f = pr.out / "points" / (p.name + ".toml");
-    const std::string text = sim::to_toml(p.cfg);
+    const std::string text = config::to_toml(p.cfg);
     if (wf::read_text(f) != text) write_file(f, text);
   }
   write_file(pr.out / "sweep.json", wf::manifest_json(pr.spec, pr.points));

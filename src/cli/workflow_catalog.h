@@ -9,7 +9,7 @@
 
 #include <fmt/core.h>
 
-#include "sim/config.h"
+#include "config/reader.h"
 
 namespace lbsim::cli::wf {
 
@@ -34,10 +34,10 @@ struct Entry {
 };
 
 inline bool need_met(const Need& n) {
-  for (const auto& d : sim::config_keys()) {
+  for (const auto& d : config::keys()) {
     if (n.value.empty() ? d.key.rfind(n.key, 0) == 0 : d.key == n.key) {
       if (n.value.empty()) return true;
-      for (const auto& c : d.choices)
+      for (const auto& c : d.allowed())
         if (c == n.value) return true;
       return false;
     }

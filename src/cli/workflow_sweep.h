@@ -18,7 +18,7 @@
 //   name = "tornado"
 //   "workload.kind" = "tornado"
 // Every key is checked against the config key table (sim::config_keys) and every value is applied
-// with sim::apply_override before anything runs; errors name the sweep file, line and key.
+// with config::apply_override before anything runs; errors name the sweep file, line and key.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -34,7 +34,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.h"
-#include "sim/config.h"
+#include "config/reader.h"
 
 namespace lbsim::cli::wf {
 
@@ -81,7 +81,7 @@ struct Point {
   std::string name;                 // run folder name under runs/
   std::string case_name;            // empty without [[case]]
   std::vector<std::string> labels;  // one per axis
-  sim::Config cfg;                  // resolved config (out_dir = the run folder)
+  config::Config cfg;                  // resolved config (out_dir = the run folder)
 };
 
 // The summary columns of results.csv, after the swept columns. `wall_s` and `peak_rss_mb` are
@@ -106,8 +106,8 @@ inline std::string loc(const std::string& file, int line) {
 
 // Keys that hold a path relative to the config file (resolved against the file they came from).
 inline bool is_path_key(const std::string& key, const std::string& value) {
-  for (const auto& d : sim::config_keys())
-    if (d.key == key && d.unit == "path") return true;
+  for (const auto& d : config::keys())
+    if (d.key == key && d.path) return true;
   // workload.cdf is a built-in name or a file (same rule as the simulation: '/' or '.').
   return key == "workload.cdf" && value.find_first_of("/.") != std::string::npos;
 }
@@ -150,14 +150,14 @@ inline Assignment to_assignment(const std::string& file, const std::string& key,
 }
 
 // Apply one assignment; errors are re-thrown with the sweep file's line.
-inline void apply(sim::Config& cfg, const std::string& file, const Assignment& a) {
+inline void apply(config::Config& cfg, const std::string& file, const Assignment& a) {
   bool known = false;
-  for (const auto& d : sim::config_keys()) known = known || d.key == a.key;
+  for (const auto& d : config::keys()) known = known || d.key == a.key;
   if (!known)
     throw UserError(fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc(file, a.line), a.key,
-                                sim::closest_key(a.key)));
+                                config::closest_key(a.key)));
   try {
-    sim::apply_override(cfg, a.key + "=" + a.value);
+    config::apply_override(cfg, a.key + "=" + a.value);
   } catch (const UserError& e) {
     std::string msg = e.what();
     if (msg.rfind("--set: ", 0) == 0) msg = msg.substr(7);
@@ -167,10 +167,10 @@ inline void apply(sim::Config& cfg, const std::string& file, const Assignment& a
 
 inline void check_key(const std::string& file, const std::string& key, int line) {
   bool known = false;
-  for (const auto& d : sim::config_keys()) known = known || d.key == key;
+  for (const auto& d : config::keys()) known = known || d.key == key;
   if (!known)
     throw UserError(fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc(file, line), key,
-                                sim::closest_key(key)));
+                                config::closest_key(key)));
 }
 
 inline std::vector<Assignment> read_sets(const std::string& file, const toml::table& t, const fs::path& dir,
@@ -314,17 +314,16 @@ inline SweepSpec parse_sweep_file(const std::string& file) {
 }
 
 // The base config with relative paths made absolute (they are relative to the base file).
-inline sim::Config load_base(const SweepSpec& s) {
-  sim::Config cfg;
+inline config::Config load_base(const SweepSpec& s) {
+  config::Config cfg;
   if (s.base.empty()) return cfg;
-  sim::load_config_file(cfg, s.base);
+  config::load_file(cfg, s.base);
   const fs::path dir = fs::path(s.base).parent_path();
-  for (const auto& d : sim::config_keys()) {
-    if (const auto* m = std::get_if<std::string sim::Config::*>(&d.field)) {
-      std::string& v = cfg.*(*m);
-      if (!v.empty() && detail::is_path_key(d.key, v) && fs::path(v).is_relative())
-        v = (dir / v).lexically_normal().string();
-    }
+  for (const auto& d : config::keys()) {
+    if (d.type != config::KeyType::Text) continue;
+    const std::string& v = cfg.text(d.key);
+    if (!v.empty() && detail::is_path_key(d.key, v) && fs::path(v).is_relative())
+      cfg.set(d.key, (dir / v).lexically_normal().string(), cfg.origin(d.key));
   }
   cfg.source_file.clear();
   return cfg;
@@ -333,8 +332,8 @@ inline sim::Config load_base(const SweepSpec& s) {
 // Every grid point (cases outermost, then the axes in file order, the last axis fastest), each
 // resolved and validated. `out` is the sweep's output folder (absolute).
 inline std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
-  const sim::Config base = load_base(s);
-  sim::Config fixed = base;
+  const config::Config base = load_base(s);
+  config::Config fixed = base;
   for (const auto& a : s.sets) detail::apply(fixed, s.file, a);
   std::vector<const Case*> cases;
   for (const auto& c : s.cases) cases.push_back(&c);
@@ -382,12 +381,12 @@ inline std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
       if (const int n = used[name]++; n > 0) name += fmt::format("_{}", n + 1);
       p.name = name;
       try {
-        sim::validate(p.cfg);
+        config::check(p.cfg);
       } catch (const UserError& e) {
         throw UserError(fmt::format("{}: sweep point '{}': {}", s.file, p.name, e.what()));
       }
-      p.cfg.out_dir = (fs::path(out) / "runs" / p.name).string();
-      p.cfg.progress = "off";
+      p.cfg.set("output.dir", (fs::path(out) / "runs" / p.name).string(), "sweep");
+      p.cfg.set("run.progress", "off", "sweep");
       points.push_back(std::move(p));
     }
   }
@@ -418,11 +417,11 @@ inline int recorded_exit_code(const fs::path& run_dir) {
 // A run is complete when its process ended with 0 or 3 (unfinished flows are a result), its
 // summary.json is there and its resolved config.toml is exactly the point's config.
 inline bool run_complete(const Point& p) {
-  const fs::path dir = p.cfg.out_dir;
+  const fs::path dir = p.cfg.text("output.dir");
   const int rc = recorded_exit_code(dir);
   if (rc != 0 && rc != 3) return false;
   if (!fs::is_regular_file(dir / "summary.json")) return false;
-  return read_text(dir / "config.toml") == sim::to_toml(p.cfg);
+  return read_text(dir / "config.toml") == config::to_toml(p.cfg);
 }
 
 // ---- results table --------------------------------------------------------------------------------
@@ -444,7 +443,7 @@ inline std::string json_num(const nlohmann::json& j) {
 // One row of metrics (metric_columns order) for a run folder; `status` is ok / unfinished /
 // failed(rc) / missing.
 inline std::vector<std::string> metrics_row(const Point& p) {
-  const fs::path dir = p.cfg.out_dir;
+  const fs::path dir = p.cfg.text("output.dir");
   std::vector<std::string> row(metric_columns().size());
   const int rc = recorded_exit_code(dir);
   const bool have = (rc == 0 || rc == 3) && fs::is_regular_file(dir / "summary.json");

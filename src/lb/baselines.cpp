@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "lb/registry.h"
 
 namespace lbsim::lb {
 
@@ -134,5 +135,58 @@ void BitmapPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime) {
   }
   pen_[i] = static_cast<std::uint8_t>(std::min<std::uint32_t>(255, pen_[i] + add));
 }
+
+namespace {
+using namespace config;
+
+BaselineParams baseline_params(const Config& c) {
+  BaselineParams p;
+  p.plb_threshold = c.real("lb.plb_threshold");
+  p.plb_rounds = static_cast<std::uint32_t>(c.integer("lb.plb_rounds"));
+  p.flowlet_timeout = from_us(c.real("lb.flowlet_timeout_us"));
+  p.mptcp_subflows = static_cast<std::uint32_t>(c.integer("lb.mptcp_subflows"));
+  p.bitmap_evs = static_cast<std::uint32_t>(c.integer("lb.bitmap_evs"));
+  p.bitmap_ecn_penalty = static_cast<std::uint32_t>(c.integer("lb.bitmap_ecn_penalty"));
+  p.bitmap_nack_penalty = static_cast<std::uint32_t>(c.integer("lb.bitmap_nack_penalty"));
+  p.bitmap_timeout_penalty = static_cast<std::uint32_t>(c.integer("lb.bitmap_timeout_penalty"));
+  return p;
+}
+
+// A baseline whose policy takes (context, BaselineParams).
+template <class P>
+std::function<PolicyMaker(const Config&, const PolicyContext&)> baseline_maker() {
+  return [](const Config& c, const PolicyContext&) -> PolicyMaker {
+    const BaselineParams p = baseline_params(c);
+    return [p](PolicyContext ctx) { return std::make_unique<P>(std::move(ctx), p); };
+  };
+}
+
+const RegisterLb kPlb{{{"plb", "PLB: re-hash to a new EV after consecutive congested rounds ([REPS] sec. 4.1; docs/reps.md).",
+    {
+        real("lb.plb_threshold", 0.25, "fraction of ACKs", "plb: a round (one base RTT) is congested when at least this fraction of its ACKs is ECN-marked.").range(0, 1),
+        integer("lb.plb_rounds", 1, "rounds", "plb: repath after this many consecutive congested rounds ([REPS] 4.1: aggressive, FlowBender-like).").range(1, 1000),
+    },
+    {}},
+    baseline_maker<PlbPolicy>()}};
+const RegisterLb kFlowlet{{{"flowlet", "Flowlet switching at the sender: a new EV after an idle gap ([REPS] sec. 4.1).",
+    {real("lb.flowlet_timeout_us", 0, "us", "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT ([REPS] 4.1).").range(0, 1e12)},
+    {}},
+    baseline_maker<FlowletPolicy>()}};
+const RegisterLb kMprdma{{{"mprdma", "MPRDMA-style: a new random EV for every packet whose ACK came back ECN-marked ([REPS] sec. 4.1).", {}, {}},
+                          simple_maker<MprdmaPolicy>()}};
+const RegisterLb kMptcp{{{"mptcp", "MPTCP-like: packets spread over a fixed set of subflow EVs ([REPS] sec. 4.1).",
+    {integer("lb.mptcp_subflows", 8, "subflows", "mptcp: subflows per connection, each on its own fixed EV ([REPS] 4.1: 8).").range(1, 1024)},
+    {}},
+    baseline_maker<MptcpPolicy>()}};
+const RegisterLb kBitmap{{{"bitmap", "Bitmap: per-EV penalty counters for ECN, NACKs and timeouts ([REPS] sec. 4.1).",
+    {
+        integer("lb.bitmap_evs", 256, "EVs", "bitmap: EVs per connection with a penalty counter.").range(1, 1 << 24),
+        integer("lb.bitmap_ecn_penalty", 1, "draws", "bitmap: penalty added to an EV per ECN-marked ACK.").range(0, 255),
+        integer("lb.bitmap_nack_penalty", 4, "draws", "bitmap: penalty added to an EV per NACK.").range(0, 255),
+        integer("lb.bitmap_timeout_penalty", 16, "draws", "bitmap: penalty added to an EV per timeout.").range(0, 255),
+    },
+    {}},
+    baseline_maker<BitmapPolicy>()}};
+}  // namespace
 
 }  // namespace lbsim::lb

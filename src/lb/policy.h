@@ -12,7 +12,6 @@
 #include "core/rng.h"
 #include "core/time.h"
 #include "lb/endpoint_table.h"
-#include "lb/lb_params.h"
 
 namespace lbsim::lb {
 
@@ -45,6 +44,8 @@ class EntropyPolicy {
   virtual void on_rtt(SimTime rtt, SimTime now) {}
   // Bytes of per-connection state a hardware implementation needs (reports); 0 if not modelled.
   virtual std::size_t state_bits() const { return 0; }
+  // The policy itself, or the one a wrapper (lb/recording.h) forwards to.
+  virtual const EntropyPolicy& inner() const { return *this; }
 };
 
 // ECMP: one EV per connection, chosen at random when the connection starts ([REPS] sec. 2.2).
@@ -98,19 +99,9 @@ class RoundRobinPolicy final : public EntropyPolicy {
   std::uint32_t space_, next_;
 };
 
-struct PolicyParams {
-  std::string name = "ops";
-  RepsParams reps;       // [lb] reps_* keys
-  BaselineParams base;   // [lb] plb_*, flowlet_*, mptcp_*, bitmap_* keys
-  SpritzParams spritz;   // [lb] spritz_* keys (OPS (u)/(w), Spritz-Scout/-Spray, Flicr)
-};
-
-const std::vector<std::string>& policy_names();
-
 // A workload entry's lb value `via_group:<g>` pins the flow to one source-guided path through group g
 // (resolved by the Simulation, routed by routing::PinnedDispatchRouter); not a policy name.
 inline constexpr std::string_view kViaGroupPrefix = "via_group:";
 inline bool is_via_group(const std::string& lb) { return lb.starts_with(kViaGroupPrefix); }
-std::unique_ptr<EntropyPolicy> make_policy(const PolicyParams& params, PolicyContext ctx);
 
 }  // namespace lbsim::lb

@@ -38,6 +38,7 @@ class RecordingPolicy final : public EntropyPolicy {
   }
   void on_rtt(SimTime rtt, SimTime now) override { inner_->on_rtt(rtt, now); }
   std::size_t state_bits() const override { return inner_->state_bits(); }
+  const EntropyPolicy& inner() const override { return inner_->inner(); }
   const std::map<std::uint32_t, EvUsage>& usage() const { return usage_; }
 
  private:

@@ -4,6 +4,9 @@
 #include <bit>
 
 #include "core/error.h"
+#include "lb/registry.h"
+
+#include <fmt/core.h>
 
 namespace lbsim::lb {
 
@@ -140,5 +143,68 @@ std::uint32_t RepsPolicy::next_ev(SimTime now) {
   if (buffer_empty() || (valid_ == 0 && !freezing_)) return random_ev();
   return get_next_ev();
 }
+
+namespace {
+using namespace config;
+
+RepsParams reps_params(const Config& c, const PolicyContext& run) {
+  RepsParams p;
+  p.buffer_size = static_cast<std::uint32_t>(c.integer("lb.reps_buffer_size"));
+  p.freezing = c.flag("lb.reps_freezing");
+  p.freezing_timeout = c.real("lb.reps_freezing_timeout_us") > 0 ? from_us(c.real("lb.reps_freezing_timeout_us")) : run.rto;
+  p.idle_timeout = from_us(c.real("lb.reps_idle_us"));
+  const auto& mode = c.text("lb.reps_ack_mode");
+  p.ack_mode = mode == "carry" ? RepsAckMode::Carry : mode == "reuse" ? RepsAckMode::Reuse : RepsAckMode::Plain;
+  p.reuse = static_cast<std::uint32_t>(c.integer("lb.reps_reuse") > 0 ? c.integer("lb.reps_reuse") : c.integer("transport.ack_every"));
+  p.failure_rtt_factor = c.real("lb.reps_failure_rtt_factor");
+  return p;
+}
+
+// summary.json "reps": per-connection state ([REPS] Table 1) and freezing-mode activity (sec. 3.2).
+nlohmann::json reps_summary(const std::vector<const EntropyPolicy*>& policies) {
+  std::uint64_t flows = 0, frozen = 0, entries = 0, failures = 0;
+  std::size_t bits = 0;
+  SimTime first = -1;
+  for (const auto* e : policies) {
+    const auto* r = dynamic_cast<const RepsPolicy*>(e);
+    if (!r) continue;
+    ++flows;
+    bits = r->state_bits();
+    entries += r->freeze_entries();
+    failures += r->failures_detected();
+    if (r->freeze_entries()) ++frozen;
+    if (r->first_freeze_time() >= 0 && (first < 0 || r->first_freeze_time() < first)) first = r->first_freeze_time();
+  }
+  return {{"state_bits", bits}, {"state_bytes", (bits + 7) / 8}, {"flows", flows}, {"failures_detected", failures},
+          {"freeze_entries", entries}, {"flows_frozen", frozen},
+          {"first_freeze_us", first < 0 ? nlohmann::json(nullptr) : nlohmann::json(to_us(first))}};
+}
+
+const RegisterLb kReps{{{"reps", "REPS: recycled entropies with freezing mode on failures ([REPS] Alg. 1-2, sec. 3).",
+    {
+        integer("lb.reps_buffer_size", 8, "EVs", "REPS: circular buffer elements ([REPS] sec. 3.1: 8; Table 1 sizes the state for 1 and 8).").range(1, 255),
+        flag("lb.reps_freezing", true, "REPS: enter freezing mode on a detected failure ([REPS] sec. 3.2; off = App. C.4)."),
+        real("lb.reps_freezing_timeout_us", 0, "us", "REPS: time in freezing mode before exploring again; 0 = the RTO.").range(0, 1e12),
+        real("lb.reps_idle_us", 0, "us", "REPS: a connection that sent nothing for this long counts as new and explores its first BDP again; 0 = never.").range(0, 1e12),
+        text("lb.reps_ack_mode", "plain", "REPS with ACK coalescing ([REPS] sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each cached EV is used reps_reuse times).").one_of({"plain", "carry", "reuse"}),
+        integer("lb.reps_reuse", 0, "uses", "REPS reuse mode: uses per cached EV; 0 = transport.ack_every.").range(0, 255),
+        real("lb.reps_failure_rtt_factor", 2.0, "x min RTT", "REPS without trimming (App. A): a timeout is a failure when the ACKs of the preceding one to two RTOs had RTTs all below this multiple of the connection's smallest RTT (no recent ACK: not a failure).").range(0, 1e6),
+    },
+    {}},
+    [](const Config& c, const PolicyContext& run) -> PolicyMaker {
+      const RepsParams p = reps_params(c, run);
+      return [p](PolicyContext ctx) { return std::make_unique<RepsPolicy>(std::move(ctx), p); };
+    },
+    "reps", &reps_summary}};
+
+[[maybe_unused]] const bool checked = [] {
+  declare_check([](const Config& c) {
+    if (c.text("lb.reps_ack_mode") == "carry" && c.integer("network.ev_bits") > 16)
+      throw UserError(fmt::format("{}lb.reps_ack_mode = \"carry\" carries 16-bit EVs; network.ev_bits = {} is too wide",
+                                  c.where_any({"lb.reps_ack_mode", "network.ev_bits"}), c.integer("network.ev_bits")));
+  });
+  return true;
+}();
+}  // namespace
 
 }  // namespace lbsim::lb

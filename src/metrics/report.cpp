@@ -37,4 +37,26 @@ void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows) {
   }
 }
 
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void write_ports_csv(std::ostream& os, const std::vector<PortRow>& ports) {
+  os << "node,node_label,port,peer,peer_label,link_kind,rate_gbps,tx_packets,tx_bytes,utilization,drops,trims,"
+        "ecn_marks,failure_drops,max_queue_bytes\n";
+  for (const auto& p : ports)
+    fmt::print(os, "{},{},{},{},{},{},{:.3f},{},{},{:.6f},{},{},{},{},{}\n", p.node, csv_field(p.node_label), p.port,
+               p.peer, csv_field(p.peer_label), p.link_kind, p.rate_gbps, p.tx_packets, p.tx_bytes, p.utilization,
+               p.drops, p.trims, p.ecn_marks, p.failure_drops, p.max_queue_bytes);
+}
+
+void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples) {
+  os << "time_us,node,port,peer,data_bytes,ctrl_bytes\n";
+  for (const auto& q : samples)
+    fmt::print(os, "{:.3f},{},{},{},{},{}\n", to_us(q.time), q.node, q.port, q.peer, q.data_bytes, q.ctrl_bytes);
+}
+
 }  // namespace lbsim::metrics

@@ -34,4 +34,27 @@ Distribution distribution(const std::vector<double>& v);
 // flows.csv: one row per workload entry, fixed formatting (byte-identical for identical runs).
 void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows);
 
+// One port's counters over the run (ports.csv).
+struct PortRow {
+  std::int32_t node = -1, port = -1, peer = -1;
+  std::string node_label, peer_label, link_kind;
+  double rate_gbps = 0;
+  std::uint64_t tx_packets = 0, tx_bytes = 0;
+  double utilization = 0;  // tx_bytes over the run time at the port's rate
+  std::uint64_t drops = 0, trims = 0, ecn_marks = 0, failure_drops = 0;
+  Bytes max_queue_bytes = 0;
+};
+void write_ports_csv(std::ostream& os, const std::vector<PortRow>& ports);
+
+// One sample of a non-empty switch queue (queues.csv).
+struct QueueSample {
+  SimTime time = 0;
+  std::int32_t node = -1, port = -1, peer = -1;
+  Bytes data_bytes = 0, ctrl_bytes = 0;
+};
+void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples);
+
+// RFC 4180 quoting for fields that may hold commas or quotes (Slim Fly labels "sw(0,1,4)").
+std::string csv_field(const std::string& v);
+
 }  // namespace lbsim::metrics

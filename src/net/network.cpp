@@ -201,7 +201,7 @@ void Network::run(SimTime until) {
     switch (e.kind) {
       case kEvArrive: arrive(e.obj); break;
       case kEvTxNext: tx_next(e.obj); break;
-      default: sink_->on_event(e); break;
+      default: handlers_[e.kind]->on_event(e); break;
     }
     if (progress_hook_ && (events_ & (kProgressEvery - 1)) == 0) progress_hook_(progress_ctx_, now_);
   }

@@ -10,6 +10,7 @@
 // Host NICs transmit control packets (ACK/NACK/trimmed headers) first and otherwise pull the next
 // data packet from the transport, so a sender never overflows its own NIC.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,17 +18,12 @@
 #include "core/event_queue.h"
 #include "core/rng.h"
 #include "core/time.h"
+#include "net/events.h"
 #include "net/packet.h"
 #include "topo/topology.h"
 
 namespace lbsim::net {
 
-// Event kinds handled by the network itself; kinds >= kFirstUserEvent go to the EventSink.
-enum EventKind : std::uint32_t {
-  kEvArrive = 0,
-  kEvTxNext = 1,
-  kFirstUserEvent = 16,
-};
 
 struct QueueConfig {
   Bytes data_limit = 0;   // data queue capacity in bytes (packets beyond it are trimmed or dropped)
@@ -101,10 +97,10 @@ class HostHandler {
   virtual std::uint32_t pull_data(std::int32_t host) = 0;
 };
 
-// Events of kinds >= kFirstUserEvent.
-class EventSink {
+// Handles the event kinds it is registered for (Network::on).
+class EventHandler {
  public:
-  virtual ~EventSink() = default;
+  virtual ~EventHandler() = default;
   virtual void on_event(const Event& e) = 0;
 };
 
@@ -130,7 +126,8 @@ class Network {
 
   void set_router(Router* r) { router_ = r; }
   void set_host_handler(HostHandler* h) { host_ = h; }
-  void set_event_sink(EventSink* s) { sink_ = s; }
+  // Events of `kind` go to `h` (every kind but kEvArrive and kEvTxNext).
+  void on(EventKind kind, EventHandler* h) { handlers_[kind] = h; }
 
   // Global port id of port `local` of `node`.
   std::uint32_t port_id(std::int32_t node, std::int32_t local) const {
@@ -185,7 +182,7 @@ class Network {
   std::vector<std::uint32_t> port_base_;
   Router* router_ = nullptr;
   HostHandler* host_ = nullptr;
-  EventSink* sink_ = nullptr;
+  std::array<EventHandler*, kNumEventKinds> handlers_{};
   SimTime now_ = 0;
   bool stopped_ = false;
   std::uint64_t events_ = 0;

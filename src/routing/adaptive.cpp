@@ -1,6 +1,7 @@
 #include "routing/adaptive.h"
 
 #include "core/rng.h"
+#include "routing/registry.h"
 
 namespace lbsim::routing {
 
@@ -61,5 +62,10 @@ std::int32_t FailureMaskRouter::route(std::int32_t node, net::Packet& p) {
   if (n == 0) return -1;
   return alive[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % n];
 }
+
+namespace {
+const RegisterRouting kAdaptive{{{"adaptive", "Adaptive switches: the least-loaded shortest-path next hop, ties broken per packet (the RoCE-like baseline of docs/reps.md).", {}, {}},
+    [](const RoutingContext& c) { return std::make_unique<AdaptiveRouter>(c.tables, c.net, c.seed); }}};
+}  // namespace
 
 }  // namespace lbsim::routing

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/rng.h"
+#include "routing/registry.h"
 
 namespace lbsim::routing {
 
@@ -102,5 +103,10 @@ std::int32_t MinimalRouter::route(std::int32_t node, net::Packet& p) {
   if (c.empty()) return -1;
   return c[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % c.size()];
 }
+
+namespace {
+const RegisterRouting kMinimal{{{"minimal", "Minimal routing: Dragonfly local-global-local routes, shortest paths elsewhere ([Spritz] sec. II-A; routing/minimal.h).", {}, {}},
+    [](const RoutingContext& c) { return std::make_unique<MinimalRouter>(c.tables, c.seed); }}};
+}  // namespace
 
 }  // namespace lbsim::routing

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "routing/registry.h"
 
 namespace lbsim::routing {
 
@@ -321,5 +322,14 @@ std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d,
   }
   return sg_.default_port(node, d);
 }
+
+namespace {
+const RegisterRouting kSourceGuided{{{"source_guided", "Spritz fine-grained source-guided routing: EV1/EV2 select the path hop by hop ([Spritz] sec. III).", {},
+    {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
+    [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, false, c.seed); }}};
+const RegisterRouting kSourceGuidedCoarse{{{"source_guided_coarse", "Spritz coarse-grained source-guided routing ([Spritz] sec. III-D).", {},
+    {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
+    [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, true, c.seed); }}};
+}  // namespace
 
 }  // namespace lbsim::routing

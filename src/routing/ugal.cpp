@@ -1,6 +1,7 @@
 #include "routing/ugal.h"
 
 #include "core/error.h"
+#include "routing/registry.h"
 
 namespace lbsim::routing {
 
@@ -61,5 +62,15 @@ std::int32_t UgalRouter::route(std::int32_t node, net::Packet& p) {
   }
   return forward(node, p, nullptr);
 }
+
+namespace {
+using namespace config;
+const RegisterRouting kUgal{{{"ugal_l", "UGAL-L (or UGAL-G): minimal unless queue x hops favours a Valiant path ([Spritz] sec. II-A).",
+    {text("routing.ugal", "local", "ugal_l: local (UGAL-L, q x h with the source switch's output queues) or global (UGAL-G, queues summed along each path).").one_of({"local", "global"})},
+    {}},
+    [](const RoutingContext& c) {
+      return std::make_unique<UgalRouter>(c.tables, c.net, c.seed, parse_ugal_mode(c.cfg.text("routing.ugal")));
+    }}};
+}  // namespace
 
 }  // namespace lbsim::routing

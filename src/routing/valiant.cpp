@@ -1,6 +1,7 @@
 #include "routing/valiant.h"
 
 #include "core/error.h"
+#include "routing/registry.h"
 
 namespace lbsim::routing {
 
@@ -34,5 +35,15 @@ std::int32_t ValiantRouter::route(std::int32_t node, net::Packet& p) {
   }
   return forward(node, p, &rng);
 }
+
+namespace {
+using namespace config;
+const RegisterRouting kValiant{{{"valiant", "Valiant: minimal to a random intermediate switch, then minimal to the destination ([Spritz] sec. II-A, V-A).",
+    {text("routing.valiant_mode", "per_hop", "valiant: per_hop (next hop drawn uniformly at each switch, the Spritz implementation) or path (uniform over whole Valiant paths, Valiant's definition); [Spritz] V-A.").one_of({"per_hop", "path"})},
+    {}},
+    [](const RoutingContext& c) {
+      return std::make_unique<ValiantRouter>(c.tables, c.seed, parse_valiant_mode(c.cfg.text("routing.valiant_mode")));
+    }}};
+}  // namespace
 
 }  // namespace lbsim::routing

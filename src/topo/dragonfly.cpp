@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "topo/registry.h"
 
 namespace lbsim::topo {
 
@@ -196,5 +197,34 @@ Topology build_dragonfly(const DragonflyParams& prm) {
   t.set_param("unused_global_ports", std::to_string(unused));
   return t;
 }
+
+DragonflyParams dragonfly_params(const config::Config& c) {
+  DragonflyParams p;
+  if (c.integer("topology.p") > 0) p.p = static_cast<int>(c.integer("topology.p"));
+  p.a = static_cast<int>(c.integer("topology.a"));
+  p.h = static_cast<int>(c.integer("topology.h"));
+  p.g = c.integer("topology.g") > 0 ? static_cast<int>(c.integer("topology.g")) : -1;
+  p.arrangement = c.text("topology.arrangement");
+  p.global_map_file = c.path("topology.global_map");
+  p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
+  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
+  p.local_latency = from_ns(c.real("topology.local_latency_ns"));
+  p.global_latency = from_ns(c.real("topology.global_latency_ns"));
+  return p;
+}
+
+namespace {
+using namespace config;
+const RegisterTopology kDragonfly{{{"dragonfly", "Dragonfly (p, a, h, g) with fully connected groups and a choice of global-link arrangements ([Spritz] sec. II-A).",
+    {
+        integer("topology.a", 8, "switches", "Dragonfly: switches per group.").range(1, 4096),
+        integer("topology.h", 4, "links", "Dragonfly: global links per switch.").range(1, 4096),
+        integer("topology.g", 0, "groups", "Dragonfly: groups; 0 = a*h + 1 (one global link per group pair).").range(0, 1e6),
+        text("topology.arrangement", "consecutive", "Dragonfly: global-link arrangement (docs/topologies.md).").one_of({"consecutive", "absolute", "palmtree"}),
+        file("topology.global_map", "Dragonfly: explicit global-link map file (overrides arrangement), relative to the config file."),
+    },
+    {"topology.p=1", "topology.a=2", "topology.h=1"}},
+    [](const Config& c) { return build_dragonfly(dragonfly_params(c)); }}};
+}  // namespace
 
 }  // namespace lbsim::topo

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "core/config.h"
 #include "topo/topology.h"
 
 namespace lbsim::topo {
@@ -58,5 +59,8 @@ std::vector<GlobalLinkSpec> parse_global_map(std::istream& in, const std::string
 std::vector<GlobalLinkSpec> read_global_map(const std::string& path, const DragonflyParams& prm);
 
 Topology build_dragonfly(const DragonflyParams& prm);
+
+// The Dragonfly keys of a config (topology.p, a, h, g, arrangement, global_map, rates, latencies).
+DragonflyParams dragonfly_params(const config::Config& c);
 
 }  // namespace lbsim::topo

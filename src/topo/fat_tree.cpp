@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "topo/registry.h"
 
 namespace lbsim::topo {
 
@@ -88,5 +89,40 @@ Topology build_fat_tree(const FatTreeParams& p) {
   t.set_param("tors", std::to_string(tors));
   return t;
 }
+
+FatTreeParams fat_tree_params(const config::Config& c) {
+  FatTreeParams p;
+  p.hosts = static_cast<int>(c.integer("topology.hosts"));
+  p.tiers = static_cast<int>(c.integer("topology.tiers"));
+  p.radix = static_cast<int>(c.integer("topology.radix"));
+  p.hosts_per_tor = static_cast<int>(c.integer("topology.hosts_per_tor"));
+  p.oversubscription = static_cast<int>(c.integer("topology.oversubscription"));
+  p.host_rate = rate_gbps(c.real("topology.host_rate_gbps"));
+  p.tier1_rate = rate_gbps(c.real("topology.tier1_rate_gbps"));
+  p.tier2_rate = rate_gbps(c.real("topology.tier2_rate_gbps"));
+  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
+  p.tier1_latency = from_ns(c.real("topology.tier1_latency_ns"));
+  p.tier2_latency = from_ns(c.real("topology.tier2_latency_ns"));
+  return p;
+}
+
+namespace {
+using namespace config;
+const RegisterTopology kFatTree{{{"fat_tree", "2- or 3-tier fat tree with r:1 oversubscription and per-tier rates ([REPS] sec. 4.1).",
+    {
+        integer("topology.hosts", 128, "hosts", "Fat tree: number of hosts (endpoints).").range(2, 1e7),
+        integer("topology.tiers", 2, "", "Fat tree: 2 (ToR + spine) or 3 (ToR + aggregation + core, in pods).").range(2, 3),
+        integer("topology.radix", 16, "ports", "Fat tree: switch port count k.").range(2, 4096),
+        integer("topology.hosts_per_tor", 0, "hosts", "Fat tree: hosts per ToR; 0 = radix/2.").range(0, 4096),
+        integer("topology.oversubscription", 1, "r in r:1", "Fat tree: ToR oversubscription; ToR uplinks = hosts_per_tor / r.").range(1, 4096),
+        real("topology.host_rate_gbps", 400, "Gb/s", "Fat tree: rate of host links (NIC).").range(1e-3, 1e6),
+        real("topology.tier1_rate_gbps", 400, "Gb/s", "Fat tree: rate of ToR-aggregation (T0-T1) links.").range(1e-3, 1e6),
+        real("topology.tier2_rate_gbps", 400, "Gb/s", "Fat tree: rate of aggregation-core (T1-T2) links.").range(1e-3, 1e6),
+        real("topology.tier1_latency_ns", 500, "ns", "Fat tree: latency of T0-T1 links.").range(0, 1e9),
+        real("topology.tier2_latency_ns", 500, "ns", "Fat tree: latency of T1-T2 links.").range(0, 1e9),
+    },
+    {"topology.hosts=4", "topology.radix=4"}},
+    [](const Config& c) { return build_fat_tree(fat_tree_params(c)); }}};
+}  // namespace
 
 }  // namespace lbsim::topo

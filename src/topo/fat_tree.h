@@ -1,6 +1,7 @@
 // Fat trees ([REPS] sec. 4.1): 2 tiers (ToR + spine) or 3 tiers (ToR + aggregation + core, in
 // pods), with an oversubscription ratio r:1 at the ToR (downlinks = r x uplinks).
 #pragma once
+#include "core/config.h"
 #include "topo/topology.h"
 
 namespace lbsim::topo {
@@ -24,5 +25,8 @@ struct FatTreeParams {
 // The last ToR (and pod) may be partly filled when hosts is not a multiple.
 // Throws UserError for impossible combinations, with the reason.
 Topology build_fat_tree(const FatTreeParams& p);
+
+// The fat-tree keys of a config (topology.hosts, radix, ... ).
+FatTreeParams fat_tree_params(const config::Config& c);
 
 }  // namespace lbsim::topo

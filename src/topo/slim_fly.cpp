@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "topo/registry.h"
 #include "topo/galois.h"
 
 namespace lbsim::topo {
@@ -225,5 +226,26 @@ std::vector<SlimFlySize> suggest_slim_fly(int hosts, int max_candidates) {
     all.back() = *at_least;
   return all;
 }
+
+SlimFlyParams slim_fly_params(const config::Config& c) {
+  SlimFlyParams p;
+  p.q = static_cast<int>(c.integer("topology.q"));
+  p.p = c.integer("topology.p") > 0 ? static_cast<int>(c.integer("topology.p")) : -1;
+  p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
+  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
+  p.local_latency = from_ns(c.real("topology.local_latency_ns"));
+  p.global_latency = from_ns(c.real("topology.global_latency_ns"));
+  return p;
+}
+
+namespace {
+using namespace config;
+const RegisterTopology kSlimFly{{{"slim_fly", "Slim Fly: the MMS graph for a prime power q, diameter 2 ([SlimFly] sec. 2, App. A).",
+    {
+        integer("topology.q", 5, "", "Slim Fly: the prime power q of the MMS construction (q = 4w + delta).").range(2, 1e4),
+    },
+    {"topology.q=3", "topology.p=1"}},
+    [](const Config& c) { return build_slim_fly(slim_fly_params(c)); }}};
+}  // namespace
 
 }  // namespace lbsim::topo

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "core/config.h"
 #include "topo/topology.h"
 
 namespace lbsim::topo {
@@ -61,5 +62,8 @@ struct SlimFlySize {
 };
 SlimFlySize slim_fly_size(int q, int p = -1);  // sizes for a valid q (no graph is built)
 std::vector<SlimFlySize> suggest_slim_fly(int hosts, int max_candidates = 5);
+
+// The Slim Fly keys of a config (topology.q, p, rates, latencies).
+SlimFlyParams slim_fly_params(const config::Config& c);
 
 }  // namespace lbsim::topo

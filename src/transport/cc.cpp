@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "transport/registry.h"
 
 namespace lbsim::transport {
 
@@ -143,18 +144,18 @@ class FixedWindow final : public CongestionControl {
   void loss(double) override {}
 };
 
+using namespace config;
+const RegisterCc kDctcpAck{{{"dctcp_ack", "Per-ACK DCTCP variant of MPRDMA and the REPS/Spritz evaluations ([REPS] sec. 4.1, [Spritz] sec. IV-C).",
+    {real("transport.ecn_decrease", 0.5, "fraction of acked bytes", "dctcp_ack: window decrease per ECN-marked ACK.").range(0, 100)}, {}},
+    [](const Config& c, CcParams& p) { p.ecn_decrease = c.real("transport.ecn_decrease"); },
+    [](const CcParams& p) { return std::make_unique<DctcpPerAck>(p); }}};
+const RegisterCc kDctcp{{{"dctcp", "Classic DCTCP: alpha updated once per window, window cut by alpha/2 (Alizadeh et al.).",
+    {real("transport.dctcp_g", 0.0625, "", "dctcp: EWMA gain g of alpha.").range(0, 1)}, {}},
+    [](const Config& c, CcParams& p) { p.dctcp_g = c.real("transport.dctcp_g"); },
+    [](const CcParams& p) { return std::make_unique<DctcpClassic>(p); }}};
+const RegisterCc kNone{{{"none", "A fixed window (init_cwnd): for analytic tests and open-loop studies.", {}, {}}, nullptr,
+    [](const CcParams& p) { return std::make_unique<FixedWindow>(p); }}};
+
 }  // namespace
-
-const std::vector<std::string>& cc_names() {
-  static const std::vector<std::string> names{"dctcp_ack", "dctcp", "none"};
-  return names;
-}
-
-std::unique_ptr<CongestionControl> make_cc(const CcParams& p) {
-  if (p.name == "dctcp_ack") return std::make_unique<DctcpPerAck>(p);
-  if (p.name == "dctcp") return std::make_unique<DctcpClassic>(p);
-  if (p.name == "none") return std::make_unique<FixedWindow>(p);
-  throw UserError("unknown congestion control '" + p.name + "'");
-}
 
 }  // namespace lbsim::transport

@@ -91,7 +91,7 @@ class CongestionControl {
   Bytes clean_bytes_ = 0;
 };
 
-const std::vector<std::string>& cc_names();
+// The congestion control p.name names (transport/registry.h), built with p.
 std::unique_ptr<CongestionControl> make_cc(const CcParams& p);
 
 }  // namespace lbsim::transport

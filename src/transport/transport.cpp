@@ -14,6 +14,7 @@ using net::PacketType;
 Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
                      PolicyFactory policies)
     : net_(net), wl_(wl), p_(params), policies_(std::move(policies)) {
+  for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush}) net_.on(k, this);
   p_.cc.mtu = p_.header + p_.mtu;
   const auto n = wl.flows.size();
   flows_.resize(n);
@@ -64,13 +65,13 @@ Bytes Transport::packet_bytes(const FlowState& f, std::uint32_t psn) const {
 void Transport::start() {
   for (auto& f : flows_)
     if (f.pending_deps == 0 && f.pending_start_deps == 0)
-      net_.events().push(std::max(f.spec->start, net_.now()), kEvEntryStart, f.id);
+      net_.events().push(std::max(f.spec->start, net_.now()), net::kEvEntryStart, f.id);
 }
 
 void Transport::make_ready(std::uint32_t id) {
   auto& f = flows_[id];
   if (f.pending_deps || f.pending_start_deps) return;
-  net_.events().push(std::max({f.spec->start, f.ready_time, net_.now()}), kEvEntryStart, id);
+  net_.events().push(std::max({f.spec->start, f.ready_time, net_.now()}), net::kEvEntryStart, id);
 }
 
 void Transport::begin(std::uint32_t id) {
@@ -86,7 +87,7 @@ void Transport::begin(std::uint32_t id) {
   }
   const auto& s = *f.spec;
   if (s.is_compute()) {
-    net_.events().push(net_.now() + s.compute, kEvComputeDone, id);
+    net_.events().push(net_.now() + s.compute, net::kEvComputeDone, id);
     return;
   }
   if (f.npkts == 0) {  // an empty message is delivered the moment it starts
@@ -193,7 +194,7 @@ std::uint32_t Transport::pull_data(std::int32_t host) {
 
 void Transport::arm_rto(FlowState& f, SimTime at) {
   f.rto_armed = at;
-  net_.events().push(at, kEvRto, f.id);
+  net_.events().push(at, net::kEvRto, f.id);
 }
 
 void Transport::on_rto(std::uint32_t id) {
@@ -309,7 +310,7 @@ void Transport::on_data(std::uint32_t pkt) {
     send_ack(f, p.dst, p.src);
   } else if (!f.ack_flush_armed) {
     f.ack_flush_armed = true;
-    net_.events().push(net_.now() + p_.ack_delay, kEvAckFlush, f.id);
+    net_.events().push(net_.now() + p_.ack_delay, net::kEvAckFlush, f.id);
   }
   if (newly_complete) complete(f.id);
 }
@@ -406,14 +407,14 @@ void Transport::sender_finished(FlowState& f) {
 
 void Transport::on_event(const Event& e) {
   switch (e.kind) {
-    case kEvEntryStart: begin(e.obj); break;
-    case kEvRto: {
+    case net::kEvEntryStart: begin(e.obj); break;
+    case net::kEvRto: {
       auto& f = flows_[e.obj];
       if (f.rto_armed == e.time) on_rto(e.obj);  // otherwise a stale, superseded timer
       break;
     }
-    case kEvComputeDone: complete(e.obj); break;
-    case kEvAckFlush: {
+    case net::kEvComputeDone: complete(e.obj); break;
+    case net::kEvAckFlush: {
       auto& f = flows_[e.obj];
       f.ack_flush_armed = false;
       if (f.ack_pending) send_ack(f, f.spec->dst, f.spec->src);

@@ -24,13 +24,6 @@
 
 namespace lbsim::transport {
 
-enum TransportEvent : std::uint32_t {
-  kEvEntryStart = net::kFirstUserEvent,
-  kEvRto,
-  kEvComputeDone,
-  kEvAckFlush,
-};
-
 struct TransportParams {
   Bytes mtu = 4096;        // payload bytes per full data packet
   Bytes header = 64;       // header bytes of every packet (data, ACK, NACK)
@@ -96,7 +89,7 @@ struct FlowState {
 using PolicyFactory =
     std::function<std::unique_ptr<lb::EntropyPolicy>(const workload::FlowSpec&, std::uint32_t id)>;
 
-class Transport final : public net::HostHandler, public net::EventSink {
+class Transport final : public net::HostHandler, public net::EventHandler {
  public:
   Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
             PolicyFactory policies);
@@ -112,7 +105,7 @@ class Transport final : public net::HostHandler, public net::EventSink {
   // net::HostHandler
   void on_packet(std::uint32_t pkt) override;
   std::uint32_t pull_data(std::int32_t host) override;
-  // net::EventSink
+  // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush)
   void on_event(const Event& e) override;
 
  private:

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "workload/registry.h"
 
 namespace lbsim::workload {
 
@@ -285,5 +286,21 @@ Workload make_permutation_outside_group(const topo::Topology& t, const Adversari
   for (std::int32_t i = 0; i < n; ++i) add_flow(w, i, to[i], p, tag);
   return w;
 }
+
+namespace {
+using namespace config;
+const RegisterWorkload kAdversarial{{{"adversarial", "The topology's worst case: Dragonfly group shift, Slim Fly distance-2 pattern (docs/topologies.md).",
+    {integer("workload.shift", 1, "groups", "adversarial on a Dragonfly: group i sends to group i + shift.").range(1, 1e6)},
+    {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
+    [](const WorkloadContext& c) {
+      AdversarialParams p;
+      p.bytes = c.cfg.integer("workload.size");
+      p.start = start_time(c.cfg);
+      if (c.topo.kind == "dragonfly") return make_dragonfly_group_shift(c.topo, p, c.seed, static_cast<int>(c.cfg.integer("workload.shift")));
+      if (c.topo.kind == "slim_fly") return make_slim_fly_adversarial(c.topo, p, c.seed);
+      throw UserError("workload.kind = \"adversarial\" is defined for dragonfly and slim_fly topologies; use "
+                      "tornado for a fat tree's worst case");
+    }}};
+}  // namespace
 
 }  // namespace lbsim::workload

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "workload/patterns.h"
+#include "workload/registry.h"
 
 namespace lbsim::workload {
 
@@ -200,5 +201,56 @@ Workload make_collective(const CollectiveParams& p, std::int32_t num_hosts, std:
   }
   return w;
 }
+
+namespace {
+using namespace config;
+
+// The collectives' shared keys ([Spritz] sec. V-B; docs/workloads.md "Collectives").
+[[maybe_unused]] const bool declared = [] {
+  declare({
+      integer("workload.ranks", 0, "hosts", "Collectives: participating endpoints; 0 = all hosts.").range(0, 1e7),
+      flag("workload.random_subset", false, "Collectives: choose the ranks at random (seeded) instead of contiguously from first_host."),
+      integer("workload.first_host", 0, "host id", "Collectives: first host of a contiguous subset.").range(0, 1e7),
+      integer("workload.window", 1, "connections", "alltoall: parallel connections per endpoint.").range(1, 1e7),
+      text("workload.butterfly", "halving_doubling", "butterfly_allreduce variant.").one_of({"halving_doubling", "recursive_doubling"}),
+      flag("workload.background", true, "Collectives: endpoints outside the collective run a permutation (tag background)."),
+      bytes("workload.background_bytes", 0, "Collectives: background message size; 0 = size.").range(0, 1e15),
+      text("workload.background_lb", "ecmp", "Collectives: load balancer of the background permutation ([Spritz] V-B: ecmp)."),
+  }, "collectives");
+  return true;
+}();
+
+std::function<Workload(const WorkloadContext&)> collective(CollectiveKind kind) {
+  return [kind](const WorkloadContext& c) {
+    const auto& cfg = c.cfg;
+    CollectiveParams p;
+    p.kind = kind;
+    p.bytes = cfg.integer("workload.size");
+    p.ranks = static_cast<std::int32_t>(cfg.integer("workload.ranks"));
+    p.random_subset = cfg.flag("workload.random_subset");
+    p.first_host = static_cast<std::int32_t>(cfg.integer("workload.first_host"));
+    p.window = static_cast<std::int32_t>(cfg.integer("workload.window"));
+    p.butterfly = cfg.text("workload.butterfly") == "recursive_doubling" ? ButterflyVariant::kRecursiveDoubling
+                                                                        : ButterflyVariant::kHalvingDoubling;
+    p.root = static_cast<std::int32_t>(cfg.integer("workload.root"));
+    p.start = start_time(cfg);
+    p.background = cfg.flag("workload.background");
+    p.background_bytes = cfg.integer("workload.background_bytes");
+    p.background_lb = cfg.text("workload.background_lb");
+    return make_collective(p, c.topo.num_hosts, c.seed);
+  };
+}
+
+const RegisterWorkload kRing{{{"ring_allreduce", "Ring allreduce: 2(k-1) steps of size/k per rank (docs/workloads.md).", {}, {}},
+                              collective(CollectiveKind::kRingAllreduce)}};
+const RegisterWorkload kButterfly{{{"butterfly_allreduce", "Butterfly allreduce (halving-doubling or recursive doubling).", {}, {}},
+                                   collective(CollectiveKind::kButterflyAllreduce)}};
+const RegisterWorkload kAlltoall{{{"alltoall", "Windowed all-to-all: every rank sends `size` to every other rank.", {}, {}},
+                                  collective(CollectiveKind::kAlltoall)}};
+const RegisterWorkload kPs{{{"ps_allreduce", "Parameter-server allreduce: every rank to the root, then back.", {}, {}},
+                            collective(CollectiveKind::kPsAllreduce)}};
+const RegisterWorkload kAllscatter{{{"allscatter", "Allscatter: the root sends `size` to every other rank.", {}, {}},
+                                    collective(CollectiveKind::kAllscatter)}};
+}  // namespace
 
 }  // namespace lbsim::workload

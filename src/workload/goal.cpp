@@ -11,6 +11,7 @@
 
 #include "workload/parse_util.h"
 #include "workload/validate.h"
+#include "workload/registry.h"
 
 namespace lbsim::workload {
 
@@ -326,5 +327,17 @@ Workload read_goal(const GoalParams& p, std::int32_t num_hosts, std::vector<std:
   auto in = open_input(p.path);
   return parse_goal(in, p.path, p, num_hosts, warnings);
 }
+
+namespace {
+using namespace config;
+const RegisterWorkload kGoal{{{"goal", "A GOAL schedule (LogGOPSim text format): sends, receives and computations with dependencies (docs/workloads.md).",
+    {real("workload.calc_unit_ns", 1, "ns", "goal: duration of one calc unit.").range(0, 1e12)}, {}},
+    [](const WorkloadContext& c) {
+      GoalParams p;
+      p.path = c.cfg.path("workload.file");
+      p.calc_unit = from_ns(c.cfg.real("workload.calc_unit_ns"));
+      return read_goal(p, c.topo.num_hosts, c.warnings);
+    }, true}};
+}  // namespace
 
 }  // namespace lbsim::workload

@@ -9,6 +9,7 @@
 
 #include "workload/parse_util.h"
 #include "workload/validate.h"
+#include "workload/registry.h"
 
 namespace lbsim::workload {
 
@@ -217,5 +218,18 @@ Workload read_htsim_cm(const HtsimCmParams& p, std::int32_t num_hosts) {
   auto in = open_input(p.path);
   return parse_htsim_cm(in, p.path, p, num_hosts);
 }
+
+namespace {
+using namespace config;
+const RegisterWorkload kHtsimCm{{{"htsim_cm", "An htsim connection matrix (.cm) with optional triggers (docs/workloads.md).",
+    {text("workload.htsim_start_unit", "us", "htsim_cm: unit of the connection start times (UEC htsim: us; REPS artifact: ps).").one_of({"ps", "ns", "us", "ms"})}, {}},
+    [](const WorkloadContext& c) {
+      HtsimCmParams p;
+      p.path = c.cfg.path("workload.file");
+      const auto& u = c.cfg.text("workload.htsim_start_unit");
+      p.start_unit = u == "ps" ? SimTime{1} : u == "ns" ? ns(1) : u == "ms" ? ms(1) : us(1);
+      return read_htsim_cm(p, c.topo.num_hosts);
+    }, true}};
+}  // namespace
 
 }  // namespace lbsim::workload

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "workload/parse_util.h"
+#include "workload/registry.h"
 
 namespace lbsim::workload {
 
@@ -113,5 +114,17 @@ Workload read_ns3_flows(const Ns3FlowParams& p, std::int32_t num_hosts, std::vec
   auto in = open_input(p.path);
   return parse_ns3_flows(in, p.path, q, num_hosts, warnings);
 }
+
+namespace {
+using namespace config;
+const RegisterWorkload kNs3{{{"ns3", "An HPCC/ns-3 flow file (src dst pg dport bytes start_s), node ids mapped to hosts (docs/workloads.md).",
+    {file("workload.ns3_topology", "ns3: HPCC topology file giving the switch node ids (node ids are hosts first otherwise).")}, {}},
+    [](const WorkloadContext& c) {
+      Ns3FlowParams p;
+      p.path = c.cfg.path("workload.file");
+      p.topology_path = c.cfg.path("workload.ns3_topology");
+      return read_ns3_flows(p, c.topo.num_hosts, c.warnings);
+    }, true}};
+}  // namespace
 
 }  // namespace lbsim::workload

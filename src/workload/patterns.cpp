@@ -7,6 +7,9 @@
 
 #include "core/error.h"
 #include "workload/parse_util.h"
+#include "workload/registry.h"
+#include "workload/adversarial.h"
+#include <fmt/core.h>
 
 namespace lbsim::workload {
 
@@ -263,5 +266,68 @@ Workload read_flows_csv(const std::string& path, std::int32_t num_hosts) {
   auto in = detail::open_input(path);
   return parse_flows_csv(in, path, num_hosts);
 }
+
+namespace {
+using namespace config;
+
+const RegisterWorkload kPermutation{{{"permutation", "Random permutation: every host sends one message of `size` to another host, each receiving one ([REPS] sec. 4.2).",
+    {flag("workload.outside_group", false, "permutation: receivers outside the sender's group (Dragonfly group, Slim Fly rack, fat-tree pod/ToR; [Spritz] V-B).")},
+    {}},
+    [](const WorkloadContext& c) {
+      if (c.cfg.flag("workload.outside_group")) {
+        AdversarialParams p;
+        p.bytes = c.cfg.integer("workload.size");
+        p.start = start_time(c.cfg);
+        return make_permutation_outside_group(c.topo, p, c.seed);
+      }
+      PermutationParams p;
+      p.bytes = c.cfg.integer("workload.size");
+      p.start = start_time(c.cfg);
+      return make_permutation(p, c.topo.num_hosts, c.seed);
+    }}};
+
+const RegisterWorkload kTornado{{{"tornado", "Tornado: host i sends to host i + N/2 ([REPS] sec. 4.2).", {}, {}},
+    [](const WorkloadContext& c) {
+      TornadoParams p;
+      p.bytes = c.cfg.integer("workload.size");
+      p.start = start_time(c.cfg);
+      return make_tornado(p, c.topo.num_hosts);
+    }}};
+
+const RegisterWorkload kIncast{{{"incast", "Incast: incast_senders hosts send `size` each to one receiver, optionally with a bystander permutation ([Spritz] sec. V-C).",
+    {
+        integer("workload.incast_receiver", 0, "host id", "incast: receiving host.").range(0, 1e7),
+        integer("workload.incast_first_sender", -1, "host id", "incast: first of the k consecutive sender hosts (skipping the receiver); -1 = the hosts after the receiver.").range(-1, 1e7),
+        flag("workload.incast_bystanders", false, "incast: the other hosts run a permutation among themselves (tag bystander; [Spritz] V-C)."),
+    },
+    {"workload.incast_senders=2"}},
+    [](const WorkloadContext& c) {
+      const auto n = c.topo.num_hosts;
+      IncastParams p;
+      p.bytes = c.cfg.integer("workload.size");
+      p.start = start_time(c.cfg);
+      const auto receiver = c.cfg.integer("workload.incast_receiver");
+      if (receiver >= n)
+        throw UserError(fmt::format("{}workload.incast_receiver = {} but the topology has only {} hosts",
+                                    c.cfg.where("workload.incast_receiver"), receiver, n));
+      p.receiver = static_cast<std::int32_t>(receiver);
+      p.senders = static_cast<std::int32_t>(c.cfg.integer("workload.incast_senders"));
+      if (p.senders >= n)
+        throw UserError(fmt::format("{}workload.incast_senders = {} needs more than {} hosts",
+                                    c.cfg.where("workload.incast_senders"), p.senders, n));
+      // k consecutive hosts (skipping the receiver), from incast_first_sender or after the receiver.
+      const auto first = c.cfg.integer("workload.incast_first_sender");
+      std::int32_t h = first >= 0 ? static_cast<std::int32_t>(first % n) : (p.receiver + 1) % n;
+      while (static_cast<std::int32_t>(p.sender_list.size()) < p.senders) {
+        if (h != p.receiver) p.sender_list.push_back(h);
+        h = (h + 1) % n;
+      }
+      p.bystanders = c.cfg.flag("workload.incast_bystanders");
+      return make_incast(p, n, c.seed);
+    }}};
+
+const RegisterWorkload kFlowsCsv{{{"flows_csv", "A CSV list of flows (src, dst, bytes, start_us and optional tag, lb, dependencies; docs/workloads.md).", {}, {}},
+    [](const WorkloadContext& c) { return read_flows_csv(c.cfg.path("workload.file"), c.topo.num_hosts); }, true}};
+}  // namespace
 
 }  // namespace lbsim::workload

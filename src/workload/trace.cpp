@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "workload/registry.h"
 
 namespace lbsim::workload {
 
@@ -218,5 +219,45 @@ Workload make_cdf_trace(const CdfTraceParams& p, std::int32_t num_hosts, std::ui
   if (warnings) warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
   return make_cdf_trace(p, r.cdf, num_hosts, seed, warnings);
 }
+
+namespace {
+using namespace config;
+const RegisterWorkload kCdfTrace{{{"cdf_trace", "Flow sizes from a CDF at a target load with Poisson arrivals, optional incast events and monitored flows (docs/workloads.md).",
+    {
+        text("workload.cdf", "websearch", "cdf_trace: flow-size distribution, a built-in name (websearch, datamining, hadoop, alistorage, googlerpc, enterprise) or a CDF file."),
+        real("workload.load", 0.5, "fraction of host rate", "cdf_trace: offered load per sending host.").range(1e-6, 100),
+        real("workload.duration_us", 1000, "us", "cdf_trace: arrivals during this long after start_us.").range(0, 1e12),
+        real("workload.warmup_us", 0, "us", "cdf_trace: flows starting in the first warmup_us are tagged warmup.").range(0, 1e12),
+        integer("workload.max_senders_per_receiver", 0, "hosts", "cdf_trace: cap on simultaneous senders per receiver; 0 = none.").range(0, 1e7),
+        real("workload.incast_interval_us", 0, "us", "cdf_trace: mean time between Poisson incast events (0 = none); each has incast_senders senders of incast_bytes.").range(0, 1e12),
+        bytes("workload.incast_bytes", 64 * 1024, "cdf_trace: bytes per incast sender.").range(1, 1e15),
+        real("workload.monitored_fraction", 0, "", "cdf_trace: fraction of flows tagged monitored.").range(0, 1),
+        text("workload.destinations", "uniform", "cdf_trace: receiver choice.").one_of({"uniform", "all_to_one", "one_to_all"}),
+    },
+    {"workload.duration_us=20"}},
+    [](const WorkloadContext& c) {
+      const auto& cfg = c.cfg;
+      CdfTraceParams p;
+      const std::string& cdf = cfg.text("workload.cdf");
+      // A built-in name, else a file relative to the config file.
+      p.cdf = cdf.find('/') != std::string::npos || cdf.find('.') != std::string::npos ? cfg.path("workload.cdf") : cdf;
+      p.load = cfg.real("workload.load");
+      p.host_rate = c.topo.links[c.topo.ports[0][0].link].rate;
+      p.start = start_time(cfg);
+      p.duration = from_us(cfg.real("workload.duration_us"));
+      p.warmup = from_us(cfg.real("workload.warmup_us"));
+      p.max_senders_per_receiver = static_cast<std::int32_t>(cfg.integer("workload.max_senders_per_receiver"));
+      const auto& d = cfg.text("workload.destinations");
+      p.destinations = d == "all_to_one"   ? TraceDestinations::kAllToOne
+                       : d == "one_to_all" ? TraceDestinations::kOneToAll
+                                           : TraceDestinations::kUniform;
+      p.root = static_cast<std::int32_t>(cfg.integer("workload.root"));
+      p.incast_mean_interval = from_us(cfg.real("workload.incast_interval_us"));
+      p.incast_senders = static_cast<std::int32_t>(cfg.integer("workload.incast_senders"));
+      p.incast_bytes = cfg.integer("workload.incast_bytes");
+      p.monitored_fraction = cfg.real("workload.monitored_fraction");
+      return make_cdf_trace(p, c.topo.num_hosts, c.seed, c.warnings);
+    }}};
+}  // namespace
 
 }  // namespace lbsim::workload

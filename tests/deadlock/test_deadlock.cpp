@@ -8,6 +8,7 @@
 #include "../layered/test_graphs.h"
 
 namespace lbsim::analysis {
+using namespace routing;  // the layered-routing types and functions (routing/layered.h)
 namespace {
 
 // Shortest-path routes on an n-ring, ties (n even, opposite switches) broken clockwise.

@@ -5,14 +5,15 @@
 
 #include "../sim/helpers.h"
 #include "routing/adaptive.h"
-#include "routing/router.h"
+#include "routing/ecmp.h"
+#include "routing/registry.h"
 #include "routing/tables.h"
 
 using namespace lbsim;
 
 namespace {
 struct Fixture {
-  topo::Topology t = sim::build_topology(test::small_fat_tree());
+  topo::Topology t = topo::build_topology(test::small_fat_tree());
   routing::MinimalTables tables{t};
   net::Network net{t, net::NetConfig{}, 1};
   std::int32_t tor0 = t.host_switch(0);

@@ -14,15 +14,15 @@ using lbsim::test::conserved;
 namespace {
 
 // One flow (or several) given as CSV rows, plus a failure file.
-sim::Config scenario(const std::string& name, const std::string& flows, const std::string& failures,
+config::Config scenario(const std::string& name, const std::string& flows, const std::string& failures,
                      const std::string& lb = "ops") {
   auto c = test::small_fat_tree();
   const auto dir = test::temp_dir("fail-" + name);
-  c.wl_kind = "flows_csv";
-  c.wl_file = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n" + flows);
-  if (!failures.empty()) c.failures_file = test::write_file(dir + "/failures.txt", failures);
-  c.lb = lb;
-  c.rto_us = 70;
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n" + flows));
+  if (!failures.empty()) c.set("failures.file", test::write_file(dir + "/failures.txt", failures));
+  c.set("lb.algorithm", lb);
+  c.set("transport.rto_us", 70);
   return c;
 }
 
@@ -56,10 +56,10 @@ TEST(Failures, BlackHoleLosesSilentlyAndRtoRecovers) {
 // Every flow of a permutation recovers from a permanently failed (both directions) uplink.
 TEST(Failures, PermutationRecoversFromDeadUplink) {
   auto c = test::small_fat_tree();
-  c.size_bytes = 256 << 10;
-  c.rto_us = 70;
+  c.set("workload.size", 256 << 10);
+  c.set("transport.rto_us", 70);
   const auto dir = test::temp_dir("fail-perm");
-  c.failures_file = test::write_file(dir + "/f.txt", "# a dead cable\n0 down tor2-spine5\n");
+  c.set("failures.file", test::write_file(dir + "/f.txt", "# a dead cable\n0 down tor2-spine5\n"));
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   EXPECT_GT(total(s, &net::PortStats::failure_drops), 0u);
@@ -98,7 +98,7 @@ TEST(Failures, TransientFailureEnds) {
   }
   {
     auto c = scenario("permanent", "0,8,1048576,0\n", "10 down tor1-h8 from=tor1\n", "ecmp");
-    c.end_us = 500;
+    c.set("run.end_us", 500);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 3);
     EXPECT_FALSE(s.flow_results().at(0).finished);
@@ -128,7 +128,7 @@ TEST(Failures, SwitchDownAndRandomLoss) {
 TEST(Failures, RoutingConvergenceMasksDeadPorts) {
   auto drops = [](double converge_us) {
     auto c = scenario("converge", "0,8,4194304,0\n1,9,4194304,0\n", "0 down tor0-spine0 from=tor0\n");
-    c.converge_us = converge_us;
+    c.set("failures.converge_us", converge_us);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
     EXPECT_TRUE(conserved(s));
@@ -141,7 +141,7 @@ TEST(Failures, RoutingConvergenceMasksDeadPorts) {
 
 TEST(Failures, RandomFractionPicksDistinctLinksOfTheClass) {
   auto c = test::small_fat_tree();
-  const auto t = sim::build_topology(c);
+  const auto t = topo::build_topology(c);
   net::RandomFailures r;
   r.fraction = 0.03;  // 3% of the 16 x 8 = 128 ToR uplinks: round(3.84) = 4
   auto f = net::random_failures(r, t, 7);
@@ -156,7 +156,7 @@ TEST(Failures, RandomFractionPicksDistinctLinksOfTheClass) {
 
 TEST(Failures, FileErrorsNameTheLine) {
   auto c = test::small_fat_tree();
-  const auto t = sim::build_topology(c);
+  const auto t = topo::build_topology(c);
   const auto dir = test::temp_dir("fail-errors");
   auto expect_error = [&](const std::string& text, const std::string& needle) {
     const auto path = test::write_file(dir + "/f.txt", text);

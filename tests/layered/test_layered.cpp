@@ -3,12 +3,13 @@
 
 #include <set>
 
-#include "analysis/layered.h"
+#include "routing/layered.h"
 #include "analysis/pathstats.h"
 #include "core/error.h"
 #include "test_graphs.h"
 
 namespace lbsim::analysis {
+using namespace routing;  // the layered-routing types and functions (routing/layered.h)
 namespace {
 
 using testgraphs::petersen;

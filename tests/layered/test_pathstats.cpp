@@ -5,6 +5,7 @@
 #include "test_graphs.h"
 
 namespace lbsim::analysis {
+using namespace routing;  // the layered-routing types and functions (routing/layered.h)
 namespace {
 
 TEST(PathStats, MaxDisjointPathsByHand) {

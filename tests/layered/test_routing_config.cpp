@@ -5,6 +5,7 @@
 #include "core/error.h"
 
 namespace lbsim::analysis {
+using namespace routing;  // the layered-routing types and functions (routing/layered.h)
 namespace {
 
 std::string error_of(const std::string& text) {

@@ -3,11 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "analysis/deadlock.h"
-#include "analysis/layered.h"
+#include "routing/layered.h"
 #include "analysis/pathstats.h"
 #include "topo/slim_fly.h"
 
 namespace lbsim::analysis {
+using namespace routing;  // the layered-routing types and functions (routing/layered.h)
 namespace {
 
 TEST(SlimFlyLayers, Q5LayeredPathsAreMinimalOrThreeHops) {

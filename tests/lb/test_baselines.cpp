@@ -4,6 +4,7 @@
 #include <set>
 
 #include "lb/baselines.h"
+#include "lb/registry.h"
 #include "lb/policy.h"
 
 using namespace lbsim;
@@ -123,10 +124,15 @@ TEST(Baselines, BitmapSkipsPenalizedEvs) {
   EXPECT_GT(r.penalty(bad), 0u);
 }
 
-TEST(Baselines, RegisteredByName) {
-  for (const char* n : {"plb", "flowlet", "mprdma", "mptcp", "bitmap"}) {
-    lb::PolicyParams pp;
-    pp.name = n;
-    EXPECT_NE(lb::make_policy(pp, context()), nullptr) << n;
+// The REPS paper's baselines are registered with their own keys (tests/registry checks every
+// plug-in end to end).
+TEST(Baselines, RegisteredWithTheirKeys) {
+  for (const auto& [name, key] : std::vector<std::pair<std::string, std::string>>{
+           {"plb", "lb.plb_threshold"}, {"flowlet", "lb.flowlet_timeout_us"}, {"mptcp", "lb.mptcp_subflows"},
+           {"bitmap", "lb.bitmap_evs"}}) {
+    const auto& e = lb::balancers().get(name);
+    EXPECT_TRUE(std::any_of(e.keys.begin(), e.keys.end(), [&](const auto& k) { return k.key == key; })) << name;
+    EXPECT_NE(e.make(config::Config{}, context())(context()), nullptr) << name;
   }
+  EXPECT_NE(lb::balancers().get("mprdma").make(config::Config{}, context())(context()), nullptr);
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "lb/policy.h"
+#include "lb/registry.h"
 #include "lb/reps.h"
 
 using namespace lbsim;
@@ -214,7 +215,6 @@ TEST(Reps, StateBitsMatchTable1) {
   EXPECT_EQ(RepsPolicy(context(0), p).state_bits(), 193u);
   p.buffer_size = 1;
   EXPECT_EQ(RepsPolicy(context(0), p).state_bits(), 74u);
-  lb::PolicyParams pp;
-  pp.name = "reps";
-  EXPECT_EQ(lb::make_policy(pp, context(0))->state_bits(), 193u);
+  // Through the registry with the default keys (lb.reps_buffer_size = 8).
+  EXPECT_EQ(lb::balancers().get("reps").make(config::Config{}, context(0))(context(0))->state_bits(), 193u);
 }

@@ -10,6 +10,7 @@
 #include "topo/fat_tree.h"
 
 namespace lbsim::analysis {
+using namespace routing;  // the layered-routing types and functions (routing/layered.h)
 namespace {
 
 TrafficMatrix explicit_tm(int n, std::vector<Demand> d) {

@@ -22,11 +22,11 @@ struct Result {
 
 Result run(const std::string& example, const std::string& lb,
            const std::vector<std::string>& overrides = {}) {
-  sim::Config c;
-  sim::load_config_file(c, std::string(LBSIM_SOURCE_DIR) + "/examples/reps/" + example);
-  c.lb = lb;
-  c.progress = "off";
-  for (const auto& o : overrides) sim::apply_override(c, o);
+  config::Config c;
+  config::load_file(c, std::string(LBSIM_SOURCE_DIR) + "/examples/reps/" + example);
+  c.set("lb.algorithm", lb);
+  c.set("run.progress", "off");
+  for (const auto& o : overrides) config::apply_override(c, o);
   sim::Simulation s(c);
   s.run();
   EXPECT_TRUE(conserved(s)) << example << " " << lb;
@@ -169,10 +169,10 @@ TEST(RepsScenarios, FailureDetectionWithoutTrimming) {
 // REPS run reports its per-connection state (Table 1).
 TEST(RepsScenarios, SummaryNamesHtsimStartUnitAndRepsState) {
   auto c = test::small_fat_tree();
-  c.wl_kind = "htsim_cm";
-  c.wl_file = std::string(LBSIM_SOURCE_DIR) + "/examples/workloads/incast_then_fanout.cm";
-  c.htsim_start_unit = "ps";
-  c.lb = "reps";
+  c.set("workload.kind", "htsim_cm");
+  c.set("workload.file", std::string(LBSIM_SOURCE_DIR) + "/examples/workloads/incast_then_fanout.cm");
+  c.set("workload.htsim_start_unit", "ps");
+  c.set("lb.algorithm", "reps");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   const auto j = s.summary();
@@ -180,8 +180,8 @@ TEST(RepsScenarios, SummaryNamesHtsimStartUnitAndRepsState) {
   EXPECT_EQ(j["reps"]["state_bits"].get<int>(), 193);
   EXPECT_EQ(j["reps"]["state_bytes"].get<int>(), 25);
   EXPECT_EQ(j["reps"]["flows"].get<int>(), 4);
-  c.wl_kind = "permutation";
-  c.lb = "ops";
+  c.set("workload.kind", "permutation");
+  c.set("lb.algorithm", "ops");
   sim::Simulation s2(c);
   const auto j2 = s2.summary();
   EXPECT_FALSE(j2["workload"].contains("htsim_start_unit"));

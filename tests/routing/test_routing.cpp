@@ -10,7 +10,8 @@
 #include "net/network.h"
 #include "routing/bounded_paths.h"
 #include "routing/minimal.h"
-#include "routing/router.h"
+#include "routing/ecmp.h"
+#include "routing/registry.h"
 #include "routing/tables.h"
 #include "routing/ugal.h"
 #include "routing/valiant.h"
@@ -267,33 +268,22 @@ TEST(UgalRouter, GlobalSeesDownstreamQueues) {
   EXPECT_GT(global_nonmin, 150);
 }
 
-// Registry: every plug-in is constructible by name; unknown modes are user errors.
-TEST(Registry, NamesAndModes) {
-  const auto& t = table2_slim_fly();
-  routing::MinimalTables mt(t);
-  net::Network net(t, net::NetConfig{}, 1);
-  for (const std::string n : {"minimal", "valiant", "ugal_l", "ecmp_paths"}) {
-    routing::RoutingParams rp;
-    rp.name = n;
-    EXPECT_NE(routing::make_router(rp, mt, net), nullptr) << n;
-  }
-  routing::RoutingParams bad;
-  bad.name = "valiant";
-  bad.valiant_mode = "random";
-  EXPECT_THROW(routing::make_router(bad, mt, net), UserError);
-  bad.name = "ugal_l";
-  bad.ugal = "both";
-  EXPECT_THROW(routing::make_router(bad, mt, net), UserError);
+// Unknown routing modes are user errors, named with the valid values.
+TEST(Registry, BadModesAreUserErrors) {
+  config::Config c;
+  EXPECT_THROW(c.set("routing.valiant_mode", "random"), UserError);
+  EXPECT_THROW(c.set("routing.ugal", "both"), UserError);
+  EXPECT_THROW(c.set("routing.algorithm", "fastest"), UserError);
 }
 
 // ecmp_paths: a fixed (flow, EV) keeps one path; varying the EV covers the pair's whole path set.
 TEST(EcmpPathsRouter, HashPicksBoundedPaths) {
   const auto& t = table2_dragonfly();
   routing::MinimalTables mt(t);
-  routing::RoutingParams rp;
-  rp.name = "ecmp_paths";
+  config::Config c;
+  c.set("routing.algorithm", "ecmp_paths");
   net::Network net(t, net::NetConfig{}, 1);
-  auto r = routing::make_router(rp, mt, net);
+  auto r = routing::make_router(routing::RoutingContext{c, mt, net, 1});
   const std::int32_t src_host = 3 * 4, dst_host = (7 * 8 + 5) * 4;
   auto key = [&](std::uint32_t ev) {
     std::vector<std::int32_t> k;

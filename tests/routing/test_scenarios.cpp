@@ -9,18 +9,19 @@
 #include "../sim/helpers.h"
 #include "core/rng.h"
 #include "routing/minimal.h"
-#include "routing/router.h"
+#include "routing/ecmp.h"
+#include "routing/registry.h"
 #include "routing/tables.h"
-#include "sim/config.h"
+#include "config/reader.h"
 
 using namespace lbsim;
 
 namespace {
 
-sim::Config table2(const std::string& name) {
-  sim::Config c;
-  sim::load_config_file(c, std::string(LBSIM_SOURCE_DIR) + "/examples/spritz/" + name + "_table2.toml");
-  c.progress = "off";
+config::Config table2(const std::string& name) {
+  config::Config c;
+  config::load_file(c, std::string(LBSIM_SOURCE_DIR) + "/examples/spritz/" + name + "_table2.toml");
+  c.set("run.progress", "off");
   return c;
 }
 
@@ -80,9 +81,9 @@ TEST(RoutingScenarios, ValiantBeatsMinimalOnAdversarial) {
     int i = 0;
     for (const std::string alg : {"minimal", "valiant"}) {
       auto c = table2(name);
-      c.wl_kind = "adversarial";
-      c.size_bytes = bytes;
-      c.routing = alg;
+      c.set("workload.kind", "adversarial");
+      c.set("workload.size", bytes);
+      c.set("routing.algorithm", alg);
       sim::Simulation s(c);
       ASSERT_EQ(s.run(), 0) << name << " " << alg;
       EXPECT_TRUE(test::conserved(s));
@@ -105,18 +106,15 @@ TEST(RoutingScenarios, MinimalFastestAtLightLoadAndUgalStaysMinimal) {
     for (const std::string alg : {"minimal", "ugal_l", "valiant", "ecmp_paths"}) {
       auto c = table2(name);
       const auto dir = test::temp_dir(std::string("routing-light-") + name);
-      c.wl_kind = "flows_csv";
-      const auto probe = sim::build_topology(c);
-      c.wl_file = spaced_flows(dir, probe.num_hosts, per_switch, 20, bytes);
-      c.routing = alg;
-      c.lb = "ecmp";  // one EV per flow: ecmp_paths keeps each flow on one path
+      c.set("workload.kind", "flows_csv");
+      const auto probe = topo::build_topology(c);
+      c.set("workload.file", spaced_flows(dir, probe.num_hosts, per_switch, 20, bytes));
+      c.set("routing.algorithm", alg);
+      c.set("lb.algorithm", "ecmp");  // one EV per flow: ecmp_paths keeps each flow on one path
       sim::Simulation s(c);
       const auto& t = s.topology();
       routing::MinimalTables mt(t);
-      routing::RoutingParams rp;
-      rp.name = alg;
-      rp.seed = 1;
-      auto inner = routing::make_router(rp, mt, s.network());
+      auto inner = routing::make_router(routing::RoutingContext{c, mt, s.network(), 1});
       HopRecorder rec(*inner, t);
       s.network().set_router(&rec);
       ASSERT_EQ(s.run(), 0) << name << " " << alg;
@@ -170,15 +168,12 @@ TEST(RoutingScenarios, MinimalFastestAtLightLoadAndUgalStaysMinimal) {
 TEST(RoutingScenarios, PermutationCompletesAndUgalAdapts) {
   for (const std::string alg : {"minimal", "valiant", "ugal_l", "ecmp_paths"}) {
     auto c = table2("dragonfly");
-    c.size_bytes = 64 << 10;
-    c.routing = alg;
+    c.set("workload.size", 64 << 10);
+    c.set("routing.algorithm", alg);
     sim::Simulation s(c);
     const auto& t = s.topology();
     routing::MinimalTables mt(t);
-    routing::RoutingParams rp;
-    rp.name = alg;
-    rp.seed = 1;
-    auto inner = routing::make_router(rp, mt, s.network());
+    auto inner = routing::make_router(routing::RoutingContext{c, mt, s.network(), 1});
     HopRecorder rec(*inner, t);
     s.network().set_router(&rec);
     ASSERT_EQ(s.run(), 0) << alg;
@@ -208,11 +203,11 @@ TEST(RoutingScenarios, BdpFromLongestBoundedPath) {
   struct Case { const char* name; SimTime rtt; Bytes bdp; std::uint32_t pkts, shortest_pkts; };
   for (const auto& k : {Case{"dragonfly", 8'841'360, 442'068, 107, 79}, Case{"slim_fly", 9'606'880, 480'344, 116, 66}}) {
     auto c = table2(k.name);
-    c.wl_kind = "flows_csv";
+    c.set("workload.kind", "flows_csv");
     const auto dir = test::temp_dir(std::string("routing-bdp-") + k.name);
-    c.wl_file = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n0,100,4096,0\n");
+    c.set("workload.file", test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n0,100,4096,0\n"));
     EXPECT_EQ(sim::Simulation(c).derived().bdp_packets, k.shortest_pkts) << k.name;
-    c.bdp_path = "longest_bounded";
+    c.set("network.bdp_path", "longest_bounded");
     sim::Simulation s(c);
     EXPECT_EQ(s.derived().base_rtt, k.rtt) << k.name;
     EXPECT_EQ(s.derived().bdp, k.bdp) << k.name;

@@ -14,15 +14,15 @@ using namespace lbsim;
 // A step starts the moment the previous step's message arrived, so T = 6 * T_msg, plus the ACKs
 // each NIC interleaves with its data (64 B per 4160 B packet, at most 1.6%).
 TEST(Collectives, RingAllreduceMatchesAnalyticTimeOnIdleNetwork) {
-  sim::Config c;
-  c.hosts = 16;
-  c.radix = 8;
-  c.progress = "off";
-  c.wl_kind = "ring_allreduce";
-  c.size_bytes = 4 << 20;
-  c.ranks = 4;
-  c.first_host = 0;
-  c.background = false;
+  config::Config c;
+  c.set("topology.hosts", 16);
+  c.set("topology.radix", 8);
+  c.set("run.progress", "off");
+  c.set("workload.kind", "ring_allreduce");
+  c.set("workload.size", 4 << 20);
+  c.set("workload.ranks", 4);
+  c.set("workload.first_host", 0);
+  c.set("workload.background", false);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   const auto rows = s.flow_results();
@@ -49,12 +49,12 @@ TEST(Collectives, RingAllreduceMatchesAnalyticTimeOnIdleNetwork) {
 // The GOAL schedule shipped with LogGOPSim runs to completion through the engine with every receive
 // matched (issue: "executed with their dependencies").
 TEST(Collectives, GoalBinaryTree32RunsToCompletion) {
-  sim::Config c;
-  c.hosts = 32;
-  c.radix = 8;
-  c.progress = "off";
-  c.wl_kind = "goal";
-  c.wl_file = std::string(LBSIM_SOURCE_DIR) + "/../shared/data/goal/binary_tree_32.goal";
+  config::Config c;
+  c.set("topology.hosts", 32);
+  c.set("topology.radix", 8);
+  c.set("run.progress", "off");
+  c.set("workload.kind", "goal");
+  c.set("workload.file", std::string(LBSIM_SOURCE_DIR) + "/../shared/data/goal/binary_tree_32.goal");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   const auto rows = s.flow_results();

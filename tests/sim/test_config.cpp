@@ -12,10 +12,10 @@ std::string load_error(const std::string& toml) {
   const auto dir = test::temp_dir("cfg");
   const auto path = test::write_file(dir + "/c.toml", toml);
   try {
-    sim::Config c;
-    sim::load_config_file(c, path);
-    sim::validate(c);
-    sim::build_topology(c);
+    config::Config c;
+    config::load_file(c, path);
+    config::check(c);
+    topo::build_topology(c);
   } catch (const UserError& e) {
     return e.what();
   }
@@ -53,7 +53,7 @@ TEST(Config, BadValues) {
   EXPECT_CONTAINS(load_error("[workload]\nsize = \"8 bananas\"\n"), "is not a size");
   EXPECT_CONTAINS(load_error("[network]\nkmin = 1.5\n"), "out of range [0, 1]");
   EXPECT_CONTAINS(load_error("[network]\nkmin = 0.9\nkmax = 0.5\n"), "must be below network.kmax");
-  EXPECT_CONTAINS(load_error("[lb]\nalgorithm = \"fastest\"\n"), "'fastest' is not one of: ecmp, ops");
+  EXPECT_CONTAINS(load_error("[lb]\nalgorithm = \"fastest\"\n"), "'fastest' is not one of: bitmap, ecmp, flicr_u");
   EXPECT_CONTAINS(load_error("[workload]\nkind = \"flows_csv\"\n"), "needs workload.file");
 }
 
@@ -64,8 +64,8 @@ TEST(Config, ImpossibleTopology) {
 
 TEST(Config, MissingFileAndSyntaxError) {
   try {
-    sim::Config c;
-    sim::load_config_file(c, "/nonexistent/x.toml");
+    config::Config c;
+    config::load_file(c, "/nonexistent/x.toml");
     FAIL();
   } catch (const UserError& e) {
     EXPECT_CONTAINS(std::string(e.what()), "cannot open config file '/nonexistent/x.toml'");
@@ -76,23 +76,23 @@ TEST(Config, MissingFileAndSyntaxError) {
 }
 
 TEST(Config, SizesAndOverrides) {
-  sim::Config c;
-  sim::apply_override(c, "workload.size=\"8MiB\"");
-  EXPECT_EQ(c.size_bytes, 8 << 20);
-  sim::apply_override(c, "workload.size=4KiB");
-  EXPECT_EQ(c.size_bytes, 4096);
-  sim::apply_override(c, "lb.algorithm=ecmp");
-  EXPECT_EQ(c.lb, "ecmp");
-  sim::apply_override(c, "network.kmin=0.1");
-  EXPECT_DOUBLE_EQ(c.kmin, 0.1);
+  config::Config c;
+  config::apply_override(c, "workload.size=\"8MiB\"");
+  EXPECT_EQ(c.integer("workload.size"), 8 << 20);
+  config::apply_override(c, "workload.size=4KiB");
+  EXPECT_EQ(c.integer("workload.size"), 4096);
+  config::apply_override(c, "lb.algorithm=ecmp");
+  EXPECT_EQ(c.text("lb.algorithm"), "ecmp");
+  config::apply_override(c, "network.kmin=0.1");
+  EXPECT_DOUBLE_EQ(c.real("network.kmin"), 0.1);
   try {
-    sim::apply_override(c, "network.kmn=0.1");
+    config::apply_override(c, "network.kmn=0.1");
     FAIL();
   } catch (const UserError& e) {
     EXPECT_CONTAINS(std::string(e.what()), "--set: unknown key 'network.kmn' (did you mean 'network.kmin'?)");
   }
   try {
-    sim::apply_override(c, "kmin");
+    config::apply_override(c, "kmin");
     FAIL();
   } catch (const UserError& e) {
     EXPECT_CONTAINS(std::string(e.what()), "expected section.key=value");
@@ -100,18 +100,18 @@ TEST(Config, SizesAndOverrides) {
 }
 
 TEST(Config, ResolvedConfigRoundTrips) {
-  sim::Config c;
-  c.kmin = 0.15;
-  c.lb = "ecmp";
-  c.size_bytes = 12345;
+  config::Config c;
+  c.set("network.kmin", 0.15);
+  c.set("lb.algorithm", "ecmp");
+  c.set("workload.size", 12345);
   const auto dir = test::temp_dir("roundtrip");
-  const auto path = test::write_file(dir + "/r.toml", sim::to_toml(c));
-  sim::Config d;
-  sim::load_config_file(d, path);
-  EXPECT_EQ(sim::to_toml(d), sim::to_toml(c));
+  const auto path = test::write_file(dir + "/r.toml", config::to_toml(c));
+  config::Config d;
+  config::load_file(d, path);
+  EXPECT_EQ(config::to_toml(d), config::to_toml(c));
 }
 
 TEST(Config, DocsAreInSync) {
   const auto doc = test::read_file(std::string(LBSIM_SOURCE_DIR) + "/docs/config.md");
-  EXPECT_EQ(doc, sim::keys_markdown()) << "regenerate with: ./build/lbsim config --markdown > docs/config.md";
+  EXPECT_EQ(doc, config::keys_markdown()) << "regenerate with: ./build/lbsim config --markdown > docs/config.md";
 }

@@ -4,7 +4,8 @@
 #include <fmt/core.h>
 
 #include "helpers.h"
-#include "routing/router.h"
+#include "routing/ecmp.h"
+#include "routing/registry.h"
 #include "routing/tables.h"
 
 using namespace lbsim;
@@ -12,12 +13,12 @@ using lbsim::test::conserved;
 
 namespace {
 
-sim::Config one_flow(const std::string& name, int src, int dst, Bytes bytes, const std::string& lb = "ops") {
+config::Config one_flow(const std::string& name, int src, int dst, Bytes bytes, const std::string& lb = "ops") {
   auto c = test::small_fat_tree();
   const auto dir = test::temp_dir(name);
-  c.wl_kind = "flows_csv";
-  c.wl_file = test::write_file(dir + "/flows.csv", fmt::format("src,dst,bytes,start_us\n{},{},{},0\n", src, dst, bytes));
-  c.lb = lb;
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", test::write_file(dir + "/flows.csv", fmt::format("src,dst,bytes,start_us\n{},{},{},0\n", src, dst, bytes)));
+  c.set("lb.algorithm", lb);
   return c;
 }
 
@@ -67,11 +68,11 @@ TEST(Engine, LoneFlowFctIsExact) {
 // NACK down to the 1-MTU floor, which the plain per-ACK rule then climbs back slowly.
 TEST(Engine, IncastFinishesNearLineRateWithoutLosses) {
   auto c = test::small_fat_tree();
-  c.quick_adapt = true;
-  c.wl_kind = "incast";
-  c.incast_senders = 8;
-  c.incast_receiver = 0;
-  c.size_bytes = 1 << 20;
+  c.set("transport.quick_adapt", true);
+  c.set("workload.kind", "incast");
+  c.set("workload.incast_senders", 8);
+  c.set("workload.incast_receiver", 0);
+  c.set("workload.size", 1 << 20);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   const double bound_us = 8.0 * (1 << 20) * 4160.0 / 4096.0 * 8 / 400e9 * 1e6;  // 170.4 us
@@ -85,7 +86,7 @@ TEST(Engine, IncastFinishesNearLineRateWithoutLosses) {
   EXPECT_EQ(j["retransmits"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>());
   EXPECT_TRUE(conserved(s));
 
-  c.quick_adapt = false;  // plain per-ACK DCTCP: still lossless and complete, but slower
+  c.set("transport.quick_adapt", false);  // plain per-ACK DCTCP: still lossless and complete, but slower
   sim::Simulation plain(c);
   ASSERT_EQ(plain.run(), 0);
   const auto jp = plain.summary();
@@ -97,7 +98,7 @@ TEST(Engine, IncastFinishesNearLineRateWithoutLosses) {
 
 TEST(Engine, EcmpHashSpreadsFlowsAndKeepsEachFlowOnOnePath) {
   auto c = test::small_fat_tree();
-  const auto t = sim::build_topology(c);
+  const auto t = topo::build_topology(c);
   routing::MinimalTables tables(t);
   net::NetConfig nc;
   net::Network net(t, nc, 1);
@@ -165,11 +166,11 @@ TEST(Engine, EcmpFlowUsesOneUplinkOpsSpraysOverAll) {
 // Non-oversubscribed fat tree, permutation: OPS stays close to ideal, ECMP suffers hash collisions.
 TEST(Engine, PermutationOpsNearIdealEcmpSlower) {
   auto c = test::small_fat_tree();
-  c.size_bytes = 4 << 20;
-  c.lb = "ops";
+  c.set("workload.size", 4 << 20);
+  c.set("lb.algorithm", "ops");
   sim::Simulation ops(c);
   ASSERT_EQ(ops.run(), 0);
-  c.lb = "ecmp";
+  c.set("lb.algorithm", "ecmp");
   sim::Simulation ecmp(c);
   ASSERT_EQ(ecmp.run(), 0);
   const auto jo = ops.summary(), je = ecmp.summary();
@@ -187,10 +188,10 @@ TEST(Engine, PermutationOpsNearIdealEcmpSlower) {
 
 TEST(Engine, SameSeedSameBytesDifferentSeedDifferent) {
   auto c = test::small_fat_tree();
-  c.size_bytes = 256 << 10;
-  c.queue_sample_us = 5;
+  c.set("workload.size", 256 << 10);
+  c.set("output.queue_sample_us", 5);
   auto run = [&](std::int64_t seed, const std::string& name) {
-    c.seed = seed;
+    c.set("run.seed", seed);
     sim::Simulation s(c);
     s.run();
     const auto dir = test::temp_dir(name);
@@ -208,7 +209,7 @@ TEST(Engine, SameSeedSameBytesDifferentSeedDifferent) {
 
 TEST(Engine, UnfinishedFlowsAreReported) {
   auto c = test::small_fat_tree();
-  c.end_us = 10;  // far too short for 8 MiB
+  c.set("run.end_us", 10);  // far too short for 8 MiB
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 3);
   const auto j = s.summary();
@@ -218,17 +219,17 @@ TEST(Engine, UnfinishedFlowsAreReported) {
 
 TEST(Engine, ThreeTierAndOversubscribedTreesRun) {
   auto c = test::small_fat_tree();
-  c.tiers = 3;
-  c.radix = 8;  // 4 hosts/ToR, 4 ToRs/pod, 8 pods
-  c.size_bytes = 256 << 10;
+  c.set("topology.tiers", 3);
+  c.set("topology.radix", 8);  // 4 hosts/ToR, 4 ToRs/pod, 8 pods
+  c.set("workload.size", 256 << 10);
   sim::Simulation s3(c);
   EXPECT_EQ(s3.topology().num_switches(), 32 + 32 + 16);
   ASSERT_EQ(s3.run(), 0);
   EXPECT_TRUE(conserved(s3));
   auto o = test::small_fat_tree();
-  o.oversubscription = 4;  // 8 hosts, 2 uplinks per ToR
-  o.wl_kind = "tornado";
-  o.size_bytes = 512 << 10;
+  o.set("topology.oversubscription", 4);  // 8 hosts, 2 uplinks per ToR
+  o.set("workload.kind", "tornado");
+  o.set("workload.size", 512 << 10);
   sim::Simulation so(o);
   ASSERT_EQ(so.run(), 0);
   // Tornado sends everything across the spine: 8 hosts share 2 uplinks, so the flows need about
@@ -240,8 +241,8 @@ TEST(Engine, ThreeTierAndOversubscribedTreesRun) {
 
 TEST(Engine, AckCoalescingStillCompletes) {
   auto c = test::small_fat_tree();
-  c.size_bytes = 1 << 20;
-  c.ack_every = 4;
+  c.set("workload.size", 1 << 20);
+  c.set("transport.ack_every", 4);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   // One ACK per 4 packets (plus a final one and timer flushes): far fewer ACKs than data packets.

@@ -17,14 +17,14 @@ namespace {
 
 // Dragonfly p = 2, a = 4, h = 2: 9 groups of 4 switches, 72 hosts; host 0 is in group 0, host 8 in
 // group 1 (one direct global link between every two groups).
-sim::Config small_dragonfly(const std::string& routing, const std::string& flows) {
-  sim::Config c;
+config::Config small_dragonfly(const std::string& routing, const std::string& flows) {
+  config::Config c;
   for (const char* o : {"topology.kind=\"dragonfly\"", "topology.p=2", "topology.a=4", "topology.h=2",
                         "workload.kind=\"flows_csv\"", "run.progress=\"off\""})
-    sim::apply_override(c, o);
-  c.routing = routing;
-  c.lb = "ecmp";
-  c.wl_file = flows;
+    config::apply_override(c, o);
+  c.set("routing.algorithm", routing);
+  c.set("lb.algorithm", "ecmp");
+  c.set("workload.file", flows);
   return c;
 }
 
@@ -97,7 +97,7 @@ TEST(PathUsage, CountsEveryPacketAndFeedbackPerEv) {
   const auto flows = test::write_file(dir + "/flows.csv",
                                       "src,dst,bytes,start_us,tag,lb\n0,8,262144,0,monitored,ops_u\n9,17,1048576,0,other,\n");
   auto c = small_dragonfly("source_guided", flows);
-  c.path_usage_tag = "monitored";
+  c.set("output.path_usage_tag", "monitored");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   s.write_outputs(dir + "/run");
@@ -128,6 +128,6 @@ TEST(PathUsage, CountsEveryPacketAndFeedbackPerEv) {
   EXPECT_GT(rows, 1);
   // A tag no entry has is an error, not an empty file.
   auto bad = small_dragonfly("source_guided", flows);
-  bad.path_usage_tag = "monitord";
+  bad.set("output.path_usage_tag", "monitord");
   EXPECT_THROW(sim::Simulation s2(bad), UserError);
 }

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "config/reader.h"
+#include "topo/registry.h"
 #include "sim/simulation.h"
 
 using namespace lbsim;
@@ -14,12 +16,12 @@ const std::string kDir = std::string(LBSIM_SOURCE_DIR) + "/examples/spritz/";
 
 double monitored_fct(const std::string& lb, const std::string& flows = "motivational_flows.csv",
                      const std::string& routing = "source_guided") {
-  sim::Config c;
-  sim::load_config_file(c, kDir + "motivational.toml");
-  c.lb = lb;
-  c.routing = routing;
-  c.wl_file = flows;
-  c.progress = "off";
+  config::Config c;
+  config::load_file(c, kDir + "motivational.toml");
+  c.set("lb.algorithm", lb);
+  c.set("routing.algorithm", routing);
+  c.set("workload.file", flows);
+  c.set("run.progress", "off");
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0) << lb;
   const auto j = s.summary();
@@ -29,12 +31,12 @@ double monitored_fct(const std::string& lb, const std::string& flows = "motivati
 // summary.json of one of the scenario configs with routing, lb and message size overridden.
 nlohmann::json run_summary(const std::string& cfg, const std::string& routing, const std::string& lb,
                            const std::string& size) {
-  sim::Config c;
-  sim::load_config_file(c, kDir + cfg);
-  c.routing = routing;
-  c.lb = lb;
-  sim::apply_override(c, "workload.size=\"" + size + "\"");
-  c.progress = "off";
+  config::Config c;
+  config::load_file(c, kDir + cfg);
+  c.set("routing.algorithm", routing);
+  c.set("lb.algorithm", lb);
+  config::apply_override(c, "workload.size=\"" + size + "\"");
+  c.set("run.progress", "off");
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0) << cfg << " " << routing << " " << lb;
   return s.summary();

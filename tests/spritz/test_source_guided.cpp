@@ -7,6 +7,8 @@
 #include <memory>
 #include <set>
 
+#include "config/reader.h"
+#include "topo/registry.h"
 #include "core/rng.h"
 #include "routing/source_guided.h"
 #include "routing/tables.h"
@@ -16,17 +18,17 @@ using namespace lbsim;
 
 namespace {
 
-sim::Config table2(const std::string& kind) {
-  sim::Config c;
-  c.topo_kind = kind;
+config::Config table2(const std::string& kind) {
+  config::Config c;
+  c.set("topology.kind", kind);
   if (kind == "dragonfly") {
-    c.p = 4, c.a = 8, c.h = 4;
+    c.set("topology.p", 4), c.set("topology.a", 8), c.set("topology.h", 4);
   } else {
-    c.p = 7, c.q = 9;
+    c.set("topology.p", 7), c.set("topology.q", 9);
   }
-  c.link_rate_gbps = 400;
-  c.local_latency_ns = 25;
-  c.global_latency_ns = 500;
+  c.set("topology.link_rate_gbps", 400);
+  c.set("topology.local_latency_ns", 25);
+  c.set("topology.global_latency_ns", 500);
   return c;
 }
 
@@ -42,7 +44,7 @@ Net& table2_net(const std::string& kind) {
   auto& n = cache[kind];
   if (!n) {
     n = std::make_unique<Net>();
-    n->t = sim::build_topology(table2(kind));
+    n->t = topo::build_topology(table2(kind));
     n->min = std::make_unique<routing::MinimalTables>(n->t);
     n->fine = std::make_unique<routing::SourceGuidedRouter>(*n->min, false, 7);
     n->coarse = std::make_unique<routing::SourceGuidedRouter>(*n->min, true, 7);

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "lb/endpoint_table.h"
 #include "lb/policy.h"
+#include "lb/registry.h"
 #include "lb/spritz.h"
 
 using namespace lbsim;
@@ -256,10 +257,7 @@ TEST(SpritzFlicr, StickyUntilNackOrHighEcnFraction) {
 }
 
 TEST(SpritzPolicies, NeedSourceGuidedRouting) {
-  lb::PolicyContext c;
-  lb::PolicyParams pp;
-  for (const char* n : {"ops_u", "spritz_scout_w", "spritz_spray_u", "flicr_w"}) {
-    pp.name = n;
-    EXPECT_THROW(lb::make_policy(pp, c), UserError) << n;
-  }
+  lb::PolicyContext c;  // no EV entry list: not under source-guided routing
+  for (const char* n : {"ops_u", "spritz_scout_w", "spritz_spray_u", "flicr_w"})
+    EXPECT_THROW(lb::balancers().get(n).make(config::Config{}, c)(c), UserError) << n;
 }

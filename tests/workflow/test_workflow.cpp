@@ -124,14 +124,14 @@ name = "tornado"
   EXPECT_EQ(pts[2].name, "perm_algorithm-ecmp_seed-2_size-64KiB");
   EXPECT_EQ(pts[12].name, "tornado_algorithm-ecmp_seed-1_size-64KiB");
   EXPECT_EQ(pts[23].name, "tornado_algorithm-ops_seed-3_size-131072");
-  EXPECT_EQ(pts[23].cfg.lb, "ops");
-  EXPECT_EQ(pts[23].cfg.seed, 3);
-  EXPECT_EQ(pts[23].cfg.size_bytes, 131072);
-  EXPECT_EQ(pts[0].cfg.size_bytes, 65536);
-  EXPECT_EQ(pts[23].cfg.wl_kind, "tornado");
-  EXPECT_EQ(pts[0].cfg.hosts, 16);
-  EXPECT_EQ(pts[5].cfg.out_dir, (d / "out" / "runs" / pts[5].name).string());
-  EXPECT_EQ(pts[0].cfg.progress, "off");
+  EXPECT_EQ(pts[23].cfg.text("lb.algorithm"), "ops");
+  EXPECT_EQ(pts[23].cfg.integer("run.seed"), 3);
+  EXPECT_EQ(pts[23].cfg.integer("workload.size"), 131072);
+  EXPECT_EQ(pts[0].cfg.integer("workload.size"), 65536);
+  EXPECT_EQ(pts[23].cfg.text("workload.kind"), "tornado");
+  EXPECT_EQ(pts[0].cfg.integer("topology.hosts"), 16);
+  EXPECT_EQ(pts[5].cfg.text("output.dir"), (d / "out" / "runs" / pts[5].name).string());
+  EXPECT_EQ(pts[0].cfg.text("run.progress"), "off");
   std::map<std::string, int> names;
   for (const auto& p : pts) ++names[p.name];
   EXPECT_EQ(names.size(), pts.size());
@@ -148,11 +148,11 @@ scheme = [{name = "min", "routing.algorithm" = "minimal", "lb.algorithm" = "ecmp
   const auto pts = expand(s, d.string());
   ASSERT_EQ(pts.size(), 4u);
   EXPECT_EQ(pts[0].name, "scheme-min_seed-1");
-  EXPECT_EQ(pts[0].cfg.routing, "minimal");
-  EXPECT_EQ(pts[0].cfg.lb, "ecmp");
+  EXPECT_EQ(pts[0].cfg.text("routing.algorithm"), "minimal");
+  EXPECT_EQ(pts[0].cfg.text("lb.algorithm"), "ecmp");
   EXPECT_EQ(pts[3].name, "scheme-spray_seed-2");
-  EXPECT_EQ(pts[3].cfg.routing, "ecmp");  // default: a named entry sets only its own keys
-  EXPECT_EQ(pts[3].cfg.lb, "ops");
+  EXPECT_EQ(pts[3].cfg.text("routing.algorithm"), "ecmp");  // default: a named entry sets only its own keys
+  EXPECT_EQ(pts[3].cfg.text("lb.algorithm"), "ops");
   EXPECT_EQ(lbsim::cli::wf::header(s)[1], "scheme");
   // Errors inside a named entry point at its line and key.
   try {
@@ -215,10 +215,10 @@ TEST(SweepSpec, RelativePathsFollowTheirFile) {
   write(d / "cfg" / "flows.csv", "src,dst,bytes\n0,1,4096\n");
   const auto s = parse_sweep_text("base = \"cfg/base.toml\"\n", (d / "s.toml").string());
   const auto pts = expand(s, (d / "out").string());
-  EXPECT_EQ(pts[0].cfg.wl_file, (d / "cfg" / "flows.csv").string());
+  EXPECT_EQ(pts[0].cfg.text("workload.file"), (d / "cfg" / "flows.csv").string());
   const auto s2 = parse_sweep_text("base = \"cfg/base.toml\"\n[grid]\n\"workload.file\" = [\"x/a.csv\"]\n",
                                    (d / "s.toml").string());
-  EXPECT_EQ(expand(s2, (d / "out").string())[0].cfg.wl_file, (d / "x" / "a.csv").string());
+  EXPECT_EQ(expand(s2, (d / "out").string())[0].cfg.text("workload.file"), (d / "x" / "a.csv").string());
 }
 
 TEST(SweepCli, RunsResumesAndWritesResults) {

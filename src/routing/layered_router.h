@@ -10,24 +10,24 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/layered.h"
+#include "routing/layered.h"
 #include "net/network.h"
 #include "topo/topology.h"
 
-namespace lbsim::sim {
+namespace lbsim::routing {
 
 class LayeredRouter final : public net::Router {
  public:
-  LayeredRouter(const topo::Topology& t, analysis::RoutingLayers layers);
+  LayeredRouter(const topo::Topology& t, RoutingLayers layers);
   std::int32_t route(std::int32_t node, net::Packet& p) override;
-  const analysis::RoutingLayers& layers() const { return layers_; }
+  const RoutingLayers& layers() const { return layers_; }
 
  private:
   const topo::Topology& t_;
-  analysis::RoutingLayers layers_;
+  RoutingLayers layers_;
   std::size_t nsw_;
   std::vector<std::int16_t> port_to_;  // [s * nsw + neighbour switch] -> local port at s
   std::vector<std::int16_t> host_port_;
 };
 
-}  // namespace lbsim::sim
+}  // namespace lbsim::routing

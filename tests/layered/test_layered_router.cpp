@@ -2,7 +2,7 @@
 // gives ([SlimFly] sec. 4-5), with the layer taken from the EV.
 #include <gtest/gtest.h>
 
-#include "sim/layered_router.h"
+#include "routing/layered_router.h"
 #include "topo/slim_fly.h"
 
 using namespace lbsim;
@@ -12,12 +12,12 @@ TEST(LayeredRouter, PacketsFollowTheirLayersRoute) {
   sp.q = 5;
   sp.p = 1;
   const auto t = topo::build_slim_fly(sp);
-  analysis::LayerOptions opt;
+  routing::LayerOptions opt;
   opt.layers = 4;
   opt.seed = 3;
-  auto layers = analysis::build_layers(analysis::normalize_graph(t.switch_adjacency()), opt);
+  auto layers = routing::build_layers(routing::normalize_graph(t.switch_adjacency()), opt);
   const auto expected = layers;  // copy for the reference routes
-  sim::LayeredRouter router(t, std::move(layers));
+  routing::LayeredRouter router(t, std::move(layers));
   int non_minimal = 0;
   for (int src = 0; src < t.num_hosts; src += 3)
     for (int dst = 0; dst < t.num_hosts; ++dst) {
@@ -53,19 +53,19 @@ TEST(LayeredRouter, PacketsFollowTheirLayersRoute) {
 // ([SlimFly] sec. 6.4, Fig. 9): with 4 layers and packets cycled over them, the
 // pattern finishes much sooner than with layer 0 (minimal paths) alone.
 TEST(LayeredRouter, MoreLayersBeatMinimalOnTheAdversarialPattern) {
-  sim::Config c;
-  c.topo_kind = "slim_fly";
-  c.q = 5;
-  c.host_latency_ns = 25;
-  c.wl_kind = "adversarial";
-  c.size_bytes = 256 << 10;
-  c.routing = "layered";
-  c.lb = "rr";
-  c.progress = "off";
-  c.layers = 1;
+  config::Config c;
+  c.set("topology.kind", "slim_fly");
+  c.set("topology.q", 5);
+  c.set("topology.host_latency_ns", 25);
+  c.set("workload.kind", "adversarial");
+  c.set("workload.size", 256 << 10);
+  c.set("routing.algorithm", "layered");
+  c.set("lb.algorithm", "rr");
+  c.set("run.progress", "off");
+  c.set("routing.layers", 1);
   sim::Simulation one(c);
   ASSERT_EQ(one.run(), 0);
-  c.layers = 4;
+  c.set("routing.layers", 4);
   sim::Simulation four(c);
   ASSERT_EQ(four.run(), 0);
   const double t1 = one.summary()["fct_us"]["max"].get<double>();

@@ -1,6 +1,6 @@
 // Layered multipath routing: Algorithm 1 and Appendix B.1 of [SlimFly], plus the RUES
 // and FatPaths-style baselines of sec. 6. See layered.h and docs/layered-routing.md.
-#include "analysis/layered.h"
+#include "routing/layered.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 
-namespace lbsim::analysis {
+namespace lbsim::routing {
 
 namespace {
 
@@ -626,4 +626,4 @@ std::string format_lfts(const RoutingLayers& r, const LidPlan& plan) {
   return out;
 }
 
-}  // namespace lbsim::analysis
+}  // namespace lbsim::routing

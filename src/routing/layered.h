@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace lbsim::analysis {
+namespace lbsim::routing {
 
 // Undirected simple graph as adjacency lists; neighbour order defines port indices (see below).
 using Adjacency = std::vector<std::vector<int>>;
@@ -124,4 +124,4 @@ int lmc_for_layers(int num_layers);
 // itself maps to port 0 (the switch management port).
 std::string format_lfts(const RoutingLayers& r, const LidPlan& plan);
 
-}  // namespace lbsim::analysis
+}  // namespace lbsim::routing

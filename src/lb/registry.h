@@ -1,0 +1,43 @@
+// Load-balancer plug-ins (`lb.algorithm`, or a workload entry's own `lb`): each registers its name,
+// its keys and a factory (core/registry.h). A factory reads the plug-in's keys once per run and
+// returns the maker that builds one policy per flow.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+#include "core/registry.h"
+#include "lb/policy.h"
+
+namespace lbsim::lb {
+
+using PolicyMaker = std::function<std::unique_ptr<EntropyPolicy>(PolicyContext)>;
+
+struct LbPlugin : config::PluginInfo {
+  // `run` is the run-wide part of every flow's context (base RTT, RTO, BDP, EV space, trimming), for
+  // defaults derived from it (e.g. REPS' freezing timeout = the RTO).
+  std::function<PolicyMaker(const config::Config&, const PolicyContext& run)> make;
+  // Optional: a summary.json block ("summary_key") over the policies of every flow that used it.
+  std::string summary_key;
+  std::function<nlohmann::json(const std::vector<const EntropyPolicy*>&)> summarize;
+};
+
+config::Registry<LbPlugin>& balancers();
+
+struct RegisterLb {
+  explicit RegisterLb(LbPlugin p) { balancers().add(std::move(p)); }
+};
+
+// A plug-in whose policy needs only the flow's context: make = the constructor.
+template <class P>
+std::function<PolicyMaker(const config::Config&, const PolicyContext&)> simple_maker() {
+  return [](const config::Config&, const PolicyContext&) -> PolicyMaker {
+    return [](PolicyContext ctx) { return std::make_unique<P>(std::move(ctx)); };
+  };
+}
+
+}  // namespace lbsim::lb

@@ -1,0 +1,27 @@
+// Every event kind of the engine, in one place. An event is {time, seq, obj, kind} (core/event_queue.h);
+// `obj` is an index whose meaning depends on the kind. The network handles kEvArrive and kEvTxNext
+// itself and dispatches every other kind to the handler registered for it (Network::on).
+#pragma once
+#include <cstdint>
+
+namespace lbsim::net {
+
+enum EventKind : std::uint32_t {
+  // net: obj = packet index / port id
+  kEvArrive = 0,
+  kEvTxNext,
+  // transport: obj = flow (workload entry) index
+  kEvEntryStart,
+  kEvRto,
+  kEvComputeDone,
+  kEvAckFlush,
+  // sim: queue sampling (obj unused), failure schedule (obj = failure index)
+  kEvQueueSample,
+  kEvFailStart,
+  kEvFailEnd,
+  kEvRouteDead,
+  kEvRouteAlive,
+  kNumEventKinds
+};
+
+}  // namespace lbsim::net

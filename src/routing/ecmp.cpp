@@ -1,0 +1,28 @@
+#include "routing/ecmp.h"
+
+#include "core/rng.h"
+#include "routing/registry.h"
+
+namespace lbsim::routing {
+
+EcmpRouter::EcmpRouter(const MinimalTables& tables, std::uint64_t seed)
+    : tables_(tables), topo_(tables.topology()), salt_(tables.topology().size(), 0) {
+  Rng rng(seed, hash_name("ecmp-salt"));
+  for (auto& s : salt_) s = rng.next();
+}
+
+std::int32_t EcmpRouter::route(std::int32_t node, net::Packet& p) {
+  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  if (node == dst_sw) return tables_.host_port(p.dst);
+  const auto c = tables_.candidates(node, dst_sw);
+  if (c.size() == 1) return c[0];
+  if (c.empty()) return -1;
+  return c[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % c.size()];
+}
+
+namespace {
+const RegisterRouting kEcmp{{{"ecmp", "ECMP: hash of (src, dst, flow, EV, switch salt) over the shortest-path next hops ([REPS] sec. 2.2).", {}, {}},
+    [](const RoutingContext& c) { return std::make_unique<EcmpRouter>(c.tables, c.seed); }}};
+}  // namespace
+
+}  // namespace lbsim::routing

@@ -1,0 +1,24 @@
+// ECMP switch routing over minimal (shortest) paths ([REPS] sec. 2.2).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "net/network.h"
+#include "routing/tables.h"
+
+namespace lbsim::routing {
+
+// At each switch, hash (src, dst, flow, EV, per-switch salt) modulo the number of shortest-path next
+// hops. Down-routing in a fat tree has a single candidate and is therefore deterministic.
+class EcmpRouter : public net::Router {
+ public:
+  EcmpRouter(const MinimalTables& tables, std::uint64_t seed);
+  std::int32_t route(std::int32_t node, net::Packet& p) override;
+
+ private:
+  const MinimalTables& tables_;
+  const topo::Topology& topo_;
+  std::vector<std::uint64_t> salt_;  // per switch node
+};
+
+}  // namespace lbsim::routing

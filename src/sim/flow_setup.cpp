@@ -1,0 +1,213 @@
+#include "sim/flow_setup.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "metrics/report.h"
+
+namespace lbsim::sim {
+
+namespace {
+std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
+  return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
+}
+}  // namespace
+
+FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, workload::Workload& wl, const Derived& d,
+                     const routing::MinimalTables& tables, const net::Router& run_router)
+    : cfg_(cfg), topo_(topo), wl_(wl), default_lb_(cfg.text("lb.algorithm")),
+      seed_(static_cast<std::uint64_t>(cfg.integer("run.seed"))) {
+  sg_ = dynamic_cast<const routing::SourceGuidedRouter*>(&run_router);
+  const bool pins = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& f) { return lb::is_via_group(f.lb); });
+  if ((!sg_ || sg_->coarse()) && pins) pin_sg_ = std::make_unique<routing::SourceGuidedRouter>(tables, false, seed_);
+
+  // Background traffic that keeps ECMP while the rest uses lb.algorithm ([REPS] sec. 4.3.2).
+  if (const double frac = cfg.real("workload.ecmp_fraction"); frac > 0) {
+    Rng pick(seed_, hash_name("ecmp_fraction"));
+    const auto tag = wl.tag("ecmp_background");
+    for (auto& f : wl.flows)
+      if (!f.is_compute() && f.lb.empty() && pick.bernoulli(frac)) {
+        f.lb = "ecmp";
+        f.tag = tag;
+      }
+  }
+
+  // Spritz endpoint tables ([Spritz] sec. III-C): the EV entry list of every switch pair the
+  // workload uses, built once from the source-guided router's tables and shared by the connections.
+  if (sg_) {
+    const double w_scale = cfg.real("lb.spritz_w_scale");
+    for (const auto& f : wl.flows) {
+      if (f.is_compute()) continue;
+      const std::int32_t a = topo.host_switch(f.src), b = topo.host_switch(f.dst);
+      const std::uint64_t key = pair_key(a, b);
+      if (ev_lists_.count(key)) continue;
+      std::vector<lb::EvEntry> entries;
+      for (const auto& p : sg_->tables().entries(a, b))
+        entries.push_back(lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal,
+                                                        static_cast<int>(p.hops.size())), 1.0, p.latency});
+      if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 1.0, 0});  // same switch
+      ev_lists_.emplace(key, lb::EvEntryList(std::move(entries), w_scale));
+    }
+  }
+
+  if (pins) resolve_pins(pin_sg_ ? *pin_sg_ : *sg_);
+
+  if (const auto& tag = cfg.text("output.path_usage_tag"); !tag.empty()) {
+    const auto it = std::find(wl.tags.begin(), wl.tags.end(), tag);
+    if (it == wl.tags.end())
+      throw UserError(fmt::format("{}output.path_usage_tag: no workload entry has the tag '{}' (tags of this workload: {})",
+                                  cfg.where("output.path_usage_tag"), tag, config::join(wl.tags)));
+    record_tag_ = static_cast<std::int32_t>(it - wl.tags.begin());
+  }
+
+  run_ctx_.ev_space = d.ev_space;
+  run_ctx_.bdp_packets = d.bdp_packets;
+  run_ctx_.base_rtt = d.base_rtt;
+  run_ctx_.rto = d.rto;
+  run_ctx_.trimming = cfg.flag("network.trimming");
+  // One maker per load balancer the workload uses (pinned flows need none).
+  for (const auto& f : wl.flows) {
+    if (f.is_compute() || lb::is_via_group(f.lb)) continue;
+    const std::string name = lb_name(f);
+    if (makers_.count(name)) continue;
+    const auto* plugin = lb::balancers().find(name);
+    if (!plugin)
+      throw UserError(fmt::format("workload: unknown load balancer '{}' (one of the lb.algorithm names or via_group:<group>){}",
+                                  name, config::did_you_mean(name, lb::balancers().names())));
+    makers_.emplace(name, plugin->make(cfg, run_ctx_));
+  }
+}
+
+FlowSetup::~FlowSetup() = default;
+
+// via_group:<g>: the lowest-latency bounded path of the flow's switch pair through group g.
+void FlowSetup::resolve_pins(const routing::SourceGuidedRouter& sg) {
+  for (std::size_t i = 0; i < wl_.flows.size(); ++i) {
+    const auto& f = wl_.flows[i];
+    if (!lb::is_via_group(f.lb)) continue;
+    const std::string where = fmt::format("workload entry {} ({} -> {}), lb '{}'", i, f.src, f.dst, f.lb);
+    std::int32_t g = -1;
+    try {
+      std::size_t used = 0;
+      const std::string num = f.lb.substr(lb::kViaGroupPrefix.size());
+      g = std::stoi(num, &used);
+      if (used != num.size() || g < 0) g = -1;
+    } catch (const std::exception&) {
+      g = -1;
+    }
+    if (g < 0) throw UserError(where + ": expected via_group:<non-negative group number>");
+    const std::int32_t a = topo_.host_switch(f.src), b = topo_.host_switch(f.dst);
+    bool found = false;
+    for (const auto& p : sg.tables().entries(a, b)) {  // latency order
+      bool via = false;
+      for (const auto& h : p.hops) via = via || topo_.nodes[h.node].group == g;
+      via = via || topo_.nodes[b].group == g;
+      if (!via) continue;
+      pinned_evs_[static_cast<std::uint32_t>(i)] = p.ev;
+      found = true;
+      break;
+    }
+    if (!found) throw UserError(where + ": no bounded path of this pair passes through group " + std::to_string(g));
+  }
+}
+
+net::Router& FlowSetup::router(net::Router& run_router) {
+  if (!pin_sg_) return run_router;
+  if (!dispatch_) dispatch_ = std::make_unique<routing::PinnedDispatchRouter>(run_router, *pin_sg_);
+  return *dispatch_;
+}
+
+std::unique_ptr<lb::EntropyPolicy> FlowSetup::make_policy(const workload::FlowSpec& s, std::uint32_t id) {
+  lb::PolicyContext ctx = run_ctx_;
+  ctx.flow = id;
+  ctx.src = s.src;
+  ctx.dst = s.dst;
+  ctx.rng = Rng(seed_, hash_name("lb"), id);
+  if (!ev_lists_.empty()) {
+    const auto it = ev_lists_.find(pair_key(topo_.host_switch(s.src), topo_.host_switch(s.dst)));
+    if (it != ev_lists_.end()) ctx.paths = &it->second;
+  }
+  const auto pin = pinned_evs_.find(id);
+  std::unique_ptr<lb::EntropyPolicy> policy =
+      pin != pinned_evs_.end() ? std::make_unique<lb::FixedEvPolicy>(pin->second) : makers_.at(lb_name(s))(std::move(ctx));
+  if (s.tag != record_tag_) return policy;
+  auto recorder = std::make_unique<lb::RecordingPolicy>(std::move(policy));
+  recorders_.emplace_back(id, recorder.get());
+  return recorder;
+}
+
+void FlowSetup::add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const {
+  // Spritz endpoint table ([Spritz] sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
+  // destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of
+  // the source switches the workload uses (the tables of Table II networks are near-symmetric).
+  if (sg_ && !ev_lists_.empty()) {
+    std::vector<std::int32_t> srcs;
+    for (const auto& [key, list] : ev_lists_) {
+      const auto a = static_cast<std::int32_t>(key >> 32);
+      if (std::find(srcs.begin(), srcs.end(), a) == srcs.end() && srcs.size() < 8) srcs.push_back(a);
+    }
+    std::int64_t max_bytes = 0, max_paths = 0;
+    for (auto a : srcs) {
+      std::int64_t bits = 0;
+      for (std::int32_t b = 0; b < topo_.num_switches(); ++b) {
+        const auto n = static_cast<std::int64_t>(sg_->tables().entries(a, topo_.switch_node(b)).size());
+        bits += n * lb::kEvEntryBits;
+        max_paths = std::max(max_paths, n);
+      }
+      max_bytes = std::max(max_bytes, (bits + 7) / 8);
+    }
+    std::size_t lists_bytes = 0;
+    for (const auto& [key, list] : ev_lists_) lists_bytes += (list.bits() + 7) / 8;
+    j["spritz"] = {{"endpoint_table_bytes_per_endpoint", max_bytes}, {"max_paths_per_destination", max_paths},
+                   {"sampled_source_switches", srcs.size()}, {"ev_lists", ev_lists_.size()},
+                   {"ev_lists_bytes", lists_bytes}, {"w_scale", cfg_.real("lb.spritz_w_scale")},
+                   {"switch_table_bytes", sg_->tables().table_bytes()}};
+  }
+  // Each load balancer's own block (e.g. REPS state and freezing), over the flows that used it.
+  for (const auto& plugin : lb::balancers().entries()) {
+    if (!plugin.summarize) continue;
+    std::vector<const lb::EntropyPolicy*> used;
+    for (const auto& f : flows)
+      if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == plugin.name)
+        used.push_back(&f.lb->inner());
+    if (!used.empty()) j[plugin.summary_key] = plugin.summarize(used);
+  }
+}
+
+void FlowSetup::write_path_usage(std::ostream& os) const {
+  os << "flow,src,dst,ev,ev1,ev2,entry,latency_ns,switch_hops,category,path,sent,acks,ecn_acks,nacks,timeouts,"
+        "first_sent_us,last_sent_us\n";
+  auto recs = recorders_;
+  std::sort(recs.begin(), recs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [id, rec] : recs) {
+    const auto& s = wl_.flows[id];
+    const std::int32_t a = topo_.host_switch(s.src), b = topo_.host_switch(s.dst);
+    const auto it = ev_lists_.find(pair_key(a, b));
+    const lb::EvEntryList* list = it == ev_lists_.end() ? nullptr : &it->second;
+    for (const auto& [ev, u] : rec->usage()) {
+      const std::int32_t entry = list ? list->index_of(ev) : -1;
+      std::string latency, hops, category, path;
+      if (entry >= 0) {
+        const auto& e = (*list)[static_cast<std::size_t>(entry)];
+        latency = fmt::format("{:.3f}", static_cast<double>(e.latency) / 1e3);
+        category = e.minimal() ? "minimal" : "non_minimal";
+      }
+      // Fine-grained source-guided routing: the switches the EV leads through (replayed).
+      if (sg_ && !sg_->coarse()) {
+        const auto walk = sg_->tables().walk(a, b, ev);
+        hops = std::to_string(walk.size());
+        for (const auto& h : walk) path += topo_.nodes[h.node].label + ">";
+        path += topo_.nodes[b].label;
+      }
+      fmt::print(os, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f}\n", id, s.src, s.dst, ev, ev >> 8,
+                 ev & 0xFF, entry, latency, hops, category, metrics::csv_field(path), u.sent, u.acks, u.ecn_acks, u.nacks,
+                 u.timeouts, to_us(u.first_sent), to_us(u.last_sent));
+    }
+  }
+}
+
+}  // namespace lbsim::sim

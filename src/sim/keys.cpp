@@ -1,0 +1,26 @@
+// The [output] and [run] keys, and the keys the simulation itself interprets in other sections
+// (network.bdp_path: how the base RTT is derived; workload.ecmp_fraction: per-flow ECMP background).
+#include "core/config.h"
+
+namespace lbsim::sim {
+namespace {
+
+[[maybe_unused]] const bool declared = [] {
+  using namespace config;
+  declare({
+      text("network.bdp_path", "shortest", "Path the base RTT (and so BDP, queues, windows, RTO) is taken from: shortest (longest shortest path) or longest_bounded (longest bounded simple path of topo/paths.h, as [Spritz] V-A sizes the BDP \"based on the longest path\").").one_of({"shortest", "longest_bounded"}),
+      real("workload.ecmp_fraction", 0, "fraction of transfers", "This seeded fraction of the transfers (those without their own lb) uses ECMP, tagged ecmp_background ([REPS] sec. 4.3.2: REPS next to ECMP-hashed traffic).").range(0, 1),
+      text("output.dir", "results/run", "Run folder (created); overridden by --out."),
+      flag("output.flows_csv", true, "Write flows.csv (one row per workload entry)."),
+      flag("output.ports_csv", true, "Write ports.csv (per-port counters and utilisation)."),
+      text("output.path_usage_tag", "", "Write path_usage.csv: per EV, what each flow with this tag sent and got back (ACKs, ECN, NACKs, timeouts) and, under source_guided routing, the path the EV names; empty = off."),
+      real("output.queue_sample_us", 0, "us", "Sample switch queue occupancy every this many us into queues.csv; 0 = off.").range(0, 1e12),
+      integer("run.seed", 1, "", "Seed of the run; every component derives its own random stream from it.").range(0, 9.2e18),
+      real("run.end_us", 100000, "us", "Simulated end time; flows unfinished by then are reported (exit code 3).").range(0, 1e15),
+      text("run.progress", "auto", "Progress line on stderr: auto (when stderr is a terminal), on, off.").one_of({"auto", "on", "off"}),
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace lbsim::sim

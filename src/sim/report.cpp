@@ -1,0 +1,197 @@
+// What a run reports: per-flow results, summary.json, and the run folder (docs/outputs.md). The file
+// formats are written by metrics/report.h; this file gathers the run's data into them.
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "config/reader.h"
+#include "sim/failure_schedule.h"
+#include "sim/flow_setup.h"
+#include "sim/simulation.h"
+
+namespace lbsim::sim {
+
+namespace fs = std::filesystem;
+
+std::vector<metrics::FlowResult> Simulation::flow_results() const {
+  std::vector<metrics::FlowResult> out;
+  out.reserve(wl_.flows.size());
+  const auto& flows = tr_->flows();
+  const Bytes mtu = cfg_.integer("network.mtu"), header = cfg_.integer("network.header_bytes");
+  const std::string& default_lb = cfg_.text("lb.algorithm");
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const auto& f = flows[i];
+    const auto& s = wl_.flows[i];
+    metrics::FlowResult r;
+    r.id = static_cast<std::uint32_t>(i);
+    r.src = s.src;
+    r.dst = s.dst;
+    r.bytes = s.bytes;
+    r.tag = wl_.tags.at(static_cast<std::size_t>(s.tag));
+    r.lb = s.is_compute() ? "" : (s.lb.empty() ? default_lb : s.lb);
+    r.compute = s.is_compute();
+    r.finished = f.finished;
+    r.start = f.start_time;
+    r.finish = f.finish_time;
+    r.sender_done = f.sender_done_time;
+    r.packets = f.npkts;
+    r.packets_sent = f.n.packets_sent;
+    r.retransmits = f.n.retransmits;
+    r.nacks = f.n.nacks;
+    r.timeouts = f.n.timeouts;
+    r.ecn_acks = f.n.ecn_acks;
+    r.ooo = f.n.ooo;
+    r.duplicates = f.n.duplicates;
+    r.trimmed_rx = f.n.trimmed_rx;
+    if (s.is_compute()) {
+      r.ideal = s.compute;
+    } else if (f.npkts > 0) {
+      r.ideal = paths_->ideal_fct(s.src, s.dst, s.bytes, mtu, header);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+nlohmann::json Simulation::summary() const {
+  using nlohmann::json;
+  const auto rows = flow_results();
+  std::vector<double> fct, ideal, slow;
+  std::map<std::string, std::vector<double>> by_tag;
+  std::uint64_t retx = 0, nacks = 0, timeouts = 0, ooo = 0, received = 0, transfers = 0, unfinished = 0;
+  for (const auto& r : rows) {
+    if (r.compute) continue;
+    ++transfers;
+    retx += r.retransmits;
+    nacks += r.nacks;
+    timeouts += r.timeouts;
+    ooo += r.ooo;
+    if (!r.finished) {
+      ++unfinished;
+      continue;
+    }
+    fct.push_back(to_us(r.fct()));
+    ideal.push_back(to_us(r.ideal));
+    if (r.ideal > 0) slow.push_back(static_cast<double>(r.fct()) / static_cast<double>(r.ideal));
+    by_tag[r.tag].push_back(to_us(r.fct()));
+  }
+  for (const auto& f : tr_->flows()) received += f.rcv_count;
+  std::uint64_t drops = 0, trims = 0, marks = 0, fdrops = 0;
+  for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
+    const auto& st = net_->port(i).stats;
+    drops += st.drops;
+    trims += st.trims;
+    marks += st.ecn_marks;
+    fdrops += st.failure_drops;
+  }
+  auto dist = [](const std::vector<double>& v) {
+    const auto d = metrics::distribution(v);
+    return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
+  };
+  json tags = json::object();
+  for (const auto& [k, v] : by_tag) tags[k] = dist(v);
+  const auto& pool = net_->packets();
+  const std::uint64_t created = pool.allocated(), live = pool.live();
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  const double evps = wall_s_ > 0 ? static_cast<double>(net_->events_processed()) / wall_s_ : 0.0;
+  json j = {
+      {"lbsim_version", "0.1.0"},
+      {"seed", cfg_.integer("run.seed")},
+      {"topology", {{"kind", topo_.kind}, {"hosts", topo_.num_hosts}, {"switches", topo_.num_switches()}, {"links", topo_.links.size()}}},
+      {"load_balancer", cfg_.text("lb.algorithm")},
+      {"routing", cfg_.text("routing.algorithm")},
+      {"congestion_control", cfg_.text("transport.cc")},
+      {"workload", {{"kind", cfg_.text("workload.kind")}, {"entries", wl_.flows.size()}, {"transfers", transfers}}},
+      {"completed", transfers - unfinished},
+      {"unfinished", unfinished},
+      {"fct_us", dist(fct)},
+      {"ideal_fct_us", dist(ideal)},
+      {"slowdown", dist(slow)},
+      {"fct_us_by_tag", tags},
+      {"drops", drops},
+      {"failure_drops", fdrops},
+      {"trims", trims},
+      {"ecn_marks", marks},
+      {"nacks", nacks},
+      {"retransmits", retx},
+      {"timeouts", timeouts},
+      {"ooo_packets", ooo},
+      {"ooo_pct", received ? 100.0 * static_cast<double>(ooo) / static_cast<double>(received) : 0.0},
+      {"sim_time_us", to_us(net_->now())},
+      {"events", net_->events_processed()},
+      {"derived", {{"base_rtt_us", to_us(d_.base_rtt)}, {"packet_bytes", d_.packet_bytes}, {"bdp_bytes", d_.bdp},
+                   {"bdp_packets", d_.bdp_packets}, {"queue_bytes", d_.queue_bytes}, {"ctrl_queue_bytes", d_.ctrl_queue_bytes},
+                   {"rto_us", to_us(d_.rto)}, {"init_cwnd_bytes", d_.init_cwnd}, {"max_cwnd_bytes", d_.max_cwnd},
+                   {"ev_space", d_.ev_space}}},
+      {"conservation", {{"created", created}, {"delivered", net_->delivered()}, {"dropped", net_->dropped()},
+                        {"in_flight", live}, {"ok", created == net_->delivered() + net_->dropped() + live}}},
+      {"perf", {{"wall_s", wall_s_}, {"events_per_s", evps}, {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
+                {"packet_pool", pool.capacity()}}},
+  };
+  if (cfg_.text("workload.kind") == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
+  if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
+  flows_->add_summary(j, tr_->flows());
+  return j;
+}
+
+void Simulation::write_outputs(const std::string& dir) const {
+  fs::create_directories(dir);
+  auto open = [&](const std::string& name) {
+    std::ofstream f(fs::path(dir) / name);
+    if (!f) throw UserError("cannot write " + (fs::path(dir) / name).string());
+    return f;
+  };
+  {
+    auto f = open("config.toml");
+    f << config::to_toml(cfg_);
+  }
+  {
+    auto f = open("summary.json");
+    f << summary().dump(2) << "\n";
+  }
+  if (cfg_.flag("output.flows_csv")) {
+    auto f = open("flows.csv");
+    metrics::write_flows_csv(f, flow_results());
+  }
+  if (cfg_.flag("output.ports_csv")) {
+    std::vector<metrics::PortRow> rows;
+    rows.reserve(net_->num_ports());
+    const double t = static_cast<double>(std::max<SimTime>(1, net_->now()));
+    for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
+      const auto& p = net_->port(i);
+      const auto& st = p.stats;
+      metrics::PortRow r;
+      r.node = p.node;
+      r.port = p.local;
+      r.peer = p.peer;
+      r.node_label = topo_.nodes[p.node].label;
+      r.peer_label = topo_.nodes[p.peer].label;
+      r.link_kind = topo::link_kind_name(topo_.links[p.link].kind);
+      r.rate_gbps = static_cast<double>(p.rate) / 1e9;
+      r.tx_packets = st.tx_packets;
+      r.tx_bytes = st.tx_bytes;
+      r.utilization = static_cast<double>(st.tx_bytes) * 8e12 / static_cast<double>(p.rate) / t;
+      r.drops = st.drops;
+      r.trims = st.trims;
+      r.ecn_marks = st.ecn_marks;
+      r.failure_drops = st.failure_drops;
+      r.max_queue_bytes = st.max_data_bytes;
+      rows.push_back(std::move(r));
+    }
+    auto f = open("ports.csv");
+    metrics::write_ports_csv(f, rows);
+  }
+  if (flows_->recording()) {
+    auto f = open("path_usage.csv");
+    flows_->write_path_usage(f);
+  }
+  if (queue_sample_ > 0) {
+    auto f = open("queues.csv");
+    metrics::write_queues_csv(f, queue_samples_);
+  }
+}
+
+}  // namespace lbsim::sim

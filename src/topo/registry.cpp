@@ -1,0 +1,34 @@
+#include "topo/registry.h"
+
+#include <cmath>
+
+namespace lbsim::topo {
+
+config::Registry<TopologyPlugin>& topologies() {
+  static config::Registry<TopologyPlugin> r("topology", "topology.kind");
+  return r;
+}
+
+Topology build_topology(const config::Config& cfg) { return topologies().get(cfg.text("topology.kind")).make(cfg); }
+
+BitsPerSec rate_gbps(double gbps) { return static_cast<BitsPerSec>(std::llround(gbps * 1e9)); }
+
+namespace {
+std::vector<std::string> topology_names() { return topologies().names(); }
+
+// The [topology] keys shared by several generators; each generator declares its own keys.
+[[maybe_unused]] const bool declared = [] {
+  using namespace config;
+  declare({
+      text("topology.kind", "fat_tree", "Topology generator (the plug-ins below; docs/topologies.md).").one_of(&topology_names),
+      real("topology.host_latency_ns", 500, "ns", "Propagation latency of host links.").range(0, 1e9),
+      integer("topology.p", 0, "hosts", "Dragonfly / Slim Fly: hosts per switch; 0 = default (Dragonfly 4, Slim Fly ceil(k'/2)).").range(0, 4096),
+      real("topology.link_rate_gbps", 400, "Gb/s", "Dragonfly / Slim Fly: rate of every link (host links included).").range(1e-3, 1e6),
+      real("topology.local_latency_ns", 25, "ns", "Dragonfly / Slim Fly: latency of local (intra-group / intra-rack) links ([Spritz] Table II: 25).").range(0, 1e9),
+      real("topology.global_latency_ns", 500, "ns", "Dragonfly / Slim Fly: latency of global (inter-group / inter-rack) links (Table II: 500).").range(0, 1e9),
+  });
+  return true;
+}();
+}  // namespace
+
+}  // namespace lbsim::topo

@@ -1,0 +1,28 @@
+// Topology plug-ins (`topology.kind`): each generator registers its name, its keys and a factory
+// that builds the neutral Topology graph from a Config (core/registry.h).
+#pragma once
+#include <functional>
+
+#include "core/config.h"
+#include "core/registry.h"
+#include "topo/topology.h"
+
+namespace lbsim::topo {
+
+struct TopologyPlugin : config::PluginInfo {
+  std::function<Topology(const config::Config&)> make;
+};
+
+config::Registry<TopologyPlugin>& topologies();
+
+struct RegisterTopology {
+  explicit RegisterTopology(TopologyPlugin p) { topologies().add(std::move(p)); }
+};
+
+// The topology `topology.kind` names, built from the config.
+Topology build_topology(const config::Config& cfg);
+
+// Gb/s (config) -> bits/s, exact for the usual rates.
+BitsPerSec rate_gbps(double gbps);
+
+}  // namespace lbsim::topo

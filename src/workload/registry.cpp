@@ -1,0 +1,47 @@
+#include "workload/registry.h"
+
+#include <fmt/core.h>
+
+#include "core/error.h"
+#include "workload/validate.h"
+
+namespace lbsim::workload {
+
+config::Registry<WorkloadPlugin>& workloads() {
+  static config::Registry<WorkloadPlugin> r("workload kind", "workload.kind");
+  return r;
+}
+
+SimTime start_time(const config::Config& cfg) { return from_us(cfg.real("workload.start_us")); }
+
+Workload build_workload(const config::Config& cfg, const topo::Topology& topo, std::vector<std::string>* warnings) {
+  const auto& plugin = workloads().get(cfg.text("workload.kind"));
+  Workload w = plugin.make(WorkloadContext{cfg, topo, static_cast<std::uint64_t>(cfg.integer("run.seed")), warnings});
+  validate_workload(w, topo.num_hosts);
+  return w;
+}
+
+namespace {
+std::vector<std::string> kinds() { return workloads().names(); }
+
+// The keys several generators share; each generator declares its own.
+[[maybe_unused]] const bool declared = [] {
+  using namespace config;
+  declare({
+      text("workload.kind", "permutation", "Traffic source (the plug-ins below; docs/workloads.md describes each).").one_of(&kinds),
+      bytes("workload.size", 8 << 20, "Message size of generated flows (e.g. 8388608 or \"8MiB\"): permutation, tornado, incast, collectives, adversarial.").range(0, 1e15),
+      real("workload.start_us", 0, "us", "Start time of generated flows.").range(0, 1e12),
+      file("workload.file", "flows_csv / ns3 / htsim_cm / goal: input file, relative to the config file."),
+      integer("workload.incast_senders", 8, "hosts", "incast: number of senders (hosts after the receiver, wrapping); cdf_trace: senders per Poisson incast event.").range(1, 1e7),
+      integer("workload.root", 0, "rank", "ps_allreduce / allscatter, and cdf_trace all_to_one / one_to_all: the root.").range(0, 1e7),
+  });
+  declare_check([](const Config& c) {
+    const auto* e = workloads().find(c.text("workload.kind"));
+    if (e && e->needs_file && c.text("workload.file").empty())
+      throw UserError(fmt::format("{}workload.kind = \"{}\" needs workload.file", c.where("workload.kind"), e->name));
+  });
+  return true;
+}();
+}  // namespace
+
+}  // namespace lbsim::workload
