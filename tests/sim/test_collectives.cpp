@@ -54,7 +54,7 @@ TEST(Collectives, GoalBinaryTree32RunsToCompletion) {
   c.radix = 8;
   c.progress = "off";
   c.wl_kind = "goal";
-  c.wl_file = std::string(LBSIM_SOURCE_DIR) + "/../shared/data/goal/binary_tree_32.goal";
+  c.wl_file = std::string(LBSIM_SOURCE_DIR) + "/data/goal/binary_tree_32.goal";
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   const auto rows = s.flow_results();

@@ -11,7 +11,7 @@
 namespace lbsim::workload {
 namespace {
 
-const std::string kData = LBSIM_SOURCE_DIR "/../shared/data/";
+const std::string kData = LBSIM_SOURCE_DIR "/data/";
 
 TEST(WorkloadParams, EveryKindRoundTripsAndBuildsAValidWorkload) {
   const std::int32_t hosts = 64;
@@ -23,7 +23,7 @@ TEST(WorkloadParams, EveryKindRoundTripsAndBuildsAValidWorkload) {
   for (const auto& kind : workload_kinds()) {
     auto p = default_workload_params(kind);
     EXPECT_EQ(workload_kind(p), kind);
-    // Readers need a file: point them at the shared reference files.
+    // Readers need a file: point them at the reference files in data/.
     if (auto* q = std::get_if<FlowsCsvParams>(&p)) q->path = csv;
     if (auto* q = std::get_if<Ns3FlowParams>(&p)) q->path = kData + "ns3-hpcc/flow.txt";
     if (auto* q = std::get_if<GoalParams>(&p)) q->path = kData + "goal/binary_tree_32.goal";
