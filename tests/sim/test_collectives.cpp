@@ -54,7 +54,7 @@ TEST(Collectives, GoalBinaryTree32RunsToCompletion) {
   c.set("topology.radix", 8);
   c.set("run.progress", "off");
   c.set("workload.kind", "goal");
-  c.set("workload.file", std::string(LBSIM_SOURCE_DIR) + "/../shared/data/goal/binary_tree_32.goal");
+  c.set("workload.file", std::string(LBSIM_SOURCE_DIR) + "/data/goal/binary_tree_32.goal");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   const auto rows = s.flow_results();

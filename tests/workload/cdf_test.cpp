@@ -10,7 +10,7 @@
 namespace lbsim::workload {
 namespace {
 
-const std::string kData = LBSIM_SOURCE_DIR "/../shared/data/flow-size-cdf/";
+const std::string kData = LBSIM_SOURCE_DIR "/data/flow-size-cdf/";
 
 FlowSizeCdf parse(const std::string& text, CdfOptions opt = {}) {
   std::istringstream in(text);

@@ -43,7 +43,7 @@ int transfer_depth(const Workload& w) {
 
 TEST(Goal, BinaryTree32FromLogGOPSim) {
   GoalParams p;
-  p.path = LBSIM_SOURCE_DIR "/../shared/data/goal/binary_tree_32.goal";
+  p.path = LBSIM_SOURCE_DIR "/data/goal/binary_tree_32.goal";
   std::vector<std::string> warn;
   auto w = read_goal(p, 32, &warn);  // throws if any recv were unmatched
   EXPECT_TRUE(warn.empty());

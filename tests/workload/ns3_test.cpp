@@ -9,7 +9,7 @@
 namespace lbsim::workload {
 namespace {
 
-const std::string kDir = LBSIM_SOURCE_DIR "/../shared/data/ns3-hpcc/";
+const std::string kDir = LBSIM_SOURCE_DIR "/data/ns3-hpcc/";
 
 TEST(Ns3Flows, ReadsTheHpccSampleLikeHpccDoes) {
   // flow.txt declares 2 flows on its first line and then lists 256 flows and usage notes; HPCC reads

@@ -12,7 +12,7 @@
 namespace lbsim::workload {
 namespace {
 
-const std::string kData = LBSIM_SOURCE_DIR "/../shared/data/";
+const std::string kData = LBSIM_SOURCE_DIR "/data/";
 
 TEST(WorkloadRegistry, EveryKindBuildsAValidWorkload) {
   const auto dir = std::filesystem::temp_directory_path();

@@ -13,7 +13,7 @@
 namespace lbsim::workload {
 namespace {
 
-const std::string kData = LBSIM_SOURCE_DIR "/../shared/data/flow-size-cdf/";
+const std::string kData = LBSIM_SOURCE_DIR "/data/flow-size-cdf/";
 
 // Offered load = bytes sent * 8 / (sending hosts * rate * duration).
 double offered_load(const Workload& w, std::int32_t senders, BitsPerSec rate, SimTime duration) {
