@@ -14,6 +14,7 @@
 #include <fmt/ostream.h>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "lb/policy.h"
 #include "lb/reps.h"
 #include "routing/adaptive.h"
@@ -34,14 +35,6 @@ namespace fs = std::filesystem;
 namespace {
 BitsPerSec rate_of(double gbps_value) {
   return static_cast<BitsPerSec>(std::llround(gbps_value * 1e9));
-}
-
-// RFC 4180 quoting for fields that may hold commas or quotes (Slim Fly labels "sw(0,1,4)").
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string resolve_relative(const Config& cfg, const std::string& path) {
