@@ -13,14 +13,16 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
-#include "cli/workflow_catalog.h"
-#include "cli/workflow_sweep.h"
 #include "core/error.h"
+#include "workflow/catalog.h"
+#include "workflow/sweep.h"
 
 namespace fs = std::filesystem;
-using lbsim::cli::wf::expand;
-using lbsim::cli::wf::parse_sweep_text;
+namespace wf = lbsim::workflow;
+using lbsim::workflow::expand;
+using lbsim::workflow::parse_sweep_text;
 
 namespace {
 
@@ -153,7 +155,7 @@ scheme = [{name = "min", "routing.algorithm" = "minimal", "lb.algorithm" = "ecmp
   EXPECT_EQ(pts[3].name, "scheme-spray_seed-2");
   EXPECT_EQ(pts[3].cfg.routing, "ecmp");  // default: a named entry sets only its own keys
   EXPECT_EQ(pts[3].cfg.lb, "ops");
-  EXPECT_EQ(lbsim::cli::wf::header(s)[1], "scheme");
+  EXPECT_EQ(wf::header(s)[1], "scheme");
   // Errors inside a named entry point at its line and key.
   try {
     expand(parse_sweep_text("[grid]\nscheme = [{name = \"a\", \"lb.algorithm\" = \"ecmp\"},\n"
@@ -344,7 +346,7 @@ TEST(Slurm, JobArrayMatchesLocalResults) {
   for (std::size_t i = 1; i < a.size(); ++i) {
     ASSERT_EQ(a[i].size(), b[i].size());
     for (std::size_t c = 0; c < a[i].size(); ++c)
-      if (!lbsim::cli::wf::nondeterministic_column(a[0][c])) {
+      if (!wf::nondeterministic_column(a[0][c])) {
         EXPECT_EQ(a[i][c], b[i][c]) << a[0][c] << " row " << i;
       }
   }
@@ -381,11 +383,11 @@ TEST(Plot, WritesPngAndPdfForSweepAndRun) {
 TEST(Reproduce, ListShowsStatusFromThisBuild) {
   const auto r = sh(kLbsim + " reproduce --list");
   ASSERT_EQ(r.rc, 0) << r.out;
-  for (const auto& e : lbsim::cli::wf::catalog()) {
+  for (const auto& e : wf::catalog()) {
     const auto pos = r.out.find("\n" + e.name + " ");
     ASSERT_NE(pos, std::string::npos) << e.name;
     const std::string line = r.out.substr(pos + 1, r.out.find('\n', pos + 1) - pos - 1);
-    const auto miss = lbsim::cli::wf::missing_needs(e);
+    const auto miss = wf::missing_needs(e);
     if (miss.empty()) {
       EXPECT_EQ(line.find("needs:"), std::string::npos) << line;
     } else {
@@ -394,17 +396,13 @@ TEST(Reproduce, ListShowsStatusFromThisBuild) {
   }
   // The sweep of every defined entry parses and expands against this build's keys (full and quick).
   const auto d = scratch("catalog");
-  for (const auto& e : lbsim::cli::wf::catalog()) {
-    if (!lbsim::cli::wf::missing_needs(e).empty() || e.full.empty()) continue;
-    for (std::string text : {e.full, e.quick}) {
-      if (!e.base.empty()) {  // what `reproduce` does: the base config from the source tree
-        const fs::path base = fs::path(LBSIM_SOURCE_DIR) / e.base;
-        for (const auto& [k, v] : {std::pair<std::string, std::string>{"@BASEDIR@", base.parent_path().string()},
-                                   {"@BASE@", base.string()}})
-          for (auto pos = text.find(k); pos != std::string::npos; pos = text.find(k, pos + v.size()))
-            text.replace(pos, k.size(), v);
-      }
-      EXPECT_NO_THROW(expand(parse_sweep_text(text, (d / (e.name + ".toml")).string()), d.string())) << e.name;
+  for (const auto& e : wf::catalog()) {
+    if (!wf::missing_needs(e).empty() || e.full.empty()) continue;
+    for (const bool quick : {false, true}) {
+      EXPECT_NO_THROW(expand(parse_sweep_text(wf::sweep_text(e, quick, LBSIM_SOURCE_DIR),
+                                              (d / (e.name + ".toml")).string()),
+                             d.string()))
+          << e.name << (quick ? " --quick" : "");
     }
   }
 }
@@ -413,8 +411,8 @@ TEST(Reproduce, RefusesWhatIsNotBuiltAndRunsWhatIs) {
   const auto d = scratch("reproduce");
   // An entry whose mechanism is missing from this build must refuse instead of running something else.
   Result r;
-  for (const auto& e : lbsim::cli::wf::catalog()) {
-    const auto miss = lbsim::cli::wf::missing_needs(e);
+  for (const auto& e : wf::catalog()) {
+    const auto miss = wf::missing_needs(e);
     if (miss.empty() && !e.full.empty()) continue;
     r = sh(kLbsim + " reproduce " + e.name + " --quick --out " + (d / e.name).string());
     EXPECT_EQ(r.rc, 2) << e.name << ": " << r.out;
