@@ -1,25 +1,16 @@
-// `lbsim sweep`, `lbsim plot`, `lbsim reproduce` (docs/workflow.md): the options, the order of the
-// steps and the child processes. The sweep files, run-folder bookkeeping, results writers and the
+// `lbsim sweep`, `lbsim plot`, `lbsim reproduce` (docs/workflow.md): the options and the order of
+// the steps. The sweep files, run-folder bookkeeping, results writers, child processes and the
 // reproduction catalogue are the workflow library (src/workflow/).
 //
 // A sweep runs every grid point as a child `lbsim run <point.toml> --quiet` process (failures stay
 // isolated), locally with N workers or as one Slurm job array, then builds results.csv from the run
 // folders. Completed runs (exit code 0 or 3 recorded, summary.json present, resolved config equal
 // to the point's) are skipped, so an interrupted sweep resumes where it stopped.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <thread>
 
 #include <fmt/core.h>
@@ -27,9 +18,8 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "workflow/catalog.h"
+#include "workflow/runner.h"
 #include "workflow/sweep.h"
-
-extern char** environ;
 
 namespace lbsim::cli {
 
@@ -37,155 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace wf = workflow;
-
-// ---- processes --------------------------------------------------------------------------------------
-
-std::string self_exe() {
-  std::error_code ec;
-  const auto p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot locate the lbsim executable (/proc/self/exe)");
-  return p.string();
-}
-
-// Starts argv[0] (looked up on PATH) with stdout and stderr sent to `log` (or inherited when
-// empty). Returns the pid; throws UserError when the program cannot be started.
-pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (!log.empty()) {
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  }
-  pid_t pid = 0;
-  const int err = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (err != 0) throw UserError(fmt::format("cannot start '{}': {}", args[0], std::strerror(err)));
-  return pid;
-}
-
-int exit_code_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 70;
-}
-
-int wait_for(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 70;
-  return exit_code_of(status);
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string status_of(const wf::Point& p) {
-  const int rc = wf::recorded_exit_code(p.cfg.out_dir);
-  if (rc == 0) return "ok";
-  if (rc == 3) return "unfinished";
-  return fmt::format("failed({})", rc);
-}
-
-// Runs the pending points with at most `workers` child processes.
-void run_local(const wf::Sweep& sw, const std::vector<const wf::Point*>& todo, int workers) {
-  const std::string exe = self_exe();
-  std::map<pid_t, std::pair<const wf::Point*, std::chrono::steady_clock::time_point>> running;
-  std::size_t next = 0, done = 0;
-  while (done < todo.size()) {
-    while (next < todo.size() && static_cast<int>(running.size()) < workers) {
-      const wf::Point* p = todo[next++];
-      fs::remove_all(p->cfg.out_dir);
-      const std::string log = (sw.out / "logs" / (p->name + ".log")).string();
-      try {
-        const auto pid = spawn({exe, "run", (sw.out / "points" / (p->name + ".toml")).string(), "--quiet"}, log);
-        running[pid] = {p, std::chrono::steady_clock::now()};
-      } catch (const UserError& e) {  // e.g. the binary is being rebuilt: fail this point only
-        fs::create_directories(p->cfg.out_dir);
-        wf::write_file(fs::path(p->cfg.out_dir) / ".exit_code", "127\n");
-        wf::write_file(log, std::string(e.what()) + "\n");
-        ++done;
-        fmt::print("[{}/{}] {}: failed(127): {}\n", done, todo.size(), p->name, e.what());
-      }
-    }
-    if (running.empty()) continue;
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
-    }
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const auto [p, t0] = it->second;
-    running.erase(it);
-    const int rc = exit_code_of(status);
-    fs::create_directories(p->cfg.out_dir);
-    wf::write_file(fs::path(p->cfg.out_dir) / ".exit_code", fmt::format("{}\n", rc));
-    ++done;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("[{}/{}] {}: {} ({:.1f} s){}\n", done, todo.size(), p->name, status_of(*p), secs,
-               rc == 0 || rc == 3 ? "" : fmt::format(", see logs/{}.log", p->name));
-    std::fflush(stdout);
-  }
-}
-
-// Submits the pending points as one job array; with `wait`, returns when the array has finished.
-void run_slurm(const wf::Sweep& sw, const std::vector<const wf::Point*>& todo, int workers,
-               const std::vector<std::string>& extra, bool wait) {
-  const fs::path dir = sw.out / "slurm";
-  fs::create_directories(dir);
-  std::string tasks;
-  for (const auto* p : todo) {
-    tasks += p->name + "\n";
-    fs::remove_all(p->cfg.out_dir);
-  }
-  wf::write_file(dir / "tasks.txt", tasks);
-  const std::string array = fmt::format("0-{}{}", todo.size() - 1, workers > 0 ? fmt::format("%{}", workers) : "");
-  std::string job = fmt::format(
-      "#!/bin/bash\n"
-      "# Generated by `lbsim sweep --slurm`: one array task per pending grid point ({} tasks).\n"
-      "#SBATCH --job-name=lbsim-{}\n"
-      "#SBATCH --array={}\n"
-      "#SBATCH --ntasks=1\n"
-      "#SBATCH --cpus-per-task=1\n"
-      "#SBATCH --output={}\n"
-      "set -u\n"
-      "OUT={}\n"
-      "LBSIM={}\n"
-      "name=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$OUT/slurm/tasks.txt\")\n"
-      "dir=\"$OUT/runs/$name\"\n"
-      "rm -rf \"$dir\"\n"
-      "\"$LBSIM\" run \"$OUT/points/$name.toml\" --quiet > \"$OUT/logs/$name.log\" 2>&1\n"
-      "rc=$?\n"
-      "mkdir -p \"$dir\"\n"
-      "echo $rc > \"$dir/.exit_code\"\n"
-      "echo \"lbsim sweep task $SLURM_ARRAY_TASK_ID ($name): exit code $rc\"\n"
-      "exit $rc\n",
-      todo.size(), sw.spec.name, array, (sw.out / "logs" / "slurm-%A_%a.out").string(),
-      shell_quote(sw.out.string()), shell_quote(self_exe()));
-  wf::write_file(dir / "job.sh", job);
-  fs::permissions(dir / "job.sh", fs::perms::owner_exec, fs::perm_options::add);
-  std::vector<std::string> args{"sbatch"};
-  if (wait) args.push_back("--wait");
-  for (const auto& a : extra) args.push_back(a);
-  args.push_back((dir / "job.sh").string());
-  const std::string log = (dir / "sbatch.log").string();
-  fmt::print("sbatch: submitting {} array task(s){}\n", todo.size(), wait ? " and waiting for them" : "");
-  std::fflush(stdout);
-  const int rc = wait_for(spawn(args, log));
-  const std::string out = wf::read_text(log);
-  const auto pos = out.find("Submitted batch job ");
-  if (pos == std::string::npos)
-    throw UserError(fmt::format("sbatch failed (exit code {}): {}", rc, out.empty() ? "(no output)" : out));
-  const std::string id = out.substr(pos + 20, out.find_first_of("\r\n", pos) - pos - 20);
-  fmt::print("sbatch: job {} {}\n", id, wait ? "finished" : "submitted");
-}
 
 // ---- sweep ------------------------------------------------------------------------------------------
 
@@ -216,7 +57,7 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
     if (o.slurm) {
       std::vector<std::string> extra = sw.spec.sbatch;
       extra.insert(extra.end(), o.sbatch.begin(), o.sbatch.end());
-      run_slurm(sw, todo, o.workers, extra, !o.no_wait);
+      wf::submit_slurm_job(wf::write_slurm_job(sw, todo, o.workers, wf::self_exe()), todo.size(), extra, !o.no_wait);
       if (o.no_wait) {
         fmt::print("when the job has finished: lbsim sweep {} --collect{}\n", sw.spec.file,
                    o.out.empty() ? "" : " --out " + o.out);
@@ -224,7 +65,7 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
       }
     } else {
       const int w = o.workers > 0 ? o.workers : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-      run_local(sw, todo, w);
+      wf::run_local(sw, todo, w, wf::self_exe());
     }
   }
   wf::write_file(sw.out / "results.csv", wf::results_csv(sw.spec, sw.points));
@@ -246,7 +87,7 @@ int do_sweep(const SweepOptions& o) {
 fs::path source_dir() {
   std::vector<fs::path> cand;
   if (const char* e = std::getenv("LBSIM_SOURCE_DIR")) cand.emplace_back(e);
-  cand.push_back(fs::path(self_exe()).parent_path().parent_path());
+  cand.push_back(fs::path(wf::self_exe()).parent_path().parent_path());
 #ifdef LBSIM_SOURCE_DIR
   cand.push_back(fs::path(LBSIM_SOURCE_DIR));
 #endif
@@ -262,7 +103,7 @@ fs::path source_dir() {
 fs::path tools_dir() {
   std::vector<fs::path> cand;
   if (const char* e = std::getenv("LBSIM_TOOLS_DIR")) cand.emplace_back(e);
-  const fs::path exe_dir = fs::path(self_exe()).parent_path();
+  const fs::path exe_dir = fs::path(wf::self_exe()).parent_path();
   cand.push_back(exe_dir / "tools");
   cand.push_back(exe_dir.parent_path() / "tools");
 #ifdef LBSIM_SOURCE_DIR
@@ -286,7 +127,7 @@ int do_plot(const std::string& dir, const std::string& out) {
     args.push_back("--out");
     args.push_back(out);
   }
-  return wait_for(spawn(args, ""));
+  return wf::wait_for(wf::spawn(args, ""));
 }
 
 // ---- reproduce --------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-// Sweeps (grid expansion, errors, resume, results.csv), Slurm job arrays, plots and the
-// reproduction catalogue. CLI tests run the lbsim binary of this build on tiny configs.
+// Sweeps (grid expansion, errors, resume, results.csv), the runner (local workers, the Slurm job
+// script), Slurm job arrays, plots and the reproduction catalogue. CLI tests run the lbsim binary of
+// this build on tiny configs.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 #include "core/error.h"
 #include "workflow/catalog.h"
+#include "workflow/runner.h"
 #include "workflow/sweep.h"
 
 namespace fs = std::filesystem;
@@ -317,6 +319,59 @@ TEST(SweepCli, DryRunListsPointsAndWritesNothing) {
   EXPECT_NE(r.out.find("4 point(s)"), std::string::npos);
   EXPECT_NE(r.out.find("algorithm-ops_seed-2"), std::string::npos);
   EXPECT_FALSE(fs::exists(d / "out"));
+}
+
+// The runner in-process: points run as child processes of the given executable; one that cannot
+// be started is recorded as failed(127) without stopping the others.
+TEST(Runner, LocalWorkersRecordExitCodesAndSpawnFailures) {
+  const auto d = scratch("runner");
+  const auto sw = wf::prepare(tiny_sweep(d).string(), (d / "out").string());
+  wf::write_inputs(sw);
+  const auto todo = wf::pending(sw);
+  ASSERT_EQ(todo.size(), 4u);
+  wf::run_local(sw, {todo[0], todo[1]}, 2, kLbsim);
+  wf::run_local(sw, {todo[2], todo[3]}, 2, (d / "no-such-lbsim").string());
+  EXPECT_EQ(wf::recorded_exit_code(todo[0]->cfg.out_dir), 0);
+  EXPECT_TRUE(wf::run_complete(*todo[1]));
+  EXPECT_EQ(wf::recorded_exit_code(todo[2]->cfg.out_dir), 127);
+  EXPECT_NE(read(d / "out" / "logs" / (todo[3]->name + ".log")).find("cannot start"), std::string::npos);
+  const auto left = wf::pending(sw);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0], todo[2]);
+  EXPECT_EQ(wf::metrics_row(*todo[3])[0], "failed(127)");
+  EXPECT_EQ(wf::sweep_exit_code(sw), 70);
+}
+
+// The Slurm job script on its own: each array task runs its line of tasks.txt and records the exit
+// code, as Slurm would run it (no Slurm needed; the real cluster test is below).
+TEST(Runner, SlurmJobScriptRunsEachTask) {
+  const auto d = scratch("slurm-script");
+  const auto sw = wf::prepare(tiny_sweep(d).string(), (d / "out").string());
+  wf::write_inputs(sw);
+  const auto todo = wf::pending(sw);
+  ASSERT_EQ(todo.size(), 4u);
+  const fs::path job = wf::write_slurm_job(sw, todo, 2, kLbsim);
+  const std::string text = read(job);
+  EXPECT_NE(text.find("#SBATCH --array=0-3%2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("#SBATCH --job-name=lbsim-tiny\n"), std::string::npos) << text;
+  std::string names;
+  for (const auto* p : todo) names += p->name + "\n";
+  EXPECT_EQ(read(d / "out" / "slurm" / "tasks.txt"), names);
+  for (int i = 0; i < 4; ++i) {
+    const auto r = sh("SLURM_ARRAY_TASK_ID=" + std::to_string(i) + " bash " + job.string());
+    EXPECT_EQ(r.rc, 0) << r.out;
+  }
+  EXPECT_TRUE(wf::pending(sw).empty());
+  EXPECT_EQ(wf::sweep_exit_code(sw), 0);
+  // An executable path with a quote and a space reaches the shell intact.
+  const fs::path odd = d / "it's lbsim";
+  fs::create_symlink(kLbsim, odd);
+  const fs::path job2 = wf::write_slurm_job(sw, {todo[1]}, 0, odd.string());
+  EXPECT_NE(read(job2).find("#SBATCH --array=0-0\n"), std::string::npos);
+  EXPECT_FALSE(wf::run_complete(*todo[1]));  // the task's run folder was cleared
+  const auto r = sh("SLURM_ARRAY_TASK_ID=0 bash " + job2.string());
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(wf::run_complete(*todo[1]));
 }
 
 // The same sweep through a real single-node Slurm (scripts/slurm-local.sh) gives the same
