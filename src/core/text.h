@@ -1,7 +1,8 @@
-// Small text helpers shared by every config reader.
+// Small text helpers shared by the config readers and the CSV writers.
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,15 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::swap(prev, cur);
   }
   return prev[b.size()];
+}
+
+// RFC 4180 quoting for CSV fields that may hold commas, quotes or newlines (Slim Fly labels
+// "sw(0,1,4)", path strings, sweep values).
+inline std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
 }  // namespace lbsim

@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 
 #include "core/stats.h"
+#include "core/text.h"
 
 namespace lbsim::metrics {
 
@@ -35,13 +36,6 @@ void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows) {
                f.sender_done >= 0 ? to_us(f.sender_done) : -1.0, f.packets, f.packets_sent,
                f.retransmits, f.nacks, f.timeouts, f.ecn_acks, f.ooo, f.duplicates, f.trimmed_rx);
   }
-}
-
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 void write_ports_csv(std::ostream& os, const std::vector<PortRow>& ports) {

@@ -54,7 +54,4 @@ struct QueueSample {
 };
 void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples);
 
-// RFC 4180 quoting for fields that may hold commas or quotes (Slim Fly labels "sw(0,1,4)").
-std::string csv_field(const std::string& v);
-
 }  // namespace lbsim::metrics

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
-#include "metrics/report.h"
+#include "core/text.h"
 
 namespace lbsim::sim {
 
@@ -204,7 +204,7 @@ void FlowSetup::write_path_usage(std::ostream& os) const {
         path += topo_.nodes[b].label;
       }
       fmt::print(os, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f}\n", id, s.src, s.dst, ev, ev >> 8,
-                 ev & 0xFF, entry, latency, hops, category, metrics::csv_field(path), u.sent, u.acks, u.ecn_acks, u.nacks,
+                 ev & 0xFF, entry, latency, hops, category, csv_field(path), u.sent, u.acks, u.ecn_acks, u.nacks,
                  u.timeouts, to_us(u.first_sent), to_us(u.last_sent));
     }
   }

@@ -1,5 +1,6 @@
-// Sweeps (grid expansion, errors, resume, results.csv), Slurm job arrays, plots and the
-// reproduction catalogue. CLI tests run the lbsim binary of this build on tiny configs.
+// Sweeps (grid expansion, errors, resume, results.csv), the runner (local workers, the Slurm job
+// script), Slurm job arrays, plots and the reproduction catalogue. CLI tests run the lbsim binary of
+// this build on tiny configs.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,14 +14,17 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
-#include "cli/workflow_catalog.h"
-#include "cli/workflow_sweep.h"
 #include "core/error.h"
+#include "workflow/catalog.h"
+#include "workflow/runner.h"
+#include "workflow/sweep.h"
 
 namespace fs = std::filesystem;
-using lbsim::cli::wf::expand;
-using lbsim::cli::wf::parse_sweep_text;
+namespace wf = lbsim::workflow;
+using lbsim::workflow::expand;
+using lbsim::workflow::parse_sweep_text;
 
 namespace {
 
@@ -153,7 +157,7 @@ scheme = [{name = "min", "routing.algorithm" = "minimal", "lb.algorithm" = "ecmp
   EXPECT_EQ(pts[3].name, "scheme-spray_seed-2");
   EXPECT_EQ(pts[3].cfg.text("routing.algorithm"), "ecmp");  // default: a named entry sets only its own keys
   EXPECT_EQ(pts[3].cfg.text("lb.algorithm"), "ops");
-  EXPECT_EQ(lbsim::cli::wf::header(s)[1], "scheme");
+  EXPECT_EQ(wf::header(s)[1], "scheme");
   // Errors inside a named entry point at its line and key.
   try {
     expand(parse_sweep_text("[grid]\nscheme = [{name = \"a\", \"lb.algorithm\" = \"ecmp\"},\n"
@@ -317,6 +321,59 @@ TEST(SweepCli, DryRunListsPointsAndWritesNothing) {
   EXPECT_FALSE(fs::exists(d / "out"));
 }
 
+// The runner in-process: points run as child processes of the given executable; one that cannot
+// be started is recorded as failed(127) without stopping the others.
+TEST(Runner, LocalWorkersRecordExitCodesAndSpawnFailures) {
+  const auto d = scratch("runner");
+  const auto sw = wf::prepare(tiny_sweep(d).string(), (d / "out").string());
+  wf::write_inputs(sw);
+  const auto todo = wf::pending(sw);
+  ASSERT_EQ(todo.size(), 4u);
+  wf::run_local(sw, {todo[0], todo[1]}, 2, kLbsim);
+  wf::run_local(sw, {todo[2], todo[3]}, 2, (d / "no-such-lbsim").string());
+  EXPECT_EQ(wf::recorded_exit_code(todo[0]->cfg.text("output.dir")), 0);
+  EXPECT_TRUE(wf::run_complete(*todo[1]));
+  EXPECT_EQ(wf::recorded_exit_code(todo[2]->cfg.text("output.dir")), 127);
+  EXPECT_NE(read(d / "out" / "logs" / (todo[3]->name + ".log")).find("cannot start"), std::string::npos);
+  const auto left = wf::pending(sw);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0], todo[2]);
+  EXPECT_EQ(wf::metrics_row(*todo[3])[0], "failed(127)");
+  EXPECT_EQ(wf::sweep_exit_code(sw), 70);
+}
+
+// The Slurm job script on its own: each array task runs its line of tasks.txt and records the exit
+// code, as Slurm would run it (no Slurm needed; the real cluster test is below).
+TEST(Runner, SlurmJobScriptRunsEachTask) {
+  const auto d = scratch("slurm-script");
+  const auto sw = wf::prepare(tiny_sweep(d).string(), (d / "out").string());
+  wf::write_inputs(sw);
+  const auto todo = wf::pending(sw);
+  ASSERT_EQ(todo.size(), 4u);
+  const fs::path job = wf::write_slurm_job(sw, todo, 2, kLbsim);
+  const std::string text = read(job);
+  EXPECT_NE(text.find("#SBATCH --array=0-3%2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("#SBATCH --job-name=lbsim-tiny\n"), std::string::npos) << text;
+  std::string names;
+  for (const auto* p : todo) names += p->name + "\n";
+  EXPECT_EQ(read(d / "out" / "slurm" / "tasks.txt"), names);
+  for (int i = 0; i < 4; ++i) {
+    const auto r = sh("SLURM_ARRAY_TASK_ID=" + std::to_string(i) + " bash " + job.string());
+    EXPECT_EQ(r.rc, 0) << r.out;
+  }
+  EXPECT_TRUE(wf::pending(sw).empty());
+  EXPECT_EQ(wf::sweep_exit_code(sw), 0);
+  // An executable path with a quote and a space reaches the shell intact.
+  const fs::path odd = d / "it's lbsim";
+  fs::create_symlink(kLbsim, odd);
+  const fs::path job2 = wf::write_slurm_job(sw, {todo[1]}, 0, odd.string());
+  EXPECT_NE(read(job2).find("#SBATCH --array=0-0\n"), std::string::npos);
+  EXPECT_FALSE(wf::run_complete(*todo[1]));  // the task's run folder was cleared
+  const auto r = sh("SLURM_ARRAY_TASK_ID=0 bash " + job2.string());
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(wf::run_complete(*todo[1]));
+}
+
 // The same sweep through a real single-node Slurm (scripts/slurm-local.sh) gives the same
 // results table as the local path (wall-clock columns aside).
 TEST(Slurm, JobArrayMatchesLocalResults) {
@@ -344,7 +401,7 @@ TEST(Slurm, JobArrayMatchesLocalResults) {
   for (std::size_t i = 1; i < a.size(); ++i) {
     ASSERT_EQ(a[i].size(), b[i].size());
     for (std::size_t c = 0; c < a[i].size(); ++c)
-      if (!lbsim::cli::wf::nondeterministic_column(a[0][c])) {
+      if (!wf::nondeterministic_column(a[0][c])) {
         EXPECT_EQ(a[i][c], b[i][c]) << a[0][c] << " row " << i;
       }
   }
@@ -381,11 +438,11 @@ TEST(Plot, WritesPngAndPdfForSweepAndRun) {
 TEST(Reproduce, ListShowsStatusFromThisBuild) {
   const auto r = sh(kLbsim + " reproduce --list");
   ASSERT_EQ(r.rc, 0) << r.out;
-  for (const auto& e : lbsim::cli::wf::catalog()) {
+  for (const auto& e : wf::catalog()) {
     const auto pos = r.out.find("\n" + e.name + " ");
     ASSERT_NE(pos, std::string::npos) << e.name;
     const std::string line = r.out.substr(pos + 1, r.out.find('\n', pos + 1) - pos - 1);
-    const auto miss = lbsim::cli::wf::missing_needs(e);
+    const auto miss = wf::missing_needs(e);
     if (miss.empty()) {
       EXPECT_EQ(line.find("needs:"), std::string::npos) << line;
     } else {
@@ -394,17 +451,13 @@ TEST(Reproduce, ListShowsStatusFromThisBuild) {
   }
   // The sweep of every defined entry parses and expands against this build's keys (full and quick).
   const auto d = scratch("catalog");
-  for (const auto& e : lbsim::cli::wf::catalog()) {
-    if (!lbsim::cli::wf::missing_needs(e).empty() || e.full.empty()) continue;
-    for (std::string text : {e.full, e.quick}) {
-      if (!e.base.empty()) {  // what `reproduce` does: the base config from the source tree
-        const fs::path base = fs::path(LBSIM_SOURCE_DIR) / e.base;
-        for (const auto& [k, v] : {std::pair<std::string, std::string>{"@BASEDIR@", base.parent_path().string()},
-                                   {"@BASE@", base.string()}})
-          for (auto pos = text.find(k); pos != std::string::npos; pos = text.find(k, pos + v.size()))
-            text.replace(pos, k.size(), v);
-      }
-      EXPECT_NO_THROW(expand(parse_sweep_text(text, (d / (e.name + ".toml")).string()), d.string())) << e.name;
+  for (const auto& e : wf::catalog()) {
+    if (!wf::missing_needs(e).empty() || e.full.empty()) continue;
+    for (const bool quick : {false, true}) {
+      EXPECT_NO_THROW(expand(parse_sweep_text(wf::sweep_text(e, quick, LBSIM_SOURCE_DIR),
+                                              (d / (e.name + ".toml")).string()),
+                             d.string()))
+          << e.name << (quick ? " --quick" : "");
     }
   }
 }
@@ -413,8 +466,8 @@ TEST(Reproduce, RefusesWhatIsNotBuiltAndRunsWhatIs) {
   const auto d = scratch("reproduce");
   // An entry whose mechanism is missing from this build must refuse instead of running something else.
   Result r;
-  for (const auto& e : lbsim::cli::wf::catalog()) {
-    const auto miss = lbsim::cli::wf::missing_needs(e);
+  for (const auto& e : wf::catalog()) {
+    const auto miss = wf::missing_needs(e);
     if (miss.empty() && !e.full.empty()) continue;
     r = sh(kLbsim + " reproduce " + e.name + " --quick --out " + (d / e.name).string());
     EXPECT_EQ(r.rc, 2) << e.name << ": " << r.out;

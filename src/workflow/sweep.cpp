@@ -1,118 +1,39 @@
-// Sweep files (`lbsim sweep`): parsing, validation and grid expansion, run-folder bookkeeping and
-// the results table. Header-only (src/cli has no library) so tests/workflow can use it directly;
-// the process handling (local workers, Slurm) lives in cmd_workflow.cpp.
-//
-// A sweep file is TOML:
-//   name = "ecmp_vs_ops"            # optional, default: the file's stem
-//   base = "../demo.toml"           # optional base config, relative to the sweep file
-//   out  = "results/sweeps/x"       # optional default output folder (relative to the working dir)
-//   sbatch = ["--time=01:00:00"]    # optional extra sbatch arguments for --slurm
-//   [set]                           # fixed overrides, any config key
-//   "workload.size" = "64KiB"
-//   [grid]                          # one run per combination (cartesian product, in file order)
-//   "lb.algorithm" = ["ecmp", "ops"]
-//   "run.seed" = [1, 2, 3]
-//   scheme = [{name = "min", "routing.algorithm" = "minimal", "lb.algorithm" = "ecmp"},
-//             {name = "ops", "lb.algorithm" = "ops"}]   # a named axis: keys set together
-//   [[case]]                        # optional named cases (crossed with the grid)
-//   name = "tornado"
-//   "workload.kind" = "tornado"
-// Every key is checked against the config key table (sim::config_keys) and every value is applied
-// with config::apply_override before anything runs; errors name the sweep file, line and key.
-#pragma once
+#include "workflow/sweep.h"
+
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <string>
-#include <vector>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
 #include "core/error.h"
-#include "config/reader.h"
+#include "core/text.h"
 
-namespace lbsim::cli::wf {
+namespace lbsim::workflow {
 
 namespace fs = std::filesystem;
 
-struct Assignment {
-  std::string key;    // "section.name"
-  std::string value;  // TOML text of the value, as apply_override takes it
-  std::string label;  // the value as shown in folder names and results.csv
-  int line = 0;
-};
+namespace {
 
-// One value of a grid axis: a single key's value, or (named axis) a bundle of keys with a name.
-struct AxisValue {
-  std::string label;
-  std::vector<Assignment> sets;
-  int line = 0;
-};
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
-struct Axis {
-  std::string key;  // a config key, or the column name of a named axis (e.g. "scheme")
-  std::vector<AxisValue> values;
-  int line = 0;
-};
-
-struct Case {
-  std::string name;
-  std::vector<Assignment> sets;
-  int line = 0;
-};
-
-struct SweepSpec {
-  std::string file;  // the sweep file as given
-  std::string name;
-  std::string base;  // absolute path of the base config, or empty (defaults)
-  std::string out;   // default output folder, or empty
-  std::vector<std::string> sbatch;
-  std::vector<Assignment> sets;
-  std::vector<Case> cases;
-  std::vector<Axis> axes;
-};
-
-struct Point {
-  std::string name;                 // run folder name under runs/
-  std::string case_name;            // empty without [[case]]
-  std::vector<std::string> labels;  // one per axis
-  config::Config cfg;                  // resolved config (out_dir = the run folder)
-};
-
-// The summary columns of results.csv, after the swept columns. `wall_s` and `peak_rss_mb` are
-// wall-clock measurements; every other column is deterministic for a given config and seed.
-inline const std::vector<std::string>& metric_columns() {
-  static const std::vector<std::string> cols{
-      "status",      "completed",     "unfinished",  "transfers",   "max_fct_us", "p99_fct_us",
-      "p50_fct_us",  "mean_fct_us",   "mean_slowdown", "p99_slowdown", "max_slowdown", "drops",
-      "failure_drops", "trims",       "ecn_marks",   "nacks",       "retransmits", "timeouts",
-      "ooo_pct",     "events",        "sim_time_us", "wall_s",      "peak_rss_mb"};
-  return cols;
-}
-inline bool nondeterministic_column(const std::string& c) { return c == "wall_s" || c == "peak_rss_mb"; }
-
-namespace detail {
-
-inline int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
-
-inline std::string loc(const std::string& file, int line) {
+std::string loc(const std::string& file, int line) {
   return line > 0 ? fmt::format("{}:{}", file, line) : file;
 }
 
 // Keys that hold a path relative to the config file (resolved against the file they came from).
-inline bool is_path_key(const std::string& key, const std::string& value) {
+bool is_path_key(const std::string& key, const std::string& value) {
   for (const auto& d : config::keys())
     if (d.key == key && d.path) return true;
   // workload.cdf is a built-in name or a file (same rule as the simulation: '/' or '.').
   return key == "workload.cdf" && value.find_first_of("/.") != std::string::npos;
 }
 
-inline std::string sanitize(const std::string& s) {
+std::string sanitize(const std::string& s) {
   std::string out;
   for (char c : s) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -123,8 +44,7 @@ inline std::string sanitize(const std::string& s) {
 }
 
 // A TOML scalar -> (override text, label). Paths are made absolute relative to `dir`.
-inline Assignment to_assignment(const std::string& file, const std::string& key, const toml::node& n,
-                                const fs::path& dir) {
+Assignment to_assignment(const std::string& file, const std::string& key, const toml::node& n, const fs::path& dir) {
   Assignment a;
   a.key = key;
   a.line = line_of(n);
@@ -149,13 +69,17 @@ inline Assignment to_assignment(const std::string& file, const std::string& key,
   return a;
 }
 
-// Apply one assignment; errors are re-thrown with the sweep file's line.
-inline void apply(config::Config& cfg, const std::string& file, const Assignment& a) {
+void check_key(const std::string& file, const std::string& key, int line) {
   bool known = false;
-  for (const auto& d : config::keys()) known = known || d.key == a.key;
+  for (const auto& d : config::keys()) known = known || d.key == key;
   if (!known)
-    throw UserError(fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc(file, a.line), a.key,
-                                config::closest_key(a.key)));
+    throw UserError(fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc(file, line), key,
+                                config::closest_key(key)));
+}
+
+// Apply one assignment; errors are re-thrown with the sweep file's line.
+void apply(config::Config& cfg, const std::string& file, const Assignment& a) {
+  check_key(file, a.key, a.line);
   try {
     config::apply_override(cfg, a.key + "=" + a.value);
   } catch (const UserError& e) {
@@ -165,16 +89,8 @@ inline void apply(config::Config& cfg, const std::string& file, const Assignment
   }
 }
 
-inline void check_key(const std::string& file, const std::string& key, int line) {
-  bool known = false;
-  for (const auto& d : config::keys()) known = known || d.key == key;
-  if (!known)
-    throw UserError(fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc(file, line), key,
-                                config::closest_key(key)));
-}
-
-inline std::vector<Assignment> read_sets(const std::string& file, const toml::table& t, const fs::path& dir,
-                                         const std::vector<std::string>& skip) {
+std::vector<Assignment> read_sets(const std::string& file, const toml::table& t, const fs::path& dir,
+                                  const std::vector<std::string>& skip) {
   std::vector<Assignment> out;
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
@@ -185,12 +101,43 @@ inline std::vector<Assignment> read_sets(const std::string& file, const toml::ta
   return out;
 }
 
-}  // namespace detail
+// The base config with relative paths made absolute (they are relative to the base file).
+config::Config load_base(const SweepSpec& s) {
+  config::Config cfg;
+  if (s.base.empty()) return cfg;
+  config::load_file(cfg, s.base);
+  const fs::path dir = fs::path(s.base).parent_path();
+  for (const auto& d : config::keys()) {
+    if (d.type != config::KeyType::Text) continue;
+    const std::string v = cfg.text(d.key);
+    if (!v.empty() && is_path_key(d.key, v) && fs::path(v).is_relative())
+      cfg.set(d.key, (dir / v).lexically_normal().string(), cfg.origin(d.key));
+  }
+  cfg.source_file.clear();
+  return cfg;
+}
 
-// Parse and check a sweep file (keys and value types; values are checked by expand()).
-inline SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
-  using detail::line_of;
-  using detail::loc;
+std::string json_num(const nlohmann::json& j) {
+  if (j.is_number_unsigned()) return std::to_string(j.get<std::uint64_t>());
+  if (j.is_number_integer()) return std::to_string(j.get<std::int64_t>());
+  if (j.is_number_float()) return fmt::format("{}", j.get<double>());
+  return "";
+}
+
+}  // namespace
+
+const std::vector<std::string>& metric_columns() {
+  static const std::vector<std::string> cols{
+      "status",      "completed",     "unfinished",  "transfers",   "max_fct_us", "p99_fct_us",
+      "p50_fct_us",  "mean_fct_us",   "mean_slowdown", "p99_slowdown", "max_slowdown", "drops",
+      "failure_drops", "trims",       "ecn_marks",   "nacks",       "retransmits", "timeouts",
+      "ooo_pct",     "events",        "sim_time_us", "wall_s",      "peak_rss_mb"};
+  return cols;
+}
+
+bool nondeterministic_column(const std::string& c) { return c == "wall_s" || c == "peak_rss_mb"; }
+
+SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
   toml::table root;
   try {
     root = toml::parse(text, file);
@@ -202,8 +149,11 @@ inline SweepSpec parse_sweep_text(const std::string& text, const std::string& fi
   SweepSpec s;
   s.file = file;
   s.name = fs::path(file).stem().string();
-  for (const auto& [k, v] : root) {
-    const std::string key(k.str());
+  // Not a structured binding: `v` is captured by the lambda below, which C++20 allows for
+  // structured bindings but clang 14 does not implement.
+  for (const auto& kv : root) {
+    const std::string key(kv.first.str());
+    const toml::node& v = kv.second;
     const std::string where = loc(file, line_of(v));
     const auto need_string = [&]() -> std::string {
       if (!v.is_string()) throw UserError(fmt::format("{}: key '{}': expected a string", where, key));
@@ -211,7 +161,7 @@ inline SweepSpec parse_sweep_text(const std::string& text, const std::string& fi
     };
     if (key == "name") {
       s.name = need_string();
-      if (s.name.empty() || detail::sanitize(s.name) != s.name)
+      if (s.name.empty() || sanitize(s.name) != s.name)
         throw UserError(fmt::format("{}: key 'name': use letters, digits, '.', '-', '+' only", where));
     } else if (key == "base") {
       const std::string b = need_string();
@@ -229,7 +179,7 @@ inline SweepSpec parse_sweep_text(const std::string& text, const std::string& fi
       }
     } else if (key == "set") {
       if (!v.is_table()) throw UserError(fmt::format("{}: 'set' must be a table: [set]", where));
-      s.sets = detail::read_sets(file, *v.as_table(), dir, {});
+      s.sets = read_sets(file, *v.as_table(), dir, {});
     } else if (key == "grid") {
       if (!v.is_table()) throw UserError(fmt::format("{}: 'grid' must be a table: [grid]", where));
       for (const auto& [gk, gv] : *v.as_table()) {
@@ -242,34 +192,34 @@ inline SweepSpec parse_sweep_text(const std::string& text, const std::string& fi
         // A named axis: an array of tables, each a name plus config keys set together, e.g.
         // scheme = [{name = "ecmp", "lb.algorithm" = "ecmp", "routing.algorithm" = "ecmp"}, ...]
         const bool named = gv.as_array()->is_array_of_tables();
-        if (!named) detail::check_key(file, ax.key, ax.line);
-        if (named && detail::sanitize(ax.key) != ax.key)
+        if (!named) check_key(file, ax.key, ax.line);
+        if (named && sanitize(ax.key) != ax.key)
           throw UserError(fmt::format("{}: grid axis name '{}': use letters, digits, '.', '-', '+' only",
                                       loc(file, ax.line), ax.key));
         for (const auto& e : *gv.as_array()) {
-          AxisValue v;
-          v.line = line_of(e) > 0 ? line_of(e) : ax.line;
+          AxisValue av;
+          av.line = line_of(e) > 0 ? line_of(e) : ax.line;
           if (named) {
             const auto& t = *e.as_table();
             const auto* nm = t.get("name");
             if (!nm || !nm->is_string() || nm->as_string()->get().empty())
               throw UserError(fmt::format("{}: grid axis '{}': every entry needs name = \"...\"",
-                                          loc(file, v.line), ax.key));
-            v.label = nm->as_string()->get();
+                                          loc(file, av.line), ax.key));
+            av.label = nm->as_string()->get();
             for (const auto& o : ax.values)
-              if (o.label == v.label)
-                throw UserError(fmt::format("{}: grid axis '{}': name '{}' used twice", loc(file, v.line),
-                                            ax.key, v.label));
-            v.sets = detail::read_sets(file, t, dir, {"name"});
+              if (o.label == av.label)
+                throw UserError(fmt::format("{}: grid axis '{}': name '{}' used twice", loc(file, av.line),
+                                            ax.key, av.label));
+            av.sets = read_sets(file, t, dir, {"name"});
           } else if (e.is_table() || e.is_array()) {
-            throw UserError(fmt::format("{}: grid key '{}': mix of tables and values", loc(file, v.line), ax.key));
+            throw UserError(fmt::format("{}: grid key '{}': mix of tables and values", loc(file, av.line), ax.key));
           } else {
-            auto a = detail::to_assignment(file, ax.key, e, dir);
+            auto a = to_assignment(file, ax.key, e, dir);
             if (a.line == 0) a.line = ax.line;
-            v.label = a.label;
-            v.sets.push_back(std::move(a));
+            av.label = a.label;
+            av.sets.push_back(std::move(a));
           }
-          ax.values.push_back(std::move(v));
+          ax.values.push_back(std::move(av));
         }
         s.axes.push_back(std::move(ax));
       }
@@ -286,13 +236,13 @@ inline SweepSpec parse_sweep_text(const std::string& text, const std::string& fi
         if (!nm || !nm->is_string())
           throw UserError(fmt::format("{}: [[case]] needs name = \"...\"", loc(file, c.line)));
         c.name = nm->as_string()->get();
-        if (c.name.empty() || detail::sanitize(c.name) != c.name)
+        if (c.name.empty() || sanitize(c.name) != c.name)
           throw UserError(fmt::format("{}: case name '{}': use letters, digits, '.', '-', '+' only",
                                       loc(file, line_of(*nm)), c.name));
         for (const auto& o : s.cases)
           if (o.name == c.name)
             throw UserError(fmt::format("{}: case name '{}' used twice", loc(file, line_of(*nm)), c.name));
-        c.sets = detail::read_sets(file, t, dir, {"name"});
+        c.sets = read_sets(file, t, dir, {"name"});
         s.cases.push_back(std::move(c));
       }
     } else {
@@ -305,7 +255,7 @@ inline SweepSpec parse_sweep_text(const std::string& text, const std::string& fi
   return s;
 }
 
-inline SweepSpec parse_sweep_file(const std::string& file) {
+SweepSpec parse_sweep_file(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw UserError(fmt::format("cannot open sweep file '{}'", file));
   std::stringstream ss;
@@ -313,28 +263,10 @@ inline SweepSpec parse_sweep_file(const std::string& file) {
   return parse_sweep_text(ss.str(), file);
 }
 
-// The base config with relative paths made absolute (they are relative to the base file).
-inline config::Config load_base(const SweepSpec& s) {
-  config::Config cfg;
-  if (s.base.empty()) return cfg;
-  config::load_file(cfg, s.base);
-  const fs::path dir = fs::path(s.base).parent_path();
-  for (const auto& d : config::keys()) {
-    if (d.type != config::KeyType::Text) continue;
-    const std::string& v = cfg.text(d.key);
-    if (!v.empty() && detail::is_path_key(d.key, v) && fs::path(v).is_relative())
-      cfg.set(d.key, (dir / v).lexically_normal().string(), cfg.origin(d.key));
-  }
-  cfg.source_file.clear();
-  return cfg;
-}
-
-// Every grid point (cases outermost, then the axes in file order, the last axis fastest), each
-// resolved and validated. `out` is the sweep's output folder (absolute).
-inline std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
+std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
   const config::Config base = load_base(s);
   config::Config fixed = base;
-  for (const auto& a : s.sets) detail::apply(fixed, s.file, a);
+  for (const auto& a : s.sets) apply(fixed, s.file, a);
   std::vector<const Case*> cases;
   for (const auto& c : s.cases) cases.push_back(&c);
   if (cases.empty()) cases.push_back(nullptr);
@@ -361,7 +293,7 @@ inline std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
       if (c) {
         p.case_name = c->name;
         parts.push_back(c->name);
-        for (const auto& a : c->sets) detail::apply(p.cfg, s.file, a);
+        for (const auto& a : c->sets) apply(p.cfg, s.file, a);
       }
       std::size_t rest = idx;
       std::vector<std::size_t> pick(s.axes.size());
@@ -371,9 +303,9 @@ inline std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
       }
       for (std::size_t i = 0; i < s.axes.size(); ++i) {
         const auto& v = s.axes[i].values[pick[i]];
-        for (const auto& a : v.sets) detail::apply(p.cfg, s.file, a);
+        for (const auto& a : v.sets) apply(p.cfg, s.file, a);
         p.labels.push_back(v.label);
-        parts.push_back(detail::sanitize(short_names[i]) + "-" + detail::sanitize(v.label));
+        parts.push_back(sanitize(short_names[i]) + "-" + sanitize(v.label));
       }
       std::string name;
       for (const auto& part : parts) name += (name.empty() ? "" : "_") + part;
@@ -393,9 +325,18 @@ inline std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
   return points;
 }
 
+Sweep prepare(const std::string& file, const std::string& out) {
+  Sweep sw;
+  sw.spec = parse_sweep_file(file);
+  const std::string dir = !out.empty() ? out : !sw.spec.out.empty() ? sw.spec.out : "results/sweeps/" + sw.spec.name;
+  sw.out = fs::absolute(dir).lexically_normal();
+  sw.points = expand(sw.spec, sw.out.string());
+  return sw;
+}
+
 // ---- run folders ----------------------------------------------------------------------------------
 
-inline std::string read_text(const fs::path& p) {
+std::string read_text(const fs::path& p) {
   std::ifstream in(p);
   if (!in) return {};
   std::stringstream ss;
@@ -403,8 +344,23 @@ inline std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-// The exit code a sweep recorded for a run (file `.exit_code` in the run folder), or -1.
-inline int recorded_exit_code(const fs::path& run_dir) {
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  if (!f) throw UserError(fmt::format("cannot write '{}'", p.string()));
+  f << text;
+}
+
+void write_inputs(const Sweep& sw) {
+  for (const char* sub : {"points", "runs", "logs"}) fs::create_directories(sw.out / sub);
+  for (const auto& p : sw.points) {
+    const fs::path f = sw.out / "points" / (p.name + ".toml");
+    const std::string text = config::to_toml(p.cfg);
+    if (read_text(f) != text) write_file(f, text);
+  }
+  write_file(sw.out / "sweep.json", manifest_json(sw.spec, sw.points));
+}
+
+int recorded_exit_code(const fs::path& run_dir) {
   const std::string t = read_text(run_dir / ".exit_code");
   if (t.empty()) return -1;
   try {
@@ -414,9 +370,7 @@ inline int recorded_exit_code(const fs::path& run_dir) {
   }
 }
 
-// A run is complete when its process ended with 0 or 3 (unfinished flows are a result), its
-// summary.json is there and its resolved config.toml is exactly the point's config.
-inline bool run_complete(const Point& p) {
+bool run_complete(const Point& p) {
   const fs::path dir = p.cfg.text("output.dir");
   const int rc = recorded_exit_code(dir);
   if (rc != 0 && rc != 3) return false;
@@ -424,25 +378,16 @@ inline bool run_complete(const Point& p) {
   return read_text(dir / "config.toml") == config::to_toml(p.cfg);
 }
 
+std::vector<const Point*> pending(const Sweep& sw) {
+  std::vector<const Point*> todo;
+  for (const auto& p : sw.points)
+    if (!run_complete(p)) todo.push_back(&p);
+  return todo;
+}
+
 // ---- results table --------------------------------------------------------------------------------
 
-inline std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-inline std::string json_num(const nlohmann::json& j) {
-  if (j.is_number_unsigned()) return std::to_string(j.get<std::uint64_t>());
-  if (j.is_number_integer()) return std::to_string(j.get<std::int64_t>());
-  if (j.is_number_float()) return fmt::format("{}", j.get<double>());
-  return "";
-}
-
-// One row of metrics (metric_columns order) for a run folder; `status` is ok / unfinished /
-// failed(rc) / missing.
-inline std::vector<std::string> metrics_row(const Point& p) {
+std::vector<std::string> metrics_row(const Point& p) {
   const fs::path dir = p.cfg.text("output.dir");
   std::vector<std::string> row(metric_columns().size());
   const int rc = recorded_exit_code(dir);
@@ -493,7 +438,7 @@ inline std::vector<std::string> metrics_row(const Point& p) {
   return row;
 }
 
-inline std::vector<std::string> header(const SweepSpec& s) {
+std::vector<std::string> header(const SweepSpec& s) {
   std::vector<std::string> h{"run"};
   if (!s.cases.empty()) h.push_back("case");
   for (const auto& ax : s.axes) h.push_back(ax.key);
@@ -502,8 +447,7 @@ inline std::vector<std::string> header(const SweepSpec& s) {
   return h;
 }
 
-// results.csv: one row per point, in point order.
-inline std::string results_csv(const SweepSpec& s, const std::vector<Point>& points) {
+std::string results_csv(const SweepSpec& s, const std::vector<Point>& points) {
   std::string out;
   const auto add_row = [&](const std::vector<std::string>& r) {
     for (std::size_t i = 0; i < r.size(); ++i) out += (i ? "," : "") + csv_field(r[i]);
@@ -521,8 +465,35 @@ inline std::string results_csv(const SweepSpec& s, const std::vector<Point>& poi
   return out;
 }
 
-// sweep.json: what the plotting tool needs to group runs (swept keys, cases, point names).
-inline std::string manifest_json(const SweepSpec& s, const std::vector<Point>& points) {
+std::string results_table(const std::vector<Point>& points) {
+  std::size_t w = 8;
+  for (const auto& p : points) w = std::max(w, p.name.size());
+  std::string out = fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {}\n", "run", w,
+                                "max_fct_us", "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx",
+                                "timeouts", "ooo_%", "done", "status");
+  const auto& cols = metric_columns();
+  const auto col = [&](const std::vector<std::string>& r, const char* name) {
+    return r[std::find(cols.begin(), cols.end(), name) - cols.begin()];
+  };
+  const auto num = [](const std::string& s, int prec) {
+    if (s.empty()) return std::string("-");
+    return fmt::format("{:.{}f}", std::stod(s), prec);
+  };
+  for (const auto& p : points) {
+    const auto r = metrics_row(p);
+    const std::string done =
+        col(r, "transfers").empty() ? "-" : fmt::format("{}/{}", col(r, "completed"), col(r, "transfers"));
+    out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {}\n", p.name, w,
+                       num(col(r, "max_fct_us"), 2), num(col(r, "p99_fct_us"), 2), num(col(r, "mean_fct_us"), 2),
+                       num(col(r, "mean_slowdown"), 3), col(r, "drops").empty() ? "-" : col(r, "drops"),
+                       col(r, "trims").empty() ? "-" : col(r, "trims"),
+                       col(r, "retransmits").empty() ? "-" : col(r, "retransmits"),
+                       col(r, "timeouts").empty() ? "-" : col(r, "timeouts"), num(col(r, "ooo_pct"), 2), done, r[0]);
+  }
+  return out;
+}
+
+std::string manifest_json(const SweepSpec& s, const std::vector<Point>& points) {
   nlohmann::json j;
   j["name"] = s.name;
   j["keys"] = nlohmann::json::array();
@@ -541,4 +512,15 @@ inline std::string manifest_json(const SweepSpec& s, const std::vector<Point>& p
   return j.dump(2) + "\n";
 }
 
-}  // namespace lbsim::cli::wf
+int sweep_exit_code(const Sweep& sw) {
+  int rc = 0;
+  for (const auto& p : sw.points) {
+    const std::string st = metrics_row(p)[0];
+    if (st == "ok") continue;
+    if (st == "unfinished" || st == "missing") rc = std::max(rc, 3);
+    else rc = std::max(rc, st == "failed(2)" ? 2 : 70);
+  }
+  return rc;
+}
+
+}  // namespace lbsim::workflow

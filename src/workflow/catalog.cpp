@@ -1,39 +1,17 @@
-// `lbsim reproduce`: the papers' experiments as sweeps (docs/workflow.md lists every entry).
-// Each entry generates a self-contained sweep file (no base config) at full scale (the paper's
-// parameters) or reduced (--quick). An entry that needs a mechanism not in this build (a load
-// balancer or routing name absent from the config key table, or a feature with no config key yet)
-// reports "needs: ..." and refuses to run.
-#pragma once
-#include <string>
-#include <vector>
+#include "workflow/catalog.h"
 
 #include <fmt/core.h>
 
+#include "core/error.h"
 #include "config/reader.h"
 
-namespace lbsim::cli::wf {
+namespace lbsim::workflow {
 
-struct Need {
-  std::string key;    // a config key (or key prefix when `value` is empty)
-  std::string value;  // a value that must be among the key's choices; empty = the key must exist
-  std::string label;  // shown to the user
-};
+namespace fs = std::filesystem;
 
-struct Entry {
-  std::string name;
-  std::string source;  // paper and figure
-  std::string what;
-  std::vector<Need> needs;
-  std::string full;   // sweep TOML at the paper's scale (empty: not defined)
-  std::string quick;  // sweep TOML at a reduced scale
-  std::string runtime_full, runtime_quick;  // wall time with 2 workers (measured or estimated)
-  std::vector<std::pair<std::string, std::string>> files;  // written next to the sweep file
-  // A base config from the source tree (e.g. examples/spritz/motivational.toml): the sweep text
-  // holds "@BASE@", replaced by its absolute path when the entry runs.
-  std::string base = {};
-};
+namespace {
 
-inline bool need_met(const Need& n) {
+bool need_met(const Need& n) {
   for (const auto& d : config::keys()) {
     if (n.value.empty() ? d.key.rfind(n.key, 0) == 0 : d.key == n.key) {
       if (n.value.empty()) return true;
@@ -45,16 +23,7 @@ inline bool need_met(const Need& n) {
   return false;
 }
 
-inline std::vector<std::string> missing_needs(const Entry& e) {
-  std::vector<std::string> out;
-  for (const auto& n : e.needs)
-    if (!need_met(n)) out.push_back(n.label);
-  return out;
-}
-
-namespace catalog_detail {
-
-inline std::string list(const std::vector<std::string>& v) {
+std::string list(const std::vector<std::string>& v) {
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + ("\"" + v[i] + "\"");
   return s + "]";
@@ -62,7 +31,7 @@ inline std::string list(const std::vector<std::string>& v) {
 
 // REPS sec. 4.1: fat tree, 400 Gb/s, 4 KiB MTU, 500 ns links and switches, queues of one BDP,
 // Kmin/Kmax 20/80 %, trimming, RTO 70 us, the MPRDMA DCTCP variant (dctcp_ack).
-inline std::string reps_net(int hosts, int radix, const std::string& end_us) {
+std::string reps_net(int hosts, int radix, const std::string& end_us) {
   return fmt::format(R"("topology.kind" = "fat_tree"
 "topology.hosts" = {}
 "topology.tiers" = 2
@@ -83,7 +52,7 @@ inline std::string reps_net(int hosts, int radix, const std::string& end_us) {
 }
 
 // REPS Fig. 3 / 5: synthetic benchmarks on the large fat tree, traces and collectives on the small.
-inline std::string reps_fig3(const std::vector<std::string>& lbs, bool quick, const std::string& extra) {
+std::string reps_fig3(const std::vector<std::string>& lbs, bool quick, const std::string& extra) {
   const int big = quick ? 128 : 1024, big_radix = quick ? 16 : 64, small = quick ? 32 : 128;
   const std::string size = quick ? "2MiB" : "8MiB";
   const std::string csize = quick ? "1MiB" : "4MiB";
@@ -121,7 +90,7 @@ struct Scheme {
   std::string name, routing, lb;
 };
 
-inline std::string scheme_axis(const std::vector<Scheme>& ss) {
+std::string scheme_axis(const std::vector<Scheme>& ss) {
   std::string s = "scheme = [\n";
   for (const auto& x : ss)
     s += fmt::format("  {{name = \"{}\", \"routing.algorithm\" = \"{}\", \"lb.algorithm\" = \"{}\"}},\n", x.name,
@@ -129,7 +98,7 @@ inline std::string scheme_axis(const std::vector<Scheme>& ss) {
   return s + "]\n";
 }
 
-inline std::vector<Need> scheme_needs(const std::vector<Scheme>& ss) {
+std::vector<Need> scheme_needs(const std::vector<Scheme>& ss) {
   std::vector<Need> out;
   const auto add = [&](const std::string& key, const std::string& v, const std::string& what) {
     for (const auto& n : out)
@@ -143,7 +112,7 @@ inline std::vector<Need> scheme_needs(const std::vector<Scheme>& ss) {
 
 // [Spritz] sec. V-A baselines: switch routing with a fixed EV, ECMP over the bounded paths, and
 // the sender-side schemes over source-guided routing (uniform u / latency-weighted w).
-inline std::vector<Scheme> spritz_schemes() {
+std::vector<Scheme> spritz_schemes() {
   return {{"minimal", "minimal", "ecmp"},           {"valiant", "valiant", "ecmp"},
           {"ugal_l", "ugal_l", "ecmp"},             {"ecmp", "ecmp_paths", "ecmp"},
           {"flicr_w", "source_guided", "flicr_w"},  {"ops_u", "source_guided", "ops_u"},
@@ -151,13 +120,13 @@ inline std::vector<Scheme> spritz_schemes() {
           {"spritz_u", "source_guided", "spritz_spray_u"}, {"spritz_w", "source_guided", "spritz_spray_w"}};
 }
 // sec. V-D: only the schemes that can adapt to failures.
-inline std::vector<Scheme> spritz_failure_schemes() {
+std::vector<Scheme> spritz_failure_schemes() {
   return {{"valiant", "valiant", "ecmp"},          {"ops_u", "source_guided", "ops_u"},
           {"ops_w", "source_guided", "ops_w"},     {"scout", "source_guided", "spritz_scout_w"},
           {"spritz_u", "source_guided", "spritz_spray_u"}, {"spritz_w", "source_guided", "spritz_spray_w"}};
 }
 // What the committed baseline build has: minimal and ECMP routing with a fixed EV, OPS spraying.
-inline std::vector<Scheme> baseline_schemes() {
+std::vector<Scheme> baseline_schemes() {
   return {{"minimal", "minimal", "ecmp"}, {"ecmp", "ecmp", "ecmp"}, {"ops", "ecmp", "ops"}};
 }
 
@@ -165,7 +134,7 @@ inline std::vector<Scheme> baseline_schemes() {
 // quick: Dragonfly p=2 a=4 h=2 (72), Slim Fly q=5 p=3 (150). 400 Gb/s, 25 ns local / 500 ns global
 // links, 500 ns switches, one-BDP queues, Kmin/Kmax 0.2/0.8, trimming, DCTCP with QuickAdapt and
 // FastIncrease, window 1.5 BDP (sec. V-A).
-inline std::string spritz_topo_cases(bool quick) {
+std::string spritz_topo_cases(bool quick) {
   const std::string common =
       "\"topology.link_rate_gbps\" = 400\n\"topology.host_latency_ns\" = 25\n"
       "\"topology.local_latency_ns\" = 25\n\"topology.global_latency_ns\" = 500\n";
@@ -177,7 +146,7 @@ inline std::string spritz_topo_cases(bool quick) {
 }
 
 // `longest_bdp`: size the BDP on the longest bounded path (sec. V-A), where the build has the key.
-inline std::string spritz_set(bool longest_bdp) {
+std::string spritz_set(bool longest_bdp) {
   return std::string(longest_bdp ? "\"network.bdp_path\" = \"longest_bounded\"\n" : "") +
          R"("network.switch_latency_ns" = 500
 "network.queue_bdp" = 1.0
@@ -193,12 +162,12 @@ inline std::string spritz_set(bool longest_bdp) {
 )";
 }
 
-inline std::string spritz_header(const std::string& name, const std::string& what, bool quick) {
+std::string spritz_header(const std::string& name, const std::string& what, bool quick) {
   return fmt::format("# {} ({}).\nname = \"{}\"\n", what, quick ? "reduced scale: --quick" : "Table II networks", name);
 }
 
 // Fig. 6: permutation (receivers outside the group) and the topology's adversarial pattern.
-inline std::string spritz_fig6(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick) {
+std::string spritz_fig6(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick) {
   return spritz_header(name, "[Spritz] Fig. 6: permutation and adversarial patterns, Dragonfly and Slim Fly", quick) +
          fmt::format("[set]\n{}\"workload.size\" = \"{}\"\n\"workload.outside_group\" = true\n\n[grid]\n"
                      "\"workload.kind\" = [\"permutation\", \"adversarial\"]\n{}",
@@ -208,8 +177,8 @@ inline std::string spritz_fig6(const std::string& name, const std::vector<Scheme
 
 // Fig. 7: collectives on 128 random endpoints next to an ECMP background permutation, and the
 // web-search trace at load 1.0 for 1 ms with a cap on simultaneous senders per receiver.
-inline std::string spritz_fig7(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick,
-                               const std::string& extra = "") {
+std::string spritz_fig7(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick,
+                        const std::string& extra = "") {
   const int ranks = quick ? 16 : 128;
   std::string s = spritz_header(name, "[Spritz] Fig. 7: AI collectives with background traffic and web-search traces", quick) +
                   fmt::format("[set]\n{}{}\n[grid]\n{}\n", spritz_set(full_build), extra, scheme_axis(ss));
@@ -227,7 +196,7 @@ inline std::string spritz_fig7(const std::string& name, const std::vector<Scheme
 }
 
 // Fig. 8: 32 x 4 MiB incast (senders 0-31) to node 160 plus a disjoint bystander permutation.
-inline std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
+std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
   return spritz_header("spritz-fig8", "[Spritz] Fig. 8: incast with bystanders on Dragonfly", quick) +
          fmt::format("[set]\n{}\"topology.kind\" = \"dragonfly\"\n\"topology.p\" = {}\n\"topology.a\" = {}\n"
                      "\"topology.h\" = {}\n\"topology.link_rate_gbps\" = 400\n\"topology.host_latency_ns\" = 25\n"
@@ -243,7 +212,7 @@ inline std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
 }
 
 // REPS failure modes (Fig. 8, [REPS] sec. 4.3.3): each a [[case]]-free named axis value.
-inline std::string reps_failure_axis() {
+std::string reps_failure_axis() {
   return R"(failure = [
   {name = "one-uplink-down", "failures.random_fraction" = 0.0001, "failures.random_kind" = "down", "failures.random_start_us" = 50},
   {name = "3pct-uplinks-down", "failures.random_fraction" = 0.03, "failures.random_kind" = "down", "failures.random_start_us" = 50},
@@ -253,12 +222,16 @@ inline std::string reps_failure_axis() {
 )";
 }
 
-}  // namespace catalog_detail
+}  // namespace
 
-// The catalogue, in display order. Scheme names are this build's (docs/config.md); an entry whose
-// routing, load balancer or config keys are absent reports "needs: ..." and does not run.
-inline std::vector<Entry> catalog() {
-  using namespace catalog_detail;
+std::vector<std::string> missing_needs(const Entry& e) {
+  std::vector<std::string> out;
+  for (const auto& n : e.needs)
+    if (!need_met(n)) out.push_back(n.label);
+  return out;
+}
+
+std::vector<Entry> catalog() {
   const std::vector<std::string> reps_lbs{"ecmp", "ops", "reps"};
   const Need reps{"lb.algorithm", "reps", "lb reps"};
   const Need failures{"failures.random_fraction", "", "failure injection (failures.* keys)"};
@@ -405,4 +378,19 @@ inline std::vector<Entry> catalog() {
   return c;
 }
 
-}  // namespace lbsim::cli::wf
+std::string sweep_text(const Entry& e, bool quick, const fs::path& source_dir) {
+  std::string text = quick ? e.quick : e.full;
+  if (!e.base.empty()) {
+    const fs::path base = source_dir / e.base;
+    if (!fs::is_regular_file(base))
+      throw UserError(fmt::format("{}: needs {} from the lbsim source tree (set LBSIM_SOURCE_DIR)", e.name, e.base));
+    for (const auto& [key, val] : {std::pair<std::string, std::string>{"@BASEDIR@", base.parent_path().string()},
+                                   {"@BASE@", base.string()}})
+      for (auto pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos + val.size()))
+        text.replace(pos, key.size(), val);
+  }
+  if (text.empty()) throw UserError(fmt::format("{}: no sweep is defined for this experiment yet", e.name));
+  return text;
+}
+
+}  // namespace lbsim::workflow

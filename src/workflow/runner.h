@@ -1,0 +1,43 @@
+// The child processes of the workflow commands: each sweep point runs as its own
+// `lbsim run <point.toml> --quiet` process (a crash or bad input fails that point only), either
+// locally with N workers or as one Slurm job array. Both record the run's exit code in
+// runs/NAME/.exit_code, which is what the run-folder bookkeeping in sweep.h reads back.
+#pragma once
+#include <sys/types.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "workflow/sweep.h"
+
+namespace lbsim::workflow {
+
+// The running executable (/proc/self/exe): the lbsim binary the child runs are started with.
+std::string self_exe();
+
+// Starts args[0] (looked up on PATH) with stdout and stderr sent to `log` (or inherited when
+// empty). Returns the pid; throws UserError when the program cannot be started.
+pid_t spawn(const std::vector<std::string>& args, const std::string& log);
+
+// Waits for the child; its exit code, 128 + signal when it was killed, 70 when waiting failed.
+int wait_for(pid_t pid);
+
+// Runs the pending points with at most `workers` child processes of `exe`, printing one progress
+// line per finished point. A point whose process cannot be started (e.g. the binary is being
+// rebuilt) is recorded as failed(127) and the others go on.
+void run_local(const Sweep& sw, const std::vector<const Point*>& todo, int workers, const std::string& exe);
+
+// Writes slurm/tasks.txt (one pending point per line) and slurm/job.sh (an array job, task i runs
+// line i + 1 with `exe`, at most `workers` at once when > 0) and clears the pending points' run
+// folders. Returns the path of job.sh.
+std::filesystem::path write_slurm_job(const Sweep& sw, const std::vector<const Point*>& todo, int workers,
+                                      const std::string& exe);
+
+// Submits the job script with sbatch and `extra` arguments; with `wait`, returns when the array
+// has finished. Throws UserError when sbatch does not report a job id.
+void submit_slurm_job(const std::filesystem::path& job, std::size_t tasks, const std::vector<std::string>& extra,
+                      bool wait);
+
+}  // namespace lbsim::workflow
