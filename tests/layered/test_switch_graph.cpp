@@ -63,6 +63,13 @@ TEST(SwitchGraph, ErrorsNameFileLineAndKey) {
   EXPECT_NE(e.find("not a prime power"), std::string::npos) << e;
 }
 
+// A Slim Fly file of `lbsim cabling` / `lbsim scale` is also a layers/mat config: their keys are
+// declared keys of the same table.
+TEST(SwitchGraph, AcceptsToolkitKeys) {
+  auto c = parse("[topology]\nkind = \"slim_fly\"\nq = 7\n[cabling]\nswitch_ports = 36\n[cost]\nprices = \"p.csv\"\n");
+  EXPECT_EQ(switch_graph(c).endpoints_per_switch, 6);  // ceil(11/2)
+}
+
 // The adjacency `lbsim layers` built for ring / complete before they were topology plug-ins:
 // i ~ j iff j = i +- 1 (mod n), resp. i != j; then normalized.
 routing::Adjacency old_small_graph(const std::string& kind, int n) {
