@@ -24,32 +24,17 @@
 
 namespace lbsim::routing {
 
-class MinimalRoutes {
+// candidates(node, dst_sw): the output ports of switch `node` on a minimal route to destination
+// switch `dst_sw`; distance(): the switch-to-switch hops of that route (-1 unreachable).
+class MinimalRoutes : public SwitchPairPorts {
  public:
   explicit MinimalRoutes(const topo::Topology& t);
 
-  // Output ports of switch `node` on a minimal route to destination switch `dst_sw` (empty when
-  // node == dst_sw or unreachable).
-  std::span<const std::int16_t> candidates(std::int32_t node, std::int32_t dst_sw) const {
-    const std::size_t i = index(node, dst_sw);
-    return {ports_.data() + offset_[i], static_cast<std::size_t>(offset_[i + 1] - offset_[i])};
-  }
-  // Switch-to-switch hops of the minimal route (-1 unreachable).
-  std::int32_t distance(std::int32_t node, std::int32_t dst_sw) const { return dist_[index(node, dst_sw)]; }
   // True when the Dragonfly l-g-l rule is in force (Topology::kind == "dragonfly").
   bool group_minimal() const { return group_minimal_; }
-  const topo::Topology& topology() const { return topo_; }
 
  private:
-  std::size_t index(std::int32_t node, std::int32_t dst_sw) const {
-    return static_cast<std::size_t>(topo_.switch_index(node)) * nsw_ + topo_.switch_index(dst_sw);
-  }
-  const topo::Topology& topo_;
   bool group_minimal_ = false;
-  std::size_t nsw_ = 0;
-  std::vector<std::int32_t> dist_;
-  std::vector<std::uint32_t> offset_;
-  std::vector<std::int16_t> ports_;
 };
 
 // Minimal routing: hash (src, dst, flow, EV, switch salt) over the minimal-route candidates, like
