@@ -15,7 +15,7 @@ constexpr std::int32_t kInf = std::numeric_limits<std::int32_t>::max() / 4;
 }
 
 MinimalRoutes::MinimalRoutes(const topo::Topology& t)
-    : SwitchPairPorts(t), group_minimal_(t.kind == "dragonfly") {
+    : SwitchPairPorts(t), group_minimal_(t.minimal_one_global_hop) {
   const auto n = static_cast<std::int32_t>(nsw_);
   // Switch-level adjacency split by link class: (neighbour switch index, port at u, is global).
   struct Adj {

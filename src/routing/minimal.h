@@ -9,7 +9,8 @@
 // 3) a switch whose global link lands in group X, which in turn links straight to the destination
 // switch, reaches it in 2 hops (g-g) while the l-g-l route needs 3; and l-g-l, g-l-g and g-g-l tie
 // at 3 hops. Min-hop ECMP therefore misroutes through intermediate groups (the non-minimal paths
-// of Table I). MinimalRoutes restricts a Dragonfly to paths with at most one global hop and takes
+// of Table I). MinimalRoutes restricts a topology whose generator sets
+// Topology::minimal_one_global_hop (the Dragonfly) to paths with at most one global hop and takes
 // the shortest of those (several only when several global links join the two groups, e.g. the
 // Flowcut system with 16 links per group pair). Every other topology (Slim Fly: diameter 2, the
 // minimal routes of [SlimFly] sec. 2 / [Spritz] sec. III-b; fat trees: up/down) keeps
@@ -30,7 +31,7 @@ class MinimalRoutes : public SwitchPairPorts {
  public:
   explicit MinimalRoutes(const topo::Topology& t);
 
-  // True when the Dragonfly l-g-l rule is in force (Topology::kind == "dragonfly").
+  // True when minimal routes cross at most one global link (Topology::minimal_one_global_hop).
   bool group_minimal() const { return group_minimal_; }
 
  private:
