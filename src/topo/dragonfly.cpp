@@ -159,6 +159,7 @@ Topology build_dragonfly(const DragonflyParams& prm) {
 
   Topology t;
   t.kind = "dragonfly";
+  t.minimal_one_global_hop = true;  // minimal = local-global-local ([Spritz] sec. II-A)
   for (int grp = 0; grp < g; ++grp)
     for (int s = 0; s < prm.a; ++s)
       for (int k = 0; k < prm.p; ++k) t.add_host(fmt::format("g{}s{}h{}", grp, s, k));
