@@ -54,4 +54,20 @@ TEST(BallsCli, BadInputExitsTwoNamingTheKey) {
   EXPECT_NE(r.out.find("c.toml:3: balls.theorem_bins"), std::string::npos) << r.out;
 }
 
+TEST(BallsCli, ReproduceEntriesRunTheCommand) {
+  auto r = run("reproduce reps-fig18 --print --quick --out /tmp/x");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("lbsim balls queue --set balls.queue_models=ops,recycled --set balls.queue_bins=5"),
+            std::string::npos)
+      << r.out;
+  const auto dir = lbsim::test::temp_dir("balls-repro");
+  r = run("reproduce reps-fig18 --quick --no-plot --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("paper (Fig. 18)"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(fs::path(dir) / "queue_bins.csv"));
+  r = run("reproduce --list");
+  for (const char* e : {"reps-fig14", "reps-fig15", "reps-fig17", "reps-fig18", "reps-thm51"})
+    EXPECT_NE(r.out.find(e), std::string::npos) << e;
+}
+
 }  // namespace
