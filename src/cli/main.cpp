@@ -26,7 +26,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end with success; every argument error (missing file, unknown
+    // subcommand or flag, bad number) prints CLI11's message and exits 2 like any bad input,
+    // not with CLI11's own codes (104-109). One contract: 0 ok, 2 bad input, 3 unfinished,
+    // 70 internal.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
   }
   try {
     for (auto& c : cmds)

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "../sim/helpers.h"
 
@@ -58,7 +60,54 @@ TEST(Cli, TopoDescribesFatTree) {
 }
 
 TEST(Cli, MissingFileAndUnknownCommand) {
-  EXPECT_NE(run("run /nonexistent.toml").code, 0);
-  EXPECT_NE(run("frobnicate").code, 0);
+  auto r = run("run /nonexistent.toml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("/nonexistent.toml"), std::string::npos) << r.out;
+  EXPECT_EQ(run("frobnicate").code, 2);
   EXPECT_EQ(run("--help").code, 0);
+}
+
+namespace {
+
+// The subcommand names listed under "Subcommands:" in a --help text.
+std::vector<std::string> subcommands_in(const std::string& help) {
+  std::vector<std::string> names;
+  const auto at = help.find("Subcommands:\n");
+  if (at == std::string::npos) return names;
+  std::istringstream in(help.substr(at + 13));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  ", 0) != 0) break;
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    if (!name.empty()) names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
+// Every command keeps one contract ([issue 14]): --help is 0; an unknown flag, a missing config
+// file and an unknown subcommand are bad input (exit 2) with a message, not CLI11's codes 104-109.
+// The commands are read from `lbsim --help`, so a new command is walked without editing this test.
+TEST(Cli, EverySubcommandExitsTwoOnBadArguments) {
+  std::vector<std::string> leaves;
+  for (const auto& top : subcommands_in(run("--help").out)) {
+    const auto nested = subcommands_in(run(top + " --help").out);
+    if (nested.empty()) leaves.push_back(top);
+    for (const auto& sub : nested) leaves.push_back(top + " " + sub);
+  }
+  ASSERT_GE(leaves.size(), 13u);  // run, compare, topo, ..., cabling plan/verify, balls evs/queue/theorem
+  for (const auto& cmd : leaves) {
+    SCOPED_TRACE(cmd);
+    EXPECT_EQ(run(cmd + " --help").code, 0);
+    auto r = run(cmd + " --no-such-flag-xyz");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_FALSE(r.out.empty());
+    r = run(cmd + " /nonexistent-dir-xyz/c.toml");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_FALSE(r.out.empty());
+  }
+  const auto r = run("frobnicate");
+  EXPECT_EQ(r.code, 2) << r.out;
 }
