@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "core/time.h"
 
 namespace lbsim::config {
 
@@ -43,6 +44,17 @@ Table& table() {
 
 const std::vector<std::string> kSectionOrder{"topology", "network", "routing", "transport", "lb",
                                              "workload", "failures", "output",  "run"};
+
+// A time key cannot ask for more than simulated time holds (int64 picoseconds, about 106 days):
+// its range is capped at declaration, so a larger value is an out-of-range error naming the key
+// instead of a silent overflow ([issue 14]: run.end_us = 1e15 ended the run at once).
+void clamp_to_sim_time(KeyDef& d) {
+  const double ps_per_unit = d.unit == "ps" ? 1.0 : d.unit == "ns" ? 1e3 : d.unit == "us" ? 1e6 : d.unit == "ms" ? 1e9 : d.unit == "s" ? 1e12 : 0.0;
+  if (ps_per_unit == 0.0) return;
+  const double limit = std::floor(kMaxSimTimePs / ps_per_unit);
+  d.max = std::min(d.max, limit);
+  d.min = std::max(d.min, -limit);
+}
 
 void freeze() {
   auto& t = table();
@@ -90,6 +102,7 @@ void freeze() {
                              t.keys[t.index.find(it.def->key)->second].owner + "' and '" + it.owner + "')");
     t.index.emplace(it.def->key, t.keys.size());
     t.keys.push_back(*it.def);
+    clamp_to_sim_time(t.keys.back());
   }
   t.pending.clear();
 }

@@ -20,9 +20,24 @@ inline constexpr double to_us(SimTime t) { return static_cast<double>(t) / 1e6; 
 inline constexpr double to_ms(SimTime t) { return static_cast<double>(t) / 1e9; }
 inline constexpr double to_s(SimTime t) { return static_cast<double>(t) / 1e12; }
 
+// The largest time a config or input file may name, in picoseconds (int64 holds 9.22e18 ps, about
+// 106 days; the margin keeps sums of such times with link latencies from overflowing). Config keys
+// with a time unit are range-checked against it; readers of time columns check it with file and line.
+inline constexpr double kMaxSimTimePs = 9.0e18;
+
 // Convert a duration given as a floating-point number of a unit to picoseconds, rounding to nearest.
-inline SimTime from_ns(double v) { return static_cast<SimTime>(v * 1e3 + (v >= 0 ? 0.5 : -0.5)); }
-inline SimTime from_us(double v) { return static_cast<SimTime>(v * 1e6 + (v >= 0 ? 0.5 : -0.5)); }
+// Values beyond the representable range saturate (to kTimeNever or its negative) instead of the
+// undefined behaviour of an out-of-range cast; NaN gives kTimeNever. Inputs are range-checked before
+// they get here, so saturation is a last line of defence, not a result.
+inline SimTime from_ps_double(double ps) {
+  if (!(ps < 9.2e18)) return kTimeNever;  // also NaN
+  if (ps <= -9.2e18) return -kTimeNever;
+  return static_cast<SimTime>(ps + (ps >= 0 ? 0.5 : -0.5));
+}
+// True when `ps` picoseconds is a time an input may name (0 .. kMaxSimTimePs; false for NaN).
+inline bool fits_sim_time(double ps) { return ps >= 0 && ps <= kMaxSimTimePs; }
+inline SimTime from_ns(double v) { return from_ps_double(v * 1e3); }
+inline SimTime from_us(double v) { return from_ps_double(v * 1e6); }
 
 using Bytes = std::int64_t;
 using BitsPerSec = std::int64_t;

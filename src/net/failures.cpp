@@ -65,6 +65,8 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
     double start = 0;
     if (!parse_double(tok[0], start) || start < 0)
       throw UserError(where() + "start time '" + tok[0] + "' is not a non-negative number of us");
+    if (!fits_sim_time(start * 1e6))
+      throw UserError(where() + "start time " + tok[0] + " us is beyond the largest simulated time (9e12 us)");
     f.start = from_us(start);
     const std::string& kind = tok[1];
     if (kind == "down") f.kind = FailureKind::Down;
@@ -107,6 +109,7 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
       if (!parse_double(v, x)) throw UserError(where() + k + "=" + v + ": not a number");
       if (k == "for_us") {
         if (x < 0) throw UserError(where() + "for_us must not be negative");
+        if (!fits_sim_time(x * 1e6)) throw UserError(where() + "for_us is beyond the largest simulated time (9e12 us)");
         f.duration = from_us(x);
       } else if (k == "rate_gbps") {
         if (x <= 0) throw UserError(where() + "rate_gbps must be positive");

@@ -273,6 +273,9 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
         f.compute = 0;
         break;
       case Kind::kCalc:
+        // calc amount x calc_unit must stay a representable time (a calc of 1e17 ns overflowed).
+        if (p.calc_unit > 0 && !fits_sim_time(static_cast<double>(op.size) * static_cast<double>(p.calc_unit)))
+          fail(Where{name, op.line}, fmt::format("calc {} x calc_unit is beyond the largest simulated time (9e12 us)", op.size));
         f.compute = op.size * p.calc_unit;
         break;
     }

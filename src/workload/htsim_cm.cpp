@@ -131,6 +131,8 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
       if (key == "start") {
         const double t = parse_double(v, "start", at);
         if (t < 0) fail(at, fmt::format("start {} is negative", t));
+        if (!fits_sim_time(t * static_cast<double>(p.start_unit)))
+          fail(at, fmt::format("start {} is beyond the largest simulated time (9e12 us)", t));
         f.start = static_cast<SimTime>(std::llround(t * static_cast<double>(p.start_unit)));
         have_start = true;
       } else if (key == "size") {

@@ -92,6 +92,8 @@ Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowP
     f.bytes = parse_nonneg_int(tok[4], "bytes", at);
     const double start_s = parse_double(tok[5], "start time", at);
     if (start_s < 0) fail(at, fmt::format("start time {} s is negative", start_s));
+    if (!fits_sim_time(start_s * 1e12))
+      fail(at, fmt::format("start time {} s is beyond the largest simulated time (9e6 s)", start_s));
     f.start = static_cast<SimTime>(std::llround(start_s * 1e12));
     if (f.src == f.dst) fail(at, fmt::format("src and dst are the same host {}", f.src));
     if (p.tag_priority_group) f.tag = w.tag(fmt::format("pg{}", pg));

@@ -242,6 +242,8 @@ Workload parse_flows_csv(std::istream& in, std::string_view name, std::int32_t n
         case kStart: {
           const double us_v = parse_double(v, "start_us", at);
           if (us_v < 0) fail(at, fmt::format("start_us {} is negative; expected >= 0", us_v));
+          if (!fits_sim_time(us_v * 1e6))
+            fail(at, fmt::format("start_us {} is beyond the largest simulated time (9e12 us)", us_v));
           f.start = from_us(us_v);
           break;
         }

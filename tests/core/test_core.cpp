@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "core/event_queue.h"
@@ -19,6 +20,19 @@ TEST(Time, SerializationIsExact) {
   // Rounds up when inexact: 1 byte at 3 Gb/s = 2666.67 ps.
   EXPECT_EQ(serialization_ps(1, 3'000'000'000), 2'667);
   EXPECT_EQ(bytes_in(us(1), gbps(400)), 50'000);
+}
+
+// Out-of-range conversions saturate instead of the undefined behaviour of the cast (issue 14).
+TEST(Time, ConversionsSaturate) {
+  EXPECT_EQ(from_us(1.5), 1'500'000);
+  EXPECT_EQ(from_ns(-2.0), -2'000);
+  EXPECT_EQ(from_us(1e300), kTimeNever);
+  EXPECT_EQ(from_us(9.3e12), kTimeNever);
+  EXPECT_EQ(from_us(-1e300), -kTimeNever);
+  EXPECT_EQ(from_ns(std::nan("")), kTimeNever);
+  EXPECT_TRUE(fits_sim_time(9e18));
+  EXPECT_FALSE(fits_sim_time(9.1e18));
+  EXPECT_FALSE(fits_sim_time(-1));
 }
 
 TEST(EventQueue, OrdersByTimeThenInsertion) {

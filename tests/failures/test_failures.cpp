@@ -174,6 +174,9 @@ TEST(Failures, FileErrorsNameTheLine) {
   expect_error("0 down link:9999\n", "f.txt:1: link id");
   expect_error("0 down tor0-spine0 from=spine1\n", "f.txt:1: from=spine1");
   expect_error("0 switch_down h3\n", "f.txt:1: 'h3' is not a switch");
+  // A failure at 1e300 us fired at t = 0 through an out-of-range cast (issue 14).
+  expect_error("1e300 down tor0-spine0\n", "f.txt:1: start time 1e300 us is beyond the largest simulated time");
+  expect_error("0 down tor0-spine0 for_us=1e13\n", "f.txt:1: for_us is beyond the largest simulated time");
   const auto ok = net::read_failure_file(
       test::write_file(dir + "/ok.txt", "1.5 loss link:3 prob=0.5 for_us=2 # comment\n"), t);
   ASSERT_EQ(ok.size(), 1u);

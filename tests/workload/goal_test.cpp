@@ -186,6 +186,10 @@ TEST(Goal, MalformedInputGivesTheRightLine) {
   EXPECT_NE(error_of("// header comment\n\nnum_ranks 20\n").find("s.goal:3: num_ranks 20 exceeds the 8 hosts"),
             std::string::npos);
   EXPECT_NE(error_of("ranks 2\n").find("s.goal:1: expected 'num_ranks'"), std::string::npos);
+  // calc 1e17 units of 1 ns = 1e26 ps overflowed int64 and the run ended "0 flow(s) unfinished".
+  EXPECT_NE(error_of("num_ranks 1\nrank 0 {\n  l1: calc 100000000000000000\n}\n")
+                .find("s.goal:3: calc 100000000000000000 x calc_unit is beyond the largest simulated time"),
+            std::string::npos);
 }
 
 TEST(Goal, CyclesAreErrors) {

@@ -211,6 +211,8 @@ TEST(FlowsCsv, ErrorsNameTheLine) {
   EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,-5,0\n").find("f.csv:2: bytes -5 is negative"),
             std::string::npos);
   EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,5,-1\n").find("f.csv:2: start_us"), std::string::npos);
+  EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,5,1e13\n").find("f.csv:2: start_us 10000000000000 is beyond the largest simulated time"),
+            std::string::npos);
   EXPECT_NE(error_of("src,dst,size,start_us\n").find("f.csv:1: unknown column 'size'"), std::string::npos);
   EXPECT_NE(error_of("src,dst,bytes\n").find("f.csv:1: header lacks the required column 'start_us'"),
             std::string::npos);
