@@ -21,5 +21,6 @@ void add_scale_commands(CLI::App& app, Commands& out);    // scale (cmd_scale.cp
 void add_layers_commands(CLI::App& app, Commands& out);   // layers, routes, deadlock (cmd_layers.cpp)
 void add_mat_commands(CLI::App& app, Commands& out);      // mat (cmd_mat.cpp)
 void add_workflow_commands(CLI::App& app, Commands& out); // sweep, plot, reproduce (cmd_workflow.cpp)
+void add_flowcut_commands(CLI::App& app, Commands& out);  // flowcut-memory (cmd_flowcut.cpp)
 
 }  // namespace lbsim::cli

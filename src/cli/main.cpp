@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_layers_commands(app, cmds);
   add_mat_commands(app, cmds);
   add_workflow_commands(app, cmds);
+  add_flowcut_commands(app, cmds);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
