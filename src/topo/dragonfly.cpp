@@ -207,10 +207,7 @@ DragonflyParams dragonfly_params(const config::Config& c) {
   p.g = c.integer("topology.g") > 0 ? static_cast<int>(c.integer("topology.g")) : -1;
   p.arrangement = c.text("topology.arrangement");
   p.global_map_file = c.path("topology.global_map");
-  p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
-  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
-  p.local_latency = from_ns(c.real("topology.local_latency_ns"));
-  p.global_latency = from_ns(c.real("topology.global_latency_ns"));
+  read_direct_links(c, p);
   return p;
 }
 

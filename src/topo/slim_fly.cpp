@@ -239,10 +239,7 @@ SlimFlyParams slim_fly_params(const config::Config& c) {
     }
   }
   p.p = c.integer("topology.p") > 0 ? static_cast<int>(c.integer("topology.p")) : -1;
-  p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
-  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
-  p.local_latency = from_ns(c.real("topology.local_latency_ns"));
-  p.global_latency = from_ns(c.real("topology.global_latency_ns"));
+  read_direct_links(c, p);
   return p;
 }
 
