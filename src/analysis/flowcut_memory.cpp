@@ -34,11 +34,11 @@ std::string flowcut_memory_report(const std::string& which, double mtu, double p
   const std::vector<double> fs{1, 10, 100, 1000, 10000};
   std::string out;
   const auto cell = [&](double v, bool first) {
-    return csv ? fmt::format("{}{:.6g}", first ? "" : ",", v) : fmt::format("{:>12.4f}", v);
+    return csv ? fmt::format("{}{:.6g}", first ? "" : ",", v) : fmt::format(" {:>12.4f}", v);
   };
   const auto head = [&](const std::string& xname, const std::vector<std::string>& cols) {
     std::string s = csv ? xname : fmt::format("{:>10}", xname);
-    for (const auto& c : cols) s += csv ? "," + c : fmt::format("{:>12}", c);
+    for (const auto& c : cols) s += csv ? "," + c : fmt::format(" {:>12}", c);
     return s + "\n";
   };
   // Fig. 4: full switch for f = 1..10^4 flows per host, ingress and NIC at f = 10^4 (MiB).

@@ -558,3 +558,34 @@ TEST(InOrderTransport, MprdmaDeltaBoundsTheReorderDistance) {
   for (const auto& f : u.transport().flows()) worst = std::max(worst, f.n.max_reorder);
   EXPECT_GE(worst, 8u);
 }
+
+// Dragonfly: a new flowcut takes UGAL-L's choice at the source switch (flowcut.select = auto) and
+// keeps its path (the Valiant intermediate in the entry) for the whole flowcut; UGAL-L per packet
+// on the same scenario reorders.
+TEST(FlowcutInOrder, DragonflyUgalPerFlowcutKeepsOrder) {
+  const auto dragonfly = [](const std::string& routing, std::uint64_t seed) {
+    config::Config c;
+    c.set("topology.kind", "dragonfly");
+    c.set("topology.p", 2);
+    c.set("topology.a", 4);
+    c.set("topology.h", 2);
+    c.set("workload.kind", "permutation");
+    c.set("workload.size", 512 << 10);
+    c.set("lb.algorithm", "ecmp");
+    c.set("routing.algorithm", routing);
+    c.set("transport.delivery", "in_order");
+    c.set("flowcut.rtt_ratio", 1.5);
+    c.set("network.queue_bdp", 8.0);
+    c.set("run.seed", static_cast<std::int64_t>(seed));
+    c.set("run.progress", "off");
+    return c;
+  };
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    for (const char* r : {"flowcut_full", "flowcut_ingress"}) {
+      const auto o = run(dragonfly(r, seed));
+      EXPECT_EQ(o.completed, o.transfers) << r << " seed " << seed;
+      EXPECT_EQ(o.ooo, 0u) << r << " seed " << seed;
+    }
+    EXPECT_GT(run(dragonfly("ugal_l", seed)).ooo, 0u) << "seed " << seed;
+  }
+}
