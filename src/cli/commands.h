@@ -22,5 +22,6 @@ void add_layers_commands(CLI::App& app, Commands& out);   // layers, routes, dea
 void add_mat_commands(CLI::App& app, Commands& out);      // mat (cmd_mat.cpp)
 void add_balls_commands(CLI::App& app, Commands& out);    // balls evs|queue|theorem (cmd_balls.cpp)
 void add_workflow_commands(CLI::App& app, Commands& out); // sweep, plot, reproduce (cmd_workflow.cpp)
+void add_flowcut_commands(CLI::App& app, Commands& out);  // flowcut-memory (cmd_flowcut.cpp)
 
 }  // namespace lbsim::cli

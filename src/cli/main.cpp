@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add_mat_commands(app, cmds);
   add_balls_commands(app, cmds);
   add_workflow_commands(app, cmds);
+  add_flowcut_commands(app, cmds);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

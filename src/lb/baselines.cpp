@@ -172,8 +172,13 @@ const RegisterLb kFlowlet{{{"flowlet", "Flowlet switching at the sender: a new E
     {real("lb.flowlet_timeout_us", 0, "us", "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT ([REPS] 4.1).").range(0, 1e12)},
     {}},
     baseline_maker<FlowletPolicy>()}};
-const RegisterLb kMprdma{{{"mprdma", "MPRDMA-style: a new random EV for every packet whose ACK came back ECN-marked ([REPS] sec. 4.1).", {}, {}},
-                          simple_maker<MprdmaPolicy>()}};
+const RegisterLb kMprdma{{{"mprdma", "MPRDMA-style: a new random EV for every packet whose ACK came back ECN-marked ([REPS] sec. 4.1); optional reordering cap lb.mprdma_delta.",
+    {integer("lb.mprdma_delta", 0, "packets", "mprdma: reordering cap delta: send a new packet only while its PSN is < delta above the lowest unacknowledged PSN, else hold the flow until its next ACK (MP-RDMA; [Flowcut] sec. III-C); 0 = no cap.").range(0, 1 << 24)},
+    {}},
+    [](const Config& c, const PolicyContext&) -> PolicyMaker {
+      const auto delta = static_cast<std::uint32_t>(c.integer("lb.mprdma_delta"));
+      return [delta](PolicyContext ctx) { return std::make_unique<MprdmaPolicy>(std::move(ctx), delta); };
+    }}};
 const RegisterLb kMptcp{{{"mptcp", "MPTCP-like: packets spread over a fixed set of subflow EVs ([REPS] sec. 4.1).",
     {integer("lb.mptcp_subflows", 8, "subflows", "mptcp: subflows per connection, each on its own fixed EV ([REPS] 4.1: 8).").range(1, 1024)},
     {}},

@@ -53,18 +53,29 @@ class FlowletPolicy final : public EntropyPolicy {
 // MPRDMA-style: every data packet reuses the EV of the last ACK that came back without an ECN mark
 // (the ACK clock picks the path, MPRDMA's virtual paths); an ECN mark, NACK or timeout on that EV
 // drops it, and until the next good ACK the sender sprays random EVs.
+// Reordering cap (lb.mprdma_delta = delta > 0, MP-RDMA's out-of-order-aware path selection, used as a
+// baseline in [Flowcut] sec. III-C): a new packet is sent only while its PSN is less than delta above
+// the lowest unacknowledged PSN, so the receiver never sees a packet more than delta ahead of the one
+// it expects; otherwise the flow is held until its next ACK (retransmissions are never held: they
+// fill the hole). delta = 0 (the default) is no cap and no hold call.
 class MprdmaPolicy final : public EntropyPolicy {
  public:
-  explicit MprdmaPolicy(PolicyContext ctx) : ctx_(std::move(ctx)) {}
+  explicit MprdmaPolicy(PolicyContext ctx, std::uint32_t delta = 0) : ctx_(std::move(ctx)), delta_(delta) {
+    if (delta_ > 0) caps_ = kCapHold;
+  }
   std::uint32_t next_ev(SimTime) override {
     return have_ ? ev_ : static_cast<std::uint32_t>(ctx_.rng.below(ctx_.ev_space));
   }
   void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override;
+  SimTime hold(SimTime, const SendView& v) override {
+    return !v.retransmit && v.psn - v.snd_una >= delta_ ? kTimeNever : kSendNow;
+  }
   std::size_t state_bits() const override { return 16 + 1; }
 
  private:
   PolicyContext ctx_;
   std::uint32_t ev_ = 0;
+  std::uint32_t delta_ = 0;
   bool have_ = false;
 };
 

@@ -18,12 +18,41 @@ namespace lbsim::lb {
 enum class Feedback : std::uint8_t { Ack, AckEcn, Nack, Timeout };
 const char* feedback_name(Feedback f);
 
+// What the transport tells a policy that may hold its flow, before every data packet (hold()).
+struct SendView {
+  Bytes inflight = 0;         // the flow's bytes in flight (sent, neither acknowledged nor declared lost)
+  std::uint32_t psn = 0;      // the PSN about to be sent
+  std::uint32_t snd_una = 0;  // every PSN below it is acknowledged
+  bool retransmit = false;
+};
+
+// One ACK as the transport saw it, for policies that ask for it (kCapAckDetail).
+struct AckDetail {
+  SimTime now = 0;
+  SimTime rtt = 0;            // now - the echoed send time of the data packet
+  std::uint32_t ev = 0, psn = 0;
+  int hops = 0;               // switches the data packet crossed (net::Packet::echo_hops)
+  Bytes bytes = 0;            // wire bytes of the data packet(s) the ACK answers
+  SimTime tx_per_hop = 0;     // their transmission time at the NIC's rate
+  Bytes inflight = 0;         // the flow's bytes in flight after this ACK
+  bool ecn = false;
+};
+
+// hold() answers: send now, or the time to ask again (kTimeNever: at the flow's next ACK, NACK or
+// timeout).
+inline constexpr SimTime kSendNow = -1;
+// Capabilities a policy declares in its constructor (EntropyPolicy::caps). The transport reads them
+// once per flow, so a policy without them costs no extra call per packet.
+inline constexpr std::uint8_t kCapHold = 1;       // call hold() before every packet
+inline constexpr std::uint8_t kCapAckDetail = 2;  // call on_ack_detail() for every ACK
+
 // What a policy may know about its connection when it is created.
 struct PolicyContext {
   std::uint32_t flow = 0;
   std::int32_t src = -1, dst = -1;
   std::uint32_t ev_space = 1u << 16;  // EVs are drawn from [0, ev_space)
   std::uint32_t bdp_packets = 1;      // packets in one bandwidth-delay product
+  std::size_t hosts = 0;              // hosts of the network (per-NIC state shared by a run's policies)
   SimTime base_rtt = 0;               // unloaded RTT of the longest path
   SimTime rto = 0;                    // the transport's retransmission timeout
   bool trimming = true;               // switches trim (a timeout then means a failure, [REPS] App. A)
@@ -42,10 +71,21 @@ class EntropyPolicy {
   virtual void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {}
   // RTT sample of an ACK (now - echoed send time); REPS uses it without trimming ([REPS] App. A).
   virtual void on_rtt(SimTime rtt, SimTime now) {}
+  // kCapHold: asked before every data packet. kSendNow sends it; any other value holds the flow: the
+  // transport parks it (the NIC no longer looks at it) until that time or the flow's next feedback
+  // (ACK, NACK, timeout), whichever comes first, and then asks again. Used by Flowcut's drain
+  // ([Flowcut] sec. II-D) and MPRDMA's reordering cap.
+  virtual SimTime hold(SimTime now, const SendView& v) { return kSendNow; }
+  // kCapAckDetail: every ACK with its echoed hop count, size and the flow's bytes in flight.
+  virtual void on_ack_detail(const AckDetail& a) {}
+  std::uint8_t caps() const { return caps_; }
   // Bytes of per-connection state a hardware implementation needs (reports); 0 if not modelled.
   virtual std::size_t state_bits() const { return 0; }
   // The policy itself, or the one a wrapper (lb/recording.h) forwards to.
   virtual const EntropyPolicy& inner() const { return *this; }
+
+ protected:
+  std::uint8_t caps_ = 0;  // kCap* flags, set by the constructor
 };
 
 // ECMP: one EV per connection, chosen at random when the connection starts ([REPS] sec. 2.2).

@@ -17,7 +17,7 @@ struct EvUsage {
 
 class RecordingPolicy final : public EntropyPolicy {
  public:
-  explicit RecordingPolicy(std::unique_ptr<EntropyPolicy> inner) : inner_(std::move(inner)) {}
+  explicit RecordingPolicy(std::unique_ptr<EntropyPolicy> inner) : inner_(std::move(inner)) { caps_ = inner_->caps(); }
   std::uint32_t next_ev(SimTime now) override {
     const std::uint32_t ev = inner_->next_ev(now);
     EvUsage& u = usage_[ev];
@@ -37,6 +37,8 @@ class RecordingPolicy final : public EntropyPolicy {
     inner_->on_feedback(ev, kind, now);
   }
   void on_rtt(SimTime rtt, SimTime now) override { inner_->on_rtt(rtt, now); }
+  SimTime hold(SimTime now, const SendView& v) override { return inner_->hold(now, v); }
+  void on_ack_detail(const AckDetail& a) override { inner_->on_ack_detail(a); }
   std::size_t state_bits() const override { return inner_->state_bits(); }
   const EntropyPolicy& inner() const override { return inner_->inner(); }
   const std::map<std::uint32_t, EvUsage>& usage() const { return usage_; }

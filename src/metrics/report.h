@@ -21,6 +21,7 @@ struct FlowResult {
   SimTime ideal = 0;  // FCT alone in an idle network on a shortest path
   std::uint64_t packets_sent = 0, retransmits = 0, nacks = 0, timeouts = 0, ecn_acks = 0;
   std::uint64_t ooo = 0, duplicates = 0, trimmed_rx = 0, packets = 0;
+  std::uint32_t max_reorder = 0;  // largest PSN - expected PSN of an out-of-order arrival
 
   SimTime fct() const { return finished ? finish - start : -1; }
 };

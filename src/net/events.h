@@ -15,6 +15,8 @@ enum EventKind : std::uint32_t {
   kEvRto,
   kEvComputeDone,
   kEvAckFlush,
+  kEvHoldWake,      // a flow held by its load balancer may send again (EntropyPolicy::hold)
+  kEvPauseTimeout,  // a flow paused by a switch (FGFC / PFC) resumes without XON ([Flowcut] sec. IV-A)
   // sim: queue sampling (obj unused), failure schedule (obj = failure index)
   kEvQueueSample,
   kEvFailStart,

@@ -104,7 +104,6 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
       ++port.stats.trims;
       p.flags |= kFlagTrimmed;
       p.size = static_cast<std::uint32_t>(qc.header_bytes);
-      p.payload = 0;
       if (port.ctrl.bytes + p.size > qc.ctrl_limit) {
         ++port.stats.drops;
         drop(pkt);

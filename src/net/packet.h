@@ -14,7 +14,9 @@ namespace lbsim::net {
 inline constexpr std::uint32_t kNil = 0xFFFFFFFFu;
 inline constexpr std::uint32_t kMaxCarriedEvs = 8;
 
-enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2 };
+// Pause: a flow-control frame from a switch to a host NIC (the FGFC XOFF/XON of [Flowcut] sec. II-B,
+// or a PFC pause of the NIC's class); it is sent straight out of the switch's host port, never routed.
+enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2, Pause = 3 };
 
 enum PacketFlag : std::uint8_t {
   kFlagEcn = 1,         // data: CE mark set by a queue; ack: echo of the data packet's mark
@@ -22,6 +24,10 @@ enum PacketFlag : std::uint8_t {
   kFlagRetransmit = 4,  // data: this is a retransmission
   kFlagPinned = 8,      // data: follows the source-guided path its EV names, whatever the run's
                         // routing (flows pinned with lb = via_group:<g>)
+  kFlagGoBackN = 16,    // nack: go-back-N (transport.in_order_recovery): `psn` is the PSN the
+                        // receiver expects; the sender resends from there
+  kFlagResume = 32,     // pause: XON (resume); without it XOFF
+  kFlagClassPause = 64, // pause: pause the NIC's whole traffic class (PFC) instead of one flow (FGFC)
 };
 
 struct Packet {
@@ -35,7 +41,10 @@ struct Packet {
   std::int32_t node = -1;    // node the packet travels to next (set when it is put on a link)
   std::uint32_t next = kNil; // intrusive queue / free-list link
   std::uint32_t size = 0;    // bytes on the wire (header + payload)
-  std::uint32_t payload = 0; // payload bytes (0 once trimmed)
+  std::uint32_t payload = 0; // data: payload bytes the sender put in (kept when the packet is trimmed:
+                             // its original wire size is then size + payload); ack/nack: the wire bytes
+                             // of the data packet(s) it answers ([Flowcut] sec. II-A: an ACK carries
+                             // the size of its data packet, for the switches' in-flight counters)
   std::uint64_t sack = 0;    // ack: bit i set = psn (psn - i) has been received (i < 64)
   std::int32_t route_aux = -1;  // routing scratch: Valiant intermediate, layer id, path category
   std::uint16_t in_port = 0;    // port the packet arrives on at `node`
@@ -47,12 +56,15 @@ struct Packet {
   // ack with "ACK + Carry EVs" ([REPS] sec. 4.5.1): the non-ECN EVs of the data packets this
   // coalesced ack covers (at most kMaxCarriedEvs; 16-bit EVs as in [REPS] Table 1).
   std::uint8_t carry_n = 0;
+  std::uint8_t echo_hops = 0;   // ack/nack: `hops` of the data packet it answers ([Flowcut] sec. II-B)
   std::uint16_t carry_ev[8] = {};
 
   bool ecn() const { return flags & kFlagEcn; }
   bool trimmed() const { return flags & kFlagTrimmed; }
   bool is_control() const { return type != PacketType::Data || trimmed(); }
 };
+
+static_assert(sizeof(Packet) == 88, "Packet grew: every queued packet and the pool pay for it");
 
 // Packets live in fixed-size chunks, so a Packet& stays valid while other packets are allocated
 // (a growing std::vector would move them: code that holds a packet while creating its ACK or NACK

@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/config.h"
 #include "core/registry.h"
@@ -19,10 +22,14 @@ struct RoutingContext {
   const MinimalTables& tables;
   net::Network& net;
   std::uint64_t seed;
+  SimTime base_rtt = 0;  // the run's base RTT (sim/derived.h), for defaults derived from it
 };
 
 struct RoutingPlugin : config::PluginInfo {
   std::function<std::unique_ptr<net::Router>(const RoutingContext&)> make;
+  // Optional: a summary.json block ("summary_key") about the run's router at the end of the run.
+  std::string summary_key;
+  std::function<nlohmann::json(const net::Router&, SimTime end)> summarize;
 };
 
 config::Registry<RoutingPlugin>& routings();

@@ -65,6 +65,7 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
   }
 
   run_ctx_.ev_space = d.ev_space;
+  run_ctx_.hosts = static_cast<std::size_t>(topo.num_hosts);
   run_ctx_.bdp_packets = d.bdp_packets;
   run_ctx_.base_rtt = d.base_rtt;
   run_ctx_.rto = d.rto;

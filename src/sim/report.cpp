@@ -2,11 +2,13 @@
 // formats are written by metrics/report.h; this file gathers the run's data into them.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "config/reader.h"
+#include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
 #include "sim/simulation.h"
@@ -43,6 +45,7 @@ std::vector<metrics::FlowResult> Simulation::flow_results() const {
     r.timeouts = f.n.timeouts;
     r.ecn_acks = f.n.ecn_acks;
     r.ooo = f.n.ooo;
+    r.max_reorder = f.n.max_reorder;
     r.duplicates = f.n.duplicates;
     r.trimmed_rx = f.n.trimmed_rx;
     if (s.is_compute()) {
@@ -134,6 +137,31 @@ nlohmann::json Simulation::summary() const {
   if (cfg_.text("workload.kind") == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
   flows_->add_summary(j, tr_->flows());
+  // The routing plug-in's own block (Flowcut tables, flowlets).
+  const auto& rp = routing::routings().get(cfg_.text("routing.algorithm"));
+  if (rp.summarize) j[rp.summary_key] = rp.summarize(*router_, net_->now());
+  // In-order delivery, holds and pauses ([Flowcut] sec. II-B, III-C2), over all transfers.
+  std::uint64_t overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
+  std::uint32_t max_reorder = 0, rob_max = 0;
+  double held_us = 0;
+  for (const auto& f : tr_->flows()) {
+    overtaken += f.n.overtaken;
+    rewinds += f.n.rewinds;
+    pauses += f.n.pauses;
+    pause_timeouts += f.n.pause_timeouts;
+    max_reorder = std::max(max_reorder, f.n.max_reorder);
+    rob_max = std::max(rob_max, f.n.rob_max);
+    held_us += to_us(f.n.held);
+  }
+  j["transport"] = {{"delivery", cfg_.text("transport.delivery")},
+                    {"in_order_recovery", cfg_.text("transport.in_order_recovery")},
+                    {"max_reorder", max_reorder},
+                    {"overtaken_packets", overtaken},
+                    {"reorder_buffer_max_packets", rob_max},
+                    {"go_back_n_rewinds", rewinds},
+                    {"pauses", pauses},
+                    {"pause_timeouts", pause_timeouts},
+                    {"held_us_total", held_us}};
   return j;
 }
 

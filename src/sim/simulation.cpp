@@ -28,7 +28,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   const auto seed = static_cast<std::uint64_t>(cfg_.integer("run.seed"));
   net_ = std::make_unique<net::Network>(topo_, net_config(cfg_, d_), seed);
   tables_ = std::make_unique<routing::MinimalTables>(topo_);
-  router_ = routing::make_router(routing::RoutingContext{cfg_, *tables_, *net_, seed});
+  router_ = routing::make_router(routing::RoutingContext{cfg_, *tables_, *net_, seed, d_.base_rtt});
   flows_ = std::make_unique<FlowSetup>(cfg_, topo_, wl_, d_, *tables_, *router_);
   failures_ = std::make_unique<FailureSchedule>(cfg_, topo_);
   net::Router& router = failures_->attach(*net_, flows_->router(*router_), *tables_, seed);
@@ -40,6 +40,10 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.ack_every = static_cast<std::uint32_t>(cfg_.integer("transport.ack_every"));
   tp.ack_delay = from_us(cfg_.real("transport.ack_delay_us"));
   tp.ack_carry_evs = cfg_.text("lb.reps_ack_mode") == "carry";
+  tp.delivery = cfg_.text("transport.delivery") == "in_order" ? transport::Delivery::InOrder : transport::Delivery::Ooo;
+  tp.recovery = cfg_.text("transport.in_order_recovery") == "go_back_n" ? transport::Recovery::GoBackN
+                                                                        : transport::Recovery::Buffer;
+  tp.pause_timeout = cfg_.real("transport.pause_timeout_us") > 0 ? from_us(cfg_.real("transport.pause_timeout_us")) : d_.rto;
   transport::CcParams cc;
   cc.init_cwnd = d_.init_cwnd;
   cc.max_cwnd = d_.max_cwnd;

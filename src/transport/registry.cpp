@@ -43,6 +43,9 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
       real("transport.rto_us", 0, "us", "Retransmission timeout; 0 = max unloaded RTT + drain time of every full queue on the longest path, both directions.").range(0, 1e9),
       integer("transport.ack_every", 1, "packets", "ACK coalescing: one ACK per n data packets (1 = per-packet ACKs).").range(1, 64),
       real("transport.ack_delay_us", 1.0, "us", "With ack_every > 1: send a partial ACK after this delay.").range(0, 1e9),
+      text("transport.delivery", "ooo", "Receiver: ooo = place packets in any order; in_order = deliver in PSN order like RoCE, an out-of-order arrival (PSN != expected, [Flowcut] sec. III-C2) is handled by transport.in_order_recovery. Both count ooo_packets and max_reorder.").one_of({"ooo", "in_order"}),
+      text("transport.in_order_recovery", "buffer", "in_order delivery: buffer = hold out-of-order packets in a reorder buffer (occupancy in summary.json); go_back_n = discard them and NACK the expected PSN, the sender resends from there.").one_of({"buffer", "go_back_n"}),
+      real("transport.pause_timeout_us", 0, "us", "A flow paused by a switch (Flowcut XOFF) or held by flowcut_nic's drain resumes after this long without XON / without its ACKs ([Flowcut] sec. IV-A); 0 = the RTO.").range(0, 1e9),
   });
   declare_check([](const Config& c) {
     if (c.real("transport.max_cwnd_bdp") < c.real("transport.init_cwnd_bdp"))

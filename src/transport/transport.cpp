@@ -14,7 +14,9 @@ using net::PacketType;
 Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
                      PolicyFactory policies)
     : net_(net), wl_(wl), p_(params), policies_(std::move(policies)) {
-  for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush}) net_.on(k, this);
+  for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush, net::kEvHoldWake,
+                       net::kEvPauseTimeout})
+    net_.on(k, this);
   p_.cc.mtu = p_.header + p_.mtu;
   const auto n = wl.flows.size();
   flows_.resize(n);
@@ -23,6 +25,7 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
   active_.resize(hosts);
   cursor_.assign(hosts, 0);
+  class_paused_.assign(hosts, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& s = wl.flows[i];
     auto& f = flows_[i];
@@ -98,6 +101,7 @@ void Transport::begin(std::uint32_t id) {
   }
   f.cc = make_cc(p_.cc);
   f.lb = policies_(s, id);
+  f.caps = f.lb->caps();
   f.state.assign(f.npkts, PsnState::Unsent);
   const std::size_t words = (f.npkts + 63) / 64;
   f.sacked.assign(words, 0);
@@ -123,17 +127,28 @@ void Transport::complete(std::uint32_t id) {
   if (all_done()) net_.stop();
 }
 
-bool Transport::can_send(const FlowState& f) const {
+bool Transport::has_packet(const FlowState& f, std::uint32_t& psn) const {
   if (f.sender_done) return false;
-  std::uint32_t psn;
   if (f.rtx_head < f.rtx.size())
     psn = f.rtx[f.rtx_head];
   else if (f.next_new < f.npkts)
     psn = f.next_new;
   else
     return false;
-  return f.inflight == 0 ||
-         static_cast<double>(f.inflight + packet_bytes(f, psn)) <= f.cc->cwnd();
+  return true;
+}
+
+bool Transport::window_allows(const FlowState& f, std::uint32_t psn) const {
+  return f.inflight == 0 || static_cast<double>(f.inflight + packet_bytes(f, psn)) <= f.cc->cwnd();
+}
+
+lb::SendView Transport::send_view(const FlowState& f, std::uint32_t psn) const {
+  lb::SendView v;
+  v.inflight = f.inflight;
+  v.psn = psn;
+  v.snd_una = f.snd_cum;
+  v.retransmit = f.state[psn] == PsnState::Lost;
+  return v;
 }
 
 std::uint32_t Transport::next_psn(FlowState& f) {
@@ -149,7 +164,11 @@ std::uint32_t Transport::next_psn(FlowState& f) {
 }
 
 std::uint32_t Transport::pull_data(std::int32_t host) {
+  // A PFC class pause stops every data packet of the NIC (the ACKs it sends are another class).
+  if (class_pauses_ && class_paused_[host]) return kNil;
   auto& list = active_[host];
+  const SimTime now = net_.now();
+restart:
   const std::size_t n = list.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t idx = (cursor_[host] + k) % n;
@@ -160,10 +179,28 @@ std::uint32_t Transport::pull_data(std::int32_t host) {
       f.rtx.clear();
       f.rtx_head = 0;
     }
-    if (!can_send(f)) continue;
+    std::uint32_t next = 0;
+    if (!has_packet(f, next)) continue;
+    if (f.caps & lb::kCapHold) {
+      // The load balancer may hold the flow (e.g. a Flowcut drain): park it until its wake time or
+      // its next feedback, and look at the other flows.
+      const SimTime until = f.lb->hold(now, send_view(f, next));
+      // kTimeNever (until the next feedback) or a future time holds; kSendNow or a past time sends.
+      if (until == kTimeNever || until > now) {
+        cursor_[host] = static_cast<std::uint32_t>(idx);
+        park(f, kParkHold);
+        if (until != kTimeNever) {
+          f.hold_wake = until;
+          net_.events().push(until, net::kEvHoldWake, f.id);
+        }
+        if (list.empty()) return kNil;
+        if (cursor_[host] >= list.size()) cursor_[host] = 0;
+        goto restart;
+      }
+    }
+    if (!window_allows(f, next)) continue;
     cursor_[host] = static_cast<std::uint32_t>((idx + 1) % n);
     const std::uint32_t psn = next_psn(f);
-    const SimTime now = net_.now();
     const std::uint32_t pi = net_.packets().alloc();
     Packet& p = net_.pkt(pi);
     p.type = PacketType::Data;
@@ -228,7 +265,10 @@ void Transport::on_rto(std::uint32_t id) {
     f.sendlog.erase(f.sendlog.begin(), f.sendlog.begin() + static_cast<std::ptrdiff_t>(f.log_head));
     f.log_head = 0;
   }
-  if (lost_any) net_.kick_nic(f.spec->src);
+  if (lost_any) {
+    if (f.park & kParkHold) unpark(f, kParkHold);
+    net_.kick_nic(f.spec->src);
+  }
 }
 
 void Transport::on_packet(std::uint32_t pkt) {
@@ -236,6 +276,7 @@ void Transport::on_packet(std::uint32_t pkt) {
     case PacketType::Data: on_data(pkt); break;
     case PacketType::Ack: on_ack(pkt); break;
     case PacketType::Nack: on_nack(pkt); break;
+    case PacketType::Pause: on_pause(pkt); break;
   }
   net_.packets().release(pkt);
 }
@@ -253,6 +294,8 @@ void Transport::send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_h
   a.dst = to_host;
   a.size = static_cast<std::uint32_t>(p_.header);
   a.sent_time = f.ack_last_sent_time;
+  a.payload = f.ack_pending_bytes;
+  a.echo_hops = f.ack_last_hops;
   a.ecn_count = static_cast<std::uint16_t>(std::min<std::uint32_t>(f.ack_pending_ecn, 0xFFFF));
   if (f.ack_pending_ecn) a.flags |= net::kFlagEcn;
   if (f.carry_n) {
@@ -262,7 +305,26 @@ void Transport::send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_h
   }
   f.ack_pending = 0;
   f.ack_pending_ecn = 0;
+  f.ack_pending_bytes = 0;
   net_.send_control(from_host, ai);
+}
+
+void Transport::send_nack(FlowState& f, const Packet& p, std::uint32_t psn, bool go_back_n) {
+  const std::uint32_t ni = net_.packets().alloc();
+  Packet& n = net_.pkt(ni);
+  n.type = PacketType::Nack;
+  n.flow = p.flow;
+  n.psn = psn;
+  n.ev = p.ev;
+  n.src = p.dst;
+  n.dst = p.src;
+  n.size = static_cast<std::uint32_t>(p_.header);
+  n.sent_time = p.sent_time;
+  n.cum_ack = f.rcv_cum;
+  n.payload = static_cast<std::uint32_t>(packet_bytes(f, p.psn));  // the data packet it answers
+  n.echo_hops = p.hops;
+  if (go_back_n) n.flags |= net::kFlagGoBackN;
+  net_.send_control(p.dst, ni);
 }
 
 void Transport::on_data(std::uint32_t pkt) {
@@ -271,20 +333,14 @@ void Transport::on_data(std::uint32_t pkt) {
   if (p.trimmed()) {
     // The payload was cut in the network: ask for a retransmission right away.
     ++f.n.trimmed_rx;
-    const std::uint32_t ni = net_.packets().alloc();
-    Packet& n = net_.pkt(ni);
-    n.type = PacketType::Nack;
-    n.flow = p.flow;
-    n.psn = p.psn;
-    n.ev = p.ev;
-    n.src = p.dst;
-    n.dst = p.src;
-    n.size = static_cast<std::uint32_t>(p_.header);
-    n.sent_time = p.sent_time;
-    n.cum_ack = f.rcv_cum;
-    net_.send_control(p.dst, ni);
+    send_nack(f, p, p.psn, false);
     return;
   }
+  // Did the network reorder this packet: was a packet sent after it received before it?
+  if (p.sent_time < f.rcv_latest_sent)
+    ++f.n.overtaken;
+  else
+    f.rcv_latest_sent = p.sent_time;
   const std::uint32_t psn = p.psn;
   std::uint64_t& word = f.received[psn >> 6];
   const std::uint64_t bit = 1ULL << (psn & 63);
@@ -292,15 +348,28 @@ void Transport::on_data(std::uint32_t pkt) {
   if (word & bit) {
     ++f.n.duplicates;
   } else {
+    if (psn != f.rcv_cum) {
+      // Out of order ([Flowcut] sec. III-C2: the expected PSN does not match the received one).
+      ++f.n.ooo;
+      f.n.max_reorder = std::max(f.n.max_reorder, psn - f.rcv_cum);
+      if (p_.delivery == Delivery::InOrder && p_.recovery == Recovery::GoBackN) {
+        // RoCE go-back-N: discard it and tell the sender where to resume.
+        send_nack(f, p, f.rcv_cum, true);
+        return;
+      }
+    }
     word |= bit;
     ++f.rcv_count;
-    if (psn != f.rcv_cum) ++f.n.ooo;
     while (f.rcv_cum < f.npkts && (f.received[f.rcv_cum >> 6] >> (f.rcv_cum & 63) & 1)) ++f.rcv_cum;
+    if (p_.delivery == Delivery::InOrder)  // packets above the first gap wait in the reorder buffer
+      f.n.rob_max = std::max(f.n.rob_max, f.rcv_count - f.rcv_cum);
     newly_complete = f.rcv_count == f.npkts;
   }
   f.ack_last_psn = psn;
   f.ack_last_ev = p.ev;
   f.ack_last_sent_time = p.sent_time;
+  f.ack_last_hops = p.hops;
+  f.ack_pending_bytes += p.size;
   ++f.ack_pending;
   if (p.ecn())
     ++f.ack_pending_ecn;
@@ -357,15 +426,30 @@ void Transport::on_ack(std::uint32_t pkt) {
   }
   f.cc->on_ack(acked_bytes, marked, now);
   f.lb->on_rtt(now - a.sent_time, now);
+  if (f.caps & lb::kCapAckDetail) {
+    lb::AckDetail d;
+    d.now = now;
+    d.rtt = now - a.sent_time;
+    d.ev = a.ev;
+    d.psn = a.psn;
+    d.hops = a.echo_hops;
+    d.bytes = a.payload;
+    d.tx_per_hop = net_.port(net_.nic_port(f.spec->src)).serialization(a.payload);
+    d.inflight = f.inflight;
+    d.ecn = a.ecn();
+    f.lb->on_ack_detail(d);
+  }
   if (a.carry_n) {  // ACK + Carry EVs: every non-ECN EV the coalesced ACK covers
     for (std::uint32_t k = 0; k < a.carry_n; ++k) f.lb->on_feedback(a.carry_ev[k], lb::Feedback::Ack, now);
   } else {
     f.lb->on_feedback(a.ev, a.ecn() ? lb::Feedback::AckEcn : lb::Feedback::Ack, now);
   }
-  if (f.acked == f.npkts)
+  if (f.acked == f.npkts) {
     sender_finished(f);
-  else
+  } else {
+    if (f.park & kParkHold) unpark(f, kParkHold);
     net_.kick_nic(f.spec->src);
+  }
 }
 
 void Transport::on_nack(std::uint32_t pkt) {
@@ -375,30 +459,131 @@ void Transport::on_nack(std::uint32_t pkt) {
   const SimTime now = net_.now();
   ++f.n.nacks;
   f.lb->on_feedback(n.ev, lb::Feedback::Nack, now);
-  const std::uint32_t psn = n.psn;
-  // Only the NACK of the latest transmission triggers a retransmission (an older copy's NACK may
-  // arrive after a timeout already resent it).
-  if (f.state[psn] == PsnState::InFlight && f.sent_at[psn] == n.sent_time) {
-    f.state[psn] = PsnState::Lost;
-    f.inflight -= packet_bytes(f, psn);
-    f.rtx.push_back(psn);
-    f.cc->on_nack(now, packet_bytes(f, psn), f.inflight);
+  if (n.flags & net::kFlagGoBackN) {
+    on_go_back_n(f, n);
+  } else {
+    const std::uint32_t psn = n.psn;
+    // Only the NACK of the latest transmission triggers a retransmission (an older copy's NACK may
+    // arrive after a timeout already resent it).
+    if (f.state[psn] == PsnState::InFlight && f.sent_at[psn] == n.sent_time) {
+      f.state[psn] = PsnState::Lost;
+      f.inflight -= packet_bytes(f, psn);
+      f.rtx.push_back(psn);
+      f.cc->on_nack(now, packet_bytes(f, psn), f.inflight);
+    }
   }
+  if (f.sender_done) return;
+  if (f.park & kParkHold) unpark(f, kParkHold);
+  net_.kick_nic(f.spec->src);
+}
+
+void Transport::on_go_back_n(FlowState& f, const Packet& n) {
+  const SimTime now = net_.now();
+  // The NACK is also a cumulative ACK: the receiver holds every PSN below the one it expects.
+  Bytes acked_bytes = 0;
+  std::uint32_t newly = 0;
+  while (f.snd_cum < n.cum_ack) mark_acked(f, f.snd_cum++, acked_bytes, newly);
+  while (f.snd_cum < f.npkts && (f.sacked[f.snd_cum >> 6] >> (f.snd_cum & 63) & 1)) ++f.snd_cum;
+  if (acked_bytes) f.cc->on_ack(acked_bytes, 0, now);
+  if (f.acked == f.npkts) {
+    sender_finished(f);
+    return;
+  }
+  const std::uint32_t expected = n.psn;
+  // One rewind per gap: a NACK caused by a packet sent before the last rewind is already answered
+  // by it (the rewind resent everything from a PSN at or below this one).
+  if (expected >= f.npkts || f.state[expected] == PsnState::Acked || n.sent_time < f.last_rewind) return;
+  f.last_rewind = now;
+  ++f.n.rewinds;
+  // Go back N: everything from the expected PSN on is sent again, in order.
+  f.rtx.clear();
+  f.rtx_head = 0;
+  for (std::uint32_t psn = expected; psn < f.next_new; ++psn) {
+    if (f.state[psn] == PsnState::InFlight) {
+      f.state[psn] = PsnState::Lost;
+      f.inflight -= packet_bytes(f, psn);
+    }
+    if (f.state[psn] == PsnState::Lost) f.rtx.push_back(psn);
+  }
+  f.cc->on_nack(now, packet_bytes(f, expected), f.inflight);
+}
+
+void Transport::on_pause(std::uint32_t pkt) {
+  const Packet& q = net_.pkt(pkt);
+  auto& f = flows_[q.flow];
+  const bool resume = q.flags & net::kFlagResume;
+  if (q.flags & net::kFlagClassPause) {
+    // PFC: the drained flow's switch pauses every data packet of the source NIC.
+    if (resume) {
+      if (f.class_paused) end_class_pause(f);
+    } else if (!f.class_paused && !f.sender_done && f.started) {
+      ++f.n.pauses;
+      f.class_paused = true;
+      f.class_since = net_.now();
+      ++class_paused_[f.spec->src];
+      ++class_pauses_;
+      f.pause_deadline = net_.now() + p_.pause_timeout;
+      net_.events().push(f.pause_deadline, net::kEvPauseTimeout, f.id);
+    }
+    return;
+  }
+  // FGFC: this flow only.
+  if (resume) {
+    if (f.park & kParkPause) unpark(f, kParkPause);
+    return;
+  }
+  if (f.sender_done || !f.started || (f.park & kParkPause)) return;
+  ++f.n.pauses;
+  park(f, kParkPause);
+  f.pause_deadline = net_.now() + p_.pause_timeout;
+  net_.events().push(f.pause_deadline, net::kEvPauseTimeout, f.id);
+}
+
+void Transport::end_class_pause(FlowState& f) {
+  f.class_paused = false;
+  f.n.held += net_.now() - f.class_since;
+  --class_pauses_;
+  if (--class_paused_[f.spec->src] == 0) net_.kick_nic(f.spec->src);
+}
+
+void Transport::remove_active(FlowState& f) {
+  auto& list = active_[f.spec->src];
+  auto it = std::find(list.begin(), list.end(), f.id);
+  if (it == list.end()) return;
+  const auto idx = static_cast<std::uint32_t>(it - list.begin());
+  list.erase(it);
+  auto& cur = cursor_[f.spec->src];
+  if (cur > idx) --cur;
+  if (cur >= list.size()) cur = 0;
+}
+
+void Transport::park(FlowState& f, std::uint8_t reason) {
+  if (f.park == 0) {
+    remove_active(f);
+    f.parked_since = net_.now();
+  }
+  f.park |= reason;
+}
+
+void Transport::unpark(FlowState& f, std::uint8_t reason) {
+  if (!(f.park & reason)) return;
+  f.park &= static_cast<std::uint8_t>(~reason);
+  if (f.park) return;
+  f.n.held += net_.now() - f.parked_since;
+  active_[f.spec->src].push_back(f.id);
   net_.kick_nic(f.spec->src);
 }
 
 void Transport::sender_finished(FlowState& f) {
   f.sender_done = true;
   f.sender_done_time = net_.now();
-  auto& list = active_[f.spec->src];
-  auto it = std::find(list.begin(), list.end(), f.id);
-  if (it != list.end()) {
-    const auto idx = static_cast<std::uint32_t>(it - list.begin());
-    list.erase(it);
-    auto& cur = cursor_[f.spec->src];
-    if (cur > idx) --cur;
-    if (cur >= list.size()) cur = 0;
+  if (f.park) {
+    f.n.held += net_.now() - f.parked_since;
+    f.park = 0;
+  } else {
+    remove_active(f);
   }
+  if (f.class_paused) end_class_pause(f);
   // Per-packet state is no longer needed; keep counters and times only.
   std::vector<std::uint32_t>().swap(f.rtx);
   std::vector<std::pair<std::uint32_t, SimTime>>().swap(f.sendlog);
@@ -418,6 +603,30 @@ void Transport::on_event(const Event& e) {
       auto& f = flows_[e.obj];
       f.ack_flush_armed = false;
       if (f.ack_pending) send_ack(f, f.spec->dst, f.spec->src);
+      break;
+    }
+    case net::kEvHoldWake: {
+      auto& f = flows_[e.obj];
+      if (f.hold_wake == e.time && (f.park & kParkHold)) {
+        f.hold_wake = kTimeNever;
+        unpark(f, kParkHold);
+      }
+      break;
+    }
+    case net::kEvPauseTimeout: {
+      // [Flowcut] sec. IV-A: no XON came (e.g. an ACK was lost and the switch never drained the
+      // flow): the source resumes on its own; the switches keep routing it on its old path.
+      auto& f = flows_[e.obj];
+      if (f.pause_deadline != e.time) break;
+      f.pause_deadline = kTimeNever;
+      if (f.park & kParkPause) {
+        ++f.n.pause_timeouts;
+        unpark(f, kParkPause);
+      }
+      if (f.class_paused) {
+        ++f.n.pause_timeouts;
+        end_class_pause(f);
+      }
       break;
     }
     default: break;

@@ -5,10 +5,19 @@
 // the PSN at the head of the retransmit queue at once, and a retransmission timeout (RTO) does the
 // same for packets that vanished silently. Every ACK/NACK/timeout is reported to the congestion
 // control and, with the EV it concerns, to the flow's load balancer.
-// Receiver: accepts packets in any order, keeps a bitmap of received PSNs, counts duplicates and
-// out-of-order arrivals (PSN != lowest missing PSN), and ACKs every packet (or every n-th with ACK
-// coalescing), echoing the EV, the ECN mark and the send timestamp. ACKs carry a cumulative ACK and
-// the 64-PSN SACK word that holds the acknowledged PSN.
+// Receiver: keeps a bitmap of received PSNs, counts duplicates and out-of-order arrivals (PSN != the
+// expected PSN, i.e. the lowest missing one: [Flowcut] sec. III-C2's definition) with their largest
+// distance from the expected PSN, and ACKs every packet (or every n-th with ACK coalescing), echoing
+// the EV, the ECN mark, the send timestamp, the data packet's hop count and its size. ACKs carry a
+// cumulative ACK and the 64-PSN SACK word that holds the acknowledged PSN.
+// Delivery (transport.delivery): "ooo" places packets in any order (RDMA write with direct
+// placement); "in_order" delivers in PSN order like RoCE, and an out-of-order arrival is either held
+// in a reorder buffer (in_order_recovery = buffer; occupancy tracked) or discarded with a go-back-N
+// NACK naming the expected PSN, from which the sender resends (go_back_n).
+// Holds and pauses: a load balancer may hold its flow (lb::EntropyPolicy::hold) and a switch may
+// pause it (an FGFC XOFF/XON frame or a PFC class pause, net::PacketType::Pause). A held or paused
+// flow is parked: it leaves the host's list of sendable flows, so the NIC's round robin never looks
+// at it, and comes back on its wake time, its next feedback (holds), XON or the pause timeout.
 // Entries of the workload start when their start time has come and their dependencies are met
 // (workload/flow_spec.h); computations take their duration and send nothing.
 #pragma once
@@ -24,6 +33,9 @@
 
 namespace lbsim::transport {
 
+enum class Delivery : std::uint8_t { Ooo, InOrder };
+enum class Recovery : std::uint8_t { Buffer, GoBackN };
+
 struct TransportParams {
   Bytes mtu = 4096;        // payload bytes per full data packet
   Bytes header = 64;       // header bytes of every packet (data, ACK, NACK)
@@ -32,6 +44,9 @@ struct TransportParams {
   std::uint32_t ack_every = 1;  // ACK coalescing: one ACK per n data packets (1 = per packet)
   SimTime ack_delay = us(1);    // with coalescing: flush a partial ACK after this long
   bool ack_carry_evs = false;   // coalesced ACKs carry the non-ECN EVs they cover ([REPS] 4.5.1)
+  Delivery delivery = Delivery::Ooo;
+  Recovery recovery = Recovery::Buffer;  // in_order only
+  SimTime pause_timeout = us(70);        // a paused flow resumes after this without XON ([Flowcut] IV-A)
 };
 
 struct FlowCounters {
@@ -43,7 +58,19 @@ struct FlowCounters {
   std::uint64_t ooo = 0;           // receiver: arrivals with PSN != lowest missing PSN
   std::uint64_t duplicates = 0;    // receiver: arrivals of PSNs already held
   std::uint64_t trimmed_rx = 0;    // receiver: trimmed headers received
+  std::uint32_t max_reorder = 0;   // receiver: largest PSN - expected PSN of an out-of-order arrival
+  std::uint64_t overtaken = 0;     // receiver: arrivals sent before a packet that arrived earlier
+                                   // (the network reordered them; losses alone do not count)
+  std::uint32_t rob_max = 0;       // receiver, in_order + buffer: most packets held in the reorder buffer
+  std::uint64_t rewinds = 0;       // sender, go_back_n: times it resent from a NACKed PSN
+  std::uint64_t pauses = 0;        // sender: XOFF frames (FGFC or PFC) received
+  std::uint64_t pause_timeouts = 0;  // sender: pauses ended by the timeout instead of XON
+  SimTime held = 0;                // sender: time parked by a hold or a pause (the drain time of Flowcut)
 };
+
+// Why a flow is parked (FlowState::park).
+inline constexpr std::uint8_t kParkHold = 1;   // its load balancer holds it
+inline constexpr std::uint8_t kParkPause = 2;  // a switch paused it (FGFC XOFF)
 
 enum class PsnState : std::uint8_t { Unsent = 0, InFlight = 1, Acked = 2, Lost = 3 };
 
@@ -57,6 +84,7 @@ struct FlowState {
   SimTime start_time = -1, finish_time = -1, sender_done_time = -1;
   bool started = false, finished = false, sender_done = false;
   bool pinned = false;  // lb = via_group:<g>: data packets carry net::kFlagPinned
+  std::uint8_t caps = 0;  // the load balancer's lb::kCap* flags
   // sender
   std::unique_ptr<CongestionControl> cc;
   std::unique_ptr<lb::EntropyPolicy> lb;
@@ -73,13 +101,23 @@ struct FlowState {
   std::vector<std::pair<std::uint32_t, SimTime>> sendlog;  // (psn, sent) in send order, for the RTO
   std::size_t log_head = 0;
   SimTime rto_armed = kTimeNever;  // time of the pending RTO event, if any
+  SimTime last_rewind = -1;        // go_back_n: when the sender last resent from a NACKed PSN
+  // parking (holds and pauses)
+  std::uint8_t park = 0;           // kPark* reasons; non-zero = not in the host's active list
+  bool class_paused = false;       // this flow's drain paused the NIC's class (PFC)
+  SimTime parked_since = 0, class_since = 0;
+  SimTime hold_wake = kTimeNever;  // time of the pending kEvHoldWake
+  SimTime pause_deadline = kTimeNever;  // time of the pending kEvPauseTimeout
   // receiver
   std::vector<std::uint64_t> received;
   std::uint32_t rcv_count = 0;
   std::uint32_t rcv_cum = 0;  // lowest PSN not yet received
   std::uint32_t ack_pending = 0, ack_pending_ecn = 0;
   std::uint32_t ack_last_psn = 0, ack_last_ev = 0;
+  std::uint32_t ack_pending_bytes = 0;  // wire bytes of the data packets the next ACK answers
+  std::uint8_t ack_last_hops = 0;
   SimTime ack_last_sent_time = 0;
+  SimTime rcv_latest_sent = -1;  // latest send time among the data packets received
   bool ack_flush_armed = false;
   std::uint8_t carry_n = 0;  // ack_carry_evs: non-ECN EVs received since the last ACK
   std::uint16_t carry_ev[net::kMaxCarriedEvs] = {};
@@ -105,18 +143,28 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // net::HostHandler
   void on_packet(std::uint32_t pkt) override;
   std::uint32_t pull_data(std::int32_t host) override;
-  // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush)
+  // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush, kEvHoldWake, kEvPauseTimeout)
   void on_event(const Event& e) override;
 
  private:
   void begin(std::uint32_t id);
   void complete(std::uint32_t id);
   void make_ready(std::uint32_t id);
-  bool can_send(const FlowState& f) const;
+  bool has_packet(const FlowState& f, std::uint32_t& psn) const;
+  bool window_allows(const FlowState& f, std::uint32_t psn) const;
   std::uint32_t next_psn(FlowState& f);
+  lb::SendView send_view(const FlowState& f, std::uint32_t psn) const;
   void on_data(std::uint32_t pkt);
   void on_ack(std::uint32_t pkt);
   void on_nack(std::uint32_t pkt);
+  void on_go_back_n(FlowState& f, const net::Packet& n);
+  void on_pause(std::uint32_t pkt);
+  void send_nack(FlowState& f, const net::Packet& p, std::uint32_t psn, bool go_back_n);
+  // Parking: take the flow out of / put it back into its host's active list.
+  void park(FlowState& f, std::uint8_t reason);
+  void unpark(FlowState& f, std::uint8_t reason);
+  void remove_active(FlowState& f);
+  void end_class_pause(FlowState& f);
   void send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_host);
   void mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes, std::uint32_t& newly);
   void arm_rto(FlowState& f, SimTime at);
@@ -131,6 +179,8 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::vector<std::vector<std::uint32_t>> dependents_, start_dependents_;
   std::vector<std::vector<std::uint32_t>> active_;  // per host: flows with data to send
   std::vector<std::uint32_t> cursor_;               // per host: round-robin position
+  std::vector<std::uint32_t> class_paused_;         // per host: PFC class pauses in force
+  std::uint32_t class_pauses_ = 0;                  // in force over all hosts (0: skip the per-host check)
   std::size_t completed_ = 0;
 };
 
