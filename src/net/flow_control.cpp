@@ -60,18 +60,22 @@ std::uint32_t Network::fc_pick(std::uint32_t id, bool& held) {
   held = false;
   // Control first (its own VC / priority, so data never blocks it), then the data head; a data head
   // that may not go blocks the data behind it (head-of-line blocking).
+  FcPort& f = fc_[id];
   if (!port.ctrl.empty()) {
     if (fc_can_send(id, kVcCtrl, pool_[port.ctrl.head].size)) return pop(port.ctrl);
     held = true;
+    if (f.held_since[kVcCtrl] < 0) f.held_since[kVcCtrl] = now_;
   }
   if (!port.data.empty()) {
     if (fc_can_send(id, kVcData, pool_[port.data.head].size)) return pop(port.data);
     held = true;
+    if (f.held_since[kVcData] < 0) f.held_since[kVcData] = now_;
   } else if (port.is_nic) {
     // A NIC pulls only when the next buffer has room for a full packet: the transport stamps the
     // send time when it hands the packet over, and the packet goes on the wire at once.
     if (fc_can_send(id, kVcData, cfg_.fc.packet_bytes)) return host_->pull_data(port.node);
     held = true;
+    if (f.held_since[kVcData] < 0) f.held_since[kVcData] = now_;
   }
   return kNil;
 }
@@ -118,6 +122,7 @@ void Network::fc_leave(std::uint32_t in_id, int vc, Bytes size, bool counted) {
     }
     credit_msgs_[m] = CreditMsg{up, static_cast<std::uint32_t>(size), static_cast<std::uint32_t>(vc)};
     ++credit_returns_;
+    ++fc_[up].credits_in_flight[vc];
     eq_.push(now_ + in.latency, kEvCredit, m);
   } else if (f.pause_sent[vc] && f.ingress[vc] <= cfg_.fc.xon[vc]) {
     f.pause_sent[vc] = false;
@@ -145,6 +150,7 @@ void Network::fc_event(const Event& e) {
       const CreditMsg m = credit_msgs_[e.obj];
       credit_free_.push_back(e.obj);
       fc_[m.port].credit[m.vc] += m.bytes;
+      --fc_[m.port].credits_in_flight[m.vc];
       wake(m.port);
       break;
     }
@@ -176,29 +182,17 @@ std::uint64_t Network::queued_packets() const {
   return n;
 }
 
-std::uint64_t Network::tx_total() const {
-  std::uint64_t n = 0;
-  for (const auto& p : ports_) n += p.stats.tx_packets;
-  return n;
-}
-
-// Progress is a transmission that started, or one still under way, since the last check. No
-// progress for network.stall_us while packets wait means they wait for each other: every waiting
-// port waits for room that only another waiting port can make (a queued packet at a port that may
-// send is on the wire within its serialization time).
+// Deadlock detection. A port that has waited network.stall_us is suspicious but not proof: it may
+// wait behind a long, slow queue. Proof is a closed set: waiting ports whose heads wait only for
+// room that other waiting ports of the set hold, with no credit or resume on its way to them; no
+// port outside the set can free any of them, so none will ever send again. The set may be a small
+// part of the network while the rest keeps running (e.g. retransmissions after timeouts), which a
+// "nothing moved anywhere" rule would miss.
 void Network::stall_check() {
-  const std::uint64_t total = tx_total();
-  bool busy = false;
-  for (const auto& p : ports_)
-    if (p.busy_until > now_) {
-      busy = true;
-      break;
-    }
-  if (total != stall_last_total_ || busy) {
-    stall_last_total_ = total;
-    stall_last_move_ = now_;
-  } else if (now_ - stall_last_move_ >= cfg_.fc.stall && queued_packets() > 0) {
-    report_stall(now_ - stall_last_move_, false);
+  bool long_wait = false;
+  for (const auto& f : fc_)
+    for (int vc = 0; vc < kNumVcs; ++vc) long_wait = long_wait || (f.held_since[vc] >= 0 && now_ - f.held_since[vc] >= cfg_.fc.stall);
+  if (long_wait && find_deadlock(cfg_.fc.stall, false)) {
     stop();
     return;
   }
@@ -215,76 +209,114 @@ std::string Network::port_name(std::uint32_t id) const {
   return fmt::format("{} port {} (to {})", topo_.nodes[p.node].label, p.local, topo_.nodes[p.peer].label);
 }
 
-void Network::report_stall(SimTime quiet, bool dry) {
-  auto r = std::make_unique<StallReport>();
-  r->time = now_;
-  r->quiet = quiet;
-  r->events_ran_dry = dry;
-  r->queued_packets = queued_packets();
-  for (const auto& f : fc_) r->blocked_ports += f.blocked_since >= 0;
-  // The wait-for graph: a waiting port U (its head in VC v may not go) waits for the ingress buffer
-  // (next switch S, U's peer port, v); the bytes in that buffer sit in S's output queues, so U waits
-  // for every port of S that holds a packet that arrived through that ingress in VC v.
-  const auto n = static_cast<std::uint32_t>(ports_.size());
+bool Network::find_deadlock(SimTime min_wait, bool dry) {
+  // Nodes of the wait-for graph are (port, VC) = port x 2 + vc: a port can wait in one channel and
+  // send in the other.
+  const auto nports = static_cast<std::uint32_t>(ports_.size());
+  const std::uint32_t n = nports * kNumVcs;
   auto head_held = [&](std::uint32_t u, int vc) {
     const Port& p = ports_[u];
     const FifoQueue& q = vc == kVcCtrl ? p.ctrl : p.data;
     const Bytes size = !q.empty() ? static_cast<Bytes>(pool_[q.head].size) : (p.is_nic && vc == kVcData ? cfg_.fc.packet_bytes : 0);
     return size > 0 && !fc_can_send(u, vc, size);
   };
-  std::vector<std::vector<std::pair<std::uint32_t, int>>> out(n);
-  for (std::uint32_t o = 0; o < n; ++o) {
+  // A node may belong to the set: its port waits (long enough), its head in this channel may not go,
+  // and nothing that could free it is on its way (a credit, or a resume the next switch has sent).
+  std::vector<std::uint8_t> in(n, 0);
+  std::uint64_t waiting = 0;
+  for (std::uint32_t u = 0; u < nports; ++u) {
+    const FcPort& f = fc_[u];
+    if (f.held_since[kVcData] < 0 && f.held_since[kVcCtrl] < 0) continue;
+    ++waiting;
+    const Port& p = ports_[u];
+    const FcPort& down = fc_[port_id(p.peer, p.peer_port)];
+    for (int vc = 0; vc < kNumVcs; ++vc) {
+      if (f.held_since[vc] < 0 || now_ - f.held_since[vc] < min_wait || f.credits_in_flight[vc] > 0) continue;
+      const bool resume_coming = f.paused[vc] && !down.pause_sent[vc];
+      if (head_held(u, vc) && !resume_coming) in[u * kNumVcs + vc] = 1;
+    }
+  }
+  // Edges: node (u, vc) waits for the ingress buffer (next switch, u's peer port, vc); the packets in
+  // that buffer wait at output ports of that switch, in the same channel.
+  std::vector<std::vector<std::uint32_t>> out(n), rev(n);
+  for (std::uint32_t o = 0; o < nports; ++o) {
     const Port& op = ports_[o];
     if (op.is_nic) continue;
     for (const FifoQueue* q : {&op.ctrl, &op.data})
       for (std::uint32_t k = q->head; k != kNil; k = pool_[k].next) {
         const Packet& pk = pool_[k];
-        const int vc = vc_of(pk);
-        const Port& in = ports_[port_base_[op.node] + pk.in_port];
-        const std::uint32_t u = port_id(in.peer, in.peer_port);
-        if (fc_[u].blocked_since >= 0 && head_held(u, vc)) out[u].emplace_back(o, vc);
+        const auto vc = static_cast<std::uint32_t>(vc_of(pk));
+        const Port& ing = ports_[port_base_[op.node] + pk.in_port];
+        const std::uint32_t u = port_id(ing.peer, ing.peer_port) * kNumVcs + vc;
+        if (in[u]) out[u].push_back(o * kNumVcs + vc);
       }
   }
-  for (auto& v : out) {
+  for (std::uint32_t u = 0; u < n; ++u) {
+    auto& v = out[u];
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
+    for (const auto w : v) rev[w].push_back(u);
   }
-  // A cycle by depth-first search from the lowest port id (deterministic).
-  std::vector<std::uint8_t> color(n, 0);  // 0 new, 1 on the stack, 2 done
-  std::vector<std::pair<std::uint32_t, int>> stack;  // (port, vc of the edge taken out of it)
-  std::vector<std::size_t> next(n, 0);
-  std::vector<std::pair<std::uint32_t, int>> cycle;
-  for (std::uint32_t s = 0; s < n && cycle.empty(); ++s) {
-    if (color[s] || out[s].empty()) continue;
-    stack.assign(1, {s, 0});
-    color[s] = 1;
-    while (!stack.empty() && cycle.empty()) {
-      const std::uint32_t u = stack.back().first;
-      if (next[u] == out[u].size()) {
-        color[u] = 2;
-        stack.pop_back();
-        continue;
+  // Keep the closed part: a node with no edge (its buffer is empty: room is coming) or with an edge
+  // to a node outside the set (that port will send) leaves, and so does everything waiting on it.
+  std::vector<std::uint32_t> work;
+  for (std::uint32_t u = 0; u < n; ++u) {
+    if (!in[u]) continue;
+    bool leaves = out[u].empty();
+    for (const auto w : out[u]) leaves = leaves || !in[w];
+    if (leaves) work.push_back(u);
+  }
+  for (const auto u : work) in[u] = 0;
+  while (!work.empty()) {
+    const std::uint32_t w = work.back();
+    work.pop_back();
+    for (const auto u : rev[w])
+      if (in[u]) {
+        in[u] = 0;
+        work.push_back(u);
       }
-      const auto [v, vc] = out[u][next[u]++];
-      stack.back().second = vc;
-      if (color[v] == 1) {
-        auto it = std::find_if(stack.begin(), stack.end(), [v = v](const auto& x) { return x.first == v; });
-        cycle.assign(it, stack.end());
-      } else if (color[v] == 0) {
-        color[v] = 1;
-        stack.emplace_back(v, 0);
-      }
+  }
+  std::uint32_t first = n;
+  std::uint64_t members = 0;
+  std::vector<std::uint8_t> member_port(nports, 0);
+  for (std::uint32_t u = 0; u < n; ++u)
+    if (in[u]) {
+      first = std::min(first, u);
+      member_port[u / kNumVcs] = 1;
     }
-  }
-  if (!cycle.empty()) {
+  for (const auto m : member_port) members += m;
+  if (members == 0 && !dry) return false;
+
+  auto r = std::make_unique<StallReport>();
+  r->time = now_;
+  r->events_ran_dry = dry;
+  r->queued_packets = queued_packets();
+  r->waiting_ports = waiting;
+  r->deadlocked_ports = members;
+  r->quiet = members == 0 ? 0 : kTimeNever;
+  for (std::uint32_t x = 0; x < n; ++x)
+    if (in[x]) r->quiet = std::min(r->quiet, now_ - fc_[x / kNumVcs].held_since[x % kNumVcs]);
+  // Every node of the set has all its edges inside it: walking first edges from the lowest node
+  // must come back to a node already seen; the nodes from there on are a cycle.
+  if (members > 0) {
+    std::vector<std::uint32_t> path;
+    std::vector<std::int64_t> seen(n, -1);
+    std::uint32_t u = first;
+    while (seen[u] < 0) {
+      seen[u] = static_cast<std::int64_t>(path.size());
+      path.push_back(u);
+      u = out[u].front();
+    }
+    std::vector<std::uint32_t> cycle(path.begin() + seen[u], path.end());
     std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
-    for (const auto& [u, vc] : cycle) {
-      const Port& p = ports_[u];
-      r->cycle.push_back(StallReport::Hop{u, p.node, p.local, p.peer, vc, topo_.nodes[p.node].label,
-                                          topo_.nodes[p.peer].label, p.data.bytes + p.ctrl.bytes});
+    for (const auto x : cycle) {
+      const Port& p = ports_[x / kNumVcs];
+      r->cycle.push_back(StallReport::Hop{x / kNumVcs, p.node, p.local, p.peer, static_cast<int>(x % kNumVcs),
+                                          topo_.nodes[p.node].label, topo_.nodes[p.peer].label, p.data.bytes + p.ctrl.bytes});
     }
   }
   stall_ = std::move(r);
+  return true;
 }
 
 std::string StallReport::text() const {
@@ -292,11 +324,12 @@ std::string StallReport::text() const {
   if (events_ran_dry)
     s += fmt::format("lbsim: stall at t = {:.3f} us: {} packets wait in the network and nothing is left to move them "
                      "(no event is scheduled; {} ports wait for credit / a resume)\n",
-                     to_us(time), queued_packets, blocked_ports);
+                     to_us(time), queued_packets, waiting_ports);
   else
-    s += fmt::format("lbsim: stall at t = {:.3f} us: no packet moved for {:.3f} us (network.stall_us) while {} packets "
-                     "wait in the network ({} ports wait for credit / a resume)\n",
-                     to_us(time), to_us(quiet), queued_packets, blocked_ports);
+    s += fmt::format("lbsim: stall at t = {:.3f} us: {} ports have waited at least {:.3f} us (network.stall_us) for "
+                     "room that only the others of them can make ({} ports wait for credit / a resume, {} packets wait "
+                     "in the network)\n",
+                     to_us(time), deadlocked_ports, to_us(quiet), waiting_ports, queued_packets);
   if (cycle.empty()) {
     s += "lbsim: no cycle of waiting ports was found\n";
     return s;

@@ -48,7 +48,7 @@ struct FlowControlConfig {
   Bytes xon[kNumVcs] = {0, 0};     // ... and resume when it holds this much or less
   Bytes headroom = 0;              // pfc: bytes above Xoff; 0 = pfc_headroom() of each link
   Bytes packet_bytes = 0;          // full data packet on the wire: a NIC pulls only with room for one
-  SimTime stall = 0;               // no packet moved for this long while packets wait: stall
+  SimTime stall = 0;               // ports that waited this long and wait only for each other: deadlock
 };
 
 // Per port id: the transmit side (credits it holds for the peer's ingress buffer, pause state the
@@ -65,6 +65,11 @@ struct FcPort {
   std::uint64_t blocked_episodes = 0;
   std::uint64_t pauses_sent = 0, resumes_sent = 0;  // rx side, pfc
   std::uint64_t pauses_received = 0;                 // tx side, pfc
+  std::uint32_t credits_in_flight[kNumVcs] = {0, 0};  // tx, credit mode: credit messages on their way here
+  // tx: the head of this VC (a NIC: a full data packet) may not go since then (-1 = it may, or the
+  // queue is empty); reset when a packet of the VC is sent. Unlike blocked_since it keeps running
+  // while the port sends in the other VC (a port deadlocked in data still forwards ACKs).
+  SimTime held_since[kNumVcs] = {-1, -1};
   bool limited = false;             // tx: the peer is a switch (hosts sink at line rate)
   bool paused[kNumVcs] = {false, false};      // tx, pfc: the peer paused this priority
   bool pause_sent[kNumVcs] = {false, false};  // rx, pfc: this port paused its upstream
@@ -82,21 +87,24 @@ struct FlowControlStats {
   Bytes max_headroom = 0;                    // pfc: largest headroom of a switch ingress
 };
 
-// A run that stopped making progress in a lossless mode: the ports that wait and a cycle of the
-// wait-for graph (port -> a port at the next switch holding packets in the buffer it waits for).
+// A lossless run that deadlocked: a set of waiting ports (each waited at least network.stall_us,
+// or nothing was left to run) whose heads wait only for room that other ports of the set hold, and
+// a cycle of that set in the wait-for graph (port -> a port at the next switch that holds packets in
+// the buffer it waits for).
 struct StallReport {
-  SimTime time = 0;        // when the stall was detected
-  SimTime quiet = 0;       // no packet started transmission for this long before `time`
+  SimTime time = 0;             // when the stall was detected
+  SimTime quiet = 0;            // every deadlocked port had waited at least this long
   bool events_ran_dry = false;  // nothing was scheduled any more (everything waits forever)
   std::uint64_t queued_packets = 0;
-  std::uint64_t blocked_ports = 0;
+  std::uint64_t waiting_ports = 0;     // ports (switch ports and NICs) waiting at that time
+  std::uint64_t deadlocked_ports = 0;  // ports of the closed set (they wait only on each other)
   struct Hop {
     std::uint32_t port = 0;  // global port id
     std::int32_t node = -1, local = -1, peer = -1, vc = 0;
     std::string node_label, peer_label;
     Bytes queued_bytes = 0;
   };
-  std::vector<Hop> cycle;  // empty when no cycle was found (then the waits are not circular)
+  std::vector<Hop> cycle;  // empty when no cycle was found
   std::string text() const;  // multi-line report for stderr
 };
 

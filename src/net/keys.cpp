@@ -29,7 +29,7 @@ namespace {
       bytes("network.pfc_xoff_bytes", 0, "pfc: an ingress port pauses its upstream for a priority when it holds more than this; 0 = the data queue size (queue_bytes / queue_packets / queue_bdp).").range(0, 1e15),
       bytes("network.pfc_xon_bytes", 0, "pfc: ... and resumes it when it holds this much or less; 0 = Xoff minus two full packets (at least 0).").range(0, 1e15),
       bytes("network.pfc_headroom_bytes", 0, "pfc: buffer above Xoff for the bytes in flight when a pause is sent; 0 = per link rate x (2 x latency + switch latency) + 2 full packets (the LAPS artifact's 2 x rate x delay + 2 MTU); a value below that is an error.").range(0, 1e15),
-      real("network.stall_us", 0, "us", "credit / pfc: stop the run (exit code 3) when no packet has started transmission for this long while packets wait, and report the cycle of waiting ports; 0 = 10 x the RTO.").range(0, 1e12),
+      real("network.stall_us", 0, "us", "credit / pfc: stop the run (exit code 3) when ports that have waited this long wait only for each other (a deadlock), and report their cycle; 0 = 10 x the RTO.").range(0, 1e12),
   });
   declare({
       file("failures.file", "Failure schedule file (one failure per line: <start_us> <kind> <target> [for_us=] [from=] [rate_gbps=] [prob=]), relative to the config file."),

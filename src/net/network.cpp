@@ -67,6 +67,7 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
     // (credit returned upstream / PFC counter lowered), whether or not the link below delivers it.
     if (!port.is_nic) fc_leave(port_base_[port.node] + p.in_port, vc_of(p), p.size, true);
     if (fc_[id].blocked_since >= 0) fc_unblock(id);
+    fc_[id].held_since[vc_of(p)] = -1;
   }
   const SimTime ser = port.serialization(p.size);
   port.busy_until = now_ + ser;
@@ -138,7 +139,10 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
       port.tx_pending = true;
       eq_.push(port.busy_until, kEvTxNext, id);
     } else {
-      fc_block(id);  // idle and the packet may not go: wait for credit / a resume
+      // Idle and the packet may not go (its channel's head is held: this packet or one before it):
+      // wait for credit / a resume.
+      if (fc_[id].held_since[vc] < 0) fc_[id].held_since[vc] = now_;
+      fc_block(id);
     }
     return;
   }
@@ -312,14 +316,12 @@ void Network::run(SimTime until) {
   }
   if (!stall_armed_ && cfg_.fc.stall > 0) {
     stall_armed_ = true;
-    stall_last_move_ = now_;
-    stall_last_total_ = tx_total();
     eq_.push(now_ + std::max<SimTime>(1, cfg_.fc.stall / 4), kEvStallCheck, 0);
   }
   run_loop<true>(until);
   // Packets wait but nothing is scheduled any more: they wait forever (a deadlock with no timers
   // left to hide it).
-  if (eq_.empty() && !stall_ && queued_packets() > 0) report_stall(now_ - stall_last_move_, true);
+  if (eq_.empty() && !stall_ && queued_packets() > 0) find_deadlock(0, true);
 }
 
 }  // namespace lbsim::net

@@ -182,7 +182,7 @@ class Network {
   // The port is idle with packets waiting that it may not send (no credit / paused); false in lossy mode.
   bool port_blocked(std::uint32_t id) const { return lossless_ && fc_[id].blocked_since >= 0; }
   FlowControlStats fc_stats() const;
-  // Set when a lossless run stopped because nothing moved (network.stall_us) or nothing could.
+  // Set when a lossless run stopped on a deadlock (network.stall_us) or because nothing could move.
   const StallReport* stall() const { return stall_.get(); }
 
  private:
@@ -206,9 +206,10 @@ class Network {
   void fc_event(const Event& e);
   void wake(std::uint32_t id);
   void stall_check();
-  void report_stall(SimTime quiet, bool dry);
+  // Looks for a closed set of ports that have waited at least `min_wait`; sets stall_ and returns
+  // true when there is one (always when `dry`: nothing is left to run).
+  bool find_deadlock(SimTime min_wait, bool dry);
   std::uint64_t queued_packets() const;
-  std::uint64_t tx_total() const;
   std::string port_name(std::uint32_t id) const;
   const topo::Topology& topo_;
   NetConfig cfg_;
@@ -238,8 +239,6 @@ class Network {
   std::vector<std::uint32_t> credit_free_;
   std::uint64_t credit_returns_ = 0;
   bool stall_armed_ = false;
-  std::uint64_t stall_last_total_ = 0;
-  SimTime stall_last_move_ = 0;
   std::unique_ptr<StallReport> stall_;
 };
 

@@ -171,7 +171,8 @@ nlohmann::json Simulation::flow_control_summary() const {
       cycle.push_back({{"node", h.node}, {"label", h.node_label}, {"port", h.local}, {"peer", h.peer}, {"peer_label", h.peer_label},
                        {"vc", h.vc == net::kVcCtrl ? "control" : "data"}, {"queued_bytes", h.queued_bytes}});
     j["stall"] = {{"time_us", to_us(r->time)}, {"quiet_us", to_us(r->quiet)}, {"events_ran_dry", r->events_ran_dry},
-                  {"queued_packets", r->queued_packets}, {"blocked_ports", r->blocked_ports}, {"cycle", cycle}};
+                  {"queued_packets", r->queued_packets}, {"waiting_ports", r->waiting_ports},
+                  {"deadlocked_ports", r->deadlocked_ports}, {"cycle", cycle}};
   }
   return j;
 }
