@@ -16,6 +16,10 @@ and into panels by [[case]] and the other swept keys. Plots written to OUT
   queues         total bytes queued in switch data queues over time (needs queues.csv)
   ports          mean utilisation of each link kind per scheme (ports.csv)
   tags           completion time and p99 FCT per entry tag (collective steps, incast/bystander)
+  evs_size       a sweep over network.ev_bits: max FCT relative to the largest EVS per scheme
+
+A folder written by `lbsim balls ... --out DIR` (balls.json) gets the plots of tools/plot_balls.py
+instead (the [REPS] balls-into-bins figures).
 
 Uses Debian's python3-matplotlib and python3-pandas (scripts/install-deps.sh).
 """
@@ -370,13 +374,26 @@ def main():
     out = a.out or os.path.join(a.dir, "plots")
     os.makedirs(out, exist_ok=True)
     formats = [f for f in a.formats.split(",") if f]
-    runs = load_runs(a.dir)
     written = []
+    if os.path.isfile(os.path.join(a.dir, "balls.json")):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import plot_balls
+
+        plot_balls.plot(a.dir, out, formats, written, save)
+        for w in written:
+            print(w)
+        print(f"lbsim plot: {len(written)} file(s) in {out}")
+        return
+    runs = load_runs(a.dir)
     plot_fct(runs, out, formats, written)
     plot_bars(runs, out, formats, written)
     plot_queues(runs, out, formats, written)
     plot_ports(runs, out, formats, written)
     plot_tags(runs, out, formats, written)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import plot_balls
+
+    plot_balls.plot_ev_bits_sweep(a.dir, out, formats, written, save)  # [REPS] Fig. 15 (left)
     for w in written:
         print(w)
     print(f"lbsim plot: {len(written)} file(s) in {out}")

@@ -102,6 +102,30 @@ CablingPlan make_cabling_plan(int q, int p, int switch_ports, const std::string&
   return plan;
 }
 
+CablingPlan make_cabling_plan(const config::Config& cfg) {
+  const std::string& kind = cfg.text("topology.kind");
+  if (kind != "slim_fly")
+    throw UserError(fmt::format("{}topology.kind = \"{}\"{}: the cabling plan is for a Slim Fly ([SlimFly] sec. 3.2-3.3); "
+                                "set topology.kind = \"slim_fly\"",
+                                cfg.where("topology.kind"), kind, cfg.given("topology.kind") ? "" : " (the default)"));
+  const std::string& prefix = cfg.text("cabling.name_prefix");
+  const bool ok = !prefix.empty() && std::all_of(prefix.begin(), prefix.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.';
+  });
+  if (!ok)
+    throw UserError(fmt::format("{}cabling.name_prefix = \"{}\" must be non-empty and use only letters, digits, "
+                                "'_' or '.' (it is matched inside node descriptions)",
+                                cfg.where("cabling.name_prefix"), prefix));
+  const topo::SlimFlyParams sf = topo::slim_fly_params(cfg);  // names topology.q when q is invalid
+  const auto ports = static_cast<int>(cfg.integer("cabling.switch_ports"));
+  try {
+    return make_cabling_plan(sf.q, sf.p, ports > 0 ? ports : -1, prefix);
+  } catch (const UserError& e) {
+    // Too few ports: point at the key that makes the plan impossible, switch_ports or p.
+    throw UserError(cfg.where_any({"cabling.switch_ports", "topology.p"}) + e.what());
+  }
+}
+
 // ============================================================================ writers
 
 namespace {
@@ -885,5 +909,16 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
   }
   return rep;
 }
+
+namespace {
+[[maybe_unused]] const bool declared = [] {
+  using namespace config;
+  declare({
+      integer("cabling.switch_ports", 0, "ports", "lbsim cabling: physical ports per switch (>= p + k'); 0 = p + k'.").range(0, 4096),
+      text("cabling.name_prefix", "sf", "lbsim cabling: switch names are PREFIX-S-R-I (the (S, R, I) label of [SlimFly] Fig. 4); letters, digits, '_' or '.'."),
+  });
+  return true;
+}();
+}  // namespace
 
 }  // namespace lbsim::analysis

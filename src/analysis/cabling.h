@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/config.h"
 #include "topo/slim_fly.h"
 
 namespace lbsim::analysis {
@@ -59,6 +60,9 @@ struct CablingPlan {
 
 // switch_ports = -1 means p + k'; throws UserError if smaller than p + k'.
 CablingPlan make_cabling_plan(int q, int p = -1, int switch_ports = -1, const std::string& prefix = "sf");
+// The plan of a config: the Slim Fly of [topology] (kind = "slim_fly", q, p) with the [cabling] keys
+// switch_ports and name_prefix. Errors name the key and where its value came from.
+CablingPlan make_cabling_plan(const config::Config& cfg);
 
 // Writers (formats documented in docs/slimfly-toolkit.md).
 std::string plan_links_csv(const CablingPlan& plan);

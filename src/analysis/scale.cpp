@@ -1,7 +1,11 @@
 #include "analysis/scale.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <fstream>
+#include <istream>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -37,6 +41,77 @@ std::map<int, Prices> default_prices() {
       {40, Prices{22750, 1200, 75}},
       {64, Prices{41250, 1800, 670}},
   };
+}
+
+namespace {
+
+constexpr const char* kPriceColumns = "radix,switch,switch_cable,endpoint_cable";
+
+// The comma-separated fields of a line, surrounding blanks removed.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    std::string f = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto b = f.find_first_not_of(" \t"), e = f.find_last_not_of(" \t");
+    out.push_back(b == std::string::npos ? std::string() : f.substr(b, e - b + 1));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+template <class T>
+bool parse_number(const std::string& s, T& out) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+
+}  // namespace
+
+std::map<int, Prices> parse_prices_csv(std::istream& in, const std::string& name) {
+  std::map<int, Prices> out;
+  std::map<int, int> line_of;  // radix -> line, for "listed twice"
+  bool header = false;
+  std::string line;
+  for (int ln = 1; std::getline(in, line); ++ln) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const std::string at = fmt::format("{}:{}: ", name, ln);
+    const auto f = csv_fields(line);
+    if (!header) {
+      if (f != csv_fields(kPriceColumns))
+        throw UserError(fmt::format("{}expected the header '{}', got '{}'", at, kPriceColumns, line));
+      header = true;
+      continue;
+    }
+    if (f.size() != 4) throw UserError(fmt::format("{}expected 4 fields ({}), got {}", at, kPriceColumns, f.size()));
+    int radix = 0;
+    if (!parse_number(f[0], radix) || radix < 2 || radix > 4096)
+      throw UserError(fmt::format("{}radix '{}' is not an integer in [2, 4096]", at, f[0]));
+    double v[3] = {0, 0, 0};
+    const char* column[3] = {"switch", "switch_cable", "endpoint_cable"};
+    for (int i = 0; i < 3; ++i)
+      if (!parse_number(f[i + 1], v[i]) || !std::isfinite(v[i]) || v[i] < 0)
+        throw UserError(fmt::format("{}{} '{}' is not a price (a number >= 0)", at, column[i], f[i + 1]));
+    if (const auto it = line_of.find(radix); it != line_of.end())
+      throw UserError(fmt::format("{}radix {} is listed twice (first on line {})", at, radix, it->second));
+    line_of[radix] = ln;
+    out[radix] = Prices{v[0], v[1], v[2]};
+  }
+  if (!header) throw UserError(fmt::format("{}: no header '{}'", name, kPriceColumns));
+  return out;
+}
+
+std::map<int, Prices> configured_prices(const config::Config& cfg) {
+  auto prices = default_prices();
+  const std::string file = cfg.path("cost.prices");
+  if (file.empty()) return prices;
+  std::ifstream in(file);
+  if (!in) throw UserError(fmt::format("{}cost.prices: cannot open the price list '{}'", cfg.where("cost.prices"), file));
+  for (const auto& [radix, p] : parse_prices_csv(in, file)) prices[radix] = p;
+  return prices;
 }
 
 std::optional<topo::SlimFlySize> sf_size(int q, SizeRule rule) {
@@ -273,5 +348,15 @@ std::string format_table4(const ScaleOptions& o, const std::map<int, Prices>& pr
   }
   return out;
 }
+
+namespace {
+[[maybe_unused]] const bool declared = [] {
+  using namespace config;
+  declare({
+      file("cost.prices", "lbsim scale: price list (CSV radix,switch,switch_cable,endpoint_cable in USD per item, [SlimFly] App. D; docs/slimfly-toolkit.md), relative to the config file; its rows replace the built-in prices of their radix; empty = the built-in prices (36, 40, 64 ports)."),
+  });
+  return true;
+}();
+}  // namespace
 
 }  // namespace lbsim::analysis

@@ -30,14 +30,16 @@
 // App. D names the equipment (36-port Mellanox SB7800 EDR, 40-port Quantum QM8700 HDR, 64-port
 // QM9700 NDR, AOC for switch-switch, DAC for endpoint cables) but prints no prices: default_prices()
 // are least-squares fits (relative error) to the 15 maximum-size cost cells of Table 4, which they
-// reproduce within 3 %. Prices are config keys (analysis/toolkit_config.h, [cost.radix<K>]).
+// reproduce within 3 %. Other prices come from a price list file named by the key cost.prices
+// (configured_prices below).
 #pragma once
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "analysis/toolkit_config.h"
+#include "core/config.h"
 #include "topo/slim_fly.h"
 
 namespace lbsim::analysis {
@@ -48,7 +50,24 @@ enum class SizeRule { Strict, Paper };
 SizeRule parse_size_rule(const std::string& s);  // "strict" | "paper"
 const char* size_rule_name(SizeRule r);
 
+struct Prices {
+  double switch_price = 0;    // one switch
+  double switch_cable = 0;    // one switch-switch cable (AOC)
+  double endpoint_cable = 0;  // one endpoint-switch cable (DAC)
+  bool operator==(const Prices&) const = default;
+};
+
+// By switch radix (36, 40, 64).
 std::map<int, Prices> default_prices();
+
+// A price list: CSV with the header `radix,switch,switch_cable,endpoint_cable` (USD per item), one
+// row per switch radix, '#' comment lines and blank lines allowed. A list of prices per radix
+// does not fit the flat section.key table, so the key names the file. Errors are UserErrors
+// "name:line: ...".
+std::map<int, Prices> parse_prices_csv(std::istream& in, const std::string& name);
+// The prices of a config: default_prices() with the rows of the file `cost.prices` (relative to
+// the config file; "" = none) replacing the built-in prices of their radix.
+std::map<int, Prices> configured_prices(const config::Config& cfg);
 
 // Size of a full-bandwidth Slim Fly for q under a rule; nothing if q is not allowed by the rule.
 std::optional<topo::SlimFlySize> sf_size(int q, SizeRule rule);

@@ -8,10 +8,9 @@
 #include <fmt/core.h>
 
 #include "analysis/cabling.h"
-#include "analysis/toolkit_config.h"
 #include "cli/commands.h"
+#include "config/reader.h"
 #include "core/error.h"
-#include "topo/slim_fly.h"
 
 namespace lbsim::cli {
 
@@ -19,6 +18,7 @@ namespace {
 
 struct CablingOptions {
   std::string config;
+  std::vector<std::string> sets;
   std::string out = "cabling";
   std::string emit;
   bool no_svg = false;
@@ -27,23 +27,8 @@ struct CablingOptions {
   std::string report;
 };
 
-analysis::CablingPlan plan_from(const std::string& file) {
-  const auto cfg = analysis::load_toolkit_config(file);
-  if (cfg.q < 0) throw UserError(fmt::format("{}: missing key 'topology.q' (the Slim Fly prime power, e.g. q = 5)", file));
-  // Point at the key that makes the plan impossible: q for an invalid q, else switch_ports/p.
-  if (!topo::valid_slim_fly_q(cfg.q)) {
-    try {
-      topo::slim_fly_delta(cfg.q);
-    } catch (const UserError& e) {
-      throw UserError(fmt::format("{}: topology.q: {}", cfg.where(cfg.q_line), e.what()));
-    }
-  }
-  try {
-    return analysis::make_cabling_plan(cfg.q, cfg.p, cfg.switch_ports, cfg.name_prefix);
-  } catch (const UserError& e) {
-    const int line = cfg.switch_ports_line ? cfg.switch_ports_line : cfg.p_line;
-    throw UserError(fmt::format("{}: {}", cfg.where(line), e.what()));
-  }
+analysis::CablingPlan plan_from(const CablingOptions& o) {
+  return analysis::make_cabling_plan(config::load(o.config, o.sets));
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
@@ -54,7 +39,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 int do_plan(const CablingOptions& o) {
-  const auto plan = plan_from(o.config);
+  const auto plan = plan_from(o);
   namespace fs = std::filesystem;
   const fs::path dir(o.out);
   std::error_code ec;
@@ -84,7 +69,7 @@ int do_plan(const CablingOptions& o) {
 }
 
 int do_verify(const CablingOptions& o) {
-  const auto plan = plan_from(o.config);
+  const auto plan = plan_from(o);
   std::ifstream dump(o.discovered);
   if (!dump) throw UserError(fmt::format("{}: cannot open the ibnetdiscover dump", o.discovered));
   const auto fabric = analysis::parse_ibnetdiscover(dump, o.discovered);
@@ -110,16 +95,17 @@ void add_cabling_commands(CLI::App& app, Commands& out) {
 
   auto* plan = cab->add_subcommand("plan", "Write the port-to-port cabling plan (CSV, JSON, 3-step wiring order, "
                                            "rack-pair SVG diagrams)");
-  plan->add_option("config", o->config, "Toolkit config (TOML with [topology] kind = \"slim_fly\", q, p)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  // A missing config file is the reader's UserError (exit 2), like every other config error.
+  plan->add_option("config", o->config, "Config (TOML): [topology] kind = \"slim_fly\", q, p; [cabling]")->required();
+  plan->add_option("--set", o->sets, "Override a key: section.key=value (repeatable)");
   plan->add_option("--out", o->out, "Output directory")->capture_default_str();
   plan->add_option("--emit-ibnetdiscover", o->emit, "Also write the planned fabric as an ibnetdiscover dump");
   plan->add_flag("--no-svg", o->no_svg, "Do not write the rack-pair diagrams");
   out.push_back(Command{plan, [o] { return do_plan(*o); }});
 
   auto* verify = cab->add_subcommand("verify", "Compare an ibnetdiscover dump with the plan; exit 1 if they differ");
-  verify->add_option("config", o->config, "Toolkit config (TOML)")->required()->check(CLI::ExistingFile);
+  verify->add_option("config", o->config, "Config (TOML), as for plan")->required();
+  verify->add_option("--set", o->sets, "Override a key: section.key=value (repeatable)");
   verify->add_option("--discovered", o->discovered, "Output of ibnetdiscover")->required();
   verify->add_option("--map", o->map, "GUID to planned switch name map ('0x<guid> \"<name>\"' per line)");
   verify->add_option("--report", o->report, "Also write the report to this file");

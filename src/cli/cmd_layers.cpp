@@ -13,8 +13,9 @@
 #include "analysis/deadlock.h"
 #include "routing/layered.h"
 #include "analysis/pathstats.h"
-#include "analysis/routing_config.h"
+#include "analysis/switch_graph.h"
 #include "cli/commands.h"
+#include "config/reader.h"
 #include "core/error.h"
 
 namespace lbsim::cli {
@@ -23,6 +24,7 @@ namespace {
 
 struct LayersArgs {
   std::string config;
+  std::vector<std::string> sets;
   int layers = 4;
   std::string scheme = "layered";
   double keep = 0.6;
@@ -68,9 +70,8 @@ nlohmann::json stats_json(const analysis::PathStats& s) {
 
 int run_layers(const LayersArgs& a) {
   using namespace analysis;
-using namespace routing;
-  auto cfg = load_routing_config(a.config);
-  auto g = build_switch_graph(cfg);
+  using namespace routing;
+  const auto g = switch_graph(config::load(a.config, a.sets));
   LayerOptions opt;
   opt.layers = a.layers;
   opt.scheme = parse_layer_scheme(a.scheme);
@@ -145,7 +146,8 @@ void add_layers_commands(CLI::App& app, Commands& out) {
   auto args = std::make_shared<LayersArgs>();
   auto* sub = app.add_subcommand(
       "layers", "layered multipath routing: build layers, path statistics, tables, deadlock analysis");
-  sub->add_option("config", args->config, "TOML file with a [topology] table")->required();
+  sub->add_option("config", args->config, "Config (TOML): the [topology] to route on (any kind)")->required();
+  sub->add_option("--set", args->sets, "Override a key: section.key=value (repeatable)");
   sub->add_option("--layers,-L", args->layers, "number of layers |L| incl. the minimal layer 0")
       ->capture_default_str();
   sub->add_option("--scheme", args->scheme, "layered | rues | fatpaths")->capture_default_str();

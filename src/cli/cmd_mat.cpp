@@ -14,8 +14,9 @@
 
 #include "routing/layered.h"
 #include "analysis/mat.h"
-#include "analysis/routing_config.h"
+#include "analysis/switch_graph.h"
 #include "cli/commands.h"
+#include "config/reader.h"
 #include "core/error.h"
 
 namespace lbsim::cli {
@@ -24,6 +25,7 @@ namespace {
 
 struct MatArgs {
   std::string config;
+  std::vector<std::string> sets;
   int layers = 4;
   std::string scheme = "layered";
   double keep = 0.6;
@@ -73,12 +75,11 @@ void print_result(const std::string& what, const analysis::MatResult& r) {
 
 int run_mat(const MatArgs& a) {
   using namespace analysis;
-using namespace routing;
+  using namespace routing;
   if (a.mode != "both" && a.mode != "routing" && a.mode != "edge")
     throw UserError(fmt::format("unknown --mode '{}' (routing, edge or both)", a.mode));
   const LpMethod method = parse_lp_method(a.method);
-  auto cfg = load_routing_config(a.config);
-  auto g = build_switch_graph(cfg);
+  const auto g = switch_graph(config::load(a.config, a.sets));
   const int per = std::max(1, g.endpoints_per_switch);
   auto tm = make_traffic(g.adj, std::vector<int>(g.adj.size(), per), parse_traffic_pattern(a.pattern),
                          a.fraction, a.seed);
@@ -132,7 +133,8 @@ using namespace routing;
 void add_mat_commands(CLI::App& app, Commands& out) {
   auto args = std::make_shared<MatArgs>();
   auto* sub = app.add_subcommand("mat", "maximum achievable throughput (LP, COIN-OR CLP)");
-  sub->add_option("config", args->config, "TOML file with a [topology] table")->required();
+  sub->add_option("config", args->config, "Config (TOML): the [topology] to route on (any kind)")->required();
+  sub->add_option("--set", args->sets, "Override a key: section.key=value (repeatable)");
   sub->add_option("--layers,-L", args->layers, "layers of the routing")->capture_default_str();
   sub->add_option("--scheme", args->scheme, "layered | rues | fatpaths")->capture_default_str();
   sub->add_option("--p", args->keep, "rues/fatpaths: fraction of links kept per layer")->capture_default_str();

@@ -1,5 +1,5 @@
-// `lbsim paths`: bounded simple paths of a Dragonfly / Slim Fly ([Spritz] sec. III, Table I) and
-// the size of the Spritz endpoint table (sec. III-C, Fig. 3). See docs/topologies.md.
+// `lbsim paths`: bounded simple paths of a Dragonfly, a Slim Fly or any topology ([Spritz] sec. III,
+// Table I) and the size of the Spritz endpoint table (sec. III-C, Fig. 3). See docs/topologies.md.
 //
 //   lbsim paths CONFIG                      whole network: paths per switch pair, path types,
 //                                           endpoint-table memory
@@ -14,10 +14,14 @@
 
 #include <fmt/core.h>
 
+#include "analysis/path_options.h"
 #include "cli/commands.h"
-#include "cli/paths_config.h"
+#include "config/reader.h"
 #include "core/error.h"
+#include "topo/dragonfly.h"
 #include "topo/paths.h"
+#include "topo/registry.h"
+#include "topo/slim_fly.h"
 
 namespace lbsim::cli {
 
@@ -25,6 +29,7 @@ namespace {
 
 struct PathsArgs {
   std::string config;
+  std::vector<std::string> sets;
   std::string src, dst;
   bool list = false;
   bool fig3 = false;
@@ -70,7 +75,7 @@ std::int32_t resolve_switch(const topo::Topology& t, const std::string& s, const
 std::string describe(const topo::Topology& t) {
   std::string out = t.kind;
   for (const auto& [k, v] : t.params)
-    if (k == "p" || k == "a" || k == "h" || k == "g" || k == "q" || k == "arrangement")
+    if (k == "p" || k == "a" || k == "h" || k == "g" || k == "q" || k == "n" || k == "arrangement")
       out += fmt::format(" {}={}", k, v);
   return out;
 }
@@ -87,8 +92,8 @@ std::vector<std::int32_t> sample_sources(const topo::Topology& t, int n) {
   return out;
 }
 
-int run_pair(const PathsConfig& cfg, const topo::Topology& t, const PathsArgs& a) {
-  topo::PathEnumerator pe(t, cfg.paths);
+int run_pair(const topo::PathOptions& opt, const topo::Topology& t, const PathsArgs& a) {
+  topo::PathEnumerator pe(t, opt);
   const auto s = resolve_switch(t, a.src, "src"), d = resolve_switch(t, a.dst, "dst");
   const auto dist = topo::switch_distances(t)[t.switch_index(s)][t.switch_index(d)];
   auto t0 = std::chrono::steady_clock::now();
@@ -96,7 +101,7 @@ int run_pair(const PathsConfig& cfg, const topo::Topology& t, const PathsArgs& a
   const double ms = elapsed_ms(t0);
   fmt::print("topology: {} ({} hosts, {} switches)\n", describe(t), t.num_hosts, t.num_switches());
   fmt::print("rule: {} (<= {} hops), packet {} B, latency per hop = link latency + serialization\n",
-             topo::path_rule_name(pe.rule()), pe.max_hops(), cfg.paths.packet_bytes);
+             topo::path_rule_name(pe.rule()), pe.max_hops(), opt.packet_bytes);
   const auto gs = t.nodes[s].group, gd = t.nodes[d].group;
   fmt::print("from {} (switch {}, group {}) to {} (switch {}, group {}): {} bounded paths, shortest {} hops ({:.1f} ms)\n",
              t.nodes[s].label, t.switch_index(s), gs, t.nodes[d].label, t.switch_index(d), gd, paths.size(), dist,
@@ -167,13 +172,13 @@ NetworkStats network_stats(const topo::Topology& t, const topo::PathEnumerator& 
   return st;
 }
 
-int run_network(const PathsConfig& cfg, const topo::Topology& t, const PathsArgs& a) {
-  topo::PathEnumerator pe(t, cfg.paths);
+int run_network(const topo::PathOptions& opt, const topo::Topology& t, const PathsArgs& a) {
+  topo::PathEnumerator pe(t, opt);
   const int n = a.sources >= 0 ? a.sources : (t.num_switches() > 2000 ? 64 : 0);
   const auto sources = sample_sources(t, n);
   fmt::print("topology: {} ({} hosts, {} switches)\n", describe(t), t.num_hosts, t.num_switches());
   fmt::print("rule: {} (<= {} hops), packet {} B, latency per hop = link latency + serialization\n",
-             topo::path_rule_name(pe.rule()), pe.max_hops(), cfg.paths.packet_bytes);
+             topo::path_rule_name(pe.rule()), pe.max_hops(), opt.packet_bytes);
   if (sources.size() < static_cast<std::size_t>(t.num_switches()))
     fmt::print("sampled {} evenly spread source switches (--sources 0 for all)\n", sources.size());
   auto t0 = std::chrono::steady_clock::now();
@@ -221,7 +226,8 @@ int run_network(const PathsConfig& cfg, const topo::Topology& t, const PathsArgs
 
 // Fig. 3: canonical Dragonflies (a = 2p = 2h, g = a*h + 1) and Slim Flies (p = ceil(k'/2)) up to
 // max_endpoints endpoints; max paths per pair and the endpoint-table upper bound.
-int run_fig3(const PathsConfig& cfg, const PathsArgs& a) {
+// Link rates and latencies come from the config (its [topology] keys), the sizes from the sweep.
+int run_fig3(const config::Config& cfg, const topo::PathOptions& opt, const PathsArgs& a) {
   struct Row {
     std::string kind, params;
     std::int64_t endpoints, switches, max_paths;
@@ -232,13 +238,15 @@ int run_fig3(const PathsConfig& cfg, const PathsArgs& a) {
   const int n = a.sources >= 0 ? a.sources : 8;
   auto add = [&](const topo::Topology& t, const std::string& params) {
     auto t0 = std::chrono::steady_clock::now();
-    topo::PathEnumerator pe(t, cfg.paths);
+    topo::PathEnumerator pe(t, opt);
     const auto sources = sample_sources(t, n);
     const auto st = network_stats(t, pe, sources);
     rows.push_back(Row{t.kind, params, t.num_hosts, t.num_switches(), st.max_paths, sources.size(), elapsed_ms(t0)});
   };
+  const topo::DragonflyParams df = topo::dragonfly_params(cfg);
+  const topo::SlimFlyParams sf = topo::slim_fly_params(cfg);
   for (int h = 1;; ++h) {
-    topo::DragonflyParams p = cfg.dragonfly;
+    topo::DragonflyParams p = df;
     p.h = h;
     p.p = h;
     p.a = 2 * h;
@@ -253,7 +261,7 @@ int run_fig3(const PathsConfig& cfg, const PathsArgs& a) {
     if (!topo::valid_slim_fly_q(q)) continue;
     const auto sz = topo::slim_fly_size(q);
     if (sz.hosts > a.max_endpoints) break;
-    topo::SlimFlyParams p = cfg.slim_fly;
+    topo::SlimFlyParams p = sf;
     p.q = q;
     p.p = -1;
     add(topo::build_slim_fly(p), fmt::format("q={} p={}", q, sz.p));
@@ -279,14 +287,14 @@ int run_fig3(const PathsConfig& cfg, const PathsArgs& a) {
 int run_paths(const PathsArgs& a) {
   if (a.format != "text" && a.format != "csv")
     throw UserError(fmt::format("--format '{}': valid formats are text, csv", a.format));
-  PathsConfig cfg;
-  if (!a.config.empty()) cfg = read_paths_config(a.config);
-  if (a.fig3) return run_fig3(cfg, a);
+  const auto cfg = config::load(a.config, a.sets);
+  const auto opt = analysis::path_options(cfg);
+  if (a.fig3) return run_fig3(cfg, opt, a);
   if (a.config.empty()) throw UserError("lbsim paths: a CONFIG file is required (or use --fig3)");
-  const auto t = build_paths_topology(cfg);
+  const auto t = topo::build_topology(cfg);
   if (a.src.empty() != a.dst.empty()) throw UserError("lbsim paths: give both --src and --dst, or neither");
-  if (!a.src.empty()) return run_pair(cfg, t, a);
-  return run_network(cfg, t, a);
+  if (!a.src.empty()) return run_pair(opt, t, a);
+  return run_network(opt, t, a);
 }
 
 }  // namespace
@@ -294,8 +302,10 @@ int run_paths(const PathsArgs& a) {
 void add_paths_commands(CLI::App& app, Commands& out) {
   auto args = std::make_shared<PathsArgs>();
   auto* sub = app.add_subcommand(
-      "paths", "Bounded simple paths ([Spritz] Table I) and endpoint-table memory (Fig. 3) of a Dragonfly or Slim Fly");
-  sub->add_option("config", args->config, "TOML file: [topology] kind and parameters, [network], [paths]");
+      "paths", "Bounded simple paths ([Spritz] Table I) and endpoint-table memory (Fig. 3) of a Dragonfly, Slim Fly or any topology");
+  sub->add_option("config", args->config,
+                  "Config (TOML): [topology] (any kind; link rate and latencies), [network] mtu and header_bytes, [paths]");
+  sub->add_option("--set", args->sets, "Override a key: section.key=value (repeatable)");
   sub->add_option("--src", args->src, "Source switch: index, label (e.g. g0s3) or host 'h<id>'");
   sub->add_option("--dst", args->dst, "Destination switch: index, label or host 'h<id>'");
   sub->add_flag("--list", args->list, "With --src/--dst: print every path (hops as switch:port)");

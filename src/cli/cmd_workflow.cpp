@@ -139,13 +139,36 @@ struct ReproOptions {
   std::string out;
 };
 
+// An analysis entry (catalog.h, Entry::command): `lbsim <command> --out DIR` as a child process of
+// the same binary (it prints the figure's metric next to the paper's statement), then the plots.
+int do_reproduce_command(const wf::Entry& e, const ReproOptions& o) {
+  auto args = o.quick ? e.command_quick : e.command;
+  const fs::path out = fs::absolute(!o.out.empty() ? o.out : "results/reproduce/" + e.name + (o.quick ? "-quick" : ""));
+  args.insert(args.end(), {"--out", out.string()});
+  if (o.print) {
+    std::string line = "lbsim";
+    for (const auto& a : args) line += " " + a;
+    fmt::print("{}\n", line);
+    return 0;
+  }
+  if (o.slurm) fmt::print(stderr, "lbsim: {} is an analysis (no sweep); it runs here, not on Slurm\n", e.name);
+  args.insert(args.begin(), wf::self_exe());
+  fs::create_directories(out);
+  const int rc = wf::wait_for(wf::spawn(args, ""));
+  if (rc == 0 && !o.no_plot) {
+    const int prc = do_plot(out.string(), (out / "plots").string());
+    if (prc != 0) fmt::print(stderr, "lbsim: plotting failed (exit code {}); the results are in {}\n", prc, out.string());
+  }
+  return rc;
+}
+
 int do_reproduce(const ReproOptions& o) {
   const auto cat = wf::catalog();
   if (o.list || o.name.empty()) {
     fmt::print("{:<22} {:<34} {:<8} {:<8} {}\n", "name", "source", "full", "quick", "status");
     for (const auto& e : cat) {
       const auto miss = wf::missing_needs(e);
-      std::string st = miss.empty() ? (e.full.empty() ? "not defined yet" : "ready") : "needs: ";
+      std::string st = miss.empty() ? (e.full.empty() && e.command.empty() ? "not defined yet" : "ready") : "needs: ";
       for (std::size_t i = 0; i < miss.size(); ++i) st += (i ? ", " : "") + miss[i];
       fmt::print("{:<22} {:<34} {:<8} {:<8} {}\n", e.name, e.source, e.runtime_full, e.runtime_quick, st);
     }
@@ -164,6 +187,7 @@ int do_reproduce(const ReproOptions& o) {
     for (const auto& x : miss) m += (m.empty() ? "" : ", ") + x;
     throw UserError(fmt::format("{} ({}) cannot run in this build: needs {}", it->name, it->source, m));
   }
+  if (!it->command.empty()) return do_reproduce_command(*it, o);
   const std::string text = wf::sweep_text(*it, o.quick, source_dir());
   if (o.print) {
     std::cout << text;
@@ -180,7 +204,9 @@ int do_reproduce(const ReproOptions& o) {
   so.out = out.string();
   so.workers = o.workers;
   so.slurm = o.slurm;
-  const int rc = do_sweep_prepared(wf::prepare(so.file, so.out), so);
+  const auto sw = wf::prepare(so.file, so.out);
+  const int rc = do_sweep_prepared(sw, so);
+  if (it->report) fmt::print("\n{}", it->report(sw));
   // Plot whatever completed (failed runs are left out of the plots and marked in results.csv).
   if (!o.no_plot) {
     const int prc = do_plot(out.string(), (out / "plots").string());

@@ -20,6 +20,7 @@ void add_cabling_commands(CLI::App& app, Commands& out);  // cabling plan|verify
 void add_scale_commands(CLI::App& app, Commands& out);    // scale (cmd_scale.cpp)
 void add_layers_commands(CLI::App& app, Commands& out);   // layers, routes, deadlock (cmd_layers.cpp)
 void add_mat_commands(CLI::App& app, Commands& out);      // mat (cmd_mat.cpp)
+void add_balls_commands(CLI::App& app, Commands& out);    // balls evs|queue|theorem (cmd_balls.cpp)
 void add_workflow_commands(CLI::App& app, Commands& out); // sweep, plot, reproduce (cmd_workflow.cpp)
 
 }  // namespace lbsim::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_scale_commands(app, cmds);
   add_layers_commands(app, cmds);
   add_mat_commands(app, cmds);
+  add_balls_commands(app, cmds);
   add_workflow_commands(app, cmds);
   try {
     app.parse(argc, argv);

@@ -126,42 +126,32 @@ std::string show_value(const Value& v) {
 
 }  // namespace
 
-KeyDef flag(std::string key, bool def, std::string doc) {
+namespace {
+KeyDef make_key(std::string key, KeyType type, Value def, std::string unit, std::string doc) {
   KeyDef k;
   k.key = std::move(key);
-  k.type = KeyType::Bool;
-  k.def = def;
+  k.type = type;
+  k.def = std::move(def);
+  k.unit = std::move(unit);
   k.doc = std::move(doc);
   return k;
+}
+}  // namespace
+
+KeyDef flag(std::string key, bool def, std::string doc) {
+  return make_key(std::move(key), KeyType::Bool, def, "", std::move(doc));
 }
 
 KeyDef integer(std::string key, std::int64_t def, std::string unit, std::string doc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.type = KeyType::Int;
-  k.def = def;
-  k.unit = std::move(unit);
-  k.doc = std::move(doc);
-  return k;
+  return make_key(std::move(key), KeyType::Int, def, std::move(unit), std::move(doc));
 }
 
 KeyDef real(std::string key, double def, std::string unit, std::string doc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.type = KeyType::Real;
-  k.def = def;
-  k.unit = std::move(unit);
-  k.doc = std::move(doc);
-  return k;
+  return make_key(std::move(key), KeyType::Real, def, std::move(unit), std::move(doc));
 }
 
 KeyDef text(std::string key, std::string def, std::string doc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.type = KeyType::Text;
-  k.def = std::move(def);
-  k.doc = std::move(doc);
-  return k;
+  return make_key(std::move(key), KeyType::Text, std::move(def), "", std::move(doc));
 }
 
 KeyDef bytes(std::string key, std::int64_t def, std::string doc) {

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "topo/graph.h"
 
 namespace lbsim::routing {
 
@@ -39,10 +40,11 @@ struct Builder {
   std::vector<long> w;
   // Priority p(u,v) of App. B.1.2: number of almost-minimal routes the ordered pair already has.
   std::vector<int> prio;
+  topo::Bfs bfs;  // scratch of shortest_in_subgraph
 
   Builder(const Adjacency& a, RoutingLayers& routing)
       : adj(a), n(static_cast<int>(a.size())), r(routing),
-        w(static_cast<std::size_t>(n) * n, 0), prio(static_cast<std::size_t>(n) * n, 0) {}
+        w(static_cast<std::size_t>(n) * n, 0), prio(static_cast<std::size_t>(n) * n, 0), bfs(n) {}
 
   std::size_t id(int u, int v) const {
     return static_cast<std::size_t>(u) * static_cast<std::size_t>(n) + static_cast<std::size_t>(v);
@@ -364,19 +366,15 @@ struct Builder {
   // used on the way to d.
   template <class Allowed>
   void shortest_in_subgraph(int l, int d, Allowed allowed, Rng& rng) {
-    std::vector<int> dd(static_cast<std::size_t>(n), -1);
-    std::vector<int> q{d};
-    dd[static_cast<std::size_t>(d)] = 0;
-    for (std::size_t h = 0; h < q.size(); ++h) {
-      int y = q[h];
+    // Backwards from d: x is reached from y over the channel x -> y.
+    bfs.run(d, [&](int y, auto&& reach) {
       for (int x : adj[static_cast<std::size_t>(y)])
-        if (dd[static_cast<std::size_t>(x)] < 0 && allowed(x, y)) {
-          dd[static_cast<std::size_t>(x)] = dd[static_cast<std::size_t>(y)] + 1;
-          q.push_back(x);
-        }
-    }
-    for (std::size_t h = 1; h < q.size(); ++h) {
-      int x = q[h];
+        if (allowed(x, y)) reach(x, y);
+    });
+    const auto dd = bfs.dist();
+    const auto order = bfs.order();
+    for (std::size_t h = 1; h < order.size(); ++h) {
+      int x = order[h];
       int pick = -1, cnt = 0;
       for (int y : adj[static_cast<std::size_t>(x)])
         if (dd[static_cast<std::size_t>(y)] == dd[static_cast<std::size_t>(x)] - 1 && allowed(x, y) &&
@@ -384,7 +382,7 @@ struct Builder {
           pick = y;
       r.set_next_hop(l, x, d, pick);
     }
-    for (std::size_t h = 1; h < q.size(); ++h) add_route_weight(l, q[h], d);
+    for (std::size_t h = 1; h < order.size(); ++h) add_route_weight(l, order[h], d);
   }
 
   std::vector<char> sample_links(double p, Rng& rng) const {
@@ -446,21 +444,6 @@ const char* layer_scheme_name(LayerScheme s) {
     case LayerScheme::FatPaths: return "fatpaths";
   }
   return "?";
-}
-
-std::vector<int> all_pairs_distances(const Adjacency& adj) {
-  const int n = static_cast<int>(adj.size());
-  std::vector<int> dist(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), -1);
-  std::vector<int> q;
-  for (int s = 0; s < n; ++s) {
-    int* row = dist.data() + static_cast<std::size_t>(s) * static_cast<std::size_t>(n);
-    q.assign(1, s);
-    row[s] = 0;
-    for (std::size_t h = 0; h < q.size(); ++h)
-      for (int v : adj[static_cast<std::size_t>(q[h])])
-        if (row[v] < 0) row[v] = row[q[h]] + 1, q.push_back(v);
-  }
-  return dist;
 }
 
 Adjacency normalize_graph(Adjacency adj) {

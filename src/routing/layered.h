@@ -15,10 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "topo/graph.h"
+
 namespace lbsim::routing {
 
 // Undirected simple graph as adjacency lists; neighbour order defines port indices (see below).
-using Adjacency = std::vector<std::vector<int>>;
+using Adjacency = topo::AdjacencyLists;
 
 enum class LayerScheme { Layered, Rues, FatPaths };
 LayerScheme parse_layer_scheme(const std::string& name);  // "layered" | "rues" | "fatpaths"
@@ -85,8 +87,8 @@ class RoutingLayers {
   std::vector<std::vector<int>> next_;  // next_[l][s*n+d]
 };
 
-// All-pairs BFS hop distances, row-major n*n; -1 if unreachable.
-std::vector<int> all_pairs_distances(const Adjacency& adj);
+// All-pairs BFS hop distances, row-major n*n; -1 if unreachable (topo/graph.h).
+using topo::all_pairs_distances;
 
 // Sorts and de-duplicates neighbour lists, drops self-loops, checks symmetry and connectivity.
 // Parallel links collapse into one (layers are sets of links, sec. 4.1). Throws UserError.

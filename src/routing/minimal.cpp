@@ -1,9 +1,12 @@
 #include "routing/minimal.h"
 
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "core/rng.h"
 #include "routing/registry.h"
+#include "topo/graph.h"
 
 namespace lbsim::routing {
 
@@ -11,9 +14,8 @@ namespace {
 constexpr std::int32_t kInf = std::numeric_limits<std::int32_t>::max() / 4;
 }
 
-MinimalRoutes::MinimalRoutes(const topo::Topology& t) : topo_(t) {
-  group_minimal_ = t.kind == "dragonfly";
-  nsw_ = static_cast<std::size_t>(t.num_switches());
+MinimalRoutes::MinimalRoutes(const topo::Topology& t)
+    : SwitchPairPorts(t), group_minimal_(t.minimal_one_global_hop) {
   const auto n = static_cast<std::int32_t>(nsw_);
   // Switch-level adjacency split by link class: (neighbour switch index, port at u, is global).
   struct Adj {
@@ -21,64 +23,55 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t) : topo_(t) {
     std::int16_t port;
     bool global;
   };
+  auto is_global = [&](const topo::Link& l) { return group_minimal_ && l.kind == topo::LinkKind::Global; };
   std::vector<std::vector<Adj>> adj(nsw_);
   for (std::int32_t s = 0; s < n; ++s) {
     const std::int32_t node = t.switch_node(s);
     const auto& ports = t.ports[node];
     for (std::size_t p = 0; p < ports.size(); ++p) {
       if (t.is_host(ports[p].peer)) continue;
-      const bool global = group_minimal_ && t.links[ports[p].link].kind == topo::LinkKind::Global;
-      adj[s].push_back({t.switch_index(ports[p].peer), static_cast<std::int16_t>(p), global});
+      adj[s].push_back({t.switch_index(ports[p].peer), static_cast<std::int16_t>(p), is_global(t.links[ports[p].link])});
     }
   }
-  dist_.assign(nsw_ * nsw_, -1);
-  offset_.assign(nsw_ * nsw_ + 1, 0);
-  // Per destination d: d0[u] = hops to d over non-global links only, d1[u] = hops over paths with at
-  // most one global hop (Dragonfly); without the group rule no link is global and d1 == d0 == BFS.
-  std::vector<std::int32_t> d0(nsw_), d1(nsw_), queue;
-  std::vector<std::vector<std::int16_t>> cand(nsw_ * nsw_);  // [u * nsw + d], construction only
+  // Per destination d (rows [d * nsw + u]): d0 = hops from u to d over non-global links only, d1 =
+  // hops over paths with at most one global hop (Dragonfly); without the group rule no link is
+  // global and d1 == d0 == the min-hop distance.
+  std::vector<std::int32_t> d0(nsw_ * nsw_), d1(nsw_ * nsw_);
+  topo::Bfs bfs(n);
   for (std::int32_t d = 0; d < n; ++d) {
-    std::fill(d0.begin(), d0.end(), kInf);
-    d0[d] = 0;
-    queue.assign(1, d);
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      const std::int32_t u = queue[head];
-      for (const auto& e : adj[u])
-        if (!e.global && d0[e.v] == kInf) {
-          d0[e.v] = d0[u] + 1;
-          queue.push_back(e.v);
-        }
-    }
+    std::int32_t* const r0 = d0.data() + static_cast<std::size_t>(d) * nsw_;
+    std::int32_t* const r1 = d1.data() + static_cast<std::size_t>(d) * nsw_;
+    topo::switch_bfs(t, d, bfs, [&](const topo::Link& l) { return !is_global(l); });
+    const auto hops = bfs.dist();
+    for (std::int32_t u = 0; u < n; ++u) r0[u] = hops[static_cast<std::size_t>(u)] < 0 ? kInf : hops[static_cast<std::size_t>(u)];
     for (std::int32_t u = 0; u < n; ++u) {
-      d1[u] = d0[u];
+      r1[u] = r0[u];
       for (const auto& e : adj[u])
-        if (e.global && d0[e.v] < kInf) d1[u] = std::min(d1[u], d0[e.v] + 1);
+        if (e.global && r0[e.v] < kInf) r1[u] = std::min(r1[u], r0[e.v] + 1);
     }
     // Relax over non-global links until stable (the local graphs have tiny diameters).
     for (bool changed = true; changed;) {
       changed = false;
       for (std::int32_t u = 0; u < n; ++u)
         for (const auto& e : adj[u])
-          if (!e.global && d1[e.v] < kInf && d1[e.v] + 1 < d1[u]) {
-            d1[u] = d1[e.v] + 1;
+          if (!e.global && r1[e.v] < kInf && r1[e.v] + 1 < r1[u]) {
+            r1[u] = r1[e.v] + 1;
             changed = true;
           }
     }
-    for (std::int32_t u = 0; u < n; ++u) {
-      const std::size_t i = static_cast<std::size_t>(u) * nsw_ + d;
-      dist_[i] = d1[u] < kInf ? d1[u] : -1;
-      if (u == d || d1[u] >= kInf) continue;
-      // A local hop keeps the one-global budget (d1); a global hop spends it, so the rest of the
-      // route must be local (d0): the packet is then in the destination group.
-      for (const auto& e : adj[u])
-        if ((e.global ? d0[e.v] : d1[e.v]) + 1 == d1[u]) cand[i].push_back(e.port);
-    }
   }
-  for (std::size_t i = 0; i < nsw_ * nsw_; ++i) {
-    offset_[i] = static_cast<std::uint32_t>(ports_.size());
-    ports_.insert(ports_.end(), cand[i].begin(), cand[i].end());
-  }
-  offset_[nsw_ * nsw_] = static_cast<std::uint32_t>(ports_.size());
+  std::vector<std::int32_t> dist(nsw_ * nsw_);
+  for (std::size_t u = 0; u < nsw_; ++u)
+    for (std::size_t d = 0; d < nsw_; ++d) dist[u * nsw_ + d] = d1[d * nsw_ + u] < kInf ? d1[d * nsw_ + u] : -1;
+  fill(std::move(dist), [&](std::size_t u, std::size_t d, auto& out) {
+    const std::int32_t* const r0 = d0.data() + d * nsw_;
+    const std::int32_t* const r1 = d1.data() + d * nsw_;
+    if (u == d || r1[u] >= kInf) return;
+    // A local hop keeps the one-global budget (d1); a global hop spends it, so the rest of the
+    // route must be local (d0): the packet is then in the destination group.
+    for (const auto& e : adj[u])
+      if ((e.global ? r0[e.v] : r1[e.v]) + 1 == r1[u]) out.push_back(e.port);
+  });
 }
 
 std::vector<std::uint64_t> ecmp_salts(std::size_t nodes, std::uint64_t seed) {

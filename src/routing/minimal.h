@@ -9,7 +9,8 @@
 // 3) a switch whose global link lands in group X, which in turn links straight to the destination
 // switch, reaches it in 2 hops (g-g) while the l-g-l route needs 3; and l-g-l, g-l-g and g-g-l tie
 // at 3 hops. Min-hop ECMP therefore misroutes through intermediate groups (the non-minimal paths
-// of Table I). MinimalRoutes restricts a Dragonfly to paths with at most one global hop and takes
+// of Table I). MinimalRoutes restricts a topology whose generator sets
+// Topology::minimal_one_global_hop (the Dragonfly) to paths with at most one global hop and takes
 // the shortest of those (several only when several global links join the two groups, e.g. the
 // Flowcut system with 16 links per group pair). Every other topology (Slim Fly: diameter 2, the
 // minimal routes of [SlimFly] sec. 2 / [Spritz] sec. III-b; fat trees: up/down) keeps
@@ -24,32 +25,17 @@
 
 namespace lbsim::routing {
 
-class MinimalRoutes {
+// candidates(node, dst_sw): the output ports of switch `node` on a minimal route to destination
+// switch `dst_sw`; distance(): the switch-to-switch hops of that route (-1 unreachable).
+class MinimalRoutes : public SwitchPairPorts {
  public:
   explicit MinimalRoutes(const topo::Topology& t);
 
-  // Output ports of switch `node` on a minimal route to destination switch `dst_sw` (empty when
-  // node == dst_sw or unreachable).
-  std::span<const std::int16_t> candidates(std::int32_t node, std::int32_t dst_sw) const {
-    const std::size_t i = index(node, dst_sw);
-    return {ports_.data() + offset_[i], static_cast<std::size_t>(offset_[i + 1] - offset_[i])};
-  }
-  // Switch-to-switch hops of the minimal route (-1 unreachable).
-  std::int32_t distance(std::int32_t node, std::int32_t dst_sw) const { return dist_[index(node, dst_sw)]; }
-  // True when the Dragonfly l-g-l rule is in force (Topology::kind == "dragonfly").
+  // True when minimal routes cross at most one global link (Topology::minimal_one_global_hop).
   bool group_minimal() const { return group_minimal_; }
-  const topo::Topology& topology() const { return topo_; }
 
  private:
-  std::size_t index(std::int32_t node, std::int32_t dst_sw) const {
-    return static_cast<std::size_t>(topo_.switch_index(node)) * nsw_ + topo_.switch_index(dst_sw);
-  }
-  const topo::Topology& topo_;
   bool group_minimal_ = false;
-  std::size_t nsw_ = 0;
-  std::vector<std::int32_t> dist_;
-  std::vector<std::uint32_t> offset_;
-  std::vector<std::int16_t> ports_;
 };
 
 // Minimal routing: hash (src, dst, flow, EV, switch salt) over the minimal-route candidates, like

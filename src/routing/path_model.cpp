@@ -3,27 +3,17 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "topo/graph.h"
 
 namespace lbsim::routing {
 
 PathModel::PathModel(const topo::Topology& t, SimTime switch_latency) : t_(t), sw_lat_(switch_latency) {
   const auto nsw = t.num_switches();
-  parent_link_.assign(nsw, {});
-  std::vector<std::int32_t> queue;
+  parent_link_.assign(static_cast<std::size_t>(nsw), {});
+  topo::Bfs bfs(nsw);
   for (std::int32_t s = 0; s < nsw; ++s) {
-    auto& parent = parent_link_[s];
-    parent.assign(t.size(), -2);
-    const std::int32_t root = t.switch_node(s);
-    parent[root] = -1;
-    queue.assign(1, root);
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      const std::int32_t u = queue[head];
-      for (const auto& p : t.ports[u]) {
-        if (t.is_host(p.peer) || parent[p.peer] != -2) continue;
-        parent[p.peer] = p.link;
-        queue.push_back(p.peer);
-      }
-    }
+    topo::switch_bfs(t, s, bfs, [](const topo::Link&) { return true; });
+    parent_link_[static_cast<std::size_t>(s)].assign(bfs.parent().begin(), bfs.parent().end());
   }
 }
 
@@ -33,7 +23,7 @@ std::vector<std::int32_t> PathModel::path_links(std::int32_t a, std::int32_t b) 
   rev.push_back(t_.ports[b][0].link);
   const auto& parent = parent_link_[t_.switch_index(sa)];
   for (std::int32_t n = sb; n != sa;) {
-    const std::int32_t l = parent[n];
+    const std::int32_t l = parent[t_.switch_index(n)];
     if (l < 0) throw UserError(fmt::format("host {} cannot reach host {}", a, b));
     rev.push_back(l);
     const auto& link = t_.links[l];

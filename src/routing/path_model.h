@@ -22,7 +22,8 @@ class PathModel {
  private:
   const topo::Topology& t_;
   SimTime sw_lat_;
-  std::vector<std::vector<std::int32_t>> parent_link_;  // [src switch index][node] -> link towards src
+  // [src switch index][switch index] -> the link towards src on the shortest path (-1: src or unreachable)
+  std::vector<std::vector<std::int32_t>> parent_link_;
 };
 
 }  // namespace lbsim::routing

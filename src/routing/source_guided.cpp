@@ -48,6 +48,9 @@ std::size_t PairHopTables::bytes() const {
 SourceGuidedTables::SourceGuidedTables(const MinimalTables& min, bool coarse, topo::PathOptions opt)
     : t_(min.topology()), pe_(min.topology(), std::move(opt)), min_(min) {
   nsw_ = static_cast<std::size_t>(t_.num_switches());
+  // The group rules (same-group ECMP 2, l-g-l default routes, categories by global hops) follow the
+  // enumerator's path rule, so the tables always match the paths the sender can pick; the rule in
+  // turn comes from Topology::minimal_one_global_hop unless the options name one.
   dragonfly_ = pe_.rule() == topo::PathRule::Dragonfly;
   build_default(min);
 

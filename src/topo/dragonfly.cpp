@@ -159,6 +159,7 @@ Topology build_dragonfly(const DragonflyParams& prm) {
 
   Topology t;
   t.kind = "dragonfly";
+  t.minimal_one_global_hop = true;  // minimal = local-global-local ([Spritz] sec. II-A)
   for (int grp = 0; grp < g; ++grp)
     for (int s = 0; s < prm.a; ++s)
       for (int k = 0; k < prm.p; ++k) t.add_host(fmt::format("g{}s{}h{}", grp, s, k));
@@ -206,10 +207,7 @@ DragonflyParams dragonfly_params(const config::Config& c) {
   p.g = c.integer("topology.g") > 0 ? static_cast<int>(c.integer("topology.g")) : -1;
   p.arrangement = c.text("topology.arrangement");
   p.global_map_file = c.path("topology.global_map");
-  p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
-  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
-  p.local_latency = from_ns(c.real("topology.local_latency_ns"));
-  p.global_latency = from_ns(c.real("topology.global_latency_ns"));
+  read_direct_links(c, p);
   return p;
 }
 

@@ -30,7 +30,7 @@ PathEnumerator::PathEnumerator(const Topology& t, PathOptions opt) : t_(&t), opt
   if (opt_.packet_bytes <= 0) throw UserError("paths: packet size must be positive");
   if (opt_.rate < 0) throw UserError("paths: rate must be >= 0 (0 = each link's own rate)");
   if (opt_.rule == "auto")
-    rule_ = t.kind == "dragonfly" ? PathRule::Dragonfly
+    rule_ = t.minimal_one_global_hop ? PathRule::Dragonfly
             : t.kind == "slim_fly" ? PathRule::Valiant
                                    : PathRule::Simple;
   else if (opt_.rule == "dragonfly")

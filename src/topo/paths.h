@@ -9,7 +9,8 @@
 // i.e. without host links and without switch latency (Table I: 1 local hop = 25 ns + 83.2 ns =
 // 108.2 ns for a 4160-byte packet at 400 Gb/s; 1 global hop = 500 ns + 83.2 ns = 583.2 ns).
 //
-// Rules (chosen from Topology::kind unless PathOptions::rule names one):
+// Rules (unless PathOptions::rule names one: "dragonfly" when Topology::minimal_one_global_hop,
+// "valiant" for Topology::kind "slim_fly", else "simple"):
 //   "dragonfly" group-level Valiant ([Spritz] sec. III-a, III-B): same group: the direct local
 //               link and every 2-hop detour through another switch of the group (the source never
 //               misroutes outside its group); different groups: group sequence S,D (minimal) or

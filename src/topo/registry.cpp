@@ -22,9 +22,10 @@ std::vector<std::string> topology_names() { return topologies().names(); }
   declare({
       text("topology.kind", "fat_tree", "Topology generator (the plug-ins below; docs/topologies.md).").one_of(&topology_names),
       real("topology.host_latency_ns", 500, "ns", "Propagation latency of host links.").range(0, 1e9),
-      integer("topology.p", 0, "hosts", "Dragonfly / Slim Fly: hosts per switch; 0 = default (Dragonfly 4, Slim Fly ceil(k'/2)).").range(0, 4096),
-      real("topology.link_rate_gbps", 400, "Gb/s", "Dragonfly / Slim Fly: rate of every link (host links included).").range(1e-3, 1e6),
-      real("topology.local_latency_ns", 25, "ns", "Dragonfly / Slim Fly: latency of local (intra-group / intra-rack) links ([Spritz] Table II: 25).").range(0, 1e9),
+      integer("topology.p", 0, "hosts", "Dragonfly / Slim Fly / ring / complete: hosts per switch; 0 = default (Dragonfly 4, the others ceil(k'/2) for switch degree k').").range(0, 4096),
+      integer("topology.n", 8, "switches", "Ring / complete: number of switches.").range(2, 1 << 14),
+      real("topology.link_rate_gbps", 400, "Gb/s", "Dragonfly / Slim Fly / ring / complete: rate of every link (host links included).").range(1e-3, 1e6),
+      real("topology.local_latency_ns", 25, "ns", "Dragonfly / Slim Fly / ring / complete: latency of local switch links (Dragonfly intra-group, Slim Fly intra-rack, every ring / complete link; [Spritz] Table II: 25).").range(0, 1e9),
       real("topology.global_latency_ns", 500, "ns", "Dragonfly / Slim Fly: latency of global (inter-group / inter-rack) links (Table II: 500).").range(0, 1e9),
   });
   return true;

@@ -25,4 +25,14 @@ Topology build_topology(const config::Config& cfg);
 // Gb/s (config) -> bits/s, exact for the usual rates.
 BitsPerSec rate_gbps(double gbps);
 
+// The shared link keys of the direct networks (topology.link_rate_gbps, host/local/global
+// latencies) into a generator's params (DragonflyParams, SlimFlyParams).
+template <class Params>
+void read_direct_links(const config::Config& c, Params& p) {
+  p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
+  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
+  p.local_latency = from_ns(c.real("topology.local_latency_ns"));
+  p.global_latency = from_ns(c.real("topology.global_latency_ns"));
+}
+
 }  // namespace lbsim::topo

@@ -230,11 +230,16 @@ std::vector<SlimFlySize> suggest_slim_fly(int hosts, int max_candidates) {
 SlimFlyParams slim_fly_params(const config::Config& c) {
   SlimFlyParams p;
   p.q = static_cast<int>(c.integer("topology.q"));
+  // An invalid q is the config's error: name the key and where its value came from.
+  if (!valid_slim_fly_q(p.q)) {
+    try {
+      slim_fly_delta(p.q);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("{}topology.q: {}", c.where("topology.q"), e.what()));
+    }
+  }
   p.p = c.integer("topology.p") > 0 ? static_cast<int>(c.integer("topology.p")) : -1;
-  p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
-  p.host_latency = from_ns(c.real("topology.host_latency_ns"));
-  p.local_latency = from_ns(c.real("topology.local_latency_ns"));
-  p.global_latency = from_ns(c.real("topology.global_latency_ns"));
+  read_direct_links(c, p);
   return p;
 }
 

@@ -63,7 +63,8 @@ struct SlimFlySize {
 SlimFlySize slim_fly_size(int q, int p = -1);  // sizes for a valid q (no graph is built)
 std::vector<SlimFlySize> suggest_slim_fly(int hosts, int max_candidates = 5);
 
-// The Slim Fly keys of a config (topology.q, p, rates, latencies).
+// The Slim Fly keys of a config (topology.q, p, rates, latencies); an invalid q is a UserError
+// naming topology.q and where its value came from.
 SlimFlyParams slim_fly_params(const config::Config& c);
 
 }  // namespace lbsim::topo

@@ -1,7 +1,8 @@
 #include "topo/topology.h"
 
 #include <algorithm>
-#include <deque>
+
+#include "topo/graph.h"
 
 namespace lbsim::topo {
 
@@ -71,23 +72,12 @@ void Topology::set_param(const std::string& key, const std::string& value) {
 }
 
 std::vector<std::vector<std::int32_t>> switch_distances(const Topology& t) {
-  auto adj = t.switch_adjacency();
-  const auto n = static_cast<std::int32_t>(adj.size());
-  std::vector<std::vector<std::int32_t>> dist(n, std::vector<std::int32_t>(n, -1));
-  std::vector<std::int32_t> queue(n);
+  const std::int32_t n = t.num_switches();
+  std::vector<std::vector<std::int32_t>> dist(static_cast<std::size_t>(n));
+  Bfs bfs(n);
   for (std::int32_t s = 0; s < n; ++s) {
-    auto& d = dist[s];
-    std::size_t head = 0, tail = 0;
-    d[s] = 0;
-    queue[tail++] = s;
-    while (head < tail) {
-      auto u = queue[head++];
-      for (auto v : adj[u])
-        if (d[v] < 0) {
-          d[v] = d[u] + 1;
-          queue[tail++] = v;
-        }
-    }
+    switch_bfs(t, s, bfs, [](const Link&) { return true; });
+    dist[static_cast<std::size_t>(s)].assign(bfs.dist().begin(), bfs.dist().end());
   }
   return dist;
 }

@@ -2,7 +2,9 @@
 // Nodes [0, num_hosts) are hosts (endpoints), nodes [num_hosts, size) are switches. Every node owns
 // an ordered list of ports; port p of node n is a full-duplex link to (peer node, peer port).
 // Generators (fat_tree, dragonfly, slim_fly, ...) fill a Topology; nothing downstream knows which
-// generator made it except through `kind`, node groups and `params` (for reports).
+// generator made it except through `kind`, node groups and `params` (for reports). What routing must
+// know about a family it reads from properties the generator sets (minimal_one_global_hop), never
+// from `kind`.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -53,6 +55,14 @@ class Topology {
   std::vector<Link> links;
   std::vector<std::vector<Port>> ports;  // ports[node][port]
   std::int32_t num_hosts = 0;
+  // What a minimal route is. False: a path with the fewest switch-to-switch hops. True: a path with
+  // at most one Global link, i.e. local-global-local between groups (Node::group), the shortest of
+  // those (Dragonfly minimal routing: Kim et al., ISCA 2008; [Spritz] sec. II-A, Table I). A path
+  // through a third group counts as non-minimal (Valiant) even when it has fewer hops. Routing then
+  // restricts minimal routes to one global hop (routing::MinimalRoutes), classifies paths by their
+  // global hops, and bounded paths are enumerated group by group (PathRule::Dragonfly). Set by the
+  // dragonfly generator.
+  bool minimal_one_global_hop = false;
   // Construction parameters and derived facts for reports (`lbsim topo`), in insertion order.
   std::vector<std::pair<std::string, std::string>> params;
 

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "config/reader.h"
+#include "workflow/paper_reports.h"
 
 namespace lbsim::workflow {
 
@@ -374,6 +375,74 @@ std::vector<Entry> catalog() {
     add_perm(quick, "1MiB");
     c.push_back({"spritz-fig9", "[Spritz] Fig. 9", "2 % of links failed: permutation, collectives, traces",
                  with(scheme_needs(spritz_failure_schemes()), {bdp, failures}), full, quick, "~40 min", "70 s", {}});
+  }
+  {
+    // [REPS] sec. 4.5.2 and 5.1: the balls-into-bins models (lbsim balls, no packets; every
+    // parameter explicit so that the entries do not follow later changes of the key defaults) and
+    // the EVS-size scenario of Fig. 15 (a sweep).
+    const Need balls{"balls.", "", "balls-into-bins models (balls.* keys)"};
+    const auto entry = [&](std::string name, std::string source, std::string what, std::vector<std::string> full,
+                           std::vector<std::string> quick, std::string rt_full, std::string rt_quick) {
+      Entry e{std::move(name), std::move(source), std::move(what), {balls}, "", "", std::move(rt_full), std::move(rt_quick), {}};
+      e.command = std::move(full);
+      e.command_quick = std::move(quick);
+      return e;
+    };
+    c.push_back(entry("reps-fig14", "[REPS] Fig. 14", "EVS-size load imbalance: 1 and 32 flows x 2^1..2^16 EVs on 32 uplinks, uniform and ECMP hash",
+                      {"balls", "evs", "--set", "balls.evs_bins=32", "--set", "balls.evs_flows=1,32", "--set",
+                       "balls.evs_bits_min=1", "--set", "balls.evs_bits_max=16", "--set", "balls.evs_ecmp_hash=true",
+                       "--set", "balls.evs_trials=1000", "--set", "run.seed=1"},
+                      {"balls", "evs", "--set", "balls.evs_bins=32", "--set", "balls.evs_flows=1,32", "--set",
+                       "balls.evs_bits_min=1", "--set", "balls.evs_bits_max=16", "--set", "balls.evs_ecmp_hash=true",
+                       "--set", "balls.evs_trials=100", "--set", "run.seed=1"},
+                      "27 s", "11 s"));
+    {
+      // [REPS] sec. 4.5.2, Fig. 15 (left): the 8 MiB permutation on the 1024-host fat tree (32 uplinks
+      // per ToR, the switch of Fig. 14) with 32, 256 and 64K EVs, OPS and REPS, five seeds.
+      const auto mk = [&](bool quick) {
+        return fmt::format("# [REPS] Fig. 15 (left): {} permutation with network.ev_bits = 5, 8, 16 (32, 256, 64K EVs),\n"
+                           "# OPS vs REPS; completion time relative to 2^16 EVs (printed by lbsim reproduce).\n"
+                           "name = \"reps-fig15\"\n[set]\n{}\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n\n"
+                           "[grid]\n\"lb.algorithm\" = [\"ops\", \"reps\"]\n\"network.ev_bits\" = [5, 8, 16]\n\"run.seed\" = {}\n",
+                           quick ? "2 MiB" : "8 MiB", reps_net(quick ? 128 : 1024, quick ? 16 : 64, "200000"),
+                           quick ? "2MiB" : "8MiB", quick ? "[1, 2, 3]" : "[1, 2, 3, 4, 5]");
+      };
+      Entry e{"reps-fig15", "[REPS] Fig. 15 (left)", "EVS size 32 / 256 / 64K EVs, 8 MiB permutation on 1024 hosts; OPS vs REPS, 5 seeds",
+              {reps}, mk(false), mk(true), "9 min", "20 s", {}};
+      e.report = reps_fig15_report;
+      c.push_back(e);
+    }
+    const std::vector<std::string> fig17{"balls", "queue", "--set", "balls.queue_models=ops", "--set",
+                                         "balls.queue_bins=8,16,32,64,128", "--set", "balls.queue_lambda=0.99",
+                                         "--set", "balls.queue_steps=1000", "--set", "balls.queue_bin_seeds=1",
+                                         "--set", "run.seed=1"};
+    // 100 seeds: the max queue grows only like log n, so fewer seeds can leave neighbouring n
+    // (32 and 64) out of order by chance.
+    auto fig17q = fig17;
+    fig17q.insert(fig17q.end(), {"--set", "balls.seeds=20"});
+    auto fig17f = fig17;
+    fig17f.insert(fig17f.end(), {"--set", "balls.seeds=100"});
+    c.push_back(entry("reps-fig17", "[REPS] Fig. 17", "OPS queues at lambda = 0.99, 1000 steps, n = 8..128 bins, 100 seeds", fig17f,
+                      fig17q, "4 s", "5 s"));
+    const std::vector<std::string> fig18{"balls", "queue", "--set", "balls.queue_models=ops,recycled", "--set",
+                                         "balls.queue_bins=5", "--set", "balls.queue_lambda=1", "--set", "balls.queue_steps=200",
+                                         "--set", "balls.queue_bin_seeds=1", "--set", "balls.tau=0", "--set",
+                                         "balls.colors_per_bin=0", "--set", "balls.tau_count=before", "--set",
+                                         "balls.recycle=removed", "--set", "run.seed=1"};
+    auto fig18q = fig18;
+    fig18q.insert(fig18q.end(), {"--set", "balls.seeds=5"});
+    auto fig18f = fig18;
+    fig18f.insert(fig18f.end(), {"--set", "balls.seeds=20"});
+    c.push_back(entry("reps-fig18", "[REPS] Fig. 18", "OPS vs recycled balls-into-bins, n = 5, 200 steps, lambda = 1, tau drawn, 20 seeds",
+                      fig18f, fig18q, "2 s", "4 s"));
+    c.push_back(entry("reps-thm51", "[REPS] Theorem 5.1", "recycled balls-into-bins: steps to convergence and max queue, n = 16..128, 20 seeds",
+                      {"balls", "theorem", "--set", "balls.theorem_bins=16,32,64,128", "--set", "balls.seeds=20", "--set",
+                       "balls.theorem_max_steps=1000000", "--set", "balls.tau=0", "--set", "balls.colors_per_bin=0", "--set",
+                       "balls.tau_count=before", "--set", "balls.recycle=removed", "--set", "run.seed=1"},
+                      {"balls", "theorem", "--set", "balls.theorem_bins=16,32", "--set", "balls.seeds=5", "--set",
+                       "balls.theorem_max_steps=1000000", "--set", "balls.tau=0", "--set", "balls.colors_per_bin=0", "--set",
+                       "balls.tau_count=before", "--set", "balls.recycle=removed", "--set", "run.seed=1"},
+                      "2 s", "4 s"));
   }
   return c;
 }

@@ -5,9 +5,12 @@
 // reports "needs: ..." and refuses to run.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "workflow/sweep.h"
 
 namespace lbsim::workflow {
 
@@ -29,6 +32,12 @@ struct Entry {
   // A base config from the source tree (e.g. examples/spritz/motivational.toml): the sweep text
   // holds "@BASE@", replaced by its absolute path when the entry runs.
   std::string base = {};
+  // An analysis entry (no packets, e.g. the [REPS] balls-into-bins models) runs the lbsim
+  // subcommand `command` (`command_quick` with --quick) with `--out DIR` instead of a sweep, then
+  // plots DIR; `full` and `quick` stay empty.
+  std::vector<std::string> command = {}, command_quick = {};
+  // Printed after a sweep entry has run: the figure's metric next to the paper's statement.
+  std::function<std::string(const Sweep&)> report = {};
 };
 
 // The labels of the entry's needs that this build does not meet (empty: it can run).

@@ -10,8 +10,13 @@
 #include <fmt/core.h>
 
 #include "analysis/cabling.h"
-#include "analysis/toolkit_config.h"
+#include "analysis/path_options.h"
+#include "analysis/scale.h"
+#include "analysis/switch_graph.h"
+#include "config/reader.h"
 #include "core/error.h"
+#include "topo/paths.h"
+#include "topo/registry.h"
 #include "topo/slim_fly.h"
 
 using namespace lbsim;
@@ -466,38 +471,91 @@ TEST(CablingVerify, NameMapErrors) {
   EXPECT_EQ(m.at("00000000000002c9"), "sf-0-0-0");
 }
 
-TEST(ToolkitConfig, ReadsKeysAndRejectsUnknownOnes) {
-  const auto c = parse_toolkit_config(
-      "[topology]\nkind = \"slim_fly\"\nq = 7\np = 5\n[cabling]\nswitch_ports = 36\n"
-      "[cost.radix48]\nswitch = 20000\nswitch_cable = 1000.5\nendpoint_cable = 100\n",
-      "t.toml");
-  EXPECT_EQ(c.q, 7);
-  EXPECT_EQ(c.p, 5);
-  EXPECT_EQ(c.switch_ports, 36);
-  ASSERT_TRUE(c.prices.count(48));
-  EXPECT_DOUBLE_EQ(c.prices.at(48).switch_cable, 1000.5);
-  EXPECT_TRUE(c.prices.count(36));  // defaults kept
-  EXPECT_EQ(c.q_line, 3);
-  EXPECT_EQ(c.where(c.q_line), "t.toml:3");
-  EXPECT_EQ(c.where(0), "t.toml");
+namespace {
+config::Config parse_cfg(const std::string& text) {
+  config::Config c;
+  config::load_text(c, text, "t.toml");
+  return c;
+}
+}  // namespace
+
+// The cabling keys are declared keys of the one key table ([cabling] switch_ports, name_prefix);
+// the topology comes from the run config's [topology] keys.
+TEST(CablingConfig, ReadsKeys) {
+  const auto plan = make_cabling_plan(parse_cfg(
+      "[topology]\nkind = \"slim_fly\"\nq = 7\np = 5\n[cabling]\nswitch_ports = 36\nname_prefix = \"sf7\"\n"));
+  EXPECT_EQ(plan.q, 7);
+  EXPECT_EQ(plan.p, 5);
+  EXPECT_EQ(plan.switch_ports, 36);
+  EXPECT_EQ(plan.name(0), "sf7-0-0-0");
+  // Defaults: p = ceil(k'/2), switch_ports = p + k', prefix "sf".
+  const auto d = make_cabling_plan(parse_cfg("[topology]\nkind = \"slim_fly\"\nq = 5\n"));
+  EXPECT_EQ(d.p, 4);
+  EXPECT_EQ(d.switch_ports, 11);
+  EXPECT_EQ(d.name(0), "sf-0-0-0");
+}
+
+TEST(CablingConfig, ErrorsNameKeyAndOrigin) {
   struct Case {
     std::string text, msg;
   };
   const std::vector<Case> cases = {
-      {"[topology]\nkind = \"slim_fly\"\n\nqq = 5\n", "t.toml:4: unknown key 'topology.qq'; did you mean 'q'?"},
-      {"[topologie]\nq = 5\n", "t.toml:1: unknown key 'topologie'; did you mean 'topology'?"},
-      {"[topology]\nq = \"five\"\n", "t.toml:2: 'topology.q' must be an integer"},
-      {"[topology]\nkind = \"dragonfly\"\n", "t.toml:2: topology.kind = \"dragonfly\""},
-      {"[cost.radix36]\nswich = 1\n", "t.toml:2: unknown key 'cost.radix36.swich'; did you mean 'switch'?"},
-      {"[cost.big]\nswitch = 1\n", "t.toml:1: unknown key 'cost.big'"},
-      {"[topology]\nq = 5\nq = 7\n", "t.toml:3: TOML syntax error"},
+      {"[topology]\nkind = \"slim_fly\"\n\nqq = 5\n", "t.toml:4: unknown key 'topology.qq' (did you mean 'topology.q'?)"},
+      {"[topologie]\nq = 5\n", "t.toml:1: unknown key 'topologie' (did you mean 'topology."},
+      {"[topology]\nq = \"five\"\n", "t.toml:2: key 'topology.q': expected an integer, got a string"},
+      {"[topology]\nkind = \"dragonfly\"\n",
+       "t.toml:2: topology.kind = \"dragonfly\": the cabling plan is for a Slim Fly"},
+      {"[topology]\nq = 5\n", "topology.kind = \"fat_tree\" (the default): the cabling plan is for a Slim Fly"},
+      {"[topology]\nkind = \"slim_fly\"\nq = 6\n", "t.toml:3: topology.q: slim_fly: q = 6 is not a prime power"},
+      {"[topology]\nkind = \"slim_fly\"\nq = 5\n[cabling]\nswitch_ports = 10\n",
+       "t.toml:5: cabling: switch_ports = 10 is less than the p + k' = 4 + 7 = 11 ports"},
+      {"[topology]\nkind = \"slim_fly\"\nq = 5\n[cabling]\nname_prefix = \"s f\"\n",
+       "t.toml:5: cabling.name_prefix = \"s f\" must be non-empty"},
+      {"[cabling]\nswich_ports = 1\n", "t.toml:2: unknown key 'cabling.swich_ports' (did you mean 'cabling.switch_ports'?)"},
+      {"[topology]\nq = 5\nq = 7\n", "t.toml:3:"},
   };
   for (const auto& cs : cases) {
     try {
-      parse_toolkit_config(cs.text, "t.toml");
+      make_cabling_plan(parse_cfg(cs.text));
       ADD_FAILURE() << cs.text;
     } catch (const UserError& e) {
       EXPECT_EQ(std::string(e.what()).rfind(cs.msg, 0), 0u) << e.what();
     }
   }
+}
+
+// One run config serves every toolkit command whose topology kind fits: `lbsim paths` (bounded
+// paths), `lbsim layers` / `lbsim mat` (switch graph) and `lbsim cabling plan` (Slim Fly only).
+TEST(CablingConfig, RunConfigServesTheToolkit) {
+  const std::string ex = std::string(LBSIM_SOURCE_DIR) + "/examples/";
+  const auto sf = config::load(ex + "spritz/slim_fly_table2.toml", {});
+  const auto t = topo::build_topology(sf);
+  topo::PathEnumerator pe(t, path_options(sf));
+  EXPECT_EQ(pe.rule(), topo::PathRule::Valiant);
+  EXPECT_EQ(pe.count(t.switch_node(0), t.switch_node(1)),
+            static_cast<std::int64_t>(pe.paths(t.switch_node(0), t.switch_node(1)).size()));
+  const auto g = switch_graph(sf);
+  EXPECT_EQ(g.description, "slim_fly q=9: 162 switches, k'=13, p=7");
+  const auto plan = make_cabling_plan(sf);
+  EXPECT_EQ(plan.q, 9);
+  EXPECT_EQ(plan.p, 7);
+  EXPECT_EQ(plan.num_switches(), 162);
+  const auto df = config::load(ex + "spritz/dragonfly_table2.toml", {});
+  EXPECT_EQ(topo::PathEnumerator(topo::build_topology(df), path_options(df)).rule(), topo::PathRule::Dragonfly);
+  EXPECT_EQ(switch_graph(df).adj.size(), 264u);
+  EXPECT_THROW(make_cabling_plan(df), UserError);  // not a Slim Fly
+}
+
+// Every toolkit example loads with the commands it is documented for.
+TEST(CablingConfig, ExamplesLoadWithTheirCommands) {
+  const std::string ex = std::string(LBSIM_SOURCE_DIR) + "/examples/";
+  for (const char* f : {"slimfly/sf-q5-cscs.toml", "slimfly/sf-q9-spritz.toml"}) {
+    const auto c = config::load(ex + f, {});
+    EXPECT_GT(make_cabling_plan(c).num_switches(), 0) << f;
+    EXPECT_GT(switch_graph(c).adj.size(), 0u) << f;
+    EXPECT_EQ(configured_prices(c), default_prices()) << f;
+  }
+  for (const char* f : {"layered/sf-q5.toml", "layered/sf-q7.toml", "layered/ring8.toml"})
+    EXPECT_GT(switch_graph(config::load(ex + f, {})).adj.size(), 0u) << f;
+  EXPECT_EQ(configured_prices(config::load(ex + "slimfly/prices.toml", {})), default_prices());
 }

@@ -60,7 +60,11 @@ TEST(CablingCli, PlanVerifyExitCodes) {
   // Malformed dump and bad config are user errors -> 2.
   std::ofstream(dir / "bad.txt") << "Switch\t36 \"S-01\"\n[1] nonsense\n";
   EXPECT_EQ(run(b + " cabling verify " + d + "/sf.toml --discovered " + d + "/bad.txt"), 2);
-  std::ofstream(dir / "bad.toml") << "[topology]\nq = 6\n";
+  std::ofstream(dir / "bad.toml") << "[topology]\nkind = \"slim_fly\"\nq = 6\n";
   EXPECT_EQ(run(b + " cabling plan " + d + "/bad.toml --out " + d + "/x"), 2);
+  EXPECT_EQ(run(b + " cabling plan " + d + "/missing.toml --out " + d + "/x"), 2);
+  EXPECT_EQ(run(b + " cabling plan " + d + "/sf.toml --set topology.q=7 --out " + d + "/q7"), 0);
+  EXPECT_NE(slurp(dir / "q7" / "plan.json").find("\"q\": 7"), std::string::npos);
   EXPECT_EQ(run(b + " scale --table2"), 0);
+  EXPECT_EQ(run(b + " scale --config " + d + "/missing.toml"), 2);
 }

@@ -55,6 +55,21 @@ TEST(PathsCli, Fig3Dragonfly) {
   EXPECT_NE(r.out.find("dragonfly,p=10 a=20 h=10 g=201,40200,4020,200,2412000,2"), std::string::npos) << r.out;
 }
 
+// A run config serves `lbsim paths` as it is; --set overrides its keys.
+TEST(PathsCli, RunConfigAndOverrides) {
+  if (!have_binary()) GTEST_SKIP() << "lbsim binary not built";
+  const std::string cfg = std::string(LBSIM_SOURCE_DIR) + "/examples/spritz/slim_fly_table2.toml";
+  auto r = lbsim("paths " + cfg + " --src 0 --dst 1 --set paths.max_hops=3");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("rule: valiant (<= 3 hops), packet 4160 B"), std::string::npos) << r.out;
+  r = lbsim("paths " + cfg + " --set paths.rule=bogus");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("--set: key 'paths.rule': 'bogus' is not one of"), std::string::npos) << r.out;
+  r = lbsim("paths /nonexistent/cfg.toml");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("cannot open config file '/nonexistent/cfg.toml'"), std::string::npos) << r.out;
+}
+
 TEST(PathsCli, Errors) {
   if (!have_binary()) GTEST_SKIP() << "lbsim binary not built";
   auto r = lbsim("paths " + example("paths_dragonfly.toml") + " --src g0s3");

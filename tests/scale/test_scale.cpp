@@ -2,9 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include <fmt/core.h>
+
 #include "analysis/scale.h"
+#include "config/reader.h"
 #include "core/error.h"
 #include "topo/slim_fly.h"
 
@@ -165,4 +171,73 @@ TEST(ScaleFormat, TablesMentionTheirSources) {
   EXPECT_NE(t4.find("2048 endpoint clusters"), std::string::npos);
   EXPECT_NE(t4.find("q=11 k'=17 p=9"), std::string::npos);
   EXPECT_THROW(parse_size_rule("loose"), UserError);
+}
+
+namespace {
+std::string prices_error(const std::string& csv) {
+  std::istringstream in(csv);
+  try {
+    parse_prices_csv(in, "p.csv");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// The price list of `cost.prices`: CSV rows radix,switch,switch_cable,endpoint_cable.
+TEST(ScalePrices, CsvRows) {
+  std::istringstream in(
+      "# USD per item\n\nradix,switch,switch_cable,endpoint_cable\n48,20000,1000.5,100\r\n  # comment\n36, 1, 2 ,3\n");
+  const auto p = parse_prices_csv(in, "p.csv");
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p.at(48), (Prices{20000, 1000.5, 100}));
+  EXPECT_EQ(p.at(36), (Prices{1, 2, 3}));
+}
+
+TEST(ScalePrices, ErrorsNameFileAndLine) {
+  const std::string header = "radix,switch,switch_cable,endpoint_cable\n";
+  EXPECT_EQ(prices_error("# c\nradix,switch,cable\n"),
+            "p.csv:2: expected the header 'radix,switch,switch_cable,endpoint_cable', got 'radix,switch,cable'");
+  EXPECT_EQ(prices_error("# only comments\n"), "p.csv: no header 'radix,switch,switch_cable,endpoint_cable'");
+  EXPECT_EQ(prices_error(header + "36,1,2\n"),
+            "p.csv:2: expected 4 fields (radix,switch,switch_cable,endpoint_cable), got 3");
+  EXPECT_EQ(prices_error(header + "x36,1,2,3\n"), "p.csv:2: radix 'x36' is not an integer in [2, 4096]");
+  EXPECT_EQ(prices_error(header + "1,1,2,3\n"), "p.csv:2: radix '1' is not an integer in [2, 4096]");
+  EXPECT_EQ(prices_error(header + "36,1,-2,3\n"), "p.csv:2: switch_cable '-2' is not a price (a number >= 0)");
+  EXPECT_EQ(prices_error(header + "36,1,2,nan\n"), "p.csv:2: endpoint_cable 'nan' is not a price (a number >= 0)");
+  EXPECT_EQ(prices_error(header + "36,1,2,3\n\n36,4,5,6\n"), "p.csv:4: radix 36 is listed twice (first on line 2)");
+}
+
+// Rows replace the built-in prices of their radix; the others stay. Errors name the key and the
+// config line that set it.
+TEST(ScalePrices, ConfigKey) {
+  const auto dir = std::filesystem::temp_directory_path() / "lbsim-test-prices";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "p.csv") << "radix,switch,switch_cable,endpoint_cable\n36,1,2,3\n48,4,5,6\n";
+  std::ofstream(dir / "c.toml") << "# prices\n[cost]\nprices = \"p.csv\"\n";
+  const auto c = config::load((dir / "c.toml").string(), {});
+  const auto p = configured_prices(c);
+  EXPECT_EQ(p.at(36), (Prices{1, 2, 3}));
+  EXPECT_EQ(p.at(48), (Prices{4, 5, 6}));
+  EXPECT_EQ(p.at(40), default_prices().at(40));
+  EXPECT_EQ(configured_prices(config::Config()), default_prices());
+  std::ofstream(dir / "bad.toml") << "[cost]\nprices = \"missing.csv\"\n";
+  try {
+    configured_prices(config::load((dir / "bad.toml").string(), {}));
+    ADD_FAILURE();
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), fmt::format("{}:2: cost.prices: cannot open the price list '{}'",
+                                                 (dir / "bad.toml").string(), (dir / "missing.csv").string()));
+  }
+  std::ofstream(dir / "p.csv") << "radix,switch,switch_cable,endpoint_cable\n36,1,2\n";
+  try {
+    configured_prices(c);
+    ADD_FAILURE();
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "p.csv").string() + ":2: expected 4 fields", 0), 0u) << e.what();
+  }
+  // The example price list is the built-in one.
+  EXPECT_EQ(configured_prices(config::load(std::string(LBSIM_SOURCE_DIR) + "/examples/slimfly/prices.toml", {})),
+            default_prices());
 }

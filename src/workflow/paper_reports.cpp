@@ -1,0 +1,94 @@
+#include "workflow/paper_reports.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include <fmt/core.h>
+
+namespace lbsim::workflow {
+
+namespace {
+
+std::string column(const std::vector<std::string>& row, const char* name) {
+  const auto& cols = metric_columns();
+  const auto it = std::find(cols.begin(), cols.end(), name);
+  return it == cols.end() ? "" : row[static_cast<std::size_t>(it - cols.begin())];
+}
+
+struct Range {
+  double mean = 0, min = 0, max = 0;
+};
+Range range(const std::vector<double>& v) {
+  Range r;
+  if (v.empty()) return r;
+  for (double x : v) r.mean += x;
+  r.mean /= static_cast<double>(v.size());
+  r.min = *std::min_element(v.begin(), v.end());
+  r.max = *std::max_element(v.begin(), v.end());
+  return r;
+}
+
+}  // namespace
+
+std::string reps_fig15_report(const Sweep& sw) {
+  // [REPS] sec. 4.5.2: "REPS works equally well with 256 and 64K EVs and is only 8% slower with 32
+  // EVs. On the other hand, OPS is 21% and 64% slower with 256 and 32 EVs when compared to 64K."
+  const std::map<std::pair<std::string, int>, std::string> paper{
+      {{"reps", 8}, "equal (+0%)"}, {{"reps", 5}, "+8%"}, {{"ops", 8}, "+21%"}, {{"ops", 5}, "+64%"}};
+  std::vector<std::string> lbs;
+  std::map<std::string, std::vector<int>> bits_of;
+  std::map<std::tuple<std::string, int, std::int64_t>, double> fct;  // (lb, bits, seed) -> max FCT
+  int skipped = 0;
+  std::vector<std::int64_t> seeds;
+  for (const auto& p : sw.points) {
+    const std::string lb = p.cfg.text("lb.algorithm");
+    const int bits = static_cast<int>(p.cfg.integer("network.ev_bits"));
+    const std::int64_t seed = p.cfg.integer("run.seed");
+    if (std::find(lbs.begin(), lbs.end(), lb) == lbs.end()) lbs.push_back(lb);
+    auto& b = bits_of[lb];
+    if (std::find(b.begin(), b.end(), bits) == b.end()) b.push_back(bits);
+    if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end()) seeds.push_back(seed);
+    const auto row = metrics_row(p);
+    if (row[0] != "ok" || column(row, "max_fct_us").empty()) {
+      ++skipped;
+      continue;
+    }
+    fct[{lb, bits, seed}] = std::stod(column(row, "max_fct_us"));
+  }
+  std::string s = fmt::format(
+      "[REPS] Fig. 15 (left): completion time (max FCT) relative to the largest EVS, per load balancer; "
+      "{} seed(s); mean [min..max] over the seeds\n",
+      seeds.size());
+  s += fmt::format("{:<8} {:>7} {:>8} {:>28} {:>26} {:>12}\n", "lb", "ev_bits", "EVs", "max FCT (us)",
+                   "vs largest EVS", "paper");
+  for (const auto& lb : lbs) {
+    auto bits = bits_of[lb];
+    std::sort(bits.begin(), bits.end());
+    const int ref = bits.back();
+    for (const int b : bits) {
+      std::vector<double> abs, rel;
+      for (const auto seed : seeds) {
+        const auto it = fct.find({lb, b, seed});
+        if (it == fct.end()) continue;
+        abs.push_back(it->second);
+        const auto r = fct.find({lb, ref, seed});
+        if (r != fct.end()) rel.push_back(it->second / r->second - 1.0);
+      }
+      const auto a = range(abs), r = range(rel);
+      const auto pit = paper.find({lb, b});
+      s += fmt::format("{:<8} {:>7} {:>8} {:>28} {:>26} {:>12}\n", lb, b, std::int64_t{1} << b,
+                       abs.empty() ? "-" : fmt::format("{:.1f} [{:.1f}..{:.1f}]", a.mean, a.min, a.max),
+                       b == ref ? "reference"
+                       : rel.empty()
+                           ? "-"
+                           : fmt::format("{:+.1f}% [{:+.1f}..{:+.1f}]", 100 * r.mean, 100 * r.min, 100 * r.max),
+                       b == ref && ref == 16 ? "reference" : pit == paper.end() ? "-" : pit->second);
+    }
+  }
+  if (skipped) s += fmt::format("({} run(s) not completed are left out)\n", skipped);
+  return s;
+}
+
+}  // namespace lbsim::workflow
