@@ -396,6 +396,43 @@ TEST_P(Lossless, PartialDeadlockIsFoundWhileOtherTrafficRuns) {
   EXPECT_GT(s.network().port(s.network().port_id(s.topology().switch_node(0), 0)).stats.tx_packets, 0u);
 }
 
+// ACKs have their own virtual channel / priority, so a NIC whose data is deadlocked still sends
+// them. In the deadlocked ring (as above), host 0's data waits forever in the cycle; host 2, on the
+// same switch, sends 1 MiB to host 0 from 150 us on (after the ring deadlocked at about 95 us).
+// Its data needs no ring link and its ACKs leave through host 0's NIC in the control channel: it
+// completes within one base RTT of its rate bound, before the stall is reported. Were the
+// ACKs in the data channel, they would wait behind host 0's stuck data for good and the flow would
+// never complete.
+TEST_P(Lossless, AcksLeaveANicWhoseDataIsDeadlocked) {
+  const std::string dir = test::temp_dir("ring-acks-" + GetParam());
+  std::string csv = "src,dst,bytes,start_us\n2,0,1048576,150\n";
+  for (int s = 0; s < 4; ++s)
+    for (int k = 0; k < 2; ++k) csv += std::to_string(3 * s + k) + "," + std::to_string(3 * ((s + 3) % 4) + k) + ",262144,0\n";
+  auto c = ring_config(GetParam(), dir);
+  c.set("topology.p", 3);
+  c.set("workload.file", test::write_file(dir + "/flows.csv", csv));
+  c.set("network.stall_us", 1000.0);
+  sim::Simulation s(c);
+  EXPECT_EQ(s.run(), 3);
+  const auto* st = s.network().stall();
+  ASSERT_NE(st, nullptr);
+  ASSERT_EQ(st->cycle.size(), 4u) << st->text();
+  const auto local = s.flow_results()[0];
+  ASSERT_TRUE(local.finished);
+  EXPECT_LT(local.finish, st->time);
+  // credit: the ring's 2-packet buffers cap host 2 at 2 packets per credit loop (serialization,
+  // host link there, switch latency, credit back), as in CreditLoopLimitsTheRateExactly; pfc: Xoff
+  // plus headroom lets it run at line rate.
+  const SimTime ser = serialization_ps(s.derived().packet_bytes, gbps(400));
+  const SimTime lat = from_ns(c.real("topology.host_latency_ns")), sw = from_ns(c.real("network.switch_latency_ns"));
+  const SimTime bound = GetParam() == "credit" ? (256 / 2) * (ser + 2 * lat + sw) : local.ideal;
+  EXPECT_GE(local.finish - local.start, local.ideal);
+  EXPECT_LE(local.finish - local.start, bound + s.derived().base_rtt)
+      << "FCT " << to_us(local.finish - local.start) << " us, ideal " << to_us(local.ideal) << " us, bound " << to_us(bound);
+  EXPECT_EQ(local.retransmits, 0u);
+  EXPECT_FALSE(s.flow_results()[1].finished);  // host 0's own flow is in the deadlock
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, Lossless, ::testing::Values("credit", "pfc"));
 
 // ---- Config checks name the keys.
