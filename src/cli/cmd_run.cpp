@@ -54,9 +54,16 @@ int do_run(const RunOptions& o) {
                  j["reps"]["state_bits"].dump(), j["reps"]["state_bytes"].dump(), j["reps"].value("freeze_entries", nlohmann::json(0)).dump());
     fmt::print("  results in {}/\n", out);
   }
-  if (rc == 3)
-    fmt::print(stderr, "lbsim: {} flow(s) unfinished at the end time ({} us); see {}/flows.csv\n",
-               j["unfinished"].get<std::uint64_t>(), cfg.real("run.end_us"), out);
+  if (rc == 3) {
+    // A lossless run that deadlocked stops at the stall, not at run.end_us.
+    const auto* fc = j.contains("flow_control") ? &j["flow_control"] : nullptr;
+    if (fc != nullptr && fc->contains("stall"))
+      fmt::print(stderr, "lbsim: {} flow(s) unfinished when the run stopped on the stall ({} us); see {}/flows.csv\n",
+                 j["unfinished"].get<std::uint64_t>(), (*fc)["stall"]["time_us"].get<double>(), out);
+    else
+      fmt::print(stderr, "lbsim: {} flow(s) unfinished at the end time ({} us); see {}/flows.csv\n",
+                 j["unfinished"].get<std::uint64_t>(), cfg.real("run.end_us"), out);
+  }
   return rc;
 }
 

@@ -49,9 +49,10 @@ void write_ports_csv(std::ostream& os, const std::vector<PortRow>& ports) {
 }
 
 void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples) {
-  os << "time_us,node,port,peer,data_bytes,ctrl_bytes\n";
+  os << "time_us,node,port,peer,data_bytes,ctrl_bytes,blocked\n";
   for (const auto& q : samples)
-    fmt::print(os, "{:.3f},{},{},{},{},{}\n", to_us(q.time), q.node, q.port, q.peer, q.data_bytes, q.ctrl_bytes);
+    fmt::print(os, "{:.3f},{},{},{},{},{},{}\n", to_us(q.time), q.node, q.port, q.peer, q.data_bytes, q.ctrl_bytes,
+               q.blocked ? 1 : 0);
 }
 
 }  // namespace lbsim::metrics

@@ -52,6 +52,7 @@ struct QueueSample {
   SimTime time = 0;
   std::int32_t node = -1, port = -1, peer = -1;
   Bytes data_bytes = 0, ctrl_bytes = 0;
+  bool blocked = false;  // lossless modes: idle with packets that may not be sent (no credit / paused)
 };
 void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples);
 

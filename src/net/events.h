@@ -1,6 +1,6 @@
 // Every event kind of the engine, in one place. An event is {time, seq, obj, kind} (core/event_queue.h);
-// `obj` is an index whose meaning depends on the kind. The network handles kEvArrive and kEvTxNext
-// itself and dispatches every other kind to the handler registered for it (Network::on).
+// `obj` is an index whose meaning depends on the kind. The network handles kEvArrive, kEvTxNext and
+// the lossless kinds itself and dispatches every other kind to the handler registered for it (Network::on).
 #pragma once
 #include <cstdint>
 
@@ -10,6 +10,13 @@ enum EventKind : std::uint32_t {
   // net: obj = packet index / port id
   kEvArrive = 0,
   kEvTxNext,
+  // net, lossless modes only (net/flow_control.h); these must stay right after kEvTxNext (the lossless
+  // event loop handles every kind up to kEvStallCheck itself). obj = credit message index /
+  // port id x 2 + priority / unused.
+  kEvCredit,
+  kEvPause,
+  kEvResume,
+  kEvStallCheck,
   // transport: obj = flow (workload entry) index
   kEvEntryStart,
   kEvRto,

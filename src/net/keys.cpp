@@ -1,5 +1,6 @@
-// The [network] keys the engine's ports and queues are made from, and the [failures] keys
-// (net/failures.h). The simulation turns them into NetConfig and the failure schedule.
+// The [network] keys the engine's ports and queues are made from (including the lossless modes,
+// net/flow_control.h), and the [failures] keys (net/failures.h). The simulation turns them into
+// NetConfig and the failure schedule.
 #include <fmt/core.h>
 
 #include "core/config.h"
@@ -21,8 +22,14 @@ namespace {
       real("network.kmin", 0.2, "fraction of queue", "ECN marking starts above this queue fill (RED Kmin).").range(0, 1),
       real("network.kmax", 0.8, "fraction of queue", "Every packet is marked at or above this queue fill (RED Kmax).").range(0, 1),
       flag("network.ecn", true, "Enable ECN marking."),
-      flag("network.trimming", true, "Trim packets that overflow the data queue (else tail-drop them)."),
+      flag("network.trimming", true, "Trim packets that overflow the data queue (else tail-drop them); off in the lossless modes (network.flow_control)."),
       integer("network.ev_bits", 16, "bits", "Width of the entropy value; EVs are drawn from [0, 2^ev_bits).").range(1, 24),
+      text("network.flow_control", "lossy", "Link-level flow control (docs/lossless.md): lossy (queues trim or drop), credit (per-link, per-virtual-channel credits; [Flowcut] sec. III-B1) or pfc (pause/resume per port and priority at Xoff/Xon with headroom; [LAPS] sec. 4.1). credit and pfc never drop: trimming is off and the queue limits are not enforced.").one_of({"lossy", "credit", "pfc"}),
+      bytes("network.ingress_buffer_bytes", 0, "credit: buffer of each switch ingress port per virtual channel (data, control), i.e. the credits its upstream transmitter starts with; 0 = the data queue size (queue_bytes / queue_packets / queue_bdp).").range(0, 1e15),
+      bytes("network.pfc_xoff_bytes", 0, "pfc: an ingress port pauses its upstream for a priority when it holds more than this; 0 = the data queue size (queue_bytes / queue_packets / queue_bdp).").range(0, 1e15),
+      bytes("network.pfc_xon_bytes", 0, "pfc: ... and resumes it when it holds this much or less; 0 = Xoff minus two full packets (at least 0).").range(0, 1e15),
+      bytes("network.pfc_headroom_bytes", 0, "pfc: buffer above Xoff for the bytes in flight when a pause is sent; 0 = per link rate x (2 x latency + switch latency) + 2 full packets (the LAPS artifact's 2 x rate x delay + 2 MTU); a value below that is an error.").range(0, 1e15),
+      real("network.stall_us", 0, "us", "credit / pfc: stop the run (exit code 3) when ports that have waited this long wait only for each other (a deadlock), and report their cycle; 0 = 10 x the RTO.").range(0, 1e12),
   });
   declare({
       file("failures.file", "Failure schedule file (one failure per line: <start_us> <kind> <target> [for_us=] [from=] [rate_gbps=] [prob=]), relative to the config file."),
@@ -39,6 +46,26 @@ namespace {
     if (c.real("network.kmin") >= c.real("network.kmax"))
       throw UserError(fmt::format("{}network.kmin ({}) must be below network.kmax ({})", c.where_any({"network.kmin", "network.kmax"}),
                                   c.real("network.kmin"), c.real("network.kmax")));
+  });
+  declare_check([](const Config& c) {
+    const std::string& mode = c.text("network.flow_control");
+    if (mode == "lossy") return;
+    // A lossless network never has a full queue, so there is nothing to trim: the default (true)
+    // is switched off, a trimming = true that the config asks for is a contradiction.
+    if (c.given("network.trimming") && c.flag("network.trimming"))
+      throw UserError(fmt::format("{}network.trimming = true contradicts network.flow_control = \"{}\": a lossless network "
+                                  "never fills a queue, so nothing is trimmed (remove network.trimming or set it to false)",
+                                  c.where_any({"network.trimming", "network.flow_control"}), mode));
+    const std::int64_t packet = c.integer("network.mtu") + c.integer("network.header_bytes");
+    const std::int64_t buffer = c.integer("network.ingress_buffer_bytes");
+    if (mode == "credit" && buffer > 0 && buffer < packet)
+      throw UserError(fmt::format("{}network.ingress_buffer_bytes ({}) must hold at least one full packet (network.mtu + "
+                                  "network.header_bytes = {} bytes), or no full packet ever gets credit",
+                                  c.where_any({"network.ingress_buffer_bytes", "network.mtu", "network.header_bytes"}), buffer, packet));
+    const std::int64_t xoff = c.integer("network.pfc_xoff_bytes"), xon = c.integer("network.pfc_xon_bytes");
+    if (mode == "pfc" && xoff > 0 && xon > 0 && xon >= xoff)
+      throw UserError(fmt::format("{}network.pfc_xon_bytes ({}) must be below network.pfc_xoff_bytes ({})",
+                                  c.where_any({"network.pfc_xon_bytes", "network.pfc_xoff_bytes"}), xon, xoff));
   });
   return true;
 }();

@@ -34,6 +34,7 @@ Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t
       p.rng = Rng(seed, hash_name("port"), port_base_[n] + l);
     }
   }
+  if (cfg_.fc.mode != FlowControl::Lossy) fc_init();
 }
 
 void Network::push(FifoQueue& q, std::uint32_t pkt) {
@@ -58,8 +59,16 @@ std::uint32_t Network::pop(FifoQueue& q) {
   return pkt;
 }
 
-void Network::start_tx(Port& port, std::uint32_t pkt) {
+template <bool LL>
+void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint32_t pkt) {
   Packet& p = pool_[pkt];
+  if constexpr (LL) {
+    // The packet starts leaving this switch: its bytes leave the ingress buffer it arrived in
+    // (credit returned upstream / PFC counter lowered), whether or not the link below delivers it.
+    if (!port.is_nic) fc_leave(port_base_[port.node] + p.in_port, vc_of(p), p.size, true);
+    if (fc_[id].blocked_since >= 0) fc_unblock(id);
+    fc_[id].held_since[vc_of(p)] = -1;
+  }
   const SimTime ser = port.serialization(p.size);
   port.busy_until = now_ + ser;
   ++port.stats.tx_packets;
@@ -71,17 +80,76 @@ void Network::start_tx(Port& port, std::uint32_t pkt) {
     drop(pkt);
     return;
   }
+  if constexpr (LL) {
+    // Credits pay for the bytes that reach the peer's buffer (a black-holed packet never does).
+    if (cfg_.fc.mode == FlowControl::Credit && fc_[id].limited) fc_[id].credit[vc_of(p)] -= p.size;
+  }
   p.node = port.peer;
   p.in_port = static_cast<std::uint16_t>(port.peer_port);
   eq_.push(port.busy_until + port.latency + port.arrive_extra, kEvArrive, pkt);
 }
 
-void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
+namespace {
+
+// Inlined into both instantiations of enqueue_at so that the lossy path stays as it was.
+[[gnu::always_inline]] inline void mark_ecn(Port& port, Packet& p) {
+  // RED-style ECN on the instantaneous queue the packet sees: probability rises linearly from 0
+  // at Kmin to 1 at Kmax ([REPS] sec. 2.1).
+  const Bytes q = port.data.bytes;
+  if (q >= port.kmax_bytes) {
+    p.flags |= kFlagEcn;
+  } else if (q > port.kmin_bytes) {
+    const double prob = static_cast<double>(q - port.kmin_bytes) /
+                        static_cast<double>(port.kmax_bytes - port.kmin_bytes);
+    if (port.rng.uniform() < prob) p.flags |= kFlagEcn;
+  }
+  if (p.flags & kFlagEcn) ++port.stats.ecn_marks;
+}
+
+}  // namespace
+
+template <bool LL>
+void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
   Port& port = ports_[id];
+  if constexpr (LL) {
+    Packet& p = pool_[pkt];
+    if (!port.is_nic) fc_admit(port_base_[port.node] + p.in_port, p);
+    const int vc = vc_of(p);
+    FifoQueue& q = vc == kVcCtrl ? port.ctrl : port.data;
+    // An idle port sends at once when the packet's channel has nothing queued ahead of it and the
+    // next buffer has room (an idle port never holds a packet it may send: see wake()).
+    if (!port.tx_pending && port.busy_until <= now_ && q.empty() && fc_can_send(id, vc, p.size)) {
+      start_tx<LL>(id, port, pkt);
+      if (port.is_nic || !port.ctrl.empty() || !port.data.empty()) {
+        port.tx_pending = true;
+        eq_.push(port.busy_until, kEvTxNext, id);
+      }
+      return;
+    }
+    // Nothing is dropped or trimmed: the credits / pauses upstream bound what can be here.
+    if (vc == kVcData) {
+      if (cfg_.queue.ecn) mark_ecn(port, p);
+      push(port.data, pkt);
+      port.stats.max_data_bytes = std::max(port.stats.max_data_bytes, port.data.bytes);
+    } else {
+      push(port.ctrl, pkt);
+    }
+    if (port.tx_pending) return;
+    if (port.busy_until > now_) {
+      port.tx_pending = true;
+      eq_.push(port.busy_until, kEvTxNext, id);
+    } else {
+      // Idle and the packet may not go (its channel's head is held: this packet or one before it):
+      // wait for credit / a resume.
+      if (fc_[id].held_since[vc] < 0) fc_[id].held_since[vc] = now_;
+      fc_block(id);
+    }
+    return;
+  }
   if (!port.tx_pending && port.busy_until <= now_) {
     // Idle port with empty queues: the packet goes straight onto the wire (it saw an empty queue,
     // so it is never ECN-marked).
-    start_tx(port, pkt);
+    start_tx<LL>(id, port, pkt);
     if (port.is_nic) {
       port.tx_pending = true;
       eq_.push(port.busy_until, kEvTxNext, id);
@@ -116,19 +184,7 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
       return;
     }
   } else {
-    // RED-style ECN on the instantaneous queue the packet sees: probability rises linearly from 0
-    // at Kmin to 1 at Kmax ([REPS] sec. 2.1).
-    if (qc.ecn) {
-      const Bytes q = port.data.bytes;
-      if (q >= port.kmax_bytes) {
-        p.flags |= kFlagEcn;
-      } else if (q > port.kmin_bytes) {
-        const double prob = static_cast<double>(q - port.kmin_bytes) /
-                            static_cast<double>(port.kmax_bytes - port.kmin_bytes);
-        if (port.rng.uniform() < prob) p.flags |= kFlagEcn;
-      }
-      if (p.flags & kFlagEcn) ++port.stats.ecn_marks;
-    }
+    if (qc.ecn) mark_ecn(port, p);
     push(port.data, pkt);
     port.stats.max_data_bytes = std::max(port.stats.max_data_bytes, port.data.bytes);
   }
@@ -138,18 +194,36 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
   }
 }
 
+void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
+  if (lossless_)
+    enqueue_at<true>(id, pkt);
+  else
+    enqueue_at<false>(id, pkt);
+}
+
+template <bool LL>
 void Network::tx_next(std::uint32_t id) {
   Port& port = ports_[id];
   port.tx_pending = false;
   std::uint32_t pkt = kNil;
-  if (!port.ctrl.empty())
-    pkt = pop(port.ctrl);
-  else if (!port.data.empty())
-    pkt = pop(port.data);
-  else if (port.is_nic)
-    pkt = host_->pull_data(port.node);
-  if (pkt == kNil) return;  // idle until the next enqueue / kick
-  start_tx(port, pkt);
+  if constexpr (LL) {
+    bool held = false;
+    pkt = fc_pick(id, held);
+    if (pkt == kNil) {
+      // Nothing it may send: idle until an enqueue, a kick, or the credit / resume it waits for.
+      if (held) fc_block(id);
+      return;
+    }
+  } else {
+    if (!port.ctrl.empty())
+      pkt = pop(port.ctrl);
+    else if (!port.data.empty())
+      pkt = pop(port.data);
+    else if (port.is_nic)
+      pkt = host_->pull_data(port.node);
+    if (pkt == kNil) return;  // idle until the next enqueue / kick
+  }
+  start_tx<LL>(id, port, pkt);
   if (port.is_nic || !port.ctrl.empty() || !port.data.empty()) {
     port.tx_pending = true;
     eq_.push(port.busy_until, kEvTxNext, id);
@@ -165,13 +239,30 @@ void Network::kick_nic(std::int32_t host) {
   Port& port = ports_[id];
   if (port.tx_pending) return;  // the NIC will pull when it frees up
   if (port.busy_until <= now_) {
-    tx_next(id);
+    if (lossless_)
+      tx_next<true>(id);
+    else
+      tx_next<false>(id);
   } else {
     port.tx_pending = true;
     eq_.push(port.busy_until, kEvTxNext, id);
   }
 }
 
+// Credit or a resume reached port `id`: an idle port that waited sends now (no event was pending
+// for it while it waited, so an idle-waiting port costs nothing).
+void Network::wake(std::uint32_t id) {
+  Port& port = ports_[id];
+  if (port.tx_pending || fc_[id].blocked_since < 0) return;
+  if (port.busy_until > now_) {
+    port.tx_pending = true;
+    eq_.push(port.busy_until, kEvTxNext, id);
+  } else {
+    tx_next<true>(id);
+  }
+}
+
+template <bool LL>
 void Network::arrive(std::uint32_t pkt) {
   Packet& p = pool_[pkt];
   const std::int32_t node = p.node;
@@ -183,27 +274,53 @@ void Network::arrive(std::uint32_t pkt) {
   ++p.hops;
   const std::int32_t out = router_->route(node, p);
   if (out < 0) {  // no route (e.g. every candidate failed and routing converged): drop
+    if constexpr (LL) fc_leave(port_base_[node] + p.in_port, vc_of(p), p.size, false);  // its credit returns
     drop(pkt);
     return;
   }
-  enqueue(port_base_[node] + static_cast<std::uint32_t>(out), pkt);
+  enqueue_at<LL>(port_base_[node] + static_cast<std::uint32_t>(out), pkt);
+}
+
+template <bool LL>
+void Network::run_loop(SimTime until) {
+  constexpr std::uint64_t kProgressEvery = 1 << 18;
+  EventQueue& eq = eq_;  // kept in a register across the loop (measured: one instruction per event)
+  while (!eq.empty() && !stopped_) {
+    if (eq.top_time() > until) break;
+    const Event e = eq.pop();
+    now_ = e.time;
+    ++events_;
+    switch (e.kind) {
+      case kEvArrive: arrive<LL>(e.obj); break;
+      case kEvTxNext: tx_next<LL>(e.obj); break;
+      default:
+        if constexpr (LL) {
+          if (e.kind <= kEvStallCheck) {  // the lossless kinds follow kEvTxNext (events.h)
+            fc_event(e);
+            break;
+          }
+        }
+        handlers_[e.kind]->on_event(e);
+        break;
+    }
+    if (progress_hook_ && (events_ & (kProgressEvery - 1)) == 0) progress_hook_(progress_ctx_, now_);
+  }
 }
 
 void Network::run(SimTime until) {
   stopped_ = false;
-  constexpr std::uint64_t kProgressEvery = 1 << 18;
-  while (!eq_.empty() && !stopped_) {
-    if (eq_.top_time() > until) break;
-    const Event e = eq_.pop();
-    now_ = e.time;
-    ++events_;
-    switch (e.kind) {
-      case kEvArrive: arrive(e.obj); break;
-      case kEvTxNext: tx_next(e.obj); break;
-      default: handlers_[e.kind]->on_event(e); break;
-    }
-    if (progress_hook_ && (events_ & (kProgressEvery - 1)) == 0) progress_hook_(progress_ctx_, now_);
+  if (!lossless_) {
+    run_loop<false>(until);
+    return;
   }
+  if (!stall_armed_ && cfg_.fc.stall > 0) {
+    stall_armed_ = true;
+    eq_.push(now_ + std::max<SimTime>(1, cfg_.fc.stall / 4), kEvStallCheck, 0);
+  }
+  run_loop<true>(until);
+  // Packets wait but nothing is scheduled any more: they wait forever (a deadlock with no timers
+  // left to hide it).
+  if (eq_.empty() && !stall_ && queued_packets() > 0) find_deadlock(0, true);
 }
 
 }  // namespace lbsim::net

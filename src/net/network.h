@@ -9,9 +9,15 @@
 // A busy port with queued packets has exactly one TX_NEXT event pending at the time it frees up.
 // Host NICs transmit control packets (ACK/NACK/trimmed headers) first and otherwise pull the next
 // data packet from the transport, so a sender never overflows its own NIC.
+// Lossless modes (network.flow_control = credit | pfc, net/flow_control.h, docs/lossless.md): a port
+// sends the head of a virtual channel only with credit for it / while that priority is not paused,
+// nothing is dropped, and an idle port that waits has no pending event until credit or a resume
+// arrives. The event loop and the per-packet functions are templates on the mode, so the lossy
+// instantiation is the lossy code alone.
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +25,7 @@
 #include "core/rng.h"
 #include "core/time.h"
 #include "net/events.h"
+#include "net/flow_control.h"
 #include "net/packet.h"
 #include "topo/topology.h"
 
@@ -37,7 +44,8 @@ struct QueueConfig {
 
 struct NetConfig {
   SimTime switch_latency = ns(500);
-  QueueConfig queue;
+  QueueConfig queue;  // lossless modes: the limits are not enforced (credits / PFC bound the buffers)
+  FlowControlConfig fc;
 };
 
 struct FifoQueue {
@@ -167,13 +175,42 @@ class Network {
   // Bytes waiting in the data queue of a port (what ECN and adaptive routing look at).
   Bytes queued_bytes(std::uint32_t id) const { return ports_[id].data.bytes; }
 
+  // Lossless modes (net/flow_control.h).
+  FlowControl flow_control() const { return cfg_.fc.mode; }
+  bool lossless() const { return lossless_; }
+  const FcPort& fc_port(std::uint32_t id) const { return fc_[id]; }
+  // The port is idle with packets waiting that it may not send (no credit / paused); false in lossy mode.
+  bool port_blocked(std::uint32_t id) const { return lossless_ && fc_[id].blocked_since >= 0; }
+  FlowControlStats fc_stats() const;
+  // Set when a lossless run stopped on a deadlock (network.stall_us) or because nothing could move.
+  const StallReport* stall() const { return stall_.get(); }
+
  private:
-  void start_tx(Port& port, std::uint32_t pkt);
-  void tx_next(std::uint32_t id);
-  void arrive(std::uint32_t pkt);
+  template <bool LL> void run_loop(SimTime until);
+  template <bool LL> void start_tx(std::uint32_t id, Port& port, std::uint32_t pkt);
+  template <bool LL> void tx_next(std::uint32_t id);
+  template <bool LL> void arrive(std::uint32_t pkt);
+  template <bool LL> void enqueue_at(std::uint32_t id, std::uint32_t pkt);
   void push(FifoQueue& q, std::uint32_t pkt);
   std::uint32_t pop(FifoQueue& q);
 
+  // Lossless helpers (net/flow_control.cpp).
+  void fc_init();
+  bool fc_can_send(std::uint32_t id, int vc, Bytes size) const;
+  // The next packet port `id` may send, or kNil; `held` = something waits that may not be sent.
+  std::uint32_t fc_pick(std::uint32_t id, bool& held);
+  void fc_admit(std::uint32_t in_id, const Packet& p);  // arrival at a switch ingress
+  void fc_leave(std::uint32_t in_id, int vc, Bytes size, bool counted);  // the packet starts leaving
+  void fc_block(std::uint32_t id);
+  void fc_unblock(std::uint32_t id);
+  void fc_event(const Event& e);
+  void wake(std::uint32_t id);
+  void stall_check();
+  // Looks for a closed set of ports that have waited at least `min_wait`; sets stall_ and returns
+  // true when there is one (always when `dry`: nothing is left to run).
+  bool find_deadlock(SimTime min_wait, bool dry);
+  std::uint64_t queued_packets() const;
+  std::string port_name(std::uint32_t id) const;
   const topo::Topology& topo_;
   NetConfig cfg_;
   EventQueue eq_;
@@ -190,6 +227,19 @@ class Network {
   std::uint64_t delivered_ = 0;
   void (*progress_hook_)(void*, SimTime) = nullptr;
   void* progress_ctx_ = nullptr;
+  // Lossless state (empty in lossy mode).
+  bool lossless_ = false;
+  std::vector<FcPort> fc_;
+  struct CreditMsg {
+    std::uint32_t port;  // transmitter the credit returns to
+    std::uint32_t bytes;
+    std::uint32_t vc;
+  };
+  std::vector<CreditMsg> credit_msgs_;  // credits on their way upstream (event obj = index)
+  std::vector<std::uint32_t> credit_free_;
+  std::uint64_t credit_returns_ = 0;
+  bool stall_armed_ = false;
+  std::unique_ptr<StallReport> stall_;
 };
 
 }  // namespace lbsim::net

@@ -22,6 +22,15 @@ struct Derived {
   SimTime rto = 0;
   Bytes init_cwnd = 0, max_cwnd = 0;
   std::uint32_t ev_space = 0;
+  // Lossless modes (docs/lossless.md); zero in lossy mode.
+  net::FlowControl flow_control = net::FlowControl::Lossy;
+  Bytes ingress_buffer = 0;        // credit: per switch ingress port and VC
+  Bytes pfc_xoff = 0, pfc_xon = 0;
+  Bytes pfc_headroom = 0;          // the configured headroom, 0 = per link rule
+  Bytes pfc_headroom_max = 0;      // the largest headroom a switch ingress gets
+  Bytes credit_loop_max = 0;       // credit: buffer a link needs to run at line rate (largest over links)
+  Bytes lossless_queue_bytes = 0;  // the most a port's queue can hold: (switch ports - 1) x ingress limit
+  SimTime stall = 0;
 };
 
 Derived derive(const config::Config& cfg, const topo::Topology& topo, const routing::PathModel& paths);

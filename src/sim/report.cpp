@@ -135,6 +135,7 @@ nlohmann::json Simulation::summary() const {
                 {"packet_pool", pool.capacity()}}},
   };
   if (cfg_.text("workload.kind") == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
+  if (net_->lossless()) j["flow_control"] = flow_control_summary();
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
   flows_->add_summary(j, tr_->flows());
   // The routing plug-in's own block (Flowcut tables, flowlets).
@@ -162,6 +163,45 @@ nlohmann::json Simulation::summary() const {
                     {"pauses", pauses},
                     {"pause_timeouts", pause_timeouts},
                     {"held_us_total", held_us}};
+  return j;
+}
+
+// summary.json "flow_control" (lossless modes; docs/outputs.md): the buffers and thresholds used,
+// what the credits / pauses did, and the stall report when the run stopped on one.
+nlohmann::json Simulation::flow_control_summary() const {
+  using nlohmann::json;
+  const auto st = net_->fc_stats();
+  json j = {{"mode", net::flow_control_name(net_->flow_control())},
+            {"stall_us", to_us(d_.stall)},
+            {"max_ingress_bytes", st.max_ingress[net::kVcData]},
+            {"max_ingress_ctrl_bytes", st.max_ingress[net::kVcCtrl]},
+            {"blocked_episodes", st.blocked_episodes},
+            {"blocked_us", st.blocked_us},
+            {"nic_blocked_episodes", st.nic_blocked_episodes},
+            {"nic_blocked_us", st.nic_blocked_us}};
+  if (net_->flow_control() == net::FlowControl::Credit) {
+    j["ingress_buffer_bytes"] = d_.ingress_buffer;
+    j["credit_loop_bytes"] = d_.credit_loop_max;
+    j["credit_returns"] = st.credit_returns;
+  } else {
+    j["xoff_bytes"] = d_.pfc_xoff;
+    j["xon_bytes"] = d_.pfc_xon;
+    j["headroom_bytes_max"] = st.max_headroom;
+    j["pause_frames"] = st.pause_frames;
+    j["resume_frames"] = st.resume_frames;
+    j["paused_ports"] = st.paused_ports;
+    j["paused_us"] = st.paused_us[net::kVcData];
+    j["paused_ctrl_us"] = st.paused_us[net::kVcCtrl];
+  }
+  if (const auto* r = net_->stall()) {
+    json cycle = json::array();
+    for (const auto& h : r->cycle)
+      cycle.push_back({{"node", h.node}, {"label", h.node_label}, {"port", h.local}, {"peer", h.peer}, {"peer_label", h.peer_label},
+                       {"vc", h.vc == net::kVcCtrl ? "control" : "data"}, {"queued_bytes", h.queued_bytes}});
+    j["stall"] = {{"time_us", to_us(r->time)}, {"quiet_us", to_us(r->quiet)}, {"events_ran_dry", r->events_ran_dry},
+                  {"queued_packets", r->queued_packets}, {"waiting_ports", r->waiting_ports},
+                  {"deadlocked_ports", r->deadlocked_ports}, {"cycle", cycle}};
+  }
   return j;
 }
 

@@ -17,6 +17,10 @@
 namespace lbsim::sim {
 
 Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
+  // Lossless modes switch trimming off (nothing overflows); writing it into the run's config keeps
+  // config.toml a valid input (the config check rejects trimming = true given with them).
+  if (cfg_.text("network.flow_control") != "lossy" && !cfg_.given("network.trimming"))
+    cfg_.set("network.trimming", false, "network.flow_control");
   config::check(cfg_);
   topo_ = topo::build_topology(cfg_);
   std::vector<std::string> warnings;
@@ -66,7 +70,8 @@ void Simulation::on_event(const Event&) {
   for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
     const auto& p = net_->port(i);
     if (p.is_nic || (p.data.bytes == 0 && p.ctrl.bytes == 0)) continue;
-    queue_samples_.push_back(metrics::QueueSample{net_->now(), p.node, p.local, p.peer, p.data.bytes, p.ctrl.bytes});
+    queue_samples_.push_back(
+        metrics::QueueSample{net_->now(), p.node, p.local, p.peer, p.data.bytes, p.ctrl.bytes, net_->port_blocked(i)});
   }
   net_->events().push(net_->now() + queue_sample_, net::kEvQueueSample, 0);
 }
@@ -100,6 +105,18 @@ int Simulation::run() {
   net_->run(end_us > 0 ? from_us(end_us) : kTimeNever);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress_on_) fmt::print(stderr, "\n");
+  if (net_->lossless()) {
+    // The enqueue path of the lossless modes has no drop; a congestion drop here is a bug.
+    std::uint64_t drops = 0, trims = 0;
+    for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
+      drops += net_->port(i).stats.drops;
+      trims += net_->port(i).stats.trims;
+    }
+    if (drops || trims)
+      throw std::logic_error(fmt::format("network.flow_control = {}: {} packets dropped and {} trimmed by full queues",
+                                         net::flow_control_name(net_->flow_control()), drops, trims));
+    if (const auto* st = net_->stall()) fmt::print(stderr, "{}", st->text());
+  }
   return tr_->all_done() ? 0 : 3;
 }
 

@@ -52,6 +52,7 @@ class Simulation final : public net::EventHandler {
 
  private:
   static void progress(void* self, SimTime now);
+  nlohmann::json flow_control_summary() const;
 
   Config cfg_;
   topo::Topology topo_;
