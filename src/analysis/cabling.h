@@ -56,6 +56,12 @@ struct CablingPlan {
   int port_to_rack(int sw, int rack) const;
   // The planned peer of (sw, port): {peer switch, peer port}, or nothing.
   std::optional<std::pair<int, int>> peer(int sw, int port) const;
+  // The port of `sw` cabled to switch `neighbour` (the one port model: forwarding tables, LFTs and
+  // cabling sheets all take their port numbers from here); -1 when they are not neighbours.
+  int port_to(int sw, int neighbour) const;
+  int num_endpoints() const { return num_switches() * p; }
+  // (neighbour, port) per switch, sorted by neighbour: the index behind port_to.
+  std::vector<std::vector<std::pair<int, int>>> neighbour_port;
 };
 
 // switch_ports = -1 means p + k'; throws UserError if smaller than p + k'.
@@ -73,7 +79,15 @@ std::string rack_pair_svg(const CablingPlan& plan, int rack_a, int rack_b);  // 
 // A dump in ibnetdiscover's text format for the planned fabric (switches and one HCA per endpoint
 // port); node descriptions carry the planned switch names. GUIDs are deterministic.
 std::string emit_ibnetdiscover(const CablingPlan& plan);
-std::string switch_guid(int sw);  // 16 hex digits, as emitted
+
+// Names and identities of the planned fabric, shared by the ibnetdiscover emitter, the cabling
+// sheets and the OpenSM tables so that every file names a node the same way. GUIDs are 16 lowercase
+// hex digits; endpoint e is the HCA on port e % p + 1 of switch e / p.
+std::string switch_guid(int sw);
+std::string ca_node_guid(int endpoint);
+std::string ca_port_guid(int endpoint);  // the HCA's port 1
+std::string switch_description(const CablingPlan& plan, int sw);  // "MF0;sf-0-1-2:SX6036/U1"
+std::string endpoint_name(const CablingPlan& plan, int endpoint);  // "sf-0-1-2-n3" (switch port 3)
 
 // ---- ibnetdiscover parsing -------------------------------------------------------------------
 struct IbNode {
@@ -91,18 +105,41 @@ struct IbEnd {
 };
 struct IbFabric {
   std::string source;
+  std::string format;  // "ibnetdiscover" or "lst"
   std::vector<IbNode> nodes;
   std::map<std::string, int> by_guid;        // guid -> index in nodes
   std::map<std::string, char> type;          // guid -> 'S'/'H'/'R', from headers and link lines
   std::map<IbEnd, std::pair<IbEnd, int>> peer;  // both directions; value = (peer end, line)
+  std::map<IbEnd, std::string> port_guid;    // port GUIDs of CA/router ports, where the dump names them
 };
-// Parses ibnetdiscover output; malformed input throws UserError "source:line: message".
+// Parses a discovered fabric; malformed input throws UserError "source:line: message". Accepted:
+//  * ibnetdiscover output, with or without -g (chassis grouping: "Chassis N (guid ...)",
+//    "Non-Chassis Nodes", "Hostname: ..." lines, "# Chassis ..." comments after attributes, [ext N]);
+//  * the LST topology format written by OpenSM (opensm-subnet.lst) and ibdiagnet (ibdiagnet2.lst):
+//    one "{ SW Ports:.. NodeGUID:.. PortGUID:.. {desc} LID:.. PN:.. } { ... } PHY=.." line per port.
+// The format is detected from the first non-comment line.
 IbFabric parse_ibnetdiscover(std::istream& in, const std::string& source);
 IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& source);
+IbFabric parse_lst_text(std::string_view text, const std::string& source);
 
 // Node-name map ("0x<guid> "<name>"" per line, as OpenSM's node-name-map; '#' comments).
 std::map<std::string, std::string> parse_name_map(std::istream& in, const std::string& source);
 std::string normalize_guid(std::string_view hex);  // "0x2C9..." -> 16 lowercase hex digits; "" if bad
+
+// ---- discovered switches -> planned switches ----------------------------------------------------
+// A GUID in the mapping file wins; otherwise a token of the node description equal to a planned name
+// ("MF0;sf-0-1-2:SX6036/U1"). Throws UserError when the dump has no switch at all (empty or not a
+// dump), when no discovered switch matches (with a hint to use --map) and when two switches map to
+// the same planned name.
+struct SwitchMapping {
+  std::map<std::string, int> guid_sw;  // discovered switch GUID -> planned switch index
+  std::vector<int> sw_node;            // planned switch -> index in IbFabric::nodes, -1 = not discovered
+  int discovered = 0, mapped = 0, by_file = 0;
+  std::vector<std::string> unexpected;  // discovered switches matching no planned name
+  std::vector<std::string> warnings;    // mapping-file entries naming no planned switch / absent GUIDs
+};
+SwitchMapping map_switches(const CablingPlan& plan, const IbFabric& fabric,
+                           const std::map<std::string, std::string>* name_map = nullptr);
 
 // ---- verification ----------------------------------------------------------------------------
 struct VerifyReport {

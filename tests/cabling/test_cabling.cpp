@@ -433,11 +433,17 @@ TEST(CablingVerify, MappingFileAndUnknownSwitches) {
       dump.replace(at, nm.size(), fmt::format("box{}:", 100 + s));
     map_text += fmt::format("0x{} \"{}\"\n", switch_guid(s).substr(3), plan.name(s));  // GUIDs without leading zeros
   }
-  // Without a map no switch is recognised.
+  // Without a map no switch is recognised: an error that points at --map (not "N cables missing").
   const auto fab = parse_ibnetdiscover_text(dump, "opaque.txt");
-  const auto bad = verify_cabling(plan, fab);
-  EXPECT_FALSE(bad.ok());
-  EXPECT_EQ(bad.matched, 0);
+  try {
+    verify_cabling(plan, fab);
+    ADD_FAILURE() << "no switch matched, but no error";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("opaque.txt"), std::string::npos) << m;
+    EXPECT_NE(m.find("--map"), std::string::npos) << m;
+    EXPECT_NE(m.find("box100"), std::string::npos) << m;
+  }
   std::istringstream mm(map_text);
   const auto names = parse_name_map(mm, "names.map");
   EXPECT_EQ(names.size(), static_cast<std::size_t>(plan.num_switches()));
@@ -558,4 +564,41 @@ TEST(CablingConfig, ExamplesLoadWithTheirCommands) {
   for (const char* f : {"layered/sf-q5.toml", "layered/sf-q7.toml", "layered/ring8.toml"})
     EXPECT_GT(switch_graph(config::load(ex + f, {})).adj.size(), 0u) << f;
   EXPECT_EQ(configured_prices(config::load(ex + "slimfly/prices.toml", {})), default_prices());
+}
+
+TEST(CablingVerify, EmptyDumpIsAnError) {
+  auto plan = make_cabling_plan(5, 4, 36);
+  for (const char* text : {"", "# only a comment\n\n"}) {
+    const auto fab = parse_ibnetdiscover_text(text, "empty.txt");
+    try {
+      verify_cabling(plan, fab);
+      ADD_FAILURE() << "empty dump accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("lists no switch"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(IbnetdiscoverParse, ChassisGroupingOfDashG) {
+  // ibnetdiscover -g groups nodes by chassis: "Chassis N (guid ...)" headers, a "Non-Chassis Nodes"
+  // line, "Hostname:" lines and "# Chassis ..." comments after the attributes.
+  auto plan = make_cabling_plan(5, 4, 36);
+  std::string dump = emit_ibnetdiscover(plan);
+  std::string g;
+  std::istringstream in(dump);
+  bool first = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("vendid=", 0) == 0 && first) {
+      g += "\nChassis 1 (guid 0x2c90300a00000)\n\nNon-Chassis Nodes\n\nHostname: sf-0-0-0\n";
+      first = false;
+    }
+    if (line.rfind("switchguid=", 0) == 0) line += "\t\t# Chassis 1 Spine 1";
+    g += line + "\n";
+  }
+  ASSERT_NE(g.find("Non-Chassis Nodes"), std::string::npos);
+  const auto fab = parse_ibnetdiscover_text(g, "g.txt");
+  const auto rep = verify_cabling(plan, fab);
+  EXPECT_TRUE(rep.ok()) << rep.text();
+  EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
+  EXPECT_THROW(parse_ibnetdiscover_text("Chassis x\n", "bad.txt"), UserError);
 }
