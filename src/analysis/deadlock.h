@@ -21,7 +21,6 @@ namespace lbsim::analysis {
 // The layered-routing types (routing/layered.h) the analyses work on.
 using routing::Adjacency;
 using routing::LayerOptions;
-using routing::LidPlan;
 using routing::RoutingLayers;
 
 using Route = std::vector<int>;  // switch sequence, at least 2 switches
