@@ -496,6 +496,15 @@ std::vector<int> RoutingLayers::path(int l, int s, int d) const {
   return p;
 }
 
+int RoutingLayers::hops(int l, int s, int d) const {
+  int h = 0;
+  for (int x = s; x != d; ++h) {
+    x = next_hop(l, x, d);
+    if (x < 0 || h >= n_) throw std::logic_error(fmt::format("layer {}: no loop-free route {} -> {}", l, s, d));
+  }
+  return h;
+}
+
 RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
   if (opt.layers < 1 || opt.layers > 128)
     throw UserError(fmt::format("number of layers must be in 1..128 (got {})", opt.layers));

@@ -70,7 +70,8 @@ class RoutingLayers {
   }
   // Switch sequence s .. d following the layer's next hops. Throws std::logic_error on a loop.
   std::vector<int> path(int l, int s, int d) const;
-  int hops(int l, int s, int d) const { return static_cast<int>(path(l, s, d).size()) - 1; }
+  // Hops of that path (without building it; the layer construction asks this very often).
+  int hops(int l, int s, int d) const;
 
   // Minimal hop distance in the full graph.
   int distance(int s, int d) const { return dist_[idx(s, d)]; }
