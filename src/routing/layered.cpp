@@ -510,6 +510,13 @@ RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
     throw UserError(fmt::format("number of layers must be in 1..128 (got {})", opt.layers));
   if (opt.scheme != LayerScheme::Layered && !(opt.keep_fraction > 0.0 && opt.keep_fraction <= 1.0))
     throw UserError(fmt::format("link keep fraction p must be in (0, 1] (got {})", opt.keep_fraction));
+  // Every layer holds a next hop per ordered switch pair (plus the n^2 distances): refuse sizes
+  // that cannot be held instead of dying in the allocator.
+  constexpr long long kMaxTableEntries = 1LL << 28;
+  if (const long long n = static_cast<long long>(adj_in.size()), entries = n * n * (opt.layers + 1); entries > kMaxTableEntries)
+    throw UserError(fmt::format("{} switches with {} layers need {} next-hop entries, more than the {} the layered routing "
+                                "holds in memory; use fewer layers or a smaller topology",
+                                n, opt.layers, entries, kMaxTableEntries));
   Adjacency adj = normalize_graph(adj_in);
   RoutingLayers r(adj, opt.layers);
   Builder b(r.adjacency(), r);

@@ -112,6 +112,11 @@ TEST(Layered, ForwardingTablePortsMatchNeighbours) {
       }
 }
 
+TEST(Layered, TooManyTableEntriesIsAUserError) {
+  // 20 000 switches x 20 000 destinations x 2 layers do not fit: refused before allocating.
+  EXPECT_THROW(build_layers(ring(20000), opts(LayerScheme::Layered, 2)), UserError);
+}
+
 TEST(Layered, BadInputsAreUserErrors) {
   EXPECT_THROW(build_layers(ring(5), opts(LayerScheme::Layered, 0)), UserError);
   EXPECT_THROW(build_layers(ring(5), opts(LayerScheme::Rues, 2, 1, 0.0)), UserError);
