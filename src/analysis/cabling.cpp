@@ -1,6 +1,7 @@
 #include "analysis/cabling.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <istream>
 #include <set>
@@ -195,6 +196,141 @@ std::string plan_ports_csv(const CablingPlan& plan) {
                          peer, peer_port, link);
     }
   }
+  return out;
+}
+
+// ============================================================================ cable sheets
+
+namespace {
+constexpr double kStockLengths[] = {0.5, 1, 1.5, 2, 2.5, 3, 5, 7, 10, 15, 20, 30, 50, 100, 150, 200, 300};
+double stock_length(double m) {
+  for (double l : kStockLengths)
+    if (l + 1e-9 >= m) return l;
+  return std::ceil(m / 50.0) * 50.0;
+}
+std::string rack_name(int r) { return fmt::format("rack-{}", r); }
+}  // namespace
+
+CableLayout cable_layout(const config::Config& cfg) {
+  CableLayout l;
+  l.rack_pitch_m = cfg.real("cabling.rack_pitch_m");
+  l.row_pitch_m = cfg.real("cabling.row_pitch_m");
+  l.tray_m = cfg.real("cabling.tray_m");
+  l.slack_m = cfg.real("cabling.slack_m");
+  l.host_cable_m = cfg.real("cabling.host_cable_m");
+  l.dac_max_m = cfg.real("cabling.dac_max_m");
+  l.racks_per_row = static_cast<int>(cfg.integer("cabling.racks_per_row"));
+  return l;
+}
+
+std::vector<Cable> plan_cables(const CablingPlan& plan, const CableLayout& lay) {
+  const int q = plan.q;
+  auto slot = [&](int sw) {
+    const auto& lb = plan.labels[static_cast<std::size_t>(sw)];
+    return lb[0] * q + lb[2];
+  };
+  auto rack = [&](int sw) { return plan.labels[static_cast<std::size_t>(sw)][1]; };
+  const int per_row = lay.racks_per_row > 0 ? lay.racks_per_row : q;
+  auto finish = [&](Cable& c, double est) {
+    c.estimate_m = est + lay.slack_m;
+    c.length_m = stock_length(c.estimate_m);
+    c.media = c.length_m <= lay.dac_max_m + 1e-9 ? "DAC" : "AOC";
+    const std::string a = fmt::format("{} P{}", c.a_device, c.a_port), b = fmt::format("{} P{}", c.b_device, c.b_port);
+    c.label_a = fmt::format("{} | {} -> {}", c.id, a, b);
+    c.label_b = fmt::format("{} | {} -> {}", c.id, b, a);
+  };
+  std::vector<Cable> out;
+  for (const auto& l : plan.links) {
+    Cable c;
+    c.id = fmt::format("L{}", l.id);
+    c.a_rack = rack_name(rack(l.sw_a));
+    c.b_rack = rack_name(rack(l.sw_b));
+    c.a_device = plan.name(l.sw_a);
+    c.b_device = plan.name(l.sw_b);
+    c.a_port = l.port_a;
+    c.b_port = l.port_b;
+    const double ua = slot(l.sw_a) * CableLayout::kRackUnitM, ub = slot(l.sw_b) * CableLayout::kRackUnitM;
+    double est;
+    if (rack(l.sw_a) == rack(l.sw_b)) {
+      est = std::abs(ua - ub);
+    } else {
+      const int ra = rack(l.sw_a), rb = rack(l.sw_b);
+      const double horiz = std::abs(ra % per_row - rb % per_row) * lay.rack_pitch_m + std::abs(ra / per_row - rb / per_row) * lay.row_pitch_m;
+      est = ua + ub + 2 * lay.tray_m + horiz;
+    }
+    finish(c, est);
+    out.push_back(std::move(c));
+  }
+  for (int e = 0; e < plan.num_endpoints(); ++e) {
+    Cable c;
+    const int sw = e / plan.p;
+    c.id = fmt::format("E{}", e + 1);
+    c.a_rack = c.b_rack = rack_name(rack(sw));
+    c.a_device = endpoint_name(plan, e);
+    c.a_port = 1;
+    c.b_device = plan.name(sw);
+    c.b_port = e % plan.p + 1;
+    finish(c, lay.host_cable_m);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string cables_csv(const std::vector<Cable>& cables) {
+  std::string out = "cable,a_rack,a_device,a_port,b_rack,b_device,b_port,media,estimate_m,length_m,label_a,label_b\n";
+  for (const auto& c : cables)
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.2f},{:g},{},{}\n", c.id, c.a_rack, c.a_device, c.a_port, c.b_rack, c.b_device,
+                       c.b_port, c.media, c.estimate_m, c.length_m, c.label_a, c.label_b);
+  return out;
+}
+
+namespace {
+// The cables with an end in `rack`, each seen from that rack (local end first).
+std::vector<Cable> rack_view(const std::vector<Cable>& cables, const std::string& rack) {
+  std::vector<Cable> v;
+  for (const auto& c : cables) {
+    if (c.a_rack == rack) v.push_back(c);
+    if (c.b_rack == rack && c.a_rack != rack) {
+      Cable r = c;
+      std::swap(r.a_rack, r.b_rack);
+      std::swap(r.a_device, r.b_device);
+      std::swap(r.a_port, r.b_port);
+      std::swap(r.label_a, r.label_b);
+      v.push_back(std::move(r));
+    }
+  }
+  return v;
+}
+}  // namespace
+
+std::string rack_cables_csv(const CablingPlan& plan, const std::vector<Cable>& cables, int rack) {
+  if (rack < 0 || rack >= plan.q) throw UserError(fmt::format("rack {} does not exist (q = {})", rack, plan.q));
+  std::string out = "cable,local_device,local_port,far_rack,far_device,far_port,media,length_m,label_here,label_far_end\n";
+  for (const auto& c : rack_view(cables, rack_name(rack)))
+    out += fmt::format("{},{},{},{},{},{},{},{:g},{},{}\n", c.id, c.a_device, c.a_port, c.b_rack, c.b_device, c.b_port, c.media,
+                       c.length_m, c.label_a, c.label_b);
+  return out;
+}
+
+std::string rack_cables_html(const CablingPlan& plan, const std::vector<Cable>& cables, int rack) {
+  if (rack < 0 || rack >= plan.q) throw UserError(fmt::format("rack {} does not exist (q = {})", rack, plan.q));
+  const auto v = rack_view(cables, rack_name(rack));
+  int dac = 0, aoc = 0;
+  for (const auto& c : v) (c.media == "DAC" ? dac : aoc)++;
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0} cables</title>\n<style>body{{font-family:sans-serif;"
+      "font-size:11px}} table{{border-collapse:collapse}} td,th{{border:1px solid #888;padding:2px 5px}} "
+      "tr.AOC td{{background:#f7e6d5}} @media print{{tr{{page-break-inside:avoid}}}}</style></head><body>\n"
+      "<h1>{0}: {1} cables ({2} DAC, {3} AOC)</h1>\n<p>Slim Fly q = {4}, switches {5}-*-{6}-*; tick each cable when plugged "
+      "and labelled at both ends.</p>\n<table><tr><th>&#10003;</th><th>cable</th><th>here</th><th>port</th><th>far rack</th>"
+      "<th>far device</th><th>port</th><th>media</th><th>length</th><th>label here</th><th>label far end</th></tr>\n",
+      rack_name(rack), v.size(), dac, aoc, plan.q, xml_escape(plan.prefix), rack);
+  for (const auto& c : v)
+    out += fmt::format("<tr class=\"{}\"><td></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                       "<td>{:g} m</td><td>{}</td><td>{}</td></tr>\n",
+                       c.media, c.id, xml_escape(c.a_device), c.a_port, c.b_rack, xml_escape(c.b_device), c.b_port, c.media,
+                       c.length_m, xml_escape(c.label_a), xml_escape(c.label_b));
+  out += "</table></body></html>\n";
   return out;
 }
 
@@ -1156,6 +1292,13 @@ namespace {
   declare({
       integer("cabling.switch_ports", 0, "ports", "lbsim cabling: physical ports per switch (>= p + k'); 0 = p + k'.").range(0, 4096),
       text("cabling.name_prefix", "sf", "lbsim cabling: switch names are PREFIX-S-R-I (the (S, R, I) label of [SlimFly] Fig. 4); letters, digits, '_' or '.'."),
+      real("cabling.rack_pitch_m", 0.6, "m", "lbsim cabling plan, cable sheets: distance between neighbouring racks of a row.").range(0, 100),
+      real("cabling.row_pitch_m", 2.4, "m", "lbsim cabling plan, cable sheets: distance between rows of racks.").range(0, 1000),
+      integer("cabling.racks_per_row", 0, "", "lbsim cabling plan, cable sheets: racks per row (rack R in row R / racks_per_row); 0 = all racks in one row.").range(0, 4096),
+      real("cabling.tray_m", 0.5, "m", "lbsim cabling plan, cable sheets: from the top of a rack to the overhead cable tray (added at both ends of an inter-rack cable).").range(0, 100),
+      real("cabling.slack_m", 1.0, "m", "lbsim cabling plan, cable sheets: slack added to every estimated cable length before rounding up to a stock length.").range(0, 100),
+      real("cabling.host_cable_m", 2.0, "m", "lbsim cabling plan, cable sheets: run of an endpoint (HCA to switch) cable before slack.").range(0, 1000),
+      real("cabling.dac_max_m", 3.0, "m", "lbsim cabling plan, cable sheets: longest copper (DAC) cable; longer cables are optical (AOC).").range(0, 1000),
   });
   return true;
 }();

@@ -73,6 +73,33 @@ CablingPlan make_cabling_plan(const config::Config& cfg);
 // Writers (formats documented in docs/slimfly-toolkit.md).
 std::string plan_links_csv(const CablingPlan& plan);
 std::string plan_ports_csv(const CablingPlan& plan);  // one row per switch port (placement + role)
+
+// ---- Cable sheets ------------------------------------------------------------------------------
+// Floor layout for length estimates (the [cabling] keys): racks in rows of racks_per_row (0 = one
+// row), rack R at row R / racks_per_row, position R % racks_per_row; switch (S, R, I) in slot
+// S * q + I from the top (1 U each). A cable between racks runs up to the overhead tray, along it
+// (rack_pitch per position, row_pitch per row) and down; inside a rack it runs between the slots;
+// an endpoint cable is host_cable_m long (hosts beside their rack). Every estimate adds slack_m and
+// is rounded up to the next stock length; copper DAC up to dac_max_m, optical AOC beyond.
+struct CableLayout {
+  double rack_pitch_m = 0.6, row_pitch_m = 2.4, tray_m = 0.5, slack_m = 1.0, host_cable_m = 2.0, dac_max_m = 3.0;
+  int racks_per_row = 0;
+  static constexpr double kRackUnitM = 0.0445;
+};
+struct Cable {
+  std::string id;  // "L<link>" switch-switch, "E<endpoint>" endpoint
+  std::string a_rack, a_device, b_rack, b_device;
+  int a_port = 0, b_port = 0;
+  std::string media;  // "DAC" or "AOC"
+  double estimate_m = 0, length_m = 0;
+  std::string label_a, label_b;  // what to print on the label at each end
+};
+std::vector<Cable> plan_cables(const CablingPlan& plan, const CableLayout& layout);  // switch cables, then endpoints
+CableLayout cable_layout(const config::Config& cfg);
+std::string cables_csv(const std::vector<Cable>& cables);
+// Per rack: the cables with an end in rack R (CSV, and a printable HTML page).
+std::string rack_cables_csv(const CablingPlan& plan, const std::vector<Cable>& cables, int rack);
+std::string rack_cables_html(const CablingPlan& plan, const std::vector<Cable>& cables, int rack);
 std::string plan_json(const CablingPlan& plan);     // whole plan: racks, switches, ports, links, steps
 std::string plan_wiring_text(const CablingPlan& plan);  // human 3-step instructions
 std::string rack_pair_svg(const CablingPlan& plan, int rack_a, int rack_b);  // Fig. 4-style diagram

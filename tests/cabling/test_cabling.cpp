@@ -602,3 +602,50 @@ TEST(IbnetdiscoverParse, ChassisGroupingOfDashG) {
   EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
   EXPECT_THROW(parse_ibnetdiscover_text("Chassis x\n", "bad.txt"), UserError);
 }
+
+TEST(CableSheets, EveryCableWithLabelsMediaAndLength) {
+  auto plan = make_cabling_plan(5, 4, 36);
+  CableLayout lay;
+  lay.racks_per_row = 3;  // racks 0-2 in row 0, racks 3-4 in row 1
+  const auto cables = plan_cables(plan, lay);
+  ASSERT_EQ(cables.size(), plan.links.size() + 200u);  // 175 switch cables + 200 endpoint cables
+  std::set<std::string> ids;
+  int dac = 0, aoc = 0;
+  for (const auto& c : cables) {
+    EXPECT_TRUE(ids.insert(c.id).second) << c.id;
+    EXPECT_NE(c.label_a.find(c.id), std::string::npos);
+    EXPECT_NE(c.label_b.find(c.id), std::string::npos);
+    EXPECT_GE(c.length_m, c.estimate_m);
+    EXPECT_EQ(c.media, c.length_m <= lay.dac_max_m ? "DAC" : "AOC") << c.id;
+    (c.media == "DAC" ? dac : aoc)++;
+  }
+  EXPECT_GT(dac, 0);
+  EXPECT_GT(aoc, 0);
+  // Endpoint cable 1: host sf-0-0-0-n1 to sf-0-0-0 port 1, host_cable_m + slack = 3 m, copper.
+  const auto& e1 = cables[plan.links.size()];
+  EXPECT_EQ(e1.id, "E1");
+  EXPECT_EQ(e1.a_device, "sf-0-0-0-n1");
+  EXPECT_EQ(e1.b_device, "sf-0-0-0");
+  EXPECT_EQ(e1.b_port, 1);
+  EXPECT_DOUBLE_EQ(e1.length_m, 3.0);
+  // A cable between rows is longer than the same cable within a row.
+  auto longest_between = [&](int ra, int rb) {
+    double m = 0;
+    for (const auto& c : cables)
+      if ((c.a_rack == fmt::format("rack-{}", ra) && c.b_rack == fmt::format("rack-{}", rb)) ||
+          (c.a_rack == fmt::format("rack-{}", rb) && c.b_rack == fmt::format("rack-{}", ra)))
+        m = std::max(m, c.estimate_m);
+    return m;
+  };
+  EXPECT_GT(longest_between(0, 3), longest_between(0, 1));
+  // Per-rack sheet: every cable with an end in rack 0, local end first.
+  const auto sheet = split_lines(rack_cables_csv(plan, cables, 0));
+  EXPECT_EQ(sheet.size(), 1u + 40 + 15 + 40);  // header, endpoints, intra-rack, 10 per other rack
+  for (std::size_t i = 1; i < sheet.size(); ++i) {
+    const auto local = sheet[i].substr(sheet[i].find(',') + 1, 7);  // local device: sf-S-0-...
+    EXPECT_TRUE(local == "sf-0-0-" || local == "sf-1-0-") << sheet[i];
+  }
+  const auto html = rack_cables_html(plan, cables, 0);
+  EXPECT_NE(html.find("rack-0: 95 cables"), std::string::npos);
+  EXPECT_THROW(rack_cables_csv(plan, cables, 5), lbsim::UserError);
+}
