@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -648,4 +649,23 @@ TEST(CableSheets, EveryCableWithLabelsMediaAndLength) {
   const auto html = rack_cables_html(plan, cables, 0);
   EXPECT_NE(html.find("rack-0: 95 cables"), std::string::npos);
   EXPECT_THROW(rack_cables_csv(plan, cables, 5), lbsim::UserError);
+}
+
+TEST(CablingPlan, SvgPortNumbersDoNotOverlapLabels) {
+  // Every box has a label "(S,R,I) name" and a bold port number at the edge facing the other rack;
+  // with ~7.5 px per character (12 px monospace) the two must not overlap (the right-hand rack once
+  // printed "10" over the label's "(").
+  for (int q : {5, 11}) {
+    auto plan = make_cabling_plan(q, -1, 36);
+    const std::string svg = rack_pair_svg(plan, 0, q - 1);
+    const std::regex box(R"re(<text x="(\d+)" y="(\d+)">([^<]*)</text>\n<text x="(\d+)" y="\d+" font-weight="bold">(\d+)</text>)re");
+    int boxes = 0;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it, ++boxes) {
+      const double lx = std::stod((*it)[1]), px = std::stod((*it)[4]);
+      const double lw = 7.5 * static_cast<double>((*it)[3].length()), pw = 7.5 * static_cast<double>((*it)[5].length());
+      EXPECT_TRUE(px >= lx + lw || px + pw <= lx) << "q " << q << ": label '" << (*it)[3] << "' at " << lx << " and port "
+                                                  << (*it)[5] << " at " << px;
+    }
+    EXPECT_EQ(boxes, 4 * q) << q;
+  }
 }
