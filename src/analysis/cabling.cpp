@@ -1,6 +1,7 @@
 #include "analysis/cabling.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <istream>
 #include <set>
@@ -57,6 +58,13 @@ std::optional<std::pair<int, int>> CablingPlan::peer(int sw, int port) const {
   return std::make_pair(l.sw_a, l.port_a);
 }
 
+int CablingPlan::port_to(int sw, int neighbour) const {
+  if (sw < 0 || sw >= num_switches()) return -1;
+  const auto& v = neighbour_port[static_cast<std::size_t>(sw)];
+  const auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(neighbour, 0));
+  return it != v.end() && it->first == neighbour ? it->second : -1;
+}
+
 CablingPlan make_cabling_plan(int q, int p, int switch_ports, const std::string& prefix) {
   topo::SlimFlyParams prm;
   prm.q = q;
@@ -99,6 +107,12 @@ CablingPlan make_cabling_plan(int q, int p, int switch_ports, const std::string&
     plan.port_link[static_cast<std::size_t>(sb)][static_cast<std::size_t>(pb)] = pl.id - 1;
     plan.links.push_back(pl);
   }
+  plan.neighbour_port.assign(static_cast<std::size_t>(g.num_switches()), {});
+  for (const auto& l : plan.links) {
+    plan.neighbour_port[static_cast<std::size_t>(l.sw_a)].emplace_back(l.sw_b, l.port_a);
+    plan.neighbour_port[static_cast<std::size_t>(l.sw_b)].emplace_back(l.sw_a, l.port_b);
+  }
+  for (auto& v : plan.neighbour_port) std::sort(v.begin(), v.end());
   return plan;
 }
 
@@ -182,6 +196,141 @@ std::string plan_ports_csv(const CablingPlan& plan) {
                          peer, peer_port, link);
     }
   }
+  return out;
+}
+
+// ============================================================================ cable sheets
+
+namespace {
+constexpr double kStockLengths[] = {0.5, 1, 1.5, 2, 2.5, 3, 5, 7, 10, 15, 20, 30, 50, 100, 150, 200, 300};
+double stock_length(double m) {
+  for (double l : kStockLengths)
+    if (l + 1e-9 >= m) return l;
+  return std::ceil(m / 50.0) * 50.0;
+}
+std::string rack_name(int r) { return fmt::format("rack-{}", r); }
+}  // namespace
+
+CableLayout cable_layout(const config::Config& cfg) {
+  CableLayout l;
+  l.rack_pitch_m = cfg.real("cabling.rack_pitch_m");
+  l.row_pitch_m = cfg.real("cabling.row_pitch_m");
+  l.tray_m = cfg.real("cabling.tray_m");
+  l.slack_m = cfg.real("cabling.slack_m");
+  l.host_cable_m = cfg.real("cabling.host_cable_m");
+  l.dac_max_m = cfg.real("cabling.dac_max_m");
+  l.racks_per_row = static_cast<int>(cfg.integer("cabling.racks_per_row"));
+  return l;
+}
+
+std::vector<Cable> plan_cables(const CablingPlan& plan, const CableLayout& lay) {
+  const int q = plan.q;
+  auto slot = [&](int sw) {
+    const auto& lb = plan.labels[static_cast<std::size_t>(sw)];
+    return lb[0] * q + lb[2];
+  };
+  auto rack = [&](int sw) { return plan.labels[static_cast<std::size_t>(sw)][1]; };
+  const int per_row = lay.racks_per_row > 0 ? lay.racks_per_row : q;
+  auto finish = [&](Cable& c, double est) {
+    c.estimate_m = est + lay.slack_m;
+    c.length_m = stock_length(c.estimate_m);
+    c.media = c.length_m <= lay.dac_max_m + 1e-9 ? "DAC" : "AOC";
+    const std::string a = fmt::format("{} P{}", c.a_device, c.a_port), b = fmt::format("{} P{}", c.b_device, c.b_port);
+    c.label_a = fmt::format("{} | {} -> {}", c.id, a, b);
+    c.label_b = fmt::format("{} | {} -> {}", c.id, b, a);
+  };
+  std::vector<Cable> out;
+  for (const auto& l : plan.links) {
+    Cable c;
+    c.id = fmt::format("L{}", l.id);
+    c.a_rack = rack_name(rack(l.sw_a));
+    c.b_rack = rack_name(rack(l.sw_b));
+    c.a_device = plan.name(l.sw_a);
+    c.b_device = plan.name(l.sw_b);
+    c.a_port = l.port_a;
+    c.b_port = l.port_b;
+    const double ua = slot(l.sw_a) * CableLayout::kRackUnitM, ub = slot(l.sw_b) * CableLayout::kRackUnitM;
+    double est;
+    if (rack(l.sw_a) == rack(l.sw_b)) {
+      est = std::abs(ua - ub);
+    } else {
+      const int ra = rack(l.sw_a), rb = rack(l.sw_b);
+      const double horiz = std::abs(ra % per_row - rb % per_row) * lay.rack_pitch_m + std::abs(ra / per_row - rb / per_row) * lay.row_pitch_m;
+      est = ua + ub + 2 * lay.tray_m + horiz;
+    }
+    finish(c, est);
+    out.push_back(std::move(c));
+  }
+  for (int e = 0; e < plan.num_endpoints(); ++e) {
+    Cable c;
+    const int sw = e / plan.p;
+    c.id = fmt::format("E{}", e + 1);
+    c.a_rack = c.b_rack = rack_name(rack(sw));
+    c.a_device = endpoint_name(plan, e);
+    c.a_port = 1;
+    c.b_device = plan.name(sw);
+    c.b_port = e % plan.p + 1;
+    finish(c, lay.host_cable_m);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string cables_csv(const std::vector<Cable>& cables) {
+  std::string out = "cable,a_rack,a_device,a_port,b_rack,b_device,b_port,media,estimate_m,length_m,label_a,label_b\n";
+  for (const auto& c : cables)
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.2f},{:g},{},{}\n", c.id, c.a_rack, c.a_device, c.a_port, c.b_rack, c.b_device,
+                       c.b_port, c.media, c.estimate_m, c.length_m, c.label_a, c.label_b);
+  return out;
+}
+
+namespace {
+// The cables with an end in `rack`, each seen from that rack (local end first).
+std::vector<Cable> rack_view(const std::vector<Cable>& cables, const std::string& rack) {
+  std::vector<Cable> v;
+  for (const auto& c : cables) {
+    if (c.a_rack == rack) v.push_back(c);
+    if (c.b_rack == rack && c.a_rack != rack) {
+      Cable r = c;
+      std::swap(r.a_rack, r.b_rack);
+      std::swap(r.a_device, r.b_device);
+      std::swap(r.a_port, r.b_port);
+      std::swap(r.label_a, r.label_b);
+      v.push_back(std::move(r));
+    }
+  }
+  return v;
+}
+}  // namespace
+
+std::string rack_cables_csv(const CablingPlan& plan, const std::vector<Cable>& cables, int rack) {
+  if (rack < 0 || rack >= plan.q) throw UserError(fmt::format("rack {} does not exist (q = {})", rack, plan.q));
+  std::string out = "cable,local_device,local_port,far_rack,far_device,far_port,media,length_m,label_here,label_far_end\n";
+  for (const auto& c : rack_view(cables, rack_name(rack)))
+    out += fmt::format("{},{},{},{},{},{},{},{:g},{},{}\n", c.id, c.a_device, c.a_port, c.b_rack, c.b_device, c.b_port, c.media,
+                       c.length_m, c.label_a, c.label_b);
+  return out;
+}
+
+std::string rack_cables_html(const CablingPlan& plan, const std::vector<Cable>& cables, int rack) {
+  if (rack < 0 || rack >= plan.q) throw UserError(fmt::format("rack {} does not exist (q = {})", rack, plan.q));
+  const auto v = rack_view(cables, rack_name(rack));
+  int dac = 0, aoc = 0;
+  for (const auto& c : v) (c.media == "DAC" ? dac : aoc)++;
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0} cables</title>\n<style>body{{font-family:sans-serif;"
+      "font-size:11px}} table{{border-collapse:collapse}} td,th{{border:1px solid #888;padding:2px 5px}} "
+      "tr.AOC td{{background:#f7e6d5}} @media print{{tr{{page-break-inside:avoid}}}}</style></head><body>\n"
+      "<h1>{0}: {1} cables ({2} DAC, {3} AOC)</h1>\n<p>Slim Fly q = {4}, switches {5}-*-{6}-*; tick each cable when plugged "
+      "and labelled at both ends.</p>\n<table><tr><th>&#10003;</th><th>cable</th><th>here</th><th>port</th><th>far rack</th>"
+      "<th>far device</th><th>port</th><th>media</th><th>length</th><th>label here</th><th>label far end</th></tr>\n",
+      rack_name(rack), v.size(), dac, aoc, plan.q, xml_escape(plan.prefix), rack);
+  for (const auto& c : v)
+    out += fmt::format("<tr class=\"{}\"><td></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                       "<td>{:g} m</td><td>{}</td><td>{}</td></tr>\n",
+                       c.media, c.id, xml_escape(c.a_device), c.a_port, c.b_rack, xml_escape(c.b_device), c.b_port, c.media,
+                       c.length_m, xml_escape(c.label_a), xml_escape(c.label_b));
+  out += "</table></body></html>\n";
   return out;
 }
 
@@ -309,7 +458,16 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
   const int q = plan.q;
   if (ra < 0 || rb < 0 || ra >= q || rb >= q || ra == rb)
     throw UserError(fmt::format("rack_pair_svg: invalid rack pair ({}, {}) for q = {}", ra, rb, q));
-  const int box_w = 150, box_h = 24, gap = 8, sub_gap = 24, top = 70, left = 40, mid = 260;
+  // Each box holds the label "(S,R,I) name" and, at the edge facing the other rack, the bold port
+  // number (up to 3 digits, ~24 px at 12 px monospace). The label starts after the port column on
+  // the right-hand rack, so the two never overlap; the width follows the longest label (~7.3 px per
+  // character).
+  std::size_t longest = 0;
+  for (int sw : {ra * q, q * q + ra * q + q - 1, rb * q, q * q + rb * q + q - 1})
+    longest = std::max(longest, fmt::format("({},{},{}) {}", 1, q - 1, q - 1, plan.name(sw)).size());
+  const int port_col = 28;
+  const int box_w = std::max(150, static_cast<int>(longest) * 15 / 2 + port_col + 12);
+  const int box_h = 24, gap = 8, sub_gap = 24, top = 70, left = 40, mid = 260;
   const int width = left * 2 + box_w * 2 + mid;
   auto y_of = [&](int s, int i) { return top + s * (q * (box_h + gap) + sub_gap) + i * (box_h + gap); };
   const int height = y_of(1, q) + 56;
@@ -333,9 +491,9 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
         out += fmt::format(
             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"black\"/>\n"
             "<text x=\"{}\" y=\"{}\">({},{},{}) {}</text>\n",
-            x, y, box_w, box_h, s == 0 ? "#dde8f7" : "#f7e6d5", x + 6, y + 16, s, r, i,
+            x, y, box_w, box_h, s == 0 ? "#dde8f7" : "#f7e6d5", side == 0 ? x + 6 : x + port_col, y + 16, s, r, i,
             xml_escape(plan.name(sw)));
-        const int px = side == 0 ? x + box_w - 22 : x + 4;
+        const int px = side == 0 ? x + box_w - port_col + 4 : x + 4;
         out += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", px, y + 16,
                            plan.port_to_rack(sw, other));
       }
@@ -362,10 +520,14 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
 }
 
 std::string switch_guid(int sw) { return fmt::format("{:016x}", 0x0002c90300a00000ULL + static_cast<unsigned>(sw)); }
+std::string ca_node_guid(int e) { return fmt::format("{:016x}", 0x0002c90300c00000ULL + 2ULL * static_cast<unsigned>(e)); }
+std::string ca_port_guid(int e) { return fmt::format("{:016x}", 0x0002c90300c00001ULL + 2ULL * static_cast<unsigned>(e)); }
+std::string switch_description(const CablingPlan& plan, int sw) { return fmt::format("MF0;{}:SX6036/U1", plan.name(sw)); }
+std::string endpoint_name(const CablingPlan& plan, int e) {
+  return fmt::format("{}-n{}", plan.name(e / plan.p), e % plan.p + 1);
+}
 
 namespace {
-std::string ca_guid(int h) { return fmt::format("{:016x}", 0x0002c90300c00000ULL + 2ULL * static_cast<unsigned>(h)); }
-std::string ca_port_guid(int h) { return fmt::format("{:x}", 0x0002c90300c00001ULL + 2ULL * static_cast<unsigned>(h)); }
 std::string strip0(const std::string& g) {
   const auto n = g.find_first_not_of('0');
   return n == std::string::npos ? "0" : g.substr(n);
@@ -374,13 +536,13 @@ std::string strip0(const std::string& g) {
 
 std::string emit_ibnetdiscover(const CablingPlan& plan) {
   const int ns = plan.num_switches();
-  auto sw_desc = [&](int s) { return fmt::format("MF0;{}:SX6036/U1", plan.name(s)); };
-  auto ca_desc = [&](int h) { return fmt::format("{}-n{} HCA-1", plan.name(h / plan.p), h % plan.p + 1); };
+  auto sw_desc = [&](int s) { return switch_description(plan, s); };
+  auto ca_desc = [&](int h) { return endpoint_name(plan, h) + " HCA-1"; };
   auto sw_lid = [](int s) { return s + 1; };
   auto ca_lid = [&](int h) { return ns + 1 + h; };
   std::string out = fmt::format(
       "#\n# Topology file: generated by lbsim cabling plan (Slim Fly q={}) in ibnetdiscover format\n#\n", plan.q);
-  if (plan.p > 0) out += fmt::format("# Initiated from node {} port {:0>16}\n", ca_guid(0), ca_port_guid(0));
+  if (plan.p > 0) out += fmt::format("# Initiated from node {} port {}\n", ca_node_guid(0), ca_port_guid(0));
   for (int s = 0; s < ns; ++s) {
     const std::string g = switch_guid(s);
     out += fmt::format("\nvendid=0x2c9\ndevid=0xc738\nsysimgguid=0x{}\nswitchguid=0x{}({})\n", strip0(g), strip0(g), strip0(g));
@@ -389,8 +551,8 @@ std::string emit_ibnetdiscover(const CablingPlan& plan) {
     for (int pt = 1; pt <= plan.switch_ports; ++pt) {
       if (pt <= plan.p) {
         const int h = s * plan.p + pt - 1;
-        out += fmt::format("[{}]\t\"H-{}\"[1]({}) \t\t# \"{}\" lid {} 4xFDR\n", pt, ca_guid(h), ca_port_guid(h), ca_desc(h),
-                           ca_lid(h));
+        out += fmt::format("[{}]\t\"H-{}\"[1]({}) \t\t# \"{}\" lid {} 4xFDR\n", pt, ca_node_guid(h),
+                           strip0(ca_port_guid(h)), ca_desc(h), ca_lid(h));
       } else if (auto pr = plan.peer(s, pt)) {
         out += fmt::format("[{}]\t\"S-{}\"[{}]\t\t# \"{}\" lid {} 4xFDR\n", pt, switch_guid(pr->first), pr->second,
                            sw_desc(pr->first), sw_lid(pr->first));
@@ -398,11 +560,11 @@ std::string emit_ibnetdiscover(const CablingPlan& plan) {
     }
   }
   for (int h = 0; h < ns * plan.p; ++h) {
-    const std::string g = ca_guid(h);
+    const std::string g = ca_node_guid(h);
     const int s = h / plan.p, pt = h % plan.p + 1;
     out += fmt::format("\nvendid=0x2c9\ndevid=0x1003\nsysimgguid=0x{}\ncaguid=0x{}\n", strip0(g), strip0(g));
     out += fmt::format("Ca\t1 \"H-{}\"\t\t# \"{}\"\n", g, ca_desc(h));
-    out += fmt::format("[1]({}) \t\"S-{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} 4xFDR\n", ca_port_guid(h), switch_guid(s), pt,
+    out += fmt::format("[1]({}) \t\"S-{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} 4xFDR\n", strip0(ca_port_guid(h)), switch_guid(s), pt,
                        ca_lid(h), sw_desc(s), sw_lid(s));
   }
   return out;
@@ -478,22 +640,64 @@ std::pair<char, std::string> node_ref(Cursor& c, const std::string& src, int lin
   return {body[0], g};
 }
 
-// Optional "(portguid)" and "[ext N]" decorations after a port number.
-void port_decorations(Cursor& c, const std::string& src, int line) {
+// Optional "(portguid)" and "[ext N]" decorations after a port number; returns the port GUID
+// (normalised) or "".
+std::string port_decorations(Cursor& c, const std::string& src, int line) {
+  std::string guid;
   if (c.eat('(')) {
     const auto g = c.until(')');
-    if (!c.eat(')') || normalize_guid(g).empty()) fail(src, line, "malformed port GUID in parentheses");
+    guid = normalize_guid(g);
+    if (!c.eat(')') || guid.empty()) fail(src, line, "malformed port GUID in parentheses");
   }
   if (c.eat("[ext ")) {
     if (!c.integer() || !c.eat(']')) fail(src, line, "malformed '[ext N]' external port");
   }
+  return guid;
+}
+
+std::string_view trim(std::string_view v) {
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return v;
+}
+
+// ibnetdiscover -g (chassis grouping) adds lines that carry no cabling: "Chassis N (guid 0x..)",
+// "Non-Chassis Nodes" and, for some vendors, "Hostname: ...". Returns true for such a line.
+bool grouping_line(std::string_view rest, const std::string& src, int line) {
+  if (trim(rest) == "Non-Chassis Nodes") return true;
+  if (rest.rfind("Hostname:", 0) == 0) return true;
+  if (rest.rfind("Chassis ", 0) == 0) {
+    Cursor c{rest};
+    c.eat("Chassis ");
+    if (!c.integer()) fail(src, line, fmt::format("malformed chassis line (expected 'Chassis <n> [(guid 0x<guid>)]'): '{}'", rest));
+    c.ws();
+    if (c.eat("(guid ")) {
+      const auto g = c.until(')');
+      if (!c.eat(')') || normalize_guid(g).empty()) fail(src, line, fmt::format("malformed chassis GUID: '{}'", rest));
+    }
+    c.ws();
+    if (!c.end()) fail(src, line, fmt::format("unexpected text after the chassis number: '{}'", rest));
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src) {
+  // The LST format (OpenSM's opensm-subnet.lst, ibdiagnet's .lst) starts every line with '{'.
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    const auto l = trim(text.substr(at, nl - at));
+    at = nl + 1;
+    if (l.empty() || l[0] == '#' || l == "\r") continue;
+    if (l[0] == '{') return parse_lst_text(text, src);
+    break;
+  }
   IbFabric f;
   f.source = src;
+  f.format = "ibnetdiscover";
   struct Entry {
     IbEnd peer;
     int line;
@@ -529,6 +733,7 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
       continue;
     }
     const std::string_view rest = raw.substr(c.i);
+    if (grouping_line(rest, src, lineno)) continue;
     const bool is_switch = rest.rfind("Switch", 0) == 0, is_ca = rest.rfind("Ca", 0) == 0, is_rt = rest.rfind("Rt", 0) == 0;
     if (is_switch || is_ca || is_rt) {
       c.eat(is_switch ? "Switch" : (is_ca ? "Ca" : "Rt"));
@@ -575,15 +780,24 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
       if (!pt || !c.eat(']')) fail(src, lineno, "expected '[<port>]' at the start of a link line");
       if (*pt < 1 || *pt > self.nports)
         fail(src, lineno, fmt::format("port {} out of range: {}-{} has ports 1..{}", *pt, self.type, self.guid, self.nports));
-      port_decorations(c, src, lineno);
+      const std::string own_pg = port_decorations(c, src, lineno);
       c.ws();
       const auto [ptype, pguid] = node_ref(c, src, lineno, "peer");
       if (!c.eat('[')) fail(src, lineno, "expected '[<peer port>]' after the peer GUID");
       const auto pp = c.integer();
       if (!pp || *pp < 1 || !c.eat(']')) fail(src, lineno, "malformed peer port (expected '[<port>]', port >= 1)");
-      port_decorations(c, src, lineno);
+      std::string peer_pg = port_decorations(c, src, lineno);
       c.ws();
+      // A CA's link to another CA or router names the peer's port GUID after a blank: " (guid) ".
+      if (peer_pg.empty() && c.eat('(')) {
+        const auto g = c.until(')');
+        peer_pg = normalize_guid(g);
+        if (!c.eat(')') || peer_pg.empty()) fail(src, lineno, "malformed peer port GUID in parentheses");
+        c.ws();
+      }
       if (!c.end() && c.s[c.i] != '#') fail(src, lineno, fmt::format("unexpected text '{}' after the peer port", raw.substr(c.i)));
+      if (!own_pg.empty() && self.type != 'S') f.port_guid[IbEnd{self.guid, static_cast<int>(*pt)}] = own_pg;
+      if (!peer_pg.empty() && ptype != 'S') f.port_guid[IbEnd{pguid, static_cast<int>(*pp)}] = peer_pg;
       if (!cur_ports.insert(static_cast<int>(*pt)).second)
         fail(src, lineno, fmt::format("port {} of {}-{} is listed twice", *pt, self.type, self.guid));
       note_type(ptype, pguid);
@@ -614,6 +828,8 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
       if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys))
         fail(src, lineno, fmt::format("unknown attribute '{}' (expected vendid, devid, sysimgguid, switchguid, caguid or routerguid)", key));
       std::string_view val = rest.substr(eq + 1);
+      // ibnetdiscover -g appends "# Chassis N ..." / "# <chassis type> <slot>" to these lines.
+      if (const auto hash = val.find('#'); hash != std::string_view::npos) val = val.substr(0, hash);
       if (const auto paren = val.find('('); paren != std::string_view::npos) val = val.substr(0, paren);
       while (!val.empty() && (val.back() == ' ' || val.back() == '\t')) val.remove_suffix(1);
       if (normalize_guid(val).empty()) fail(src, lineno, fmt::format("attribute '{}' has a malformed hex value '{}'", key, val));
@@ -631,6 +847,141 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
         fail(src, line, fmt::format("peer port {} out of range: {}-{} (line {}) has ports 1..{}", e.port, n.type, n.guid, n.line, n.nports));
     }
   for (const auto& [from, en] : ends) f.peer[from] = {en.peer, en.line};
+  return f;
+}
+
+// The LST topology format: OpenSM writes it as opensm-subnet.lst (osm_dump.c, dump_topology_node)
+// and ibdiagnet as its .lst file. One line per port with a link, the local port first:
+//   { SW Ports:24 SystemGUID:... NodeGUID:... PortGUID:... VenID:... DevID:... Rev:... {desc}
+//     LID:0006 PN:0A } { CA Ports:02 ... {desc} LID:0004 PN:01 } PHY=4x LOG=ACT SPD=5
+// Numbers after Ports:, LID: and PN: are hexadecimal; the type may carry "-SM" (the SM's port).
+IbFabric parse_lst_text(std::string_view text, const std::string& src) {
+  IbFabric f;
+  f.source = src;
+  f.format = "lst";
+  struct Side {
+    char type = 'S';
+    std::string node_guid, port_guid, desc;
+    int nports = 0, port = 0;
+  };
+  std::map<std::string, int> type_line;
+  auto parse_side = [&](Cursor& c, int lineno) {
+    Side sd;
+    c.ws();
+    if (!c.eat('{')) fail(src, lineno, "expected '{' opening a port description (LST format)");
+    c.ws();
+    std::size_t j = c.i;
+    while (j < c.s.size() && c.s[j] != ' ' && c.s[j] != '\t') ++j;
+    std::string type(c.s.substr(c.i, j - c.i));
+    c.i = j;
+    if (const auto dash = type.find('-'); dash != std::string::npos) type = type.substr(0, dash);  // "SW-SM"
+    if (type == "SW") sd.type = 'S';
+    else if (type == "CA") sd.type = 'H';
+    else if (type == "Rt" || type == "RT") sd.type = 'R';
+    else fail(src, lineno, fmt::format("unknown node type '{}' (expected SW, CA or Rt)", type));
+    std::map<std::string, std::string> kv;
+    bool desc_seen = false;
+    for (;;) {
+      c.ws();
+      if (c.end()) fail(src, lineno, "unterminated port description (missing '}')");
+      if (c.eat('}')) break;
+      if (c.eat('{')) {
+        sd.desc = std::string(c.until('}'));
+        if (!c.eat('}')) fail(src, lineno, "unterminated node description '{...}'");
+        desc_seen = true;
+        continue;
+      }
+      std::size_t k = c.i;
+      while (k < c.s.size() && c.s[k] != ' ' && c.s[k] != '\t' && c.s[k] != '}') ++k;
+      const std::string_view tok = c.s.substr(c.i, k - c.i);
+      c.i = k;
+      const auto colon = tok.find(':');
+      if (colon == std::string_view::npos) fail(src, lineno, fmt::format("expected KEY:VALUE, got '{}'", tok));
+      kv[std::string(tok.substr(0, colon))] = std::string(tok.substr(colon + 1));
+    }
+    auto hex = [&](const char* key, int lo, int hi) {
+      auto it = kv.find(key);
+      if (it == kv.end()) fail(src, lineno, fmt::format("missing {}: in a port description", key));
+      long v = -1;
+      try {
+        std::size_t used = 0;
+        v = std::stol(it->second, &used, 16);
+        if (used != it->second.size()) v = -1;
+      } catch (const std::exception&) {
+        v = -1;
+      }
+      if (v < lo || v > hi) fail(src, lineno, fmt::format("{}:{} is not a hexadecimal number in {}..{}", key, it->second, lo, hi));
+      return static_cast<int>(v);
+    };
+    auto guid = [&](const char* key) {
+      auto it = kv.find(key);
+      if (it == kv.end()) fail(src, lineno, fmt::format("missing {}: in a port description", key));
+      std::string g = normalize_guid(it->second);
+      if (g.empty()) fail(src, lineno, fmt::format("{}:{} is not a GUID", key, it->second));
+      return g;
+    };
+    if (!desc_seen) fail(src, lineno, "missing the node description '{...}'");
+    sd.nports = hex("Ports", 1, 4096);
+    sd.port = hex("PN", 1, 4096);
+    if (sd.port > sd.nports) fail(src, lineno, fmt::format("PN:{:02X} is beyond Ports:{:02X}", sd.port, sd.nports));
+    sd.node_guid = guid("NodeGUID");
+    sd.port_guid = guid("PortGUID");
+    return sd;
+  };
+  auto add_node = [&](const Side& sd, int lineno) {
+    auto [tit, fresh] = f.type.emplace(sd.node_guid, sd.type);
+    if (fresh) type_line[sd.node_guid] = lineno;
+    else if (tit->second != sd.type)
+      fail(src, lineno, fmt::format("node {} has type {} here but {} at line {}", sd.node_guid, sd.type, tit->second,
+                                    type_line[sd.node_guid]));
+    if (auto it = f.by_guid.find(sd.node_guid); it != f.by_guid.end()) {
+      const auto& n = f.nodes[static_cast<std::size_t>(it->second)];
+      if (n.nports != sd.nports)
+        fail(src, lineno, fmt::format("node {} has {} ports here but {} at line {}", sd.node_guid, sd.nports, n.nports, n.line));
+      return;
+    }
+    IbNode n;
+    n.type = sd.type;
+    n.guid = sd.node_guid;
+    n.nports = sd.nports;
+    n.desc = sd.desc;
+    n.line = lineno;
+    f.by_guid[n.guid] = static_cast<int>(f.nodes.size());
+    f.nodes.push_back(n);
+  };
+  int lineno = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view raw = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++lineno;
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+    const auto t = trim(raw);
+    if (t.empty() || t[0] == '#') continue;
+    Cursor c{t};
+    const Side a = parse_side(c, lineno);
+    const Side b = parse_side(c, lineno);
+    add_node(a, lineno);
+    add_node(b, lineno);
+    const IbEnd ea{a.node_guid, a.port}, eb{b.node_guid, b.port};
+    if (ea == eb) fail(src, lineno, "a port cannot be connected to itself");
+    for (const auto& [from, to] : {std::make_pair(ea, eb), std::make_pair(eb, ea)}) {
+      auto it = f.peer.find(from);
+      if (it == f.peer.end()) {
+        f.peer[from] = {to, lineno};
+      } else if (!(it->second.first == to)) {
+        fail(src, lineno,
+             fmt::format("inconsistent dump: port {} of {} is connected to {} port {} here, but line {} connects it to {} "
+                         "port {}",
+                         from.port, from.guid, to.guid, to.port, it->second.second, it->second.first.guid,
+                         it->second.first.port));
+      }
+    }
+    if (a.type != 'S') f.port_guid[ea] = a.port_guid;
+    if (b.type != 'S') f.port_guid[eb] = b.port_guid;
+  }
   return f;
 }
 
@@ -724,54 +1075,79 @@ std::string VerifyReport::text() const {
   return out;
 }
 
-VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const std::map<std::string, std::string>* name_map) {
-  VerifyReport rep;
-  rep.planned = static_cast<int>(plan.links.size());
+SwitchMapping map_switches(const CablingPlan& plan, const IbFabric& fab, const std::map<std::string, std::string>* name_map) {
+  SwitchMapping m;
   const int ns = plan.num_switches();
-
-  // 1. Map discovered switches to planned switches: mapping file first, then node description.
-  std::map<std::string, int> guid_sw;
-  std::vector<int> sw_node(static_cast<std::size_t>(ns), -1);
-  int mapped = 0, by_file = 0;
+  m.sw_node.assign(static_cast<std::size_t>(ns), -1);
+  std::vector<std::string> unmatched_desc;
   for (std::size_t ni = 0; ni < fab.nodes.size(); ++ni) {
     const auto& n = fab.nodes[ni];
     if (n.type != 'S') continue;
+    ++m.discovered;
     std::optional<int> sw;
     if (name_map) {
       if (auto it = name_map->find(n.guid); it != name_map->end()) {
         sw = plan.find(it->second);
         if (!sw)
-          rep.warnings.push_back(fmt::format("mapping file names switch S-{} '{}', which is not a planned switch name",
-                                             n.guid, it->second));
+          m.warnings.push_back(fmt::format("mapping file names switch S-{} '{}', which is not a planned switch name",
+                                           n.guid, it->second));
         else
-          ++by_file;
+          ++m.by_file;
       }
     }
     if (!sw)
       for (const auto& tok : desc_tokens(n.desc))
         if ((sw = plan.find(tok))) break;
     if (!sw) {
-      rep.unexpected.push_back(fmt::format("switch S-{} \"{}\" ({}:{}) matches no planned switch; all its cables are "
-                                           "unexpected (add it to the mapping file or set its node description)",
-                                           n.guid, n.desc, fab.source, n.line));
+      m.unexpected.push_back(fmt::format("switch S-{} \"{}\" ({}:{}) matches no planned switch; all its cables are "
+                                         "unexpected (add it to the mapping file or set its node description)",
+                                         n.guid, n.desc, fab.source, n.line));
+      if (unmatched_desc.size() < 3) unmatched_desc.push_back(fmt::format("S-{} \"{}\"", n.guid, n.desc));
       continue;
     }
-    if (const int prev = sw_node[static_cast<std::size_t>(*sw)]; prev >= 0)
+    if (const int prev = m.sw_node[static_cast<std::size_t>(*sw)]; prev >= 0)
       throw UserError(fmt::format("{}:{}: switch S-{} maps to {} but so does S-{} (line {}); fix the node "
                                   "descriptions or the mapping file",
                                   fab.source, n.line, n.guid, plan.name(*sw), fab.nodes[static_cast<std::size_t>(prev)].guid,
                                   fab.nodes[static_cast<std::size_t>(prev)].line));
-    sw_node[static_cast<std::size_t>(*sw)] = static_cast<int>(ni);
-    guid_sw[n.guid] = *sw;
-    ++mapped;
+    m.sw_node[static_cast<std::size_t>(*sw)] = static_cast<int>(ni);
+    m.guid_sw[n.guid] = *sw;
+    ++m.mapped;
+  }
+  if (m.discovered == 0)
+    throw UserError(fmt::format("{}: the dump lists no switch ({} nodes, {} links): is it empty or not the output of "
+                                "ibnetdiscover (or an LST file)?",
+                                fab.source, fab.nodes.size(), fab.peer.size() / 2));
+  if (m.mapped == 0) {
+    std::string eg;
+    for (const auto& d : unmatched_desc) eg += (eg.empty() ? "" : ", ") + d;
+    throw UserError(fmt::format(
+        "{}: none of the {} discovered switches matches a planned switch name ({}-S-R-I, e.g. {}) in its node "
+        "description (found {}{}); give a mapping file with --map (one '0x<guid> \"{}\"' line per switch, the "
+        "node-name-map format)",
+        fab.source, m.discovered, plan.prefix, plan.name(0), eg, m.discovered > 3 ? ", ..." : "", plan.name(0)));
   }
   if (name_map)
     for (const auto& [guid, nm] : *name_map)
       if (!fab.by_guid.count(guid))
-        rep.warnings.push_back(fmt::format("mapping file entry {} \"{}\": no such node in the dump", guid, nm));
+        m.warnings.push_back(fmt::format("mapping file entry {} \"{}\": no such node in the dump", guid, nm));
+  return m;
+}
+
+VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const std::map<std::string, std::string>* name_map) {
+  VerifyReport rep;
+  rep.planned = static_cast<int>(plan.links.size());
+  const int ns = plan.num_switches();
+
+  // 1. Map discovered switches to planned switches: mapping file first, then node description.
+  const SwitchMapping sm = map_switches(plan, fab, name_map);
+  const auto& guid_sw = sm.guid_sw;
+  const auto& sw_node = sm.sw_node;
+  for (const auto& u : sm.unexpected) rep.unexpected.push_back(u);
+  for (const auto& w : sm.warnings) rep.warnings.push_back(w);
   rep.mapping.push_back(fmt::format("plan: Slim Fly q = {}, {} switches, {} switch-switch cables; fabric {}: {} "
                                     "switches mapped ({} by mapping file, {} by node description)",
-                                    plan.q, ns, plan.links.size(), fab.source, mapped, by_file, mapped - by_file));
+                                    plan.q, ns, plan.links.size(), fab.source, sm.mapped, sm.by_file, sm.mapped - sm.by_file));
   for (int s = 0; s < ns; ++s)
     if (sw_node[static_cast<std::size_t>(s)] < 0)
       rep.missing.push_back(fmt::format("switch {} was not discovered (all its cables are listed as missing)", plan.name(s)));
@@ -916,6 +1292,13 @@ namespace {
   declare({
       integer("cabling.switch_ports", 0, "ports", "lbsim cabling: physical ports per switch (>= p + k'); 0 = p + k'.").range(0, 4096),
       text("cabling.name_prefix", "sf", "lbsim cabling: switch names are PREFIX-S-R-I (the (S, R, I) label of [SlimFly] Fig. 4); letters, digits, '_' or '.'."),
+      real("cabling.rack_pitch_m", 0.6, "m", "lbsim cabling plan, cable sheets: distance between neighbouring racks of a row.").range(0, 100),
+      real("cabling.row_pitch_m", 2.4, "m", "lbsim cabling plan, cable sheets: distance between rows of racks.").range(0, 1000),
+      integer("cabling.racks_per_row", 0, "", "lbsim cabling plan, cable sheets: racks per row (rack R in row R / racks_per_row); 0 = all racks in one row.").range(0, 4096),
+      real("cabling.tray_m", 0.5, "m", "lbsim cabling plan, cable sheets: from the top of a rack to the overhead cable tray (added at both ends of an inter-rack cable).").range(0, 100),
+      real("cabling.slack_m", 1.0, "m", "lbsim cabling plan, cable sheets: slack added to every estimated cable length before rounding up to a stock length.").range(0, 100),
+      real("cabling.host_cable_m", 2.0, "m", "lbsim cabling plan, cable sheets: run of an endpoint (HCA to switch) cable before slack.").range(0, 1000),
+      real("cabling.dac_max_m", 3.0, "m", "lbsim cabling plan, cable sheets: longest copper (DAC) cable; longer cables are optical (AOC).").range(0, 1000),
   });
   return true;
 }();

@@ -316,6 +316,77 @@ std::vector<int> color_switches(const Adjacency& adj) {
   return color;
 }
 
+namespace {
+// Exact search for a proper colouring with at most k colours: DSATUR order with backtracking
+// (Brélaz 1979; a new colour only as the next unused one, so colour permutations are not revisited).
+// Deterministic. Returns the colouring, or an empty vector with *exhausted = true when none exists,
+// or an empty vector with *exhausted = false when the step budget ran out first.
+struct ExactColouring {
+  const Adjacency& adj;
+  int n, k;
+  long budget, steps = 0;
+  std::vector<int> color;
+  std::vector<std::vector<int>> cnt;  // cnt[v][c]: neighbours of v with colour c
+  std::vector<int> sat;               // distinct neighbour colours of v
+  bool out_of_budget = false;
+
+  ExactColouring(const Adjacency& a, int colours, long steps_budget)
+      : adj(a), n(static_cast<int>(a.size())), k(colours), budget(steps_budget), color(a.size(), -1),
+        cnt(a.size(), std::vector<int>(static_cast<std::size_t>(colours), 0)), sat(a.size(), 0) {}
+
+  void set(int v, int c, int delta) {
+    for (int u : adj[static_cast<std::size_t>(v)]) {
+      int& x = cnt[static_cast<std::size_t>(u)][static_cast<std::size_t>(c)];
+      if (delta > 0 && x++ == 0) ++sat[static_cast<std::size_t>(u)];
+      if (delta < 0 && --x == 0) --sat[static_cast<std::size_t>(u)];
+    }
+  }
+  bool search(int coloured, int used) {
+    if (coloured == n) return true;
+    if (++steps > budget) {
+      out_of_budget = true;
+      return false;
+    }
+    int pick = -1;
+    for (int v = 0; v < n; ++v) {
+      const auto vi = static_cast<std::size_t>(v);
+      if (color[vi] >= 0) continue;
+      if (sat[vi] >= k) return false;  // no colour left for v
+      if (pick < 0) {
+        pick = v;
+        continue;
+      }
+      const auto pi = static_cast<std::size_t>(pick);
+      if (sat[vi] > sat[pi] || (sat[vi] == sat[pi] && adj[vi].size() > adj[pi].size())) pick = v;
+    }
+    const auto pi = static_cast<std::size_t>(pick);
+    for (int c = 0; c < std::min(k, used + 1); ++c) {
+      if (cnt[pi][static_cast<std::size_t>(c)] > 0) continue;
+      color[pi] = c;
+      set(pick, c, +1);
+      if (search(coloured + 1, std::max(used, c + 1))) return true;
+      set(pick, c, -1);
+      color[pi] = -1;
+      if (out_of_budget) return false;
+    }
+    return false;
+  }
+};
+}  // namespace
+
+std::vector<int> color_switches_exact(const Adjacency& adj, int max_colours, long step_budget, bool* proven_impossible) {
+  if (proven_impossible) *proven_impossible = false;
+  if (adj.empty()) return {};
+  if (max_colours < 1) {
+    if (proven_impossible) *proven_impossible = true;
+    return {};
+  }
+  ExactColouring e(adj, max_colours, step_budget);
+  if (e.search(0, 0)) return e.color;
+  if (proven_impossible) *proven_impossible = !e.out_of_budget;
+  return {};
+}
+
 VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& routes, int vls_available,
                                int sls_available) {
   if (vls_available < 3 || vls_available > 15)
@@ -329,10 +400,20 @@ VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& r
   a.vls_needed = 3;
   a.color = color_switches(adj);
   a.colors_used = 1 + *std::max_element(a.color.begin(), a.color.end());
-  if (a.colors_used > sls_available)
-    throw UserError(fmt::format("three-lane scheme (sec. 5.2): the switch colouring needs {} colours "
-                                "but only {} service levels are available",
-                                a.colors_used, sls_available));
+  if (a.colors_used > sls_available) {
+    // The heuristic colouring is not minimal: search for one with sls_available colours exactly.
+    bool impossible = false;
+    auto exact = color_switches_exact(adj, sls_available, kExactColouringSteps, &impossible);
+    if (exact.empty())
+      throw UserError(fmt::format(
+          "three-lane scheme (sec. 5.2): the switch colouring needs {} colours (DSATUR) but only {} service levels are "
+          "available, and {}",
+          a.colors_used, sls_available,
+          impossible ? fmt::format("no proper colouring with {} colours exists (exhaustive search)", sls_available)
+                     : fmt::format("the exact search gave up after {} steps", kExactColouringSteps)));
+    a.color = std::move(exact);
+    a.colors_used = 1 + *std::max_element(a.color.begin(), a.color.end());
+  }
   // Lane subsets by hop position: hop class h uses lanes {v < V : v mod 3 == h}.
   std::vector<std::vector<int>> subset(3);
   for (int v = 0; v < vls_available; ++v) subset[static_cast<std::size_t>(v % 3)].push_back(v);

@@ -21,7 +21,6 @@ namespace lbsim::analysis {
 // The layered-routing types (routing/layered.h) the analyses work on.
 using routing::Adjacency;
 using routing::LayerOptions;
-using routing::LidPlan;
 using routing::RoutingLayers;
 
 using Route = std::vector<int>;  // switch sequence, at least 2 switches
@@ -62,6 +61,13 @@ VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& r
 
 // Proper colouring (DSATUR); colour count is not guaranteed minimal.
 std::vector<int> color_switches(const Adjacency& adj);
+// Exact: a proper colouring with at most max_colours colours by DSATUR backtracking, or an empty
+// vector: *proven_impossible = true when none exists, false when step_budget search steps ran out.
+// assign_three_lane uses it (budget kExactColouringSteps) when DSATUR needs more colours than there
+// are service levels, e.g. 4 SLs on q = 5 (the Hoffman-Singleton graph has chromatic number 4).
+inline constexpr long kExactColouringSteps = 2'000'000;
+std::vector<int> color_switches_exact(const Adjacency& adj, int max_colours, long step_budget,
+                                      bool* proven_impossible = nullptr);
 
 std::string format_vl_assignment(const VlAssignment& a);
 

@@ -12,7 +12,6 @@ namespace lbsim::analysis {
 // The layered-routing types (routing/layered.h) the analyses work on.
 using routing::Adjacency;
 using routing::LayerOptions;
-using routing::LidPlan;
 using routing::RoutingLayers;
 
 struct PathStats {

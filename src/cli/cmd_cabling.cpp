@@ -49,6 +49,14 @@ int do_plan(const CablingOptions& o) {
   write_file(dir / "ports.csv", analysis::plan_ports_csv(plan));
   write_file(dir / "plan.json", analysis::plan_json(plan));
   write_file(dir / "wiring.txt", analysis::plan_wiring_text(plan));
+  const auto cables = analysis::plan_cables(plan, analysis::cable_layout(config::load(o.config, o.sets)));
+  write_file(dir / "cables.csv", analysis::cables_csv(cables));
+  fs::create_directories(dir / "sheets", ec);
+  if (ec) throw UserError(fmt::format("{}: cannot create directory: {}", (dir / "sheets").string(), ec.message()));
+  for (int r = 0; r < plan.q; ++r) {
+    write_file(dir / "sheets" / fmt::format("rack_{}.csv", r), analysis::rack_cables_csv(plan, cables, r));
+    write_file(dir / "sheets" / fmt::format("rack_{}.html", r), analysis::rack_cables_html(plan, cables, r));
+  }
   int svgs = 0;
   if (!o.no_svg) {
     fs::create_directories(dir / "racks", ec);
@@ -61,7 +69,9 @@ int do_plan(const CablingOptions& o) {
   fmt::print("Slim Fly q = {} (delta = {}, k' = {}, p = {}): {} racks, {} switches, {} switch-switch cables "
              "({} per rack pair)\n",
              plan.q, plan.delta, plan.k_prime, plan.p, plan.q, plan.num_switches(), plan.links.size(), 2 * plan.q);
-  fmt::print("wrote {0}/links.csv, {0}/ports.csv, {0}/plan.json, {0}/wiring.txt", o.out);
+  fmt::print("wrote {0}/links.csv, {0}/ports.csv, {0}/plan.json, {0}/wiring.txt, {0}/cables.csv ({1} cables), per-rack "
+             "sheets {0}/sheets/rack_R.{{csv,html}}",
+             o.out, cables.size());
   if (svgs) fmt::print(", {} rack-pair diagrams in {}/racks/", svgs, o.out);
   fmt::print("\n");
   if (!o.emit.empty()) fmt::print("wrote {} (ibnetdiscover format)\n", o.emit);

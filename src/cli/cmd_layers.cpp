@@ -5,15 +5,20 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/cabling.h"
 #include "analysis/deadlock.h"
-#include "routing/layered.h"
+#include "analysis/fabric.h"
+#include "analysis/opensm.h"
 #include "analysis/pathstats.h"
 #include "analysis/switch_graph.h"
+#include "routing/layered.h"
+#include "topo/registry.h"
 #include "cli/commands.h"
 #include "config/reader.h"
 #include "core/error.h"
@@ -30,6 +35,8 @@ struct LayersArgs {
   double keep = 0.6;
   std::uint64_t seed = 1;
   std::string out;
+  std::string fabric;  // discovered fabric (ibnetdiscover / LST) the tables are written for
+  std::string map;     // node-name map for --fabric
   bool sweep = false;
   bool tables = false;
   bool no_guard = false;
@@ -43,6 +50,39 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
   std::ofstream f(p);
   if (!f) throw UserError(fmt::format("cannot write '{}'", p.string()));
   f << text;
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw UserError(fmt::format("cannot read '{}'", p.string()));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The physical fabric the tables are written for (analysis/fabric.h, the one port model): a Slim
+// Fly's cabling plan ([cabling] keys) or, with --fabric, the discovered fabric mapped onto the plan;
+// any other topology numbers its ports in Topology order.
+analysis::Fabric tables_fabric(const config::Config& cfg, const topo::Topology& t, const LayersArgs& a) {
+  using namespace analysis;
+  if (t.kind != "slim_fly") {
+    if (!a.fabric.empty())
+      throw UserError(fmt::format("--fabric maps a discovered fabric onto a Slim Fly cabling plan; topology.kind is \"{}\"",
+                                  t.kind));
+    return fabric_from_topology(t);
+  }
+  const CablingPlan plan = make_cabling_plan(cfg);
+  if (a.fabric.empty()) return fabric_from_plan(plan);
+  std::ifstream in(a.fabric);
+  if (!in) throw UserError(fmt::format("cannot read the fabric dump '{}'", a.fabric));
+  const IbFabric dump = parse_ibnetdiscover(in, a.fabric);
+  std::map<std::string, std::string> names;
+  if (!a.map.empty()) {
+    std::ifstream m(a.map);
+    if (!m) throw UserError(fmt::format("cannot read the mapping file '{}'", a.map));
+    names = parse_name_map(m, a.map);
+  }
+  return fabric_from_discovery(plan, dump, a.map.empty() ? nullptr : &names);
 }
 
 nlohmann::json stats_json(const analysis::PathStats& s) {
@@ -71,7 +111,11 @@ nlohmann::json stats_json(const analysis::PathStats& s) {
 int run_layers(const LayersArgs& a) {
   using namespace analysis;
   using namespace routing;
-  const auto g = switch_graph(config::load(a.config, a.sets));
+  const auto cfg = config::load(a.config, a.sets);
+  const topo::Topology topology = topo::build_topology(cfg);
+  const auto g = switch_graph(topology);
+  if (!a.fabric.empty() && !a.tables) throw UserError("--fabric needs --tables");
+  if (!a.map.empty() && a.fabric.empty()) throw UserError("--map needs --fabric");
   LayerOptions opt;
   opt.layers = a.layers;
   opt.scheme = parse_layer_scheme(a.scheme);
@@ -110,11 +154,32 @@ int run_layers(const LayersArgs& a) {
   }
   // Tables first, so they exist even when the deadlock analysis below fails for lack of lanes.
   std::filesystem::path dir(a.out);
+  Fabric fabric;
+  analysis::LidPlan lids;
+  InstalledTables installed;
   if (!a.out.empty()) {
     std::filesystem::create_directories(dir);
     if (a.tables) {
       write_file(dir / "forwarding.txt", format_forwarding_tables(r, note));
-      write_file(dir / "lft.txt", format_lfts(r, make_lid_plan(r.num_layers(), g.endpoints_per_switch)));
+      fabric = tables_fabric(cfg, topology, a);
+      lids = make_lid_plan(fabric, r.num_layers());
+      const Lfts lft = compute_lfts(r, fabric, lids);
+      const std::string lfts_path = std::filesystem::absolute(dir / "lfts.dump").lexically_normal().string();
+      write_file(dir / "lfts.dump", format_lfts_dump(fabric, lids, lft));
+      write_file(dir / "guid2lid", format_guid2lid(fabric, lids));
+      write_file(dir / "lids.csv", format_lid_csv(fabric, lids));
+      write_file(dir / "opensm.conf", format_opensm_conf(lids, lfts_path, a.vls > 0 ? a.deadlock : "", a.vls));
+      // Read the files back as OpenSM would and walk every (source, destination LID) pair over the
+      // fabric's cables: the tables must deliver every route before anyone loads them.
+      installed = install_like_opensm(fabric, parse_lfts_dump(read_file(dir / "lfts.dump"), (dir / "lfts.dump").string()),
+                                      parse_guid2lid(read_file(dir / "guid2lid"), (dir / "guid2lid").string()));
+      const WalkReport walk = walk_routes(fabric, installed);
+      fmt::print("tables for {} ({} switches, {} endpoints, LMC {}, LIDs 1-{}): LFT walk {}", fabric.source,
+                 fabric.num_switches(), fabric.num_endpoints(), lids.lmc, lids.max_lid, walk.text());
+      js["tables"] = {{"fabric", fabric.source},     {"lmc", lids.lmc},           {"max_lid", lids.max_lid},
+                      {"walk_routes", walk.routes},  {"walk_delivered", walk.delivered},
+                      {"walk_failed", walk.failed},  {"walk_max_switch_hops", walk.max_switch_hops}};
+      if (!walk.ok()) throw std::logic_error("the written forwarding tables do not deliver every route:\n" + walk.text());
     }
   }
   if (a.vls > 0) {
@@ -131,6 +196,20 @@ int run_layers(const LayersArgs& a) {
     if (v.scheme == "three-lane") {
       js["deadlock"]["colors_used"] = v.colors_used;
       js["deadlock"]["switch_sl"] = v.color;
+    }
+    if (a.tables) {
+      // Per-route SLs and SL-to-VL tables for the lanes; checked like the LFTs: read back, follow
+      // every route through the installed tables and require an acyclic (channel, VL) graph.
+      const SlTables sl = make_sl_tables(r, fabric, v, routes);
+      write_file(dir / "path-sl.txt", format_path_sl(fabric, lids, sl));
+      write_file(dir / "sl2vl.dump", format_sl2vl_dump(fabric, lids, sl));
+      const VlCheck c = check_vls(fabric, installed, parse_path_sl(read_file(dir / "path-sl.txt"), (dir / "path-sl.txt").string()),
+                                  parse_sl2vl_dump(read_file(dir / "sl2vl.dump"), (dir / "sl2vl.dump").string()));
+      fmt::print("SL/VL tables: {} routes, {} hops on {} VLs, (channel, VL) graph {}\n", c.routes, c.hops, c.vls_used,
+                 c.acyclic ? "acyclic" : "CYCLIC");
+      js["deadlock"]["tables_vls_used"] = c.vls_used;
+      js["deadlock"]["tables_acyclic"] = c.acyclic;
+      if (!c.problem.empty()) throw std::logic_error("the written SL/VL tables are not deadlock-free: " + c.problem);
     }
   }
   if (!a.out.empty()) {
@@ -157,7 +236,13 @@ void add_layers_commands(CLI::App& app, Commands& out) {
   sub->add_flag("--sweep", args->sweep, "statistics for every layer count 1..--layers");
   sub->add_flag("--no-guard", args->no_guard,
                 "layered: plain Algorithm 1 without the short-route guard (fallbacks may exceed 3 hops)");
-  sub->add_flag("--tables", args->tables, "write forwarding.txt and lft.txt (needs --out)");
+  sub->add_flag("--tables", args->tables,
+                "write forwarding.txt and the OpenSM files lfts.dump, guid2lid, lids.csv, opensm.conf (+ path-sl.txt, "
+                "sl2vl.dump with --vls) into --out DIR, on the cabling plan's ports");
+  sub->add_option("--fabric", args->fabric,
+                  "with --tables: write the tables for this discovered fabric (ibnetdiscover [-g] or LST dump), mapped "
+                  "onto the cabling plan as `cabling verify` does (real GUIDs and ports)");
+  sub->add_option("--map", args->map, "with --fabric: node-name map (0x<guid> \"<planned name>\" lines)");
   sub->add_option("--vls", args->vls, "run the deadlock analysis with this many virtual lanes");
   sub->add_option("--deadlock", args->deadlock, "dfsssp | three-lane")->capture_default_str();
   sub->add_option("--sls", args->sls, "three-lane: available service levels")->capture_default_str();

@@ -496,11 +496,27 @@ std::vector<int> RoutingLayers::path(int l, int s, int d) const {
   return p;
 }
 
+int RoutingLayers::hops(int l, int s, int d) const {
+  int h = 0;
+  for (int x = s; x != d; ++h) {
+    x = next_hop(l, x, d);
+    if (x < 0 || h >= n_) throw std::logic_error(fmt::format("layer {}: no loop-free route {} -> {}", l, s, d));
+  }
+  return h;
+}
+
 RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
   if (opt.layers < 1 || opt.layers > 128)
     throw UserError(fmt::format("number of layers must be in 1..128 (got {})", opt.layers));
   if (opt.scheme != LayerScheme::Layered && !(opt.keep_fraction > 0.0 && opt.keep_fraction <= 1.0))
     throw UserError(fmt::format("link keep fraction p must be in (0, 1] (got {})", opt.keep_fraction));
+  // Every layer holds a next hop per ordered switch pair (plus the n^2 distances): refuse sizes
+  // that cannot be held instead of dying in the allocator.
+  constexpr long long kMaxTableEntries = 1LL << 28;
+  if (const long long n = static_cast<long long>(adj_in.size()), entries = n * n * (opt.layers + 1); entries > kMaxTableEntries)
+    throw UserError(fmt::format("{} switches with {} layers need {} next-hop entries, more than the {} the layered routing "
+                                "holds in memory; use fewer layers or a smaller topology",
+                                n, opt.layers, entries, kMaxTableEntries));
   Adjacency adj = normalize_graph(adj_in);
   RoutingLayers r(adj, opt.layers);
   Builder b(r.adjacency(), r);
@@ -556,54 +572,6 @@ std::string format_forwarding_tables(const RoutingLayers& r, const std::string& 
       out += fmt::format("{}:", s);
       for (int d = 0; d < n; ++d) out += fmt::format(" {}", r.next_hop(l, s, d));
       out += '\n';
-    }
-  }
-  return out;
-}
-
-int lmc_for_layers(int num_layers) {
-  int lmc = 0;
-  while ((1 << lmc) < num_layers) ++lmc;
-  return lmc;
-}
-
-LidPlan make_lid_plan(int num_layers, int endpoints_per_switch) {
-  if (endpoints_per_switch < 0) throw UserError("endpoints per switch must be >= 0");
-  LidPlan p;
-  p.lmc = lmc_for_layers(num_layers);
-  if (p.lmc > 7)
-    throw UserError(fmt::format("{} layers need LMC {} but InfiniBand allows at most 7 (sec. 5.4)",
-                                num_layers, p.lmc));
-  p.endpoints_per_switch = endpoints_per_switch;
-  p.num_layers = num_layers;
-  return p;
-}
-
-std::string format_lfts(const RoutingLayers& r, const LidPlan& plan) {
-  const int n = r.num_switches();
-  const int per = std::max(1, plan.endpoints_per_switch);
-  const int endpoints = n * per;
-  const int top_lid = plan.base_lid(endpoints);  // first unused LID
-  if (top_lid > 0xBFFF)
-    throw UserError(fmt::format("{} endpoints with LMC {} need LIDs up to {:#x}, beyond the unicast "
-                                "range 0x0001-0xBFFF (sec. 5.4, Tab. 2)",
-                                endpoints, plan.lmc, top_lid - 1));
-  std::string out = fmt::format(
-      "# lbsim LFT v1 (docs/layered-routing.md): lid port layer dst_switch\n"
-      "lmc {} layers {} switches {} endpoints_per_switch {}\n",
-      plan.lmc, r.num_layers(), n, plan.endpoints_per_switch);
-  for (int s = 0; s < n; ++s) {
-    out += fmt::format("switch {}\n", s);
-    for (int e = 0; e < endpoints; ++e) {
-      const int d = e / per;
-      for (int l = 0; l < plan.num_layers; ++l) {
-        int port;
-        if (d == s)
-          port = plan.endpoints_per_switch == 0 ? 0 : 1 + e % per;
-        else
-          port = plan.endpoints_per_switch + 1 + r.next_port(l, s, d);
-        out += fmt::format("{:#06x} {} {} {}\n", plan.base_lid(e) + l, port, l, d);
-      }
     }
   }
   return out;

@@ -61,15 +61,17 @@ class RoutingLayers {
 
   // Next-hop switch from s towards d in layer l; -1 when s == d.
   int next_hop(int l, int s, int d) const { return next_[l][idx(s, d)]; }
-  // Port index of that next hop in adjacency()[s] (0-based; -1 when s == d). This is the shape the
-  // packet simulator's `layered` routing plug-in will use: port[l][s][d] of sec. 5.1.
+  // Index of that next hop in adjacency()[s] (0-based; -1 when s == d): not a physical port. The
+  // physical port[l][s][d] of sec. 5.1 comes from the cabling (analysis::Fabric::port_to for the
+  // LFTs, the Topology's ports in the packet engine's LayeredRouter: the same numbering).
   int next_port(int l, int s, int d) const;
   int next_port_or_neighbor(int l, int s, int d, bool neighbor) const {
     return neighbor ? next_hop(l, s, d) : next_port(l, s, d);
   }
   // Switch sequence s .. d following the layer's next hops. Throws std::logic_error on a loop.
   std::vector<int> path(int l, int s, int d) const;
-  int hops(int l, int s, int d) const { return static_cast<int>(path(l, s, d).size()) - 1; }
+  // Hops of that path (without building it; the layer construction asks this very often).
+  int hops(int l, int s, int d) const;
 
   // Minimal hop distance in the full graph.
   int distance(int s, int d) const { return dist_[idx(s, d)]; }
@@ -108,22 +110,8 @@ std::string validate_layers(const RoutingLayers& r);
 // the n next-hop switches (-1 on the diagonal).
 std::string format_forwarding_tables(const RoutingLayers& r, const std::string& scheme_note);
 
-// InfiniBand-style addressing of sec. 5.1: LMC = ceil(log2 |L|); endpoint e (endpoint e sits on
-// switch e / endpoints_per_switch) gets base LID 1 + e * 2^LMC and LIDs base + l for layer l. With
-// endpoints_per_switch == 0 every switch is addressed itself (one LID block per switch).
-struct LidPlan {
-  int lmc = 0;
-  int endpoints_per_switch = 0;
-  int num_layers = 0;
-  int base_lid(int endpoint) const { return 1 + endpoint * (1 << lmc); }
-};
-LidPlan make_lid_plan(int num_layers, int endpoints_per_switch);
-int lmc_for_layers(int num_layers);
-
-// Linear forwarding tables (LFT) of every switch: for each destination LID, the output port.
-// Port numbering (1-based, like IB): ports 1..p are the switch's endpoints, ports p+1.. are the
-// inter-switch links in adjacency order (port = p + 1 + next_port). With p == 0, a LID of the switch
-// itself maps to port 0 (the switch management port).
-std::string format_lfts(const RoutingLayers& r, const LidPlan& plan);
+// The InfiniBand tables of these layers (LIDs, LFTs on the physical ports of the cabling, SLs) are
+// written by analysis/opensm.h from an analysis::Fabric: next_port() above is an index into
+// adjacency(), not a physical port number.
 
 }  // namespace lbsim::routing

@@ -68,9 +68,23 @@ int MmsGraph::index(int s, int x, int y) const { return s * q * q + x * q + y; }
 //               X' = {xi^1, xi^3, ..., xi^(2w-1), xi^(2w), xi^(2w+2), ..., xi^(4w-2)}
 // |X| = |X'| = (q - delta)/2, and both sets are closed under negation (-1 = xi^((q-1)/2) for odd q;
 // -a = a in characteristic 2), so equations (1) and (2) define undirected edges.
+namespace {
+// Size limits checked before anything is allocated: the MMS graph's adjacency lists (2q^2 switches
+// of degree k' ~ 3q/2) and the simulator topology (switches + hosts as nodes). Beyond them the
+// builders would die with std::bad_alloc; `lbsim scale` sizes systems of any q without building them.
+constexpr long long kMaxMmsAdjacencyEntries = 1LL << 27;  // ~ q <= 355
+constexpr long long kMaxTopologyNodes = 1LL << 22;
+
+long long mms_degree(int q, int delta) { return (3LL * q - delta) / 2; }
+}  // namespace
+
 MmsGraph build_mms_graph(int q) {
   MmsGraph g;
   g.delta = slim_fly_delta(q);  // throws with the reason for invalid q
+  if (const long long entries = 2LL * q * q * mms_degree(q, g.delta); entries > kMaxMmsAdjacencyEntries)
+    throw UserError(fmt::format("slim_fly: q = {} gives {} switches of degree {} ({} adjacency entries), more than the "
+                                "{} this tool builds in memory; `lbsim scale` sizes such systems without building them",
+                                q, 2LL * q * q, mms_degree(q, g.delta), entries, kMaxMmsAdjacencyEntries));
   g.q = q;
   g.w = (q - g.delta) / 4;
   const GaloisField f(q);
@@ -131,6 +145,17 @@ MmsGraph build_mms_graph(int q) {
 //  3. inter-rack edges ordered by (lower rack, higher rack) — a switch has one edge per other rack,
 //     and this order visits its peers' racks in increasing order.
 Topology build_slim_fly(const SlimFlyParams& prm) {
+  {
+    // Size check before building anything (the MMS graph alone can be too large).
+    const int delta = slim_fly_delta(prm.q);
+    const long long kp = mms_degree(prm.q, delta), ns = 2LL * prm.q * prm.q;
+    const long long p = prm.p == -1 ? (kp + 1) / 2 : prm.p;
+    if (p >= 0 && ns * (1 + p) > kMaxTopologyNodes)
+      throw UserError(fmt::format("slim_fly: q = {}, p = {} gives {} switches and {} hosts ({} nodes), more than the {} "
+                                  "nodes this tool builds in memory; choose a smaller q (`lbsim scale --suggest N`) or "
+                                  "size the system with `lbsim scale`, which does not build it",
+                                  prm.q, p, ns, ns * p, ns * (1 + p), kMaxTopologyNodes));
+  }
   const MmsGraph g = build_mms_graph(prm.q);
   const int kp = g.degree();
   const int p = prm.p == -1 ? (kp + 1) / 2 : prm.p;

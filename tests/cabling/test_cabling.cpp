@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -433,11 +434,17 @@ TEST(CablingVerify, MappingFileAndUnknownSwitches) {
       dump.replace(at, nm.size(), fmt::format("box{}:", 100 + s));
     map_text += fmt::format("0x{} \"{}\"\n", switch_guid(s).substr(3), plan.name(s));  // GUIDs without leading zeros
   }
-  // Without a map no switch is recognised.
+  // Without a map no switch is recognised: an error that points at --map (not "N cables missing").
   const auto fab = parse_ibnetdiscover_text(dump, "opaque.txt");
-  const auto bad = verify_cabling(plan, fab);
-  EXPECT_FALSE(bad.ok());
-  EXPECT_EQ(bad.matched, 0);
+  try {
+    verify_cabling(plan, fab);
+    ADD_FAILURE() << "no switch matched, but no error";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("opaque.txt"), std::string::npos) << m;
+    EXPECT_NE(m.find("--map"), std::string::npos) << m;
+    EXPECT_NE(m.find("box100"), std::string::npos) << m;
+  }
   std::istringstream mm(map_text);
   const auto names = parse_name_map(mm, "names.map");
   EXPECT_EQ(names.size(), static_cast<std::size_t>(plan.num_switches()));
@@ -558,4 +565,107 @@ TEST(CablingConfig, ExamplesLoadWithTheirCommands) {
   for (const char* f : {"layered/sf-q5.toml", "layered/sf-q7.toml", "layered/ring8.toml"})
     EXPECT_GT(switch_graph(config::load(ex + f, {})).adj.size(), 0u) << f;
   EXPECT_EQ(configured_prices(config::load(ex + "slimfly/prices.toml", {})), default_prices());
+}
+
+TEST(CablingVerify, EmptyDumpIsAnError) {
+  auto plan = make_cabling_plan(5, 4, 36);
+  for (const char* text : {"", "# only a comment\n\n"}) {
+    const auto fab = parse_ibnetdiscover_text(text, "empty.txt");
+    try {
+      verify_cabling(plan, fab);
+      ADD_FAILURE() << "empty dump accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("lists no switch"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(IbnetdiscoverParse, ChassisGroupingOfDashG) {
+  // ibnetdiscover -g groups nodes by chassis: "Chassis N (guid ...)" headers, a "Non-Chassis Nodes"
+  // line, "Hostname:" lines and "# Chassis ..." comments after the attributes.
+  auto plan = make_cabling_plan(5, 4, 36);
+  std::string dump = emit_ibnetdiscover(plan);
+  std::string g;
+  std::istringstream in(dump);
+  bool first = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("vendid=", 0) == 0 && first) {
+      g += "\nChassis 1 (guid 0x2c90300a00000)\n\nNon-Chassis Nodes\n\nHostname: sf-0-0-0\n";
+      first = false;
+    }
+    if (line.rfind("switchguid=", 0) == 0) line += "\t\t# Chassis 1 Spine 1";
+    g += line + "\n";
+  }
+  ASSERT_NE(g.find("Non-Chassis Nodes"), std::string::npos);
+  const auto fab = parse_ibnetdiscover_text(g, "g.txt");
+  const auto rep = verify_cabling(plan, fab);
+  EXPECT_TRUE(rep.ok()) << rep.text();
+  EXPECT_EQ(rep.matched, static_cast<int>(plan.links.size()));
+  EXPECT_THROW(parse_ibnetdiscover_text("Chassis x\n", "bad.txt"), UserError);
+}
+
+TEST(CableSheets, EveryCableWithLabelsMediaAndLength) {
+  auto plan = make_cabling_plan(5, 4, 36);
+  CableLayout lay;
+  lay.racks_per_row = 3;  // racks 0-2 in row 0, racks 3-4 in row 1
+  const auto cables = plan_cables(plan, lay);
+  ASSERT_EQ(cables.size(), plan.links.size() + 200u);  // 175 switch cables + 200 endpoint cables
+  std::set<std::string> ids;
+  int dac = 0, aoc = 0;
+  for (const auto& c : cables) {
+    EXPECT_TRUE(ids.insert(c.id).second) << c.id;
+    EXPECT_NE(c.label_a.find(c.id), std::string::npos);
+    EXPECT_NE(c.label_b.find(c.id), std::string::npos);
+    EXPECT_GE(c.length_m, c.estimate_m);
+    EXPECT_EQ(c.media, c.length_m <= lay.dac_max_m ? "DAC" : "AOC") << c.id;
+    (c.media == "DAC" ? dac : aoc)++;
+  }
+  EXPECT_GT(dac, 0);
+  EXPECT_GT(aoc, 0);
+  // Endpoint cable 1: host sf-0-0-0-n1 to sf-0-0-0 port 1, host_cable_m + slack = 3 m, copper.
+  const auto& e1 = cables[plan.links.size()];
+  EXPECT_EQ(e1.id, "E1");
+  EXPECT_EQ(e1.a_device, "sf-0-0-0-n1");
+  EXPECT_EQ(e1.b_device, "sf-0-0-0");
+  EXPECT_EQ(e1.b_port, 1);
+  EXPECT_DOUBLE_EQ(e1.length_m, 3.0);
+  // A cable between rows is longer than the same cable within a row.
+  auto longest_between = [&](int ra, int rb) {
+    double m = 0;
+    for (const auto& c : cables)
+      if ((c.a_rack == fmt::format("rack-{}", ra) && c.b_rack == fmt::format("rack-{}", rb)) ||
+          (c.a_rack == fmt::format("rack-{}", rb) && c.b_rack == fmt::format("rack-{}", ra)))
+        m = std::max(m, c.estimate_m);
+    return m;
+  };
+  EXPECT_GT(longest_between(0, 3), longest_between(0, 1));
+  // Per-rack sheet: every cable with an end in rack 0, local end first.
+  const auto sheet = split_lines(rack_cables_csv(plan, cables, 0));
+  EXPECT_EQ(sheet.size(), 1u + 40 + 15 + 40);  // header, endpoints, intra-rack, 10 per other rack
+  for (std::size_t i = 1; i < sheet.size(); ++i) {
+    const auto local = sheet[i].substr(sheet[i].find(',') + 1, 7);  // local device: sf-S-0-...
+    EXPECT_TRUE(local == "sf-0-0-" || local == "sf-1-0-") << sheet[i];
+  }
+  const auto html = rack_cables_html(plan, cables, 0);
+  EXPECT_NE(html.find("rack-0: 95 cables"), std::string::npos);
+  EXPECT_THROW(rack_cables_csv(plan, cables, 5), lbsim::UserError);
+}
+
+TEST(CablingPlan, SvgPortNumbersDoNotOverlapLabels) {
+  // Every box has a label "(S,R,I) name" and a bold port number at the edge facing the other rack;
+  // with ~7.5 px per character (12 px monospace) the two must not overlap (the right-hand rack once
+  // printed "10" over the label's "(").
+  for (int q : {5, 11}) {
+    auto plan = make_cabling_plan(q, -1, 36);
+    const std::string svg = rack_pair_svg(plan, 0, q - 1);
+    const std::regex box(R"re(<text x="(\d+)" y="(\d+)">([^<]*)</text>\n<text x="(\d+)" y="\d+" font-weight="bold">(\d+)</text>)re");
+    int boxes = 0;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it, ++boxes) {
+      const double lx = std::stod((*it)[1]), px = std::stod((*it)[4]);
+      const double lw = 7.5 * static_cast<double>((*it)[3].length()), pw = 7.5 * static_cast<double>((*it)[5].length());
+      EXPECT_TRUE(px >= lx + lw || px + pw <= lx) << "q " << q << ": label '" << (*it)[3] << "' at " << lx << " and port "
+                                                  << (*it)[5] << " at " << px;
+    }
+    EXPECT_EQ(boxes, 4 * q) << q;
+  }
 }

@@ -38,6 +38,9 @@ TEST(CablingCli, PlanVerifyExitCodes) {
   const std::string b = bin.string(), d = dir.string();
   ASSERT_EQ(run(b + " cabling plan " + d + "/sf.toml --out " + d + "/plan --emit-ibnetdiscover " + d + "/fabric.txt"), 0);
   EXPECT_TRUE(fs::exists(dir / "plan" / "links.csv"));
+  EXPECT_TRUE(fs::exists(dir / "plan" / "cables.csv"));
+  EXPECT_TRUE(fs::exists(dir / "plan" / "sheets" / "rack_0.csv"));
+  EXPECT_TRUE(fs::exists(dir / "plan" / "sheets" / "rack_4.html"));
   EXPECT_TRUE(fs::exists(dir / "plan" / "plan.json"));
   EXPECT_TRUE(fs::exists(dir / "plan" / "ports.csv"));
   EXPECT_TRUE(fs::exists(dir / "plan" / "wiring.txt"));

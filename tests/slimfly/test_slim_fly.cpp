@@ -343,3 +343,19 @@ TEST(SlimFly, SuggestSizes) {
   EXPECT_EQ(s[1].q, 11);
   EXPECT_THROW(suggest_slim_fly(0), UserError);
 }
+
+TEST(SlimFly, TooLargeIsAUserErrorBeforeAllocating) {
+  // q = 1021 is a valid prime (1021 % 4 = 1) but 2 million switches with 1.6 billion hosts cannot be
+  // built: a clear error instead of std::bad_alloc.
+  lbsim::topo::SlimFlyParams prm;
+  prm.q = 1021;
+  try {
+    lbsim::topo::build_slim_fly(prm);
+    FAIL() << "no error";
+  } catch (const lbsim::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("lbsim scale"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(lbsim::topo::build_mms_graph(1021), lbsim::UserError);
+  prm.q = 5;
+  EXPECT_EQ(lbsim::topo::build_slim_fly(prm).num_switches(), 50);
+}
