@@ -13,6 +13,7 @@
 #include "transport/registry.h"
 #include "topo/registry.h"
 #include "workload/registry.h"
+#include "workload/validate.h"
 
 namespace lbsim::sim {
 
@@ -26,6 +27,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   std::vector<std::string> warnings;
   wl_ = workload::build_workload(cfg_, topo_, &warnings);
   for (const auto& w : warnings) fmt::print(stderr, "lbsim: warning: {}\n", w);
+  workload::check_packet_counts(wl_, cfg_.integer("network.mtu"),
+                                cfg_.where_any({"workload.file", "workload.size", "network.mtu"}));
   paths_ = std::make_unique<routing::PathModel>(topo_, from_ns(cfg_.real("network.switch_latency_ns")));
   d_ = derive(cfg_, topo_, *paths_);
 

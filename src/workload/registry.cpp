@@ -29,7 +29,7 @@ std::vector<std::string> kinds() { return workloads().names(); }
   using namespace config;
   declare({
       text("workload.kind", "permutation", "Traffic source (the plug-ins below; docs/workloads.md describes each).").one_of(&kinds),
-      bytes("workload.size", 8 << 20, "Message size of generated flows (e.g. 8388608 or \"8MiB\"): permutation, tornado, incast, collectives, adversarial.").range(0, 1e15),
+      bytes("workload.size", 8 << 20, "Message size of generated flows (e.g. 8388608 or \"8MiB\"): permutation, tornado, incast, collectives, adversarial. At most 4,294,967,294 packets of network.mtu (32-bit sequence numbers).").range(1, 1e15),
       real("workload.start_us", 0, "us", "Start time of generated flows.").range(0, 1e12),
       file("workload.file", "flows_csv / ns3 / htsim_cm / goal: input file, relative to the config file."),
       integer("workload.incast_senders", 8, "hosts", "incast: number of senders (hosts after the receiver, wrapping); cdf_trace: senders per Poisson incast event.").range(1, 1e7),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "core/error.h"
 
@@ -61,6 +62,19 @@ void validate_workload(const Workload& w, std::int32_t num_hosts) {
   (void)topological_order(w);
 }
 
+void check_packet_counts(const Workload& w, Bytes mtu, const std::string& source) {
+  for (std::size_t i = 0; i < w.flows.size(); ++i) {
+    const FlowSpec& f = w.flows[i];
+    if (f.is_compute() || f.bytes <= 0) continue;
+    const std::int64_t packets = f.bytes / mtu + (f.bytes % mtu != 0);  // no overflow at INT64_MAX
+    if (packets > kMaxMessagePackets)
+      throw UserError(fmt::format("{}workload entry {} ({} -> {}): {} bytes are {} packets of network.mtu = {} bytes; "
+                                  "a message holds at most {} packets (32-bit sequence numbers): split it or raise network.mtu",
+                                  source, i, f.src, f.dst, f.bytes, packets, mtu,
+                                  kMaxMessagePackets));
+  }
+}
+
 WorkloadStats workload_stats(const Workload& w) {
   WorkloadStats s;
   bool first = true;
@@ -69,7 +83,8 @@ WorkloadStats workload_stats(const Workload& w) {
       ++s.computations;
     } else {
       ++s.transfers;
-      s.total_bytes += f.bytes;
+      // Saturates instead of the signed overflow of a plain sum of huge sizes.
+      if (__builtin_add_overflow(s.total_bytes, f.bytes, &s.total_bytes)) s.total_bytes = std::numeric_limits<Bytes>::max();
     }
     if (first) {
       s.first_start = s.last_start = f.start;

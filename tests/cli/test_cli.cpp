@@ -47,6 +47,19 @@ TEST(Cli, RunWritesFolderAndUnfinishedExitsThree) {
   EXPECT_NE(r.out.find("unfinished"), std::string::npos);
 }
 
+// Issue 14: a message of 2^32 + 1 packets ran as one packet and exited 0; size 0 "finished".
+TEST(Cli, MessageSizesAtTheEdgeAreErrors) {
+  const auto dir = lbsim::test::temp_dir("cli-size");
+  const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = 17592186048512\n");
+  auto r = run("run " + cfg + " --out " + dir + "/out --quiet");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("c.toml:5: workload entry 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4294967297 packets"), std::string::npos) << r.out;
+  r = run("run " + cfg + " --out " + dir + "/out --quiet --set workload.size=0");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("key 'workload.size': value 0 is out of range"), std::string::npos) << r.out;
+}
+
 TEST(Cli, TopoDescribesFatTree) {
   const auto dir = lbsim::test::temp_dir("cli-topo");
   const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 128\nradix = 16\n");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -220,4 +221,33 @@ TEST(FlowsCsv, ErrorsNameTheLine) {
 }
 
 }  // namespace
+}  // namespace lbsim::workload
+
+namespace lbsim::workload {
+
+// Issue 14: a message of 2^32 + 1 packets became one packet through a uint32 count; sizes at the
+// edge are errors naming the entry and the limit, and the byte total saturates instead of overflowing.
+TEST(MessageLimits, PacketCountAboveThirtyTwoBitsIsAnError) {
+  Workload w;
+  w.tags = {"default"};
+  FlowSpec f;
+  f.src = 0;
+  f.dst = 1;
+  f.bytes = kMaxMessagePackets * 4096;  // exactly the limit
+  w.flows.push_back(f);
+  EXPECT_NO_THROW(check_packet_counts(w, 4096, "c.toml:3: "));
+  w.flows[0].bytes = (std::int64_t{1} << 44) + 4096;  // 2^32 + 1 packets of 4 KiB
+  try {
+    check_packet_counts(w, 4096, "c.toml:3: ");
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("c.toml:3: workload entry 0 (0 -> 1): 17592186048512 bytes are 4294967297 packets"),
+              std::string::npos) << e.what();
+  }
+  w.flows[0].bytes = std::numeric_limits<std::int64_t>::max();  // no overflow in the count
+  EXPECT_THROW(check_packet_counts(w, 4096, ""), UserError);
+  w.flows.push_back(w.flows[0]);
+  EXPECT_EQ(workload_stats(w).total_bytes, std::numeric_limits<std::int64_t>::max());
+}
+
 }  // namespace lbsim::workload
