@@ -17,16 +17,28 @@ namespace {
 struct RunOptions {
   std::string config;
   std::vector<std::string> sets;
-  std::int64_t seed = -1;
+  std::string seed;  // empty: run.seed of the config
   std::string out;
   bool quiet = false;
 };
 
 using config::load;
 
+// --seed goes through the same integer and range check as run.seed in a file: a negative or
+// too-large seed is an error (it used to be ignored, or clamped by the option parser).
+void set_seed(config::Config& cfg, const std::string& text) {
+  try {
+    config::apply_override(cfg, "run.seed=" + text);
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    if (msg.rfind("--set: ", 0) == 0) msg.erase(0, 7);
+    throw UserError(fmt::format("--seed {}: {}", text, msg));
+  }
+}
+
 int do_run(const RunOptions& o) {
   auto cfg = load(o.config, o.sets);
-  if (o.seed >= 0) cfg.set("run.seed", o.seed, "--seed");
+  if (!o.seed.empty()) set_seed(cfg, o.seed);
   if (!o.out.empty()) cfg.set("output.dir", o.out, "--out");
   if (o.quiet) cfg.set("run.progress", "off", "--quiet");
   sim::Simulation s(cfg);
@@ -106,7 +118,7 @@ struct CompareOptions {
   std::string lbs;
   std::string vary;
   std::string out;
-  std::int64_t seed = -1;
+  std::string seed;  // empty: run.seed of the config
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -141,7 +153,7 @@ int do_compare(const CompareOptions& o) {
   for (const auto& lb : values) {
     auto cfg = base;
     config::apply_override(cfg, key + "=" + lb);
-    if (o.seed >= 0) cfg.set("run.seed", o.seed, "--seed");
+    if (!o.seed.empty()) set_seed(cfg, o.seed);
     cfg.set("output.dir", root + "/" + lb, "--out");
     cfg.set("run.progress", "off", "compare");
     sim::Simulation s(cfg);

@@ -164,7 +164,10 @@ std::string to_toml(const Config& cfg) {
       os << (cur.empty() ? "" : "\n") << "[" << sec << "]\n";
       cur = sec;
     }
-    os << d.name() << " = ";
+    // A run has one topology: the keys of the other generators are written as comments, so the
+    // file loads again (giving another generator's key is an error) and still shows every key.
+    const bool other_topology = sec == "topology" && !d.owner.empty() && d.owner != cfg.text("topology.kind");
+    os << (other_topology ? "# " : "") << d.name() << " = ";
     std::visit(
         [&](const auto& v) {
           using T = std::decay_t<decltype(v)>;
@@ -179,6 +182,7 @@ std::string to_toml(const Config& cfg) {
           }
         },
         cfg.value(d.key));
+    if (other_topology) os << "  # topology.kind = \"" << d.owner << "\" only";
     os << "\n";
   }
   return os.str();

@@ -93,7 +93,14 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
     d.queue_bytes = cfg.integer("network.queue_packets") * d.packet_bytes;
   else
     d.queue_bytes = std::llround(cfg.real("network.queue_bdp") * static_cast<double>(d.bdp));
-  d.queue_bytes = std::max(d.queue_bytes, d.packet_bytes);
+  // A queue that cannot hold one full packet drops everything; it used to be raised silently
+  // ([issue 14]), now it is an error naming the key that sized it.
+  if (d.queue_bytes < d.packet_bytes) {
+    const char* key = cfg.integer("network.queue_bytes") > 0 ? "network.queue_bytes" : "network.queue_bdp";
+    throw UserError(fmt::format("{}key '{}': the data queue would be {} bytes, smaller than one full packet "
+                                "(network.mtu + network.header_bytes = {} bytes)",
+                                cfg.where(key), key, d.queue_bytes, d.packet_bytes));
+  }
   d.ctrl_queue_bytes = cfg.integer("network.ctrl_queue_bytes") > 0 ? cfg.integer("network.ctrl_queue_bytes") : d.queue_bytes;
   derive_flow_control(cfg, topo, d);
   // RTO: the network-wide RTT plus the time to traverse every full queue of the longest path, both

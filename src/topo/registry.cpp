@@ -2,6 +2,10 @@
 
 #include <cmath>
 
+#include <fmt/core.h>
+
+#include "core/error.h"
+
 namespace lbsim::topo {
 
 config::Registry<TopologyPlugin>& topologies() {
@@ -27,6 +31,16 @@ std::vector<std::string> topology_names() { return topologies().names(); }
       real("topology.link_rate_gbps", 400, "Gb/s", "Dragonfly / Slim Fly / ring / complete: rate of every link (host links included).").range(1e-3, 1e6),
       real("topology.local_latency_ns", 25, "ns", "Dragonfly / Slim Fly / ring / complete: latency of local switch links (Dragonfly intra-group, Slim Fly intra-rack, every ring / complete link; [Spritz] Table II: 25).").range(0, 1e9),
       real("topology.global_latency_ns", 500, "ns", "Dragonfly / Slim Fly: latency of global (inter-group / inter-rack) links (Table II: 500).").range(0, 1e9),
+  });
+  // A key that only another generator reads is a mistake, not a no-op ([issue 14]: topology.hosts
+  // on a Dragonfly was silently ignored; the size follows from the Dragonfly's own parameters).
+  declare_check([](const Config& c) {
+    const std::string kind = c.text("topology.kind");
+    for (const auto& d : keys())
+      if (!d.owner.empty() && d.owner != kind && d.section() == "topology" && c.given(d.key) && topologies().find(d.owner))
+        throw UserError(fmt::format("{}key '{}' is read only by topology.kind = \"{}\", not by \"{}\" (remove it; "
+                                    "`lbsim config --markdown` lists the keys of each kind)",
+                                    c.where(d.key), d.key, d.owner, kind));
   });
   return true;
 }();

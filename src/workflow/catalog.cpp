@@ -203,11 +203,9 @@ std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
                      "\"topology.h\" = {}\n\"topology.link_rate_gbps\" = 400\n\"topology.host_latency_ns\" = 25\n"
                      "\"topology.local_latency_ns\" = 25\n\"topology.global_latency_ns\" = 500\n"
                      "\"workload.kind\" = \"incast\"\n\"workload.incast_receiver\" = {}\n"
-                     // topology.hosts (ignored by a Dragonfly) kept for builds whose validate() checked incast_receiver against it.
-                     "\"topology.hosts\" = {}\n"
                      "\"workload.incast_first_sender\" = 0\n\"workload.incast_senders\" = {}\n"
                      "\"workload.incast_bystanders\" = true\n\"workload.size\" = \"{}\"\n\n[grid]\n{}",
-                     spritz_set(true), quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, quick ? 40 : 160, quick ? 72 : 1056,
+                     spritz_set(true), quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, quick ? 40 : 160,
                      quick ? 8 : 32,
                      quick ? "1MiB" : "4MiB", scheme_axis(ss));
 }

@@ -60,6 +60,31 @@ TEST(Cli, MessageSizesAtTheEdgeAreErrors) {
   EXPECT_NE(r.out.find("key 'workload.size': value 0 is out of range"), std::string::npos) << r.out;
 }
 
+// Issue 14: values that were silently changed or ignored are errors naming the key.
+TEST(Cli, IgnoredOrRaisedValuesAreErrors) {
+  const auto dir = lbsim::test::temp_dir("cli-silent");
+  const auto ft = lbsim::test::write_file(dir + "/ft.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"64KiB\"\n");
+  auto r = run("run " + ft + " --out " + dir + "/o --quiet --seed -1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--seed -1: key 'run.seed': value -1 is out of range"), std::string::npos) << r.out;
+  r = run("run " + ft + " --out " + dir + "/o --quiet --seed 99999999999999999999");
+  EXPECT_EQ(r.code, 2) << r.out;
+  r = run("run " + ft + " --out " + dir + "/o --quiet --set network.queue_bytes=1000");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("key 'network.queue_bytes': the data queue would be 1000 bytes, smaller than one full packet"),
+            std::string::npos) << r.out;
+  const auto df = lbsim::test::write_file(dir + "/df.toml", "[topology]\nkind = \"dragonfly\"\na = 2\nh = 1\np = 1\nhosts = 100\n");
+  r = run("topo " + df);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("df.toml:6: key 'topology.hosts' is read only by topology.kind = \"fat_tree\""), std::string::npos) << r.out;
+  // The resolved config of a Dragonfly run lists the fat-tree keys as comments and loads again.
+  const auto ok = lbsim::test::write_file(dir + "/ok.toml", "[topology]\nkind = \"dragonfly\"\na = 2\nh = 1\np = 1\n[workload]\nsize = \"16KiB\"\n");
+  r = run("run " + ok + " --out " + dir + "/o1 --quiet");
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = run("run " + dir + "/o1/config.toml --out " + dir + "/o2 --quiet");
+  EXPECT_EQ(r.code, 0) << r.out;
+}
+
 TEST(Cli, TopoDescribesFatTree) {
   const auto dir = lbsim::test::temp_dir("cli-topo");
   const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 128\nradix = 16\n");

@@ -21,13 +21,15 @@ namespace {
 // A small scenario: a 4-host fat tree with 64 KiB messages, then the plug-in's own example overrides.
 config::Config small(const std::string& key, const std::string& name, const std::vector<std::string>& example) {
   config::Config c;
-  c.set("topology.hosts", 4);
-  c.set("topology.radix", 4);
   c.set("workload.size", 64 << 10);
   c.set("run.progress", "off");
   c.set("run.end_us", 20000.0);
   for (const auto& o : example) config::apply_override(c, o);
   config::apply_override(c, key + "=" + name);
+  if (c.text("topology.kind") == "fat_tree") {  // another topology's keys are an error
+    if (!c.given("topology.hosts")) c.set("topology.hosts", 4);
+    if (!c.given("topology.radix")) c.set("topology.radix", 4);
+  }
   config::check(c);
   return c;
 }
