@@ -12,6 +12,7 @@ namespace {
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
   declare({
+      integer("network.max_hops", 64, "switches", "A packet reaching its (max_hops + 1)-th switch is dropped and counted in summary.json's ttl_drops (a routing loop ends instead of running forever).").range(1, 254),
       real("network.switch_latency_ns", 500, "ns", "Fixed switch traversal latency, added when a packet arrives at a switch.").range(0, 1e9),
       bytes("network.mtu", 4096, "Payload bytes of a full data packet (the wire adds header_bytes).").range(1, 1 << 20),
       bytes("network.header_bytes", 64, "Header bytes of every packet; also the size of ACKs, NACKs and trimmed packets.").range(1, 65536),

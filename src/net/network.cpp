@@ -271,7 +271,12 @@ void Network::arrive(std::uint32_t pkt) {
     host_->on_packet(pkt);
     return;
   }
-  ++p.hops;
+  if (++p.hops > cfg_.max_hops) [[unlikely]] {  // a routing loop: drop instead of circling forever
+    ++ttl_drops_;
+    if constexpr (LL) fc_leave(port_base_[node] + p.in_port, vc_of(p), p.size, false);
+    drop(pkt);
+    return;
+  }
   const std::int32_t out = router_->route(node, p);
   if (out < 0) {  // no route (e.g. every candidate failed and routing converged): drop
     if constexpr (LL) fc_leave(port_base_[node] + p.in_port, vc_of(p), p.size, false);  // its credit returns

@@ -44,6 +44,9 @@ struct QueueConfig {
 
 struct NetConfig {
   SimTime switch_latency = ns(500);
+  // A packet arriving at its (max_hops + 1)-th switch is dropped and counted in ttl_drops(): a
+  // routing loop ends instead of running forever (Packet::hops is 8 bits, so at most 254).
+  std::uint8_t max_hops = 64;
   QueueConfig queue;  // lossless modes: the limits are not enforced (credits / PFC bound the buffers)
   FlowControlConfig fc;
 };
@@ -165,6 +168,7 @@ class Network {
   // Packet accounting for conservation checks.
   std::uint64_t dropped() const { return dropped_; }
   std::uint64_t delivered() const { return delivered_; }
+  std::uint64_t ttl_drops() const { return ttl_drops_; }  // packets dropped at NetConfig::max_hops
   void count_delivered() { ++delivered_; }
   // Release a packet that is dropped in the network (counted as dropped).
   void drop(std::uint32_t pkt) {
@@ -225,6 +229,7 @@ class Network {
   std::uint64_t events_ = 0;
   std::uint64_t dropped_ = 0;
   std::uint64_t delivered_ = 0;
+  std::uint64_t ttl_drops_ = 0;
   void (*progress_hook_)(void*, SimTime) = nullptr;
   void* progress_ctx_ = nullptr;
   // Lossless state (empty in lossy mode).

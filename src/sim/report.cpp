@@ -116,6 +116,7 @@ nlohmann::json Simulation::summary() const {
       {"fct_us_by_tag", tags},
       {"drops", drops},
       {"failure_drops", fdrops},
+      {"ttl_drops", net_->ttl_drops()},
       {"trims", trims},
       {"ecn_marks", marks},
       {"nacks", nacks},

@@ -192,3 +192,57 @@ TEST(PacketPool, ReferencesSurviveGrowth) {
   EXPECT_EQ(again, first);
   EXPECT_EQ(pool[again].psn, 0u);
 }
+
+namespace {
+
+// Two switches joined by one link, a host on each; the router sends every packet to the other
+// switch, so nothing is ever delivered: a routing loop.
+struct PingPong : net::Router {
+  const topo::Topology& t;
+  explicit PingPong(const topo::Topology& topo) : t(topo) {}
+  std::int32_t route(std::int32_t node, net::Packet&) override {
+    for (std::size_t i = 0; i < t.ports[node].size(); ++i)
+      if (!t.is_host(t.ports[node][i].peer)) return static_cast<std::int32_t>(i);
+    return -1;
+  }
+};
+
+}  // namespace
+
+// Issue 14: `hops` is 8 bits and a loop ran forever; a packet now dies at its (max_hops + 1)-th
+// switch: exactly max_hops switch forwards, counted as a TTL drop, and the run ends.
+TEST(Network, RoutingLoopEndsAtMaxHops) {
+  topo::Topology t;
+  t.kind = "pair";
+  t.add_host("h0");
+  t.add_host("h1");
+  const auto s0 = t.add_switch("s0"), s1 = t.add_switch("s1");
+  t.connect(0, s0, gbps(400), ns(100), topo::LinkKind::HostLink);
+  t.connect(1, s1, gbps(400), ns(100), topo::LinkKind::HostLink);
+  t.connect(s0, s1, gbps(400), ns(100), topo::LinkKind::Local);
+  for (int max_hops : {1, 7, 254}) {
+    net::NetConfig cfg = config(1 << 20, false);
+    cfg.max_hops = static_cast<std::uint8_t>(max_hops);
+    net::Network net(t, cfg, 1);
+    PingPong router(t);
+    Sink sink;
+    sink.net = &net;
+    net.set_router(&router);
+    net.set_host_handler(&sink);
+    const auto pi = net.packets().alloc();
+    auto& p = net.pkt(pi);
+    p.type = net::PacketType::Data;
+    p.src = 0;
+    p.dst = 1;
+    p.size = 4160;
+    p.payload = 4096;
+    net.enqueue(net.port_id(0, 0), pi);  // host 0's NIC
+    net.run(kTimeNever);
+    EXPECT_EQ(net.ttl_drops(), 1u) << max_hops;
+    EXPECT_EQ(net.dropped(), 1u) << max_hops;
+    EXPECT_TRUE(sink.got.empty());
+    // Switches 1..max_hops forward it, each over the s0-s1 link; the next switch drops it.
+    const auto a = net.port_id(s0, 1), b = net.port_id(s1, 1);
+    EXPECT_EQ(net.port(a).stats.tx_packets + net.port(b).stats.tx_packets, static_cast<std::uint64_t>(max_hops)) << max_hops;
+  }
+}
