@@ -177,22 +177,48 @@ std::vector<std::uint32_t> failure_ports(const Failure& f, const Network& net) {
   return ports;
 }
 
-void apply_failure(Network& net, const Failure& f, bool on) {
-  for (const auto id : failure_ports(f, net)) {
-    Port& p = net.port(id);
-    if (!on) {
-      p.up = true;
-      p.loss_prob = 0.0;
-      p.set_rate(net.topology().links[p.link].rate);
-      continue;
-    }
-    switch (f.kind) {
-      case FailureKind::Down:
-      case FailureKind::SwitchDown: p.up = false; break;
-      case FailureKind::Degrade: p.set_rate(f.rate); break;
-      case FailureKind::Loss: p.loss_prob = f.loss; break;
-    }
+void ActiveFailures::start(Network& net, std::uint32_t index) {
+  for (const auto id : failure_ports(failures_[index], net)) {
+    active_[id].push_back(index);
+    recompute(net, id);
   }
+}
+
+void ActiveFailures::end(Network& net, std::uint32_t index) {
+  for (const auto id : failure_ports(failures_[index], net)) {
+    auto it = active_.find(id);
+    if (it == active_.end()) continue;
+    auto& v = it->second;
+    if (const auto pos = std::find(v.begin(), v.end(), index); pos != v.end()) v.erase(pos);
+    recompute(net, id);
+    if (v.empty()) active_.erase(it);
+  }
+}
+
+void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
+  Port& p = net.port(id);
+  bool up = true;
+  BitsPerSec rate = net.topology().links[p.link].rate;
+  double keep = 1.0;  // probability a packet survives every active loss failure
+  double single = 0.0;  // the loss of a lone loss failure, kept exact (1 - (1 - p) is not always p)
+  int losses = 0;
+  if (const auto it = active_.find(id); it != active_.end())
+    for (const auto i : it->second) {
+      const Failure& f = failures_[i];
+      switch (f.kind) {
+        case FailureKind::Down:
+        case FailureKind::SwitchDown: up = false; break;
+        case FailureKind::Degrade: rate = std::min(rate, f.rate); break;
+        case FailureKind::Loss:
+          keep *= 1.0 - f.loss;
+          single = f.loss;
+          ++losses;
+          break;
+      }
+    }
+  p.up = up;
+  p.loss_prob = losses == 0 ? 0.0 : losses == 1 ? single : 1.0 - keep;
+  if (p.rate != rate) p.set_rate(rate);
 }
 
 }  // namespace lbsim::net

@@ -3,7 +3,7 @@
 // ([REPS] sec. 4.3.3, App. C.3/C.4; docs/reps.md "Failures").
 //
 // The network only holds the per-port state (Port::up, Port::loss_prob, Port::set_rate); the
-// Simulation schedules the start and end of each failure as events and calls apply_failure().
+// Simulation schedules the start and end of each failure as events and calls ActiveFailures.
 // Routing does not react by itself ([REPS] sec. 3.2: excluding a failed cable from an ECMP group
 // takes milliseconds); an optional convergence delay is applied by the Simulation.
 //
@@ -17,6 +17,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/time.h"
@@ -57,7 +58,20 @@ std::vector<Failure> random_failures(const RandomFailures& r, const topo::Topolo
 
 // Global ids of the ports a failure acts on (the transmitting side of each failed direction).
 std::vector<std::uint32_t> failure_ports(const Failure& f, const Network& net);
-// Start (on = true) or end a failure. Ending restores the link's own rate, up, and no random loss.
-void apply_failure(Network& net, const Failure& f, bool on);
+// The failures active on each port. A port's state is recomputed from all of them whenever one
+// starts or ends, so failures nest: the end of a loss or degrade inside a longer down period keeps
+// the port down ([issue 14]: it used to bring the link back up). Combined: down if any is a down
+// failure, the lowest degraded rate, loss probability 1 - prod(1 - p_i).
+class ActiveFailures {
+ public:
+  explicit ActiveFailures(const std::vector<Failure>& failures) : failures_(failures) {}
+  void start(Network& net, std::uint32_t index);
+  void end(Network& net, std::uint32_t index);
+
+ private:
+  void recompute(Network& net, std::uint32_t port) const;
+  const std::vector<Failure>& failures_;
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> active_;  // port -> failure indices
+};
 
 }  // namespace lbsim::net

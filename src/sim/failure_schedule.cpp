@@ -27,6 +27,7 @@ FailureSchedule::FailureSchedule(const config::Config& cfg, const topo::Topology
 net::Router& FailureSchedule::attach(net::Network& net, net::Router& router, const routing::MinimalTables& tables,
                                      std::uint64_t seed) {
   net_ = &net;
+  active_ = std::make_unique<net::ActiveFailures>(failures_);
   for (const auto k : {net::kEvFailStart, net::kEvFailEnd, net::kEvRouteDead, net::kEvRouteAlive}) net.on(k, this);
   if (converge_ <= 0 || failures_.empty()) return router;
   mask_ = std::make_unique<routing::FailureMaskRouter>(router, tables, net, seed);
@@ -47,16 +48,18 @@ void FailureSchedule::on_event(const Event& e) {
   auto* mask = static_cast<routing::FailureMaskRouter*>(mask_.get());
   switch (e.kind) {
     case net::kEvFailStart:
-      net::apply_failure(*net_, f, true);
+      active_->start(*net_, e.obj);
       if (mask && down) net_->events().push(net_->now() + converge_, net::kEvRouteDead, e.obj);
       break;
     case net::kEvFailEnd:
-      net::apply_failure(*net_, f, false);
+      active_->end(*net_, e.obj);
       if (mask && down) net_->events().push(net_->now() + converge_, net::kEvRouteAlive, e.obj);
       break;
     case net::kEvRouteDead:
     case net::kEvRouteAlive:
-      for (const auto p : net::failure_ports(f, *net_)) mask->set_dead(p, e.kind == net::kEvRouteDead);
+      // Routing revives a port only when no other down failure holds it (failures nest).
+      for (const auto p : net::failure_ports(f, *net_))
+        mask->set_dead(p, e.kind == net::kEvRouteDead || !net_->port(p).up);
       break;
     default: break;
   }

@@ -33,6 +33,7 @@ class FailureSchedule final : public net::EventHandler {
 
  private:
   std::vector<net::Failure> failures_;
+  std::unique_ptr<net::ActiveFailures> active_;  // over failures_, created by attach()
   SimTime converge_ = 0;
   double converge_us_ = 0;
   net::Network* net_ = nullptr;

@@ -185,3 +185,47 @@ TEST(Failures, FileErrorsNameTheLine) {
   EXPECT_EQ(ok[0].link, 3);
   EXPECT_DOUBLE_EQ(ok[0].loss, 0.5);
 }
+
+// Issue 14: failures on one port nest. The end of a loss (or degrade) inside a longer down period
+// keeps the port down; overlapping degrades keep the lowest rate; losses combine.
+TEST(Failures, OverlappingFailuresNest) {
+  auto c = test::small_fat_tree();
+  const auto t = topo::build_topology(c);
+  const auto dir = test::temp_dir("fail-nest");
+  const auto fs = net::read_failure_file(test::write_file(dir + "/f.txt",
+                                                          "0 down tor0-spine0 from=tor0 for_us=100\n"
+                                                          "10 loss tor0-spine0 from=tor0 prob=0.5 for_us=10\n"
+                                                          "30 degrade tor0-spine0 from=tor0 rate_gbps=100 for_us=40\n"
+                                                          "40 degrade tor0-spine0 from=tor0 rate_gbps=200 for_us=10\n"
+                                                          "50 loss tor0-spine0 from=tor0 prob=0.2 for_us=10\n"),
+                                         t);
+  net::Network net(t, net::NetConfig{}, 1);
+  const auto ports = net::failure_ports(fs[0], net);
+  ASSERT_EQ(ports.size(), 1u);
+  const auto& p = net.port(ports[0]);
+  const BitsPerSec full = p.rate;
+  net::ActiveFailures a(fs);
+  a.start(net, 0);
+  a.start(net, 1);
+  EXPECT_FALSE(p.up);
+  EXPECT_EQ(p.loss_prob, 0.5);
+  a.end(net, 1);  // the loss ends inside the down period
+  EXPECT_FALSE(p.up);
+  EXPECT_EQ(p.loss_prob, 0.0);
+  a.start(net, 2);
+  a.start(net, 3);
+  EXPECT_EQ(p.rate, gbps(100));  // the lower of 100 and 200
+  a.end(net, 3);
+  EXPECT_EQ(p.rate, gbps(100));
+  a.start(net, 4);
+  a.start(net, 1);
+  EXPECT_DOUBLE_EQ(p.loss_prob, 1.0 - 0.8 * 0.5);
+  a.end(net, 4);
+  a.end(net, 1);
+  a.end(net, 2);
+  EXPECT_EQ(p.rate, full);
+  EXPECT_FALSE(p.up);
+  a.end(net, 0);
+  EXPECT_TRUE(p.up);
+  EXPECT_EQ(p.loss_prob, 0.0);
+}
