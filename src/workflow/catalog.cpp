@@ -221,6 +221,163 @@ std::string reps_failure_axis() {
 )";
 }
 
+
+// [Flowcut] sec. III-B1: 1024 nodes, 200 Gb/s, 1 us per link, lossless (credit-based flow control);
+// the authors' fat-tree runs: switch latency 0, 4096 B payload + 64 B header; RTT ratio 4, EWMA
+// alpha 0.12; in-order receivers (sec. III-C2's out-of-order definition), reorder buffer. Queues
+// (= credit buffers per ingress port and VC) of 16 BDP: the authors' "very large port buffers".
+std::string flowcut_common() {
+  return R"("network.flow_control" = "credit"
+"network.trimming" = false
+"network.switch_latency_ns" = 0
+"network.mtu" = 4096
+"network.header_bytes" = 64
+"network.queue_bdp" = 16.0
+"transport.delivery" = "in_order"
+"transport.in_order_recovery" = "buffer"
+"flowcut.rtt_ratio" = 4.0
+"flowcut.alpha" = 0.12
+)";
+}
+
+// The fat trees of sec. III-B1: 3 levels, 1024 hosts, radix 16, 8 hosts per ToR (16 pods, 128 ToR,
+// 128 aggregation, 64 core at 1:1; 2:1 halves the ToR uplinks: 64 aggregation, 32 core). Quick: the
+// authors' 128-host scripts (radix 8, 4 hosts per ToR, 16-host pods).
+std::string flowcut_fat_tree(bool quick, int oversubscription) {
+  return fmt::format(R"("topology.kind" = "fat_tree"
+"topology.hosts" = {}
+"topology.tiers" = 3
+"topology.radix" = {}
+"topology.hosts_per_tor" = {}
+"topology.oversubscription" = {}
+"topology.host_rate_gbps" = 200
+"topology.tier1_rate_gbps" = 200
+"topology.tier2_rate_gbps" = 200
+"topology.host_latency_ns" = 1000
+"topology.tier1_latency_ns" = 1000
+"topology.tier2_latency_ns" = 1000
+)",
+                     quick ? 128 : 1024, quick ? 8 : 16, quick ? 4 : 8, oversubscription);
+}
+
+// The Dragonfly of sec. III-B1 (CSCS): p = 16 servers per switch, a = 16 switches per group, h = 3,
+// g = 4 groups: 48 global ports per group, 16 links to each other group. Quick: p = 4, a = 4, h = 3,
+// g = 4 (64 hosts, 4 links per group pair).
+std::string flowcut_dragonfly(bool quick) {
+  return fmt::format(R"("topology.kind" = "dragonfly"
+"topology.p" = {}
+"topology.a" = {}
+"topology.h" = 3
+"topology.g" = 4
+"topology.link_rate_gbps" = 200
+"topology.host_latency_ns" = 1000
+"topology.local_latency_ns" = 1000
+"topology.global_latency_ns" = 1000
+)",
+                     quick ? 4 : 16, quick ? 4 : 16);
+}
+
+// A scheme with its own keys (a TOML inline-table body after the name).
+struct FcScheme {
+  std::string name, keys;
+};
+// Sec. III-C2: ECMP, spraying, Flowlet Best / Balanced / Lowest OOO (the authors' timeouts 0.99,
+// 1.58, 4.08 us; switch Flowlet, least-loaded port), MPRDMA (delta = 128 packets), Flowcut NIC only
+// and full switch.
+std::vector<FcScheme> flowcut_fat_tree_schemes() {
+  return {{"ecmp", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "ecmp")"},
+          {"spraying", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "ops")"},
+          {"flowlet_best", R"("routing.algorithm" = "flowlet", "routing.flowlet_timeout_us" = 0.99, "lb.algorithm" = "ecmp")"},
+          {"flowlet_balanced", R"("routing.algorithm" = "flowlet", "routing.flowlet_timeout_us" = 1.58, "lb.algorithm" = "ecmp")"},
+          {"flowlet_lowest_ooo", R"("routing.algorithm" = "flowlet", "routing.flowlet_timeout_us" = 4.08, "lb.algorithm" = "ecmp")"},
+          {"mprdma", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "mprdma", "lb.mprdma_delta" = 128)"},
+          {"flowcut_nic", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "flowcut_nic")"},
+          {"flowcut_full", R"("routing.algorithm" = "flowcut_full", "lb.algorithm" = "ecmp")"}};
+}
+// Fig. 12 / Table II: the three variants and ECMP as the reference.
+std::vector<FcScheme> flowcut_variant_schemes() {
+  return {{"ecmp", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "ecmp")"},
+          {"flowcut_nic", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "flowcut_nic")"},
+          {"flowcut_ingress", R"("routing.algorithm" = "flowcut_ingress", "lb.algorithm" = "ecmp")"},
+          {"flowcut_full", R"("routing.algorithm" = "flowcut_full", "lb.algorithm" = "ecmp")"}};
+}
+// Sec. III-C4: ECMP, UGAL(-L), Valiant, Flowlet (UGAL-L for a new flowlet), Flowcut full switch
+// (UGAL-L for a new flowcut) and NIC only. UGAL-L and Valiant route every packet on its own.
+std::vector<FcScheme> flowcut_dragonfly_schemes() {
+  return {{"ecmp", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "ecmp")"},
+          {"ugal_l", R"("routing.algorithm" = "ugal_l", "lb.algorithm" = "ecmp")"},
+          {"valiant", R"("routing.algorithm" = "valiant", "lb.algorithm" = "ecmp")"},
+          {"flowlet_best", R"("routing.algorithm" = "flowlet", "routing.flowlet_timeout_us" = 0.99, "lb.algorithm" = "ecmp")"},
+          {"flowlet_balanced", R"("routing.algorithm" = "flowlet", "routing.flowlet_timeout_us" = 1.58, "lb.algorithm" = "ecmp")"},
+          {"flowlet_lowest_ooo", R"("routing.algorithm" = "flowlet", "routing.flowlet_timeout_us" = 4.08, "lb.algorithm" = "ecmp")"},
+          {"flowcut_nic", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "flowcut_nic")"},
+          {"flowcut_full", R"("routing.algorithm" = "flowcut_full", "lb.algorithm" = "ecmp")"}};
+}
+std::string fc_axis(const std::vector<FcScheme>& ss) {
+  std::string s = "scheme = [\n";
+  for (const auto& x : ss) s += fmt::format("  {{name = \"{}\", {}}},\n", x.name, x.keys);
+  return s + "]\n";
+}
+std::vector<Need> fc_needs(const std::vector<FcScheme>& ss) {
+  std::vector<Need> out{{"network.flow_control", "credit", "network.flow_control = credit"},
+                        {"transport.delivery", "in_order", "transport.delivery = in_order"}};
+  const auto add = [&](const std::string& key, const std::string& v, const std::string& what) {
+    for (const auto& n : out)
+      if (n.key == key && n.value == v) return;
+    out.push_back({key, v, what + " " + v});
+  };
+  for (const auto& x : ss)
+    for (const char* k : {"routing.algorithm", "lb.algorithm"}) {
+      const std::string pre = fmt::format("\"{}\" = \"", k);
+      const auto at = x.keys.find(pre);
+      if (at == std::string::npos) continue;
+      const auto b = at + pre.size();
+      add(k, x.keys.substr(b, x.keys.find('"', b) - b), std::string(k).substr(0, std::string(k).find('.')));
+    }
+  return out;
+}
+std::string fc_header(const std::string& name, const std::string& what, bool quick) {
+  return fmt::format("# {} ({}).\n# Tables: python3 scripts/flowcut_tables.py <output folder>\nname = \"{}\"\n", what,
+                     quick ? "reduced scale: --quick" : "the paper's 1024-node systems", name);
+}
+// The workloads of sec. III-B2 / III-C as named axis values or cases. Quick sizes are smaller.
+std::string fc_permutation(bool quick) {
+  return fmt::format("\"workload.kind\" = \"permutation\"\n\"workload.size\" = \"{}\"\n", quick ? "2MiB" : "8MiB");
+}
+// Sec. III-B3: 1% of the links at 1/10 of their capacity (20 Gb/s) from the start.
+std::string fc_degraded() {
+  return "\"failures.random_fraction\" = 0.01\n\"failures.random_links\" = \"switch_links\"\n"
+         "\"failures.random_kind\" = \"degrade\"\n\"failures.random_rate_gbps\" = 20\n";
+}
+std::string fc_alltoall(bool quick) {
+  return fmt::format("\"workload.kind\" = \"alltoall\"\n\"workload.size\" = \"{}\"\n\"workload.window\" = 4\n",
+                     quick ? "128KiB" : "1MiB");
+}
+std::string fc_trace(const std::string& cdf, bool quick) {
+  return fmt::format("\"workload.kind\" = \"cdf_trace\"\n\"workload.cdf\" = \"{}\"\n\"workload.load\" = 0.5\n"
+                     "\"workload.duration_us\" = {}\n",
+                     cdf, quick ? 500 : 1000);
+}
+// `"k" = v` lines as the body of a TOML inline table ("k" = v, "k2" = v2).
+std::string inline_keys(const std::string& lines) {
+  std::string out;
+  std::size_t b = 0;
+  while (b < lines.size()) {
+    const auto e = lines.find('\n', b);
+    const auto line = lines.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    if (!line.empty()) out += (out.empty() ? "" : ", ") + line;
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+std::string fc_case(const std::string& name, const std::string& body) {
+  return fmt::format("\n[[case]]\nname = \"{}\"\n{}", name, body);
+}
+// The uniform flow-size CDF of Fig. 13 (the paper names a "Random" distribution without a range).
+const char* kUniformCdf =
+    "# [Flowcut] Fig. 13 \"Random\" distribution: sizes uniform in 4 KiB - 1 MiB (the range is lbsim's choice).\n"
+    "0 0\n4096 0\n1048576 100\n";
 }  // namespace
 
 std::vector<std::string> missing_needs(const Entry& e) {
@@ -441,6 +598,86 @@ std::vector<Entry> catalog() {
                        "balls.theorem_max_steps=1000000", "--set", "balls.tau=0", "--set", "balls.colors_per_bin=0", "--set",
                        "balls.tau_count=before", "--set", "balls.recycle=removed", "--set", "run.seed=1"},
                       "2 s", "4 s"));
+  }
+
+  {
+    // [Flowcut] sec. III-C (docs/flowcut.md "Measured"): every entry runs on the credit-based
+    // lossless network with in-order receivers; scripts/flowcut_tables.py prints the tables.
+    const auto ft = fc_axis(flowcut_fat_tree_schemes());
+    const auto fig8 = [&](bool quick) {
+      return fc_header("flowcut-fig8", "[Flowcut] Fig. 8: permutation on the 1:1 fat tree, every scheme", quick) +
+             fmt::format("[set]\n{}{}{}\n[grid]\n{}\"run.seed\" = [1]\n", flowcut_common(), flowcut_fat_tree(quick, 1),
+                         fc_permutation(quick), ft);
+    };
+    c.push_back({"flowcut-fig8", "[Flowcut] Fig. 8", "8 MiB permutation, 1:1 fat tree, credit; ECMP, spraying, Flowlet x3, MPRDMA, Flowcut NIC/full",
+                 fc_needs(flowcut_fat_tree_schemes()), fig8(false), fig8(true), "~8 min", "14 s", {}});
+    const auto fig9 = [&](bool quick) {
+      return fc_header("flowcut-fig9", "[Flowcut] Fig. 9: permutation with 1% of the switch links at 20 Gb/s", quick) +
+             fmt::format("[set]\n{}{}{}{}\n[grid]\n{}\"run.seed\" = [1]\n", flowcut_common(), flowcut_fat_tree(quick, 1),
+                         fc_permutation(quick), fc_degraded(), ft);
+    };
+    c.push_back({"flowcut-fig9", "[Flowcut] Fig. 9", "Fig. 8 with 1 % of the switch links degraded to 1/10 (20 Gb/s)",
+                 with(fc_needs(flowcut_fat_tree_schemes()), {failures}), fig9(false), fig9(true), "~10 min", "11 s", {}});
+    const auto fig10 = [&](bool quick) {
+      return fc_header("flowcut-fig10", "[Flowcut] Fig. 10: all-to-all on the 1:1 fat tree", quick) +
+             fmt::format("[set]\n{}{}{}\n[grid]\n{}\"run.seed\" = [1]\n", flowcut_common(), flowcut_fat_tree(quick, 1),
+                         fc_alltoall(quick), ft);
+    };
+    c.push_back({"flowcut-fig10", "[Flowcut] Fig. 10", "1 MiB all-to-all (window 4), 1:1 fat tree, every scheme",
+                 fc_needs(flowcut_fat_tree_schemes()), fig10(false), fig10(true), "hours", "102 s", {}});
+    const auto fig11 = [&](bool quick) {
+      return fc_header("flowcut-fig11", "[Flowcut] Fig. 11: datamining flow sizes on the 2:1 fat tree", quick) +
+             fmt::format("[set]\n{}{}{}\n[grid]\n{}\"run.seed\" = [1]\n", flowcut_common(), flowcut_fat_tree(quick, 2),
+                         fc_trace("datamining", quick), ft);
+    };
+    c.push_back({"flowcut-fig11", "[Flowcut] Fig. 11", "datamining at 50 % load, 2:1 fat tree, every scheme",
+                 fc_needs(flowcut_fat_tree_schemes()), fig11(false), fig11(true), "~30 min", "47 s", {}});
+    const auto fig12 = [&](bool quick) {
+      return fc_header("flowcut-fig12", "[Flowcut] Fig. 12: Flowcut variants in the scenarios of Fig. 8-11", quick) +
+             fmt::format("[set]\n{}\n[grid]\n{}\"run.seed\" = [1]\n", flowcut_common(), fc_axis(flowcut_variant_schemes())) +
+             fc_case("permutation", flowcut_fat_tree(quick, 1) + fc_permutation(quick)) +
+             fc_case("degraded", flowcut_fat_tree(quick, 1) + fc_permutation(quick) + fc_degraded()) +
+             fc_case("alltoall", flowcut_fat_tree(quick, 1) + fc_alltoall(quick)) +
+             fc_case("datamining_2to1", flowcut_fat_tree(quick, 2) + fc_trace("datamining", quick));
+    };
+    c.push_back({"flowcut-fig12", "[Flowcut] Fig. 12", "NIC only, ingress only, full switch (and ECMP) in the Fig. 8-11 scenarios",
+                 with(fc_needs(flowcut_variant_schemes()), {failures}), fig12(false), fig12(true), "hours", "87 s", {}});
+    const auto dfly = [&](const std::string& name, const std::string& what, const std::string& cdf, bool quick) {
+      return fc_header(name, what, quick) +
+             fmt::format("[set]\n{}{}{}\n[grid]\n{}\"run.seed\" = [1]\n", flowcut_common(), flowcut_dragonfly(quick),
+                         fc_trace(cdf, quick), fc_axis(flowcut_dragonfly_schemes()));
+    };
+    c.push_back({"flowcut-fig13", "[Flowcut] Fig. 13", "Dragonfly 4 x 256, uniform 4 KiB-1 MiB flows to random partners at 50 % load; ECMP, UGAL-L, Valiant, Flowlet x3, Flowcut NIC/full",
+                 fc_needs(flowcut_dragonfly_schemes()),
+                 dfly("flowcut-fig13", "[Flowcut] Fig. 13: random uniform traffic on the Dragonfly", "uniform.cdf", false),
+                 dfly("flowcut-fig13", "[Flowcut] Fig. 13: random uniform traffic on the Dragonfly", "uniform.cdf", true),
+                 "~20 min", "8 s", {{"uniform.cdf", kUniformCdf}}});
+    c.push_back({"flowcut-fig14", "[Flowcut] Fig. 14", "Dragonfly 4 x 256, enterprise flow sizes at 50 % load, the Fig. 13 schemes",
+                 fc_needs(flowcut_dragonfly_schemes()),
+                 dfly("flowcut-fig14", "[Flowcut] Fig. 14: enterprise traffic on the Dragonfly", "enterprise", false),
+                 dfly("flowcut-fig14", "[Flowcut] Fig. 14: enterprise traffic on the Dragonfly", "enterprise", true),
+                 "~20 min", "6 s", {}});
+    const auto table4 = [&](bool quick) {
+      return fc_header("flowcut-table4", "[Flowcut] Table IV: share of the FCT spent draining, Flowcut full switch", quick) +
+             fmt::format("[set]\n{}{}\"routing.algorithm\" = \"flowcut_full\"\n\"lb.algorithm\" = \"ecmp\"\n\"run.seed\" = 1\n"
+                         "\n[grid]\nworkload = [\n  {{name = \"permutation\", {}}},\n  {{name = \"permutation_failures\", {}}},\n"
+                         "  {{name = \"websearch\", {}}},\n  {{name = \"alltoall\", {}}},\n]\n",
+                         flowcut_common(), flowcut_fat_tree(quick, 1), inline_keys(fc_permutation(quick)),
+                         inline_keys(fc_permutation(quick) + fc_degraded()), inline_keys(fc_trace("websearch", quick)),
+                         inline_keys(fc_alltoall(quick)));
+    };
+    c.push_back({"flowcut-table4", "[Flowcut] Table IV", "draining overhead of Flowcut full switch: permutation, with failures, web search, all-to-all",
+                 with(fc_needs(flowcut_variant_schemes()), {failures}), table4(false), table4(true), "hours", "19 s", {}});
+    const auto fig7 = [&](bool quick) {
+      return fc_header("flowcut-fig7", "[Flowcut] Fig. 7: mean FCT over RTT ratio x alpha, Flowcut full switch, permutation", quick) +
+             fmt::format("[set]\n{}{}{}\"routing.algorithm\" = \"flowcut_full\"\n\"lb.algorithm\" = \"ecmp\"\n\"run.seed\" = 1\n"
+                         "\n[grid]\n\"flowcut.rtt_ratio\" = {}\n\"flowcut.alpha\" = {}\n",
+                         flowcut_common(), flowcut_fat_tree(quick, 1), fc_permutation(quick),
+                         quick ? "[1.0, 2.0, 3.0, 4.0, 5.0]" : "[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0]",
+                         quick ? "[0.12, 0.5, 1.0]" : "[0.05, 0.12, 0.25, 0.5, 0.75, 1.0]");
+    };
+    c.push_back({"flowcut-fig7", "[Flowcut] Fig. 7", "heatmap: mean FCT of the permutation over flowcut.rtt_ratio x flowcut.alpha, full switch",
+                 fc_needs(flowcut_variant_schemes()), fig7(false), fig7(true), "~45 min", "19 s", {}});
   }
   return c;
 }

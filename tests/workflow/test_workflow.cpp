@@ -485,3 +485,34 @@ TEST(Reproduce, RefusesWhatIsNotBuiltAndRunsWhatIs) {
   EXPECT_EQ(rows[2][1], "ops");
   EXPECT_EQ(rows[2][2], "ok");
 }
+
+TEST(Reproduce, FlowcutDragonflyQuickRunsEverySchemeLossless) {
+  // flowcut-fig13 --quick: the 64-host Dragonfly (p = a = 4, h = 3, g = 4) on the credit network,
+  // uniform 4 KiB-1 MiB flows (uniform.cdf written next to the sweep). Every point must load (the
+  // generated sweep is a valid config for each scheme) and complete; Flowcut delivers nothing out
+  // of order, the per-packet schemes (UGAL-L, Valiant) do.
+  const auto d = scratch("flowcut-fig13");
+  const auto r = sh(kLbsim + " reproduce flowcut-fig13 --quick --no-plot --workers 2 --out " + (d / "out").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(d / "out" / "uniform.cdf"));
+  const auto rows = csv(d / "out" / "results.csv");
+  ASSERT_EQ(rows.size(), 9u);  // header + 8 schemes
+  const auto col = [&](const char* name) {
+    for (std::size_t i = 0; i < rows[0].size(); ++i)
+      if (rows[0][i] == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return std::size_t{0};
+  };
+  const auto scheme = col("scheme"), status = col("status"), ooo = col("ooo_pct"), drops = col("drops");
+  std::map<std::string, double> ooo_of;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][status], "ok") << rows[i][scheme];
+    EXPECT_EQ(rows[i][drops], "0") << rows[i][scheme];  // lossless
+    ooo_of[rows[i][scheme]] = std::stod(rows[i][ooo]);
+  }
+  EXPECT_EQ(ooo_of.at("flowcut_nic"), 0.0);
+  EXPECT_EQ(ooo_of.at("flowcut_full"), 0.0);
+  EXPECT_EQ(ooo_of.at("ecmp"), 0.0);
+  EXPECT_GT(ooo_of.at("ugal_l"), 10.0);
+  EXPECT_GT(ooo_of.at("valiant"), 10.0);
+}
