@@ -755,21 +755,32 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   auto vc = [&](int sw, int port, int vl) {
     return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * 16 + static_cast<std::uint64_t>(vl);
   };
-  for (int s = 0; s < n && c.problem.empty(); ++s) {
+  // Per source switch: its SL row and injection ports (endpoint ports, each with its own SL2VL rows).
+  std::vector<const std::vector<int>*> sl_row(static_cast<std::size_t>(n), nullptr);
+  std::vector<std::vector<int>> ins(static_cast<std::size_t>(n));
+  for (int s = 0; s < n; ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
     const auto sit = sls.by_switch.find(sw.guid);
     if (sit == sls.by_switch.end()) {
       c.problem = fmt::format("path-sl has no table for {} (0x{})", sw.name, sw.guid);
-      break;
+      return c;
     }
-    // Injection ports of this switch: its endpoint ports, each with its own SL2VL rows.
-    std::vector<int> ins;
+    sl_row[static_cast<std::size_t>(s)] = &sit->second;
     for (int pt = 1; pt <= sw.nports(); ++pt)
-      if (sw.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Endpoint) ins.push_back(pt);
-    for (int in0 : ins)
-      for (int lid = 1; lid <= top && c.problem.empty(); ++lid) {
-        if (!owner[static_cast<std::size_t>(lid)].first) continue;
-        const auto& slv = sit->second;
+      if (sw.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Endpoint) ins[static_cast<std::size_t>(s)].push_back(pt);
+  }
+  // Forwarding depends on the destination LID only and the SL is fixed along a route, so for one
+  // LID the walk from state (switch, in port, SL) on is the same for every route reaching it: each
+  // state is walked once per LID; later routes add their edge into it and its remaining hop count.
+  std::vector<int> seen(static_cast<std::size_t>(n) * stride * 16, 0);  // LID that last walked the state
+  std::vector<long> rem(seen.size(), -1);  // hops counted from the state on (-1: walk in progress)
+  std::vector<std::size_t> trail;
+  for (int lid = 1; lid <= top && c.problem.empty(); ++lid) {
+    if (!owner[static_cast<std::size_t>(lid)].first) continue;
+    for (int s = 0; s < n && c.problem.empty(); ++s) {
+      const auto& sw = f.switches[static_cast<std::size_t>(s)];
+      const auto& slv = *sl_row[static_cast<std::size_t>(s)];
+      for (int in0 : ins[static_cast<std::size_t>(s)]) {
         const int sl = lid < static_cast<int>(slv.size()) ? slv[static_cast<std::size_t>(lid)] : -1;
         if (sl < 0) {
           c.problem = fmt::format("path-sl gives no SL for LID {:#06x} from {}", lid, sw.name);
@@ -779,6 +790,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         int x = s, in = in0, hops = 0;
         std::uint64_t prev = 0;
         bool have_prev = false;
+        long tail = 0;
+        trail.clear();
         for (;;) {
           const auto& lft = t.lft[static_cast<std::size_t>(x)];
           if (lft.empty() || lft[static_cast<std::size_t>(lid)] == kNoPort || lft[static_cast<std::size_t>(lid)] == 0) break;
@@ -796,14 +809,26 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           vl_seen[static_cast<std::size_t>(vl)] = 1;
           const std::uint64_t node = vc(x, out, vl);
           if (have_prev) edges.push_back(prev * (stride * stride * 16 * static_cast<std::uint64_t>(n)) + node);
+          const std::size_t st = (static_cast<std::size_t>(x) * stride + static_cast<std::size_t>(in)) * 16 + static_cast<std::size_t>(sl);
+          if (seen[st] == lid) {
+            // Walked before for this LID (or a loop within this route, rem -1: the cycle's edges are in).
+            tail = rem[st] < 0 ? 0 : rem[st];
+            break;
+          }
+          seen[st] = lid;
+          rem[st] = -1;
+          trail.push_back(st);
           prev = node;
           have_prev = true;
-          ++c.hops;
           in = fp.peer_port;
           x = fp.peer;
           if (++hops > n) break;
         }
+        for (std::size_t i = 0; i < trail.size(); ++i) rem[trail[i]] = static_cast<long>(trail.size() - i) + tail;
+        c.hops += static_cast<long>(trail.size()) + tail;
+        if (!c.problem.empty()) break;
       }
+    }
   }
   for (char v : vl_seen) c.vls_used += v;
   if (!c.problem.empty()) return c;

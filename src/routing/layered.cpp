@@ -41,10 +41,39 @@ struct Builder {
   // Priority p(u,v) of App. B.1.2: number of almost-minimal routes the ordered pair already has.
   std::vector<int> prio;
   topo::Bfs bfs;  // scratch of shortest_in_subgraph
+  // Caches for the layer under construction (layers are built one after the other). A next hop
+  // is only ever set on a switch without one, and no routed switch's chain passes through an
+  // unrouted switch, so a route's length never changes once set: route_len[x*n+d] is kept next to
+  // the next hop (-1: unrouted). minimal_possible() and short_options() depend on the layer's
+  // routes towards d only; their results are memoised per (switch, d) and stamped with d's epoch,
+  // which advances whenever an entry towards d is set or cleared.
+  std::vector<int> route_len;
+  std::vector<std::uint64_t> epoch;  // per destination
+  std::uint64_t clock = 0;
+  std::vector<std::uint64_t> mp_stamp, so_stamp;
+  std::vector<char> mp_val;
+  std::vector<signed char> so_val;
 
   Builder(const Adjacency& a, RoutingLayers& routing)
       : adj(a), n(static_cast<int>(a.size())), r(routing),
-        w(static_cast<std::size_t>(n) * n, 0), prio(static_cast<std::size_t>(n) * n, 0), bfs(n) {}
+        w(static_cast<std::size_t>(n) * n, 0), prio(static_cast<std::size_t>(n) * n, 0), bfs(n),
+        route_len(static_cast<std::size_t>(n) * n, -1), epoch(static_cast<std::size_t>(n), 0),
+        mp_stamp(static_cast<std::size_t>(n) * n, 0), so_stamp(static_cast<std::size_t>(n) * n, 0),
+        mp_val(static_cast<std::size_t>(n) * n, 0), so_val(static_cast<std::size_t>(n) * n, 0) {}
+
+  // Starts layer l: its table is still empty, every cached result is stale.
+  void begin_layer() {
+    std::fill(route_len.begin(), route_len.end(), -1);
+    for (auto& e : epoch) e = ++clock;
+  }
+
+  // Sets (nh >= 0) or clears (nh = -1) the next hop of x towards d in layer l. When setting, nh
+  // must be d or already routed (the callers set routes from the destination end backwards).
+  void set_hop(int l, int x, int d, int nh) {
+    r.set_next_hop(l, x, d, nh);
+    route_len[id(x, d)] = nh < 0 ? -1 : nh == d ? 1 : route_len[id(nh, d)] + 1;
+    epoch[static_cast<std::size_t>(d)] = ++clock;
+  }
 
   std::size_t id(int u, int v) const {
     return static_cast<std::size_t>(u) * static_cast<std::size_t>(n) + static_cast<std::size_t>(v);
@@ -97,7 +126,7 @@ struct Builder {
             best = u;  // reservoir sampling: uniform among equal-weight candidates
           }
         }
-        r.set_next_hop(l, s, d, best);
+        set_hop(l, s, d, best);
         add_route_weight(l, s, d);
       }
     }
@@ -121,7 +150,7 @@ struct Builder {
       std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
       for (int x = 0; x < n; ++x) {
         if (x == d || r.next_hop(l, x, d) >= 0) {
-          len[static_cast<std::size_t>(x)] = x == d ? 0 : r.hops(l, x, d);
+          len[static_cast<std::size_t>(x)] = fixed_len(l, x, d);
           fixed[static_cast<std::size_t>(x)] = 1;
           pq.push({{len[static_cast<std::size_t>(x)], 0}, x});
         }
@@ -146,7 +175,7 @@ struct Builder {
         }
       }
       for (int x : completed) {
-        r.set_next_hop(l, x, d, parent[static_cast<std::size_t>(x)]);
+        set_hop(l, x, d, parent[static_cast<std::size_t>(x)]);  // parents come first in `completed`
         if (count_fallbacks) {
           ++st.fallback;
           if (len[static_cast<std::size_t>(x)] > r.distance(x, d)) ++st.fallback_non_minimal;
@@ -221,22 +250,42 @@ struct Builder {
   }
 
   // Current route length of a switch that has a next hop towards d in layer l.
-  int fixed_len(int l, int x, int d) const { return x == d ? 0 : r.hops(l, x, d); }
+  int fixed_len(int, int x, int d) const { return x == d ? 0 : route_len[id(x, d)]; }
 
   // Can switch z (towards d, in layer l) still get a minimal route? True for d itself, for a routed
   // switch whose route is minimal, and for an unrouted switch with such a next hop candidate.
-  bool minimal_possible(int l, int z, int d) const {
+  bool minimal_possible(int l, int z, int d) {
     if (z == d) return true;
     if (r.next_hop(l, z, d) >= 0) return fixed_len(l, z, d) == r.distance(z, d);
+    const auto k = id(z, d);
+    if (mp_stamp[k] == epoch[static_cast<std::size_t>(d)]) return mp_val[k] != 0;
+    bool ok = false;
     for (int y : adj[static_cast<std::size_t>(z)])
-      if (r.distance(y, d) == r.distance(z, d) - 1 && minimal_possible(l, y, d)) return true;
-    return false;
+      if (r.distance(y, d) == r.distance(z, d) - 1 && minimal_possible(l, y, d)) {
+        ok = true;
+        break;
+      }
+    mp_stamp[k] = epoch[static_cast<std::size_t>(d)];
+    mp_val[k] = ok ? 1 : 0;
+    return ok;
   }
 
   // Number of next hops (at most 2 counted) that give unrouted switch x (towards d) a route of at
   // most max(3, dist(x, d) + 1) hops: a routed neighbour that is short enough, or an unrouted one
   // that can still get a minimal route. Also returns the lightest unrouted such neighbour.
-  int short_options(int l, int x, int d, int* unrouted_pick = nullptr) const {
+  // The count only depends on the layer's routes towards d (memoised); the pick also depends on the
+  // weights W, which change without touching d's routes, so it is computed afresh when asked for.
+  int short_options(int l, int x, int d, int* unrouted_pick = nullptr) {
+    if (unrouted_pick) return short_options_uncached(l, x, d, unrouted_pick);
+    const auto k = id(x, d);
+    if (so_stamp[k] != epoch[static_cast<std::size_t>(d)]) {
+      int pick = -1;
+      so_val[k] = static_cast<signed char>(short_options_uncached(l, x, d, &pick));
+      so_stamp[k] = epoch[static_cast<std::size_t>(d)];
+    }
+    return so_val[k];
+  }
+  int short_options_uncached(int l, int x, int d, int* unrouted_pick) {
     const int limit = std::max(3, r.distance(x, d) + 1);
     int count = 0, pick = -1;
     for (int z : adj[static_cast<std::size_t>(x)]) {
@@ -247,10 +296,10 @@ struct Builder {
         if (pick < 0 || w[id(x, z)] < w[id(x, pick)]) pick = z;
       }
     }
-    if (unrouted_pick) *unrouted_pick = pick;
+    *unrouted_pick = pick;
     return std::min(count, 2);
   }
-  bool has_short_option(int l, int x, int d) const { return short_options(l, x, d) > 0; }
+  bool has_short_option(int l, int x, int d) { return short_options(l, x, d) > 0; }
 
   // Would inserting p leave some unrouted switch near the path without a short option? Evaluated
   // by inserting the path's next hops tentatively and undoing them.
@@ -259,7 +308,7 @@ struct Builder {
     const int t = static_cast<int>(p.size()) - 1;
     int j = 0;
     while (j < t && r.next_hop(l, p[static_cast<std::size_t>(j)], d) < 0) ++j;
-    for (int k = 0; k < j; ++k) r.set_next_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
+    for (int k = j - 1; k >= 0; --k) set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
     bool ok = true;
     // Same 2-hop neighbourhood as pin_short_routes (options can vanish up to two hops away).
     auto fine = [&](int x) { return x == d || r.next_hop(l, x, d) >= 0 || has_short_option(l, x, d); };
@@ -269,7 +318,7 @@ struct Builder {
         for (int y : adj[static_cast<std::size_t>(x)]) ok = ok && fine(y);
         if (!ok) break;
       }
-    for (int k = 0; k < j; ++k) r.set_next_hop(l, p[static_cast<std::size_t>(k)], d, -1);
+    for (int k = 0; k < j; ++k) set_hop(l, p[static_cast<std::size_t>(k)], d, -1);
     return ok;
   }
 
@@ -283,7 +332,7 @@ struct Builder {
         best = y;
     if (best < 0) return;
     pin_minimal(l, best, d);
-    r.set_next_hop(l, z, d, best);
+    set_hop(l, z, d, best);
     add_route_weight(l, z, d);
     ++r.build_stats[static_cast<std::size_t>(l)].pinned;
   }
@@ -296,8 +345,10 @@ struct Builder {
     const int d = p.back();
     auto check = [&](int x) {
       if (x == d || r.next_hop(l, x, d) >= 0) return;
+      if (short_options(l, x, d) != 1) return;
       int pick = -1;
-      if (short_options(l, x, d, &pick) == 1 && pick >= 0) pin_minimal(l, pick, d);
+      short_options(l, x, d, &pick);
+      if (pick >= 0) pin_minimal(l, pick, d);
     };
     for (int k = 0; k < j; ++k) {
       const int u = p[static_cast<std::size_t>(k)];
@@ -322,9 +373,9 @@ struct Builder {
     for (int i = 0; i < t; ++i)
       w[id(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(i) + 1])] +=
           std::min(i + 1, j);
+    for (int k = j - 1; k >= 0; --k) set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
     for (int k = 0; k < j; ++k) {
       int u = p[static_cast<std::size_t>(k)];
-      r.set_next_hop(l, u, d, p[static_cast<std::size_t>(k) + 1]);
       // App. B.1.2: every pair that now has a non-minimal route in this layer (the pair itself
       // and the sub-path pairs, Fig. 16) moves to the next priority level.
       if (t - k > r.distance(u, d)) ++prio[id(u, d)];
@@ -380,7 +431,7 @@ struct Builder {
         if (dd[static_cast<std::size_t>(y)] == dd[static_cast<std::size_t>(x)] - 1 && allowed(x, y) &&
             rng.below(static_cast<std::uint64_t>(++cnt)) == 0)
           pick = y;
-      r.set_next_hop(l, x, d, pick);
+      set_hop(l, x, d, pick);  // BFS order: pick (one hop closer to d) is already set
     }
     for (std::size_t h = 1; h < order.size(); ++h) add_route_weight(l, order[h], d);
   }
@@ -523,6 +574,7 @@ RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
   const std::uint64_t stream = hash_name(layer_scheme_name(opt.scheme));
   for (int l = 0; l < opt.layers; ++l) {
     Rng rng(opt.seed, stream, static_cast<std::uint64_t>(l));
+    b.begin_layer();
     if (l == 0) {
       b.build_minimal_layer(0, rng);  // Algorithm 1, line 3: layer 0 = all links, minimal paths
       continue;
