@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build demo test bench docs clean
+.PHONY: all deps build demo test fuzz fuzz-build bench docs clean
 
 all: build
 
@@ -22,9 +22,21 @@ demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lbsim
 	$(BUILD)/lbsim compare examples/demo.toml --lb ecmp,ops
 
-# The whole test suite (unit, integration, CLI). Benchmarks are separate: `make bench`.
-test: build
+# The whole test suite (unit, integration, CLI, and a 10 s run of each fuzzer when clang is
+# installed: ctest label "fuzz"). Benchmarks are separate: `make bench`.
+test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer harnesses (fuzz/, docs/fuzzing.md) in $(BUILD)/fuzz, built with clang + ASan + UBSan.
+# Without clang this says so and does nothing.
+fuzz-build: deps
+	@FUZZ_BUILD=$(abspath $(BUILD))/fuzz JOBS=$(JOBS) bash scripts/fuzz.sh build || [ $$? -eq 77 ]
+
+# Every fuzzer for FUZZ_SECONDS each (default 60); fails on any crash, UB report or leak.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_BUILD=$(abspath $(BUILD))/fuzz JOBS=$(JOBS) bash scripts/fuzz.sh build
+	FUZZ_BUILD=$(abspath $(BUILD))/fuzz bash scripts/fuzz.sh run $(FUZZ_SECONDS)
 
 bench: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lbsim

@@ -6,7 +6,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       coinor-libclp-dev libglpk-dev
-      python3 python3-matplotlib python3-pandas slurm-wlm munge)
+      python3 python3-matplotlib python3-pandas slurm-wlm munge
+      clang-14 libclang-rt-14-dev)  # clang + libFuzzer: scripts/fuzz.sh, docs/fuzzing.md
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,6 +7,10 @@
 #   scripts/slurm-local.sh status [DIR]
 #
 # DIR defaults to /tmp/lbsim-slurm. Clients need SLURM_CONF=DIR/slurm.conf (printed by `start`).
+# slurmd's spool and slurmctld's state live in a short private folder (mktemp -d /tmp/lbsim-slurm.XXXX,
+# named in DIR/runtime and removed by `stop`), not under DIR: slurmstepd puts Unix sockets in the
+# spool, and a socket path longer than 108 bytes makes every task fail to launch ("launch failed
+# requeued held") when DIR is deep, e.g. under a build folder.
 # Ports: LBSIM_SLURMCTLD_PORT (default 6817) and LBSIM_SLURMD_PORT (6818).
 set -euo pipefail
 
@@ -25,7 +29,15 @@ start() {
     command -v "$b" >/dev/null || [ -x "/usr/sbin/$b" ] || die "$b not found (apt-get install slurm-wlm munge)"
   done
   [ "$(id -u)" -eq 0 ] || die "must run as root (slurmd starts jobs as their users)"
-  mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log"
+  mkdir -p "$DIR/log"
+  local run
+  if [ -f "$DIR/runtime" ] && [ -d "$(cat "$DIR/runtime")" ]; then
+    run=$(cat "$DIR/runtime")
+  else
+    run=$(mktemp -d /tmp/lbsim-slurm.XXXX)
+    echo "$run" > "$DIR/runtime"
+  fi
+  mkdir -p "$run/state" "$run/spool"
   local host cpus mem
   host=$(hostname -s)
   cpus=$(nproc)
@@ -40,8 +52,8 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CryptoType=crypto/munge
-StateSaveLocation=$DIR/state
-SlurmdSpoolDir=$DIR/spool
+StateSaveLocation=$run/state
+SlurmdSpoolDir=$run/spool
 SlurmctldPidFile=$DIR/slurmctld.pid
 SlurmdPidFile=$DIR/slurmd.pid
 SlurmctldLogFile=$DIR/log/slurmctld.log
@@ -111,6 +123,12 @@ stop() {
   if [ -f "$DIR/munged.ours" ]; then
     stop_pid /run/munge/lbsim-munged.pid
     rm -f "$DIR/munged.ours"
+  fi
+  if [ -f "$DIR/runtime" ]; then
+    local run
+    run=$(cat "$DIR/runtime")
+    case "$run" in /tmp/lbsim-slurm.*) rm -rf "$run" ;; esac
+    rm -f "$DIR/runtime"
   fi
   echo "slurm-local: stopped"
 }

@@ -41,9 +41,11 @@ int do_run(const RunOptions& o) {
   if (!o.seed.empty()) set_seed(cfg, o.seed);
   if (!o.out.empty()) cfg.set("output.dir", o.out, "--out");
   if (o.quiet) cfg.set("run.progress", "off", "--quiet");
+  const std::string& out = cfg.text("output.dir");
+  sim::install_interrupt_handlers();
+  sim::check_output_dir(out);  // an unwritable folder is bad input, found before the simulation
   sim::Simulation s(cfg);
   const int rc = s.run();
-  const std::string& out = cfg.text("output.dir");
   s.write_outputs(out);
   const auto j = s.summary();
   if (!o.quiet) {
@@ -66,7 +68,12 @@ int do_run(const RunOptions& o) {
                  j["reps"]["state_bits"].dump(), j["reps"]["state_bytes"].dump(), j["reps"].value("freeze_entries", nlohmann::json(0)).dump());
     fmt::print("  results in {}/\n", out);
   }
-  if (rc == 3) {
+  if (rc == 130) {
+    fmt::print(stderr, "lbsim: interrupted at t = {} us: {} of {} transfer(s) finished; what was measured is in {}/ "
+                       "(summary.json \"interrupted\": true)\n",
+               j["end_time_us"].get<double>(), j["completed"].get<std::uint64_t>(),
+               j["workload"]["transfers"].get<std::uint64_t>(), out);
+  } else if (rc == 3) {
     // A lossless run that deadlocked stops at the stall, not at run.end_us.
     const auto* fc = j.contains("flow_control") ? &j["flow_control"] : nullptr;
     if (fc != nullptr && fc->contains("stall"))
@@ -147,6 +154,8 @@ int do_compare(const CompareOptions& o) {
   const auto values = split_list(vary.substr(eq + 1));
   if (values.empty()) throw UserError("--vary '" + vary + "': expected at least one value");
   const std::string label = key == "lb.algorithm" ? "scheme" : key.substr(key.find('.') + 1);
+  sim::install_interrupt_handlers();
+  for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
   fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}\n", label, "max_fct_us",
              "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done");
   int rc = 0;
@@ -165,6 +174,11 @@ int do_compare(const CompareOptions& o) {
                j["slowdown"]["mean"].get<double>(), j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(),
                j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>(),
                fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
+    if (s.interrupted()) {
+      fmt::print(stderr, "lbsim: interrupted during {}: its folder {} holds what was measured; the remaining runs were not started\n",
+                 lb, cfg.text("output.dir"));
+      return 130;
+    }
   }
   fmt::print("run folders: {}/<{}>/\n", root, label);
   return rc;

@@ -57,7 +57,7 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
     if (o.slurm) {
       std::vector<std::string> extra = sw.spec.sbatch;
       extra.insert(extra.end(), o.sbatch.begin(), o.sbatch.end());
-      wf::submit_slurm_job(wf::write_slurm_job(sw, todo, o.workers, wf::self_exe()), todo.size(), extra, !o.no_wait);
+      wf::submit_slurm_job(wf::write_slurm_job(sw, todo, o.workers, wf::self_exe()), todo, extra, !o.no_wait);
       if (o.no_wait) {
         fmt::print("when the job has finished: lbsim sweep {} --collect{}\n", sw.spec.file,
                    o.out.empty() ? "" : " --out " + o.out);
@@ -225,7 +225,7 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   sw->add_option("--out", so->out, "Output folder (default: the sweep's `out`, else results/sweeps/<name>)");
   sw->add_option("--workers", so->workers, "Parallel runs (default: number of cores; with --slurm: array throttle)")
       ->check(CLI::Range(1, 4096));
-  sw->add_flag("--slurm", so->slurm, "Submit the pending runs as a Slurm job array (sbatch --wait), then gather");
+  sw->add_flag("--slurm", so->slurm, "Submit the pending runs as a Slurm job array, watch it (squeue), then gather");
   sw->add_flag("--no-wait", so->no_wait, "With --slurm: submit and return; gather later with --collect");
   sw->add_option("--sbatch", so->sbatch, "Extra sbatch argument, e.g. --sbatch=--partition=cpu (repeatable)")
       ->allow_extra_args(false);

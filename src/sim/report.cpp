@@ -1,13 +1,21 @@
 // What a run reports: per-flow results, summary.json, and the run folder (docs/outputs.md). The file
 // formats are written by metrics/report.h; this file gathers the run's data into them.
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include <fmt/core.h>
+
 #include "config/reader.h"
+#include "core/error.h"
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
@@ -110,6 +118,8 @@ nlohmann::json Simulation::summary() const {
       {"workload", {{"kind", cfg_.text("workload.kind")}, {"entries", wl_.flows.size()}, {"transfers", transfers}}},
       {"completed", transfers - unfinished},
       {"unfinished", unfinished},
+      {"interrupted", interrupted_},
+      {"end_time_us", to_us(net_->now())},
       {"fct_us", dist(fct)},
       {"ideal_fct_us", dist(ideal)},
       {"slowdown", dist(slow)},
@@ -206,8 +216,95 @@ nlohmann::json Simulation::flow_control_summary() const {
   return j;
 }
 
-void Simulation::write_outputs(const std::string& dir) const {
-  fs::create_directories(dir);
+const std::vector<std::string>& run_files() {
+  static const std::vector<std::string> files{"config.toml", "summary.json", "flows.csv",
+                                              "ports.csv",   "path_usage.csv", "queues.csv"};
+  return files;
+}
+
+namespace {
+
+// "runs/a/" -> /abs/runs/a (no trailing separator, so that parent_path() is the parent folder).
+fs::path folder_path(const std::string& dir) {
+  if (dir.empty()) throw UserError("output folder: empty path (set output.dir or --out)");
+  fs::path p = fs::absolute(fs::path(dir)).lexically_normal();
+  if (p.filename().empty() && p.has_parent_path() && p != p.root_path()) p = p.parent_path();
+  return p;
+}
+
+// A fresh private folder next to `dest` (.NAME.tmp-XXXXXX), readable like a folder made by mkdir.
+fs::path make_temp_sibling(const fs::path& dest) {
+  std::string tmpl = (dest.parent_path() / ("." + dest.filename().string() + ".tmp-XXXXXX")).string();
+  if (mkdtemp(tmpl.data()) == nullptr)
+    throw UserError(fmt::format("output folder '{}': cannot create a folder in {}: {}", dest.string(),
+                                dest.parent_path().string(), std::strerror(errno)));
+  const mode_t mask = umask(0);
+  umask(mask);
+  chmod(tmpl.c_str(), 0777 & ~mask);
+  return tmpl;
+}
+
+void make_folder(const fs::path& p) {
+  std::error_code ec;
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec))
+    throw UserError(fmt::format("output folder '{}': not a folder", p.string()));
+  fs::create_directories(p, ec);
+  if (ec) throw UserError(fmt::format("output folder '{}': cannot create it: {}", p.string(), ec.message()));
+  if (!fs::is_directory(p)) throw UserError(fmt::format("output folder '{}': not a folder", p.string()));
+}
+
+// Moves the files of the finished temporary folder `tmp` into `dest`: a rename of the whole folder
+// when `dest` does not exist yet, else file by file, removing the run files that this run did not write.
+void publish(const fs::path& tmp, const fs::path& dest) {
+  std::error_code ec;
+  if (!fs::exists(dest, ec)) {
+    fs::rename(tmp, dest, ec);
+    if (!ec) return;
+  }
+  make_folder(dest);
+  for (const auto& name : run_files()) {
+    if (fs::exists(tmp / name)) {
+      fs::rename(tmp / name, dest / name, ec);
+      if (ec) throw UserError(fmt::format("cannot write {}: {}", (dest / name).string(), ec.message()));
+    } else {
+      fs::remove(dest / name, ec);
+      if (ec) throw UserError(fmt::format("cannot remove {} (left by an earlier run): {}", (dest / name).string(), ec.message()));
+    }
+  }
+  fs::remove_all(tmp, ec);
+}
+
+}  // namespace
+
+void check_output_dir(const std::string& dir) {
+  const fs::path dest = folder_path(dir);
+  make_folder(dest);
+  fs::remove_all(make_temp_sibling(dest));
+  const fs::path probe = dest / fmt::format(".lbsim-write-check-{}", getpid());
+  {
+    std::ofstream f(probe);
+    if (!f || !(f << "x") || !f.flush())
+      throw UserError(fmt::format("output folder '{}': cannot write files in it", dest.string()));
+  }
+  std::error_code ec;
+  fs::remove(probe, ec);
+}
+
+void Simulation::write_outputs(const std::string& out) const {
+  const fs::path dest = folder_path(out);
+  make_folder(dest.parent_path());
+  const fs::path tmp = make_temp_sibling(dest);
+  try {
+    write_run_files(tmp.string());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  publish(tmp, dest);
+}
+
+void Simulation::write_run_files(const std::string& dir) const {
   auto open = [&](const std::string& name) {
     std::ofstream f(fs::path(dir) / name);
     if (!f) throw UserError("cannot write " + (fs::path(dir) / name).string());

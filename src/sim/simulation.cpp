@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 
 #include <fmt/core.h>
 
@@ -16,6 +18,28 @@
 #include "workload/validate.h"
 
 namespace lbsim::sim {
+
+namespace {
+// Lock-free and written by a signal handler: std::atomic<int> is async-signal-safe where it is lock-free.
+std::atomic<int> g_interrupt{0};  // 0 none; -1 requested by a call; else the signal number
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_interrupt_signal(int sig) { g_interrupt.store(sig, std::memory_order_relaxed); }
+}  // namespace
+
+void request_interrupt() { g_interrupt.store(-1, std::memory_order_relaxed); }
+void clear_interrupt() { g_interrupt.store(0, std::memory_order_relaxed); }
+bool interrupt_requested() { return g_interrupt.load(std::memory_order_relaxed) != 0; }
+int interrupt_signal() { return std::max(0, g_interrupt.load(std::memory_order_relaxed)); }
+
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;  // a second signal ends the process (default action)
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
 
 Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   // Lossless modes switch trimming off (nothing overflows); writing it into the run's config keeps
@@ -79,8 +103,15 @@ void Simulation::on_event(const Event&) {
   net_->events().push(net_->now() + queue_sample_, net::kEvQueueSample, 0);
 }
 
+// Called by the event loop every 2^18 events: the interrupt check, then the progress line.
 void Simulation::progress(void* self, SimTime now) {
   auto* s = static_cast<Simulation*>(self);
+  if (interrupt_requested()) {
+    s->interrupted_ = true;
+    s->net_->stop();
+    return;
+  }
+  if (!s->progress_on_) return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() - s->run_start_;
   if (elapsed - s->progress_last_ < 0.5) return;
@@ -100,12 +131,15 @@ int Simulation::run() {
   ran_ = true;
   const auto t0 = std::chrono::steady_clock::now();
   run_start_ = std::chrono::duration<double>(t0.time_since_epoch()).count();
-  if (progress_on_) net_->set_progress_hook(&Simulation::progress, this);
+  net_->set_progress_hook(&Simulation::progress, this);
   tr_->start();
   if (queue_sample_ > 0) net_->events().push(0, net::kEvQueueSample, 0);
   failures_->schedule();
   const double end_us = cfg_.real("run.end_us");
-  net_->run(end_us > 0 ? from_us(end_us) : kTimeNever);
+  if (interrupt_requested())
+    interrupted_ = true;  // interrupted while the run was being built: nothing simulated
+  else
+    net_->run(end_us > 0 ? from_us(end_us) : kTimeNever);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress_on_) fmt::print(stderr, "\n");
   if (net_->lossless()) {
@@ -120,6 +154,7 @@ int Simulation::run() {
                                          net::flow_control_name(net_->flow_control()), drops, trims));
     if (const auto* st = net_->stall()) fmt::print(stderr, "{}", st->text());
   }
+  if (interrupted_) return 130;
   return tr_->all_done() ? 0 : 3;
 }
 

@@ -31,9 +31,15 @@ class Simulation final : public net::EventHandler {
   explicit Simulation(Config cfg);
   ~Simulation() override;
 
-  // Runs to completion or run.end_us; returns 0 when every entry finished, 3 otherwise.
+  // Runs to completion or run.end_us; returns 0 when every entry finished, 3 otherwise, 130 when
+  // interrupted (request_interrupt(), e.g. by SIGINT/SIGTERM): the loop stops at its next event
+  // batch and what was measured so far stays available to the reports.
   int run();
-  // Writes config.toml, summary.json, flows.csv, ports.csv (and queues.csv, path_usage.csv) into `dir`.
+  bool interrupted() const { return interrupted_; }
+  // Writes config.toml, summary.json, flows.csv, ports.csv (and queues.csv, path_usage.csv) into
+  // `dir`, so that it holds exactly this run: the files are written into a temporary sibling folder
+  // and moved into place; run files of an earlier run that this one does not write are removed
+  // (other files are left alone). Throws UserError when the folder cannot be written.
   void write_outputs(const std::string& dir) const;
 
   nlohmann::json summary() const;
@@ -52,6 +58,7 @@ class Simulation final : public net::EventHandler {
 
  private:
   static void progress(void* self, SimTime now);
+  void write_run_files(const std::string& dir) const;  // every run file into `dir` (write_outputs)
   nlohmann::json flow_control_summary() const;
 
   Config cfg_;
@@ -72,6 +79,24 @@ class Simulation final : public net::EventHandler {
   double progress_last_ = 0;
   bool progress_on_ = false;
   bool ran_ = false;
+  bool interrupted_ = false;
 };
+
+// The files a run folder may hold (write_outputs); a re-used folder loses the ones a run does not write.
+const std::vector<std::string>& run_files();
+// Creates `dir` when missing and checks that a run folder can be written there (the folder itself and
+// a temporary sibling); throws UserError naming the folder and the reason. Commands call it before
+// the simulation so that an unwritable --out is found at once.
+void check_output_dir(const std::string& dir);
+
+// Interruption (docs/reliability.md): install_interrupt_handlers() makes the first SIGINT or SIGTERM
+// call request_interrupt(); the second one ends the process as usual. A running Simulation checks the
+// request every event batch (2^18 events), so the hot path is unchanged.
+void install_interrupt_handlers();
+void request_interrupt();
+void clear_interrupt();
+bool interrupt_requested();
+// The signal that requested the interrupt (0 when none or request_interrupt() was called directly).
+int interrupt_signal();
 
 }  // namespace lbsim::sim

@@ -5,12 +5,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include <fmt/core.h>
@@ -156,13 +160,148 @@ fs::path write_slurm_job(const Sweep& sw, const std::vector<const Point*>& todo,
   return dir / "job.sh";
 }
 
-void submit_slurm_job(const fs::path& job, std::size_t tasks, const std::vector<std::string>& extra, bool wait) {
+namespace {
+
+struct Captured {
+  int rc = 0;
+  std::string out;
+};
+
+// Runs a Slurm client with its output in `log`; rc 127 when it cannot be started.
+Captured capture(const std::vector<std::string>& args, const fs::path& log) {
+  Captured c;
+  try {
+    c.rc = wait_for(spawn(args, log.string()));
+  } catch (const UserError& e) {
+    return {127, e.what()};
+  }
+  c.out = read_text(log);
+  return c;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    const auto e = s.find(sep, pos);
+    out.push_back(s.substr(pos, e == std::string::npos ? std::string::npos : e - pos));
+    if (e == std::string::npos) return out;
+    pos = e + 1;
+  }
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Task states after which the task's run will not happen (or not finish): the job must not be
+// waited for. A held task (JobHeldUser/JobHeldAdmin, "launch failed requeued held") waits forever.
+bool dead_state(const std::string& state, const std::string& reason) {
+  static const char* const kDead[] = {"CANCELLED", "NODE_FAIL", "BOOT_FAIL", "TIMEOUT", "OUT_OF_MEMORY",
+                                      "DEADLINE", "REQUEUE_HOLD", "SPECIAL_EXIT", "REVOKED"};
+  for (const char* d : kDead)
+    if (state.rfind(d, 0) == 0) return true;
+  const std::string r = lower(reason);
+  return r.find("held") != std::string::npos || r.find("dependencyneversatisfied") != std::string::npos;
+}
+
+// Array index of "123_4", -1 for anything else ("123_[0-3]", "123").
+int array_index(const std::string& task) {
+  const auto us = task.rfind('_');
+  if (us == std::string::npos || us + 1 >= task.size()) return -1;
+  int v = 0;
+  for (std::size_t i = us + 1; i < task.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(task[i])) || v > 100000000) return -1;
+    v = v * 10 + (task[i] - '0');
+  }
+  return v;
+}
+
+bool recorded(const std::vector<const Point*>& todo, int index) {
+  return index >= 0 && static_cast<std::size_t>(index) < todo.size() &&
+         recorded_exit_code(todo[static_cast<std::size_t>(index)]->cfg.text("output.dir")) >= 0;
+}
+
+std::string task_list(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < 5; ++i) s += (i ? "; " : "") + v[i];
+  if (v.size() > 5) s += fmt::format("; and {} more", v.size() - 5);
+  return s;
+}
+
+int poll_ms() {
+  const char* e = std::getenv("LBSIM_SLURM_POLL_MS");
+  if (e == nullptr || *e == 0) return 2000;
+  const int v = std::atoi(e);
+  return std::clamp(v, 10, 600000);
+}
+
+}  // namespace
+
+void watch_slurm_job(const std::string& id, const std::vector<const Point*>& todo, const fs::path& dir) {
+  const fs::path logs = dir.parent_path() / "logs";
+  int failures = 0;
+  std::string last;
+  while (true) {
+    const auto q = capture({"squeue", "-h", "-r", "-t", "all", "-j", id, "-o", "%i|%T|%r"}, dir / "squeue.out");
+    if (q.rc != 0) {
+      // A job that left slurmctld's memory (MinJobAge after its end) is an unknown id: it is done.
+      if (q.out.find("Invalid job id") != std::string::npos) break;
+      if (++failures >= 30)
+        throw UserError(fmt::format("Slurm job {}: squeue failed {} times in a row (exit code {}): {}; the job was left as it is "
+                                    "(scancel {} to stop it, lbsim sweep --collect to gather what finished)",
+                                    id, failures, q.rc, q.out.empty() ? "(no output)" : q.out, id));
+      std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms()));
+      continue;
+    }
+    failures = 0;
+    std::vector<std::string> dead;
+    bool active = false;
+    for (const auto& line : split(q.out, '\n')) {
+      const auto f = split(line, '|');
+      if (f.size() < 3) continue;
+      const std::string &task = f[0], &state = f[1], &reason = f[2];
+      const std::string what = reason.empty() || reason == "None" ? fmt::format("{} {}", task, state)
+                                                                   : fmt::format("{} {} ({})", task, state, reason);
+      if (dead_state(state, reason) && !recorded(todo, array_index(task)))
+        dead.push_back(what);
+      else if (state == "FAILED" && !recorded(todo, array_index(task)))
+        dead.push_back(what + ": ended before lbsim recorded an exit code");
+      else if (state != "COMPLETED" && state != "FAILED")
+        active = true;
+    }
+    if (!dead.empty()) {
+      capture({"scancel", id}, dir / "scancel.out");
+      throw UserError(fmt::format("Slurm job {}: {} task(s) cannot finish: {}. The job was cancelled (scancel {}); the task "
+                                  "logs are in {} and the reason is in slurmctld/slurmd's logs. Fix the cause and run the "
+                                  "sweep again (finished runs are kept)",
+                                  id, dead.size(), task_list(dead), id, logs.string()));
+    }
+    if (!active) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms()));
+  }
+  // The job has ended: every task must have recorded its run's exit code.
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    if (!recorded(todo, static_cast<int>(i))) missing.push_back(fmt::format("task {} ({})", i, todo[i]->name));
+  if (!missing.empty()) {
+    std::string states;
+    const auto a = capture({"sacct", "-n", "-X", "-P", "-j", id, "-o", "JobID,State,ExitCode"}, dir / "sacct.out");
+    if (a.rc == 0 && !a.out.empty()) states = fmt::format("; sacct says:\n{}", a.out);
+    throw UserError(fmt::format("Slurm job {} ended but {} task(s) did not record an exit code (failed or cancelled before "
+                                "lbsim ran): {}; see the task logs in {}{}",
+                                id, missing.size(), task_list(missing), logs.string(), states));
+  }
+}
+
+void submit_slurm_job(const fs::path& job, const std::vector<const Point*>& todo, const std::vector<std::string>& extra,
+                      bool wait) {
   std::vector<std::string> args{"sbatch"};
-  if (wait) args.push_back("--wait");
   for (const auto& a : extra) args.push_back(a);
   args.push_back(job.string());
   const std::string log = (job.parent_path() / "sbatch.log").string();
-  fmt::print("sbatch: submitting {} array task(s){}\n", tasks, wait ? " and waiting for them" : "");
+  fmt::print("sbatch: submitting {} array task(s){}\n", todo.size(), wait ? " and waiting for them" : "");
   std::fflush(stdout);
   const int rc = wait_for(spawn(args, log));
   const std::string out = read_text(log);
@@ -170,6 +309,11 @@ void submit_slurm_job(const fs::path& job, std::size_t tasks, const std::vector<
   if (pos == std::string::npos)
     throw UserError(fmt::format("sbatch failed (exit code {}): {}", rc, out.empty() ? "(no output)" : out));
   const std::string id = out.substr(pos + 20, out.find_first_of("\r\n", pos) - pos - 20);
+  if (wait) {
+    fmt::print("sbatch: job {} submitted; watching it with squeue\n", id);
+    std::fflush(stdout);
+    watch_slurm_job(id, todo, job.parent_path());
+  }
   fmt::print("sbatch: job {} {}\n", id, wait ? "finished" : "submitted");
 }
 

@@ -35,9 +35,17 @@ void run_local(const Sweep& sw, const std::vector<const Point*>& todo, int worke
 std::filesystem::path write_slurm_job(const Sweep& sw, const std::vector<const Point*>& todo, int workers,
                                       const std::string& exe);
 
-// Submits the job script with sbatch and `extra` arguments; with `wait`, returns when the array
-// has finished. Throws UserError when sbatch does not report a job id.
-void submit_slurm_job(const std::filesystem::path& job, std::size_t tasks, const std::vector<std::string>& extra,
-                      bool wait);
+// Submits the job script with sbatch and `extra` arguments (one array task per point of `todo`, in
+// order). With `wait`, watches the job (watch_slurm_job) and returns when it has finished. Throws
+// UserError when sbatch does not report a job id.
+void submit_slurm_job(const std::filesystem::path& job, const std::vector<const Point*>& todo,
+                      const std::vector<std::string>& extra, bool wait);
+
+// Polls squeue (every LBSIM_SLURM_POLL_MS, default 2000 ms) until job `id` has left the queue or
+// ended. Throws UserError - after cancelling the job - as soon as a task is held (JobHeldUser,
+// JobHeldAdmin, "launch failed requeued held"), cancelled, failed before its run recorded an exit
+// code, or ended by the node, a time limit or memory; and when the job ended with a task that never
+// recorded its exit code. `dir` is the sweep's slurm/ folder (squeue/sacct output is kept there).
+void watch_slurm_job(const std::string& id, const std::vector<const Point*>& todo, const std::filesystem::path& dir);
 
 }  // namespace lbsim::workflow

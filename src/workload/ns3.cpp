@@ -12,8 +12,7 @@ namespace lbsim::workload {
 
 using namespace detail;
 
-std::vector<std::int32_t> read_ns3_switch_ids(const std::string& path) {
-  auto in = open_input(path);
+std::vector<std::int32_t> parse_ns3_switch_ids(std::istream& in, std::string_view path) {
   std::string line;
   int lineno = 0;
   std::int64_t nodes = -1, switches = -1;
@@ -41,6 +40,11 @@ std::vector<std::int32_t> read_ns3_switch_ids(const std::string& path) {
     if (static_cast<std::int64_t>(ids.size()) == switches) return ids;
   }
   fail(Where{path, lineno}, fmt::format("expected {} switch ids, found {}", switches < 0 ? 0 : switches, ids.size()));
+}
+
+std::vector<std::int32_t> read_ns3_switch_ids(const std::string& path) {
+  auto in = open_input(path);
+  return parse_ns3_switch_ids(in, path);
 }
 
 Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowParams& p,

@@ -34,6 +34,7 @@ struct Ns3FlowParams {
 
 // Switch ids from an HPCC topology file (first line "<nodes> <switches> <links>", then the ids).
 std::vector<std::int32_t> read_ns3_switch_ids(const std::string& topology_path);
+std::vector<std::int32_t> parse_ns3_switch_ids(std::istream& in, std::string_view name);
 
 Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowParams& p,
                          std::int32_t num_hosts, std::vector<std::string>* warnings = nullptr);

@@ -253,3 +253,23 @@ TEST(Engine, AckCoalescingStillCompletes) {
   EXPECT_GE(acks, data / 4);
   EXPECT_TRUE(conserved(s));
 }
+
+// An interrupt requested before or during run() stops it: exit code 130, "interrupted" in the
+// summary, nothing lost from what was built; a run without one is not marked.
+TEST(Engine, InterruptStopsTheRun) {
+  auto c = lbsim::test::small_fat_tree();
+  c.set("workload.size", std::int64_t{1} << 20);
+  {
+    lbsim::sim::Simulation s(c);
+    lbsim::sim::request_interrupt();
+    EXPECT_EQ(s.run(), 130);
+    lbsim::sim::clear_interrupt();
+    EXPECT_TRUE(s.interrupted());
+    const auto j = s.summary();
+    EXPECT_TRUE(j["interrupted"].get<bool>());
+    EXPECT_EQ(j["unfinished"].get<int>(), 128);
+  }
+  lbsim::sim::Simulation s(c);
+  EXPECT_EQ(s.run(), 0);
+  EXPECT_FALSE(s.summary()["interrupted"].get<bool>());
+}

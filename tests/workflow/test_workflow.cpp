@@ -386,11 +386,22 @@ TEST(Slurm, JobArrayMatchesLocalResults) {
   auto r = sh(kLbsim + " sweep " + sweep.string() + " --workers 2 --out " + (d / "local").string());
   ASSERT_EQ(r.rc, 0) << r.out;
   const std::string script = std::string(LBSIM_SOURCE_DIR) + "/scripts/slurm-local.sh";
-  const std::string state = (d / "slurm-state").string();
+  // A deep state folder: slurmd's spool must not live under it (Unix socket paths are limited to 108
+  // bytes; with the spool there, every task ended "launch failed requeued held" and the sweep hung).
+  const std::string state = (d / std::string(120, 'd') / "slurm-state").string();
+  // The second sweep submits its array held (--sbatch=--hold): it must stop with an error naming
+  // the held tasks and cancel the job, not wait for ever. `timeout` bounds the whole session.
   // One local cluster at a time on this machine (fixed ports): serialize with a lock file.
-  r = sh("flock /tmp/lbsim-slurm-test.lock bash -c '" + script + " start " + state + " && SLURM_CONF=" + state +
-         "/slurm.conf " + kLbsim + " sweep " + sweep.string() + " --slurm --out " + (d / "slurm").string() +
-         "; rc=$?; " + script + " stop " + state + "; exit $rc'");
+  r = sh("flock /tmp/lbsim-slurm-test.lock timeout -k 10 600 bash -c '" + script + " start " + state +
+         " && export SLURM_CONF=" + state + "/slurm.conf LBSIM_SLURM_POLL_MS=200 && " + kLbsim + " sweep " +
+         sweep.string() + " --slurm --out " + (d / "slurm").string() + "; rc=$?; " + kLbsim + " sweep " +
+         sweep.string() + " --slurm --sbatch=--hold --out " + (d / "held").string() +
+         " > " + (d / "held.log").string() + " 2>&1; echo $? > " + (d / "held.rc").string() + "; " + script +
+         " stop " + state + "; exit $rc'");
+  const std::string held = read(d / "held.log");
+  EXPECT_EQ(read(d / "held.rc"), "2\n") << held;
+  EXPECT_NE(held.find("JobHeldUser"), std::string::npos) << held;
+  EXPECT_NE(held.find("was cancelled (scancel"), std::string::npos) << held;
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("sbatch: job"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::is_regular_file(d / "slurm" / "slurm" / "job.sh"));
