@@ -10,20 +10,7 @@
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(LBSIM_BINARY_DIR) + "/lbsim " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+constexpr auto run = &lbsim::test::run_lbsim;
 
 }  // namespace
 

@@ -1,7 +1,9 @@
 // Helpers for tests that run whole simulations.
 #pragma once
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,6 +25,21 @@ inline config::Config small_fat_tree() {
 }
 
 // A fresh folder per name and process (ctest runs tests of one executable in parallel processes).
+// The lbsim binary of this build run as a user runs it: exit code and stdout + stderr.
+struct CliResult {
+  int code;
+  std::string out;
+};
+inline CliResult run_lbsim(const std::string& args) {
+  const std::string cmd = std::string(LBSIM_BINARY_DIR) + "/lbsim " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
 inline std::string temp_dir(const std::string& name) {
   auto d = std::filesystem::temp_directory_path() / ("lbsim-test-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(d);
