@@ -22,7 +22,7 @@ demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lbsim
 	$(BUILD)/lbsim compare examples/demo.toml --lb ecmp,ops
 
-# The whole test suite (unit, integration, CLI, and a 10 s run of each fuzzer when clang is
+# The whole test suite (unit, integration, CLI, and a fixed-length smoke of each fuzzer when clang is
 # installed: ctest label "fuzz"). Benchmarks are separate: `make bench`.
 test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -4,11 +4,14 @@
 #
 #   scripts/fuzz.sh build            # configure and build $FUZZ_BUILD (default build/fuzz)
 #   scripts/fuzz.sh run [SECONDS]    # run every harness for SECONDS (default $FUZZ_SECONDS or 60)
-#   scripts/fuzz.sh smoke            # build, then run every harness for 10 s (make test, CI)
+#   scripts/fuzz.sh smoke            # build, then a fixed number of executions per harness, about
+#                                    # 10 s each here (make test, CI): seed 1 and a fresh corpus, so
+#                                    # the smoke's outcome is the same on every run
 #   scripts/fuzz.sh list
 #
 # FUZZERS="fuzz_cdf fuzz_goal" limits the harnesses; FUZZ_SEED fixes libFuzzer's seed (smoke: 1,
-# otherwise random). Exit codes: 0 no finding; 1 a harness crashed,
+# otherwise random). A time budget makes the number of executions depend on the machine's speed,
+# so `run` explores and `smoke` checks. Exit codes: 0 no finding; 1 a harness crashed,
 # reported UB or a leak (its reproducer is in $FUZZ_BUILD/findings/); 77 clang is not installed
 # (the caller skips); 2 usage.
 set -euo pipefail
@@ -85,22 +88,45 @@ prepare_seeds() {  # harness -> $FUZZ_BUILD/seeds/<harness>
   done < <(seeds_of "$h")
 }
 
+# Smoke executions per harness: about 10 s of each on a 2-core machine (the parsers differ ~100x
+# in speed: fuzz_set applies every override to a whole config).
+smoke_runs_of() {
+  case "$1" in
+    fuzz_set) echo 1500 ;;
+    fuzz_config) echo 12000 ;;
+    fuzz_sweep|fuzz_goal) echo 40000 ;;
+    fuzz_ibnetdiscover) echo 50000 ;;
+    *) echo 100000 ;;
+  esac
+}
+
+# run SECONDS: each harness for SECONDS, growing $FUZZ_BUILD/corpus. run smoke: each harness for
+# its smoke_runs_of executions from the seeds alone (a fresh corpus), at most 60 s each.
 run() {
-  local secs=${1:-${FUZZ_SECONDS:-60}} failed=() total=0 h log execs
+  local budget=${1:-${FUZZ_SECONDS:-60}} failed=() total=0 h log execs limit corpus what
   mkdir -p "$FUZZ_BUILD/findings" "$FUZZ_BUILD/logs"
   for h in $FUZZERS; do
     [ -x "$FUZZ_BUILD/fuzzers/$h" ] || { echo "fuzz: $FUZZ_BUILD/fuzzers/$h not built (scripts/fuzz.sh build)" >&2; exit 1; }
     prepare_seeds "$h"
-    mkdir -p "$FUZZ_BUILD/corpus/$h"
+    if [ "$budget" = smoke ]; then
+      limit=(-runs="$(smoke_runs_of "$h")" -max_total_time=60)
+      corpus=$FUZZ_BUILD/smoke-corpus/$h
+      rm -rf "$corpus"
+    else
+      limit=(-max_total_time="$budget")
+      corpus=$FUZZ_BUILD/corpus/$h
+    fi
+    mkdir -p "$corpus"
     log=$FUZZ_BUILD/logs/$h.log
     # -rss_limit_mb: a parser must not need more than 2 GB for a small input; -timeout: nor hang.
     if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-       "$FUZZ_BUILD/fuzzers/$h" -seed="${FUZZ_SEED:-0}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+       "$FUZZ_BUILD/fuzzers/$h" -seed="${FUZZ_SEED:-0}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
          -print_final_stats=1 -artifact_prefix="$FUZZ_BUILD/findings/$h-" \
-         "$FUZZ_BUILD/corpus/$h" "$FUZZ_BUILD/seeds/$h" >"$log" 2>&1; then
+         "$corpus" "$FUZZ_BUILD/seeds/$h" >"$log" 2>&1; then
       execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
       total=$((total + execs))
-      printf 'fuzz: %-20s ok   %10s executions in %ss\n' "$h" "$execs" "$secs"
+      what=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+      printf 'fuzz: %-20s ok   %10s executions (%s/s)\n' "$h" "$execs" "$what"
     else
       failed+=("$h")
       printf 'fuzz: %-20s FAILED (log: %s)\n' "$h" "$log"
@@ -117,7 +143,7 @@ run() {
 case "${1:-}" in
   build) build ;;
   run) run "${2:-}" ;;
-  smoke) build; FUZZ_SEED=${FUZZ_SEED:-1} run "${FUZZ_SMOKE_SECONDS:-10}" ;;
+  smoke) build; FUZZ_SEED=${FUZZ_SEED:-1} run smoke ;;
   list) echo "$FUZZERS" | tr ' ' '\n' | sed '/^$/d' ;;
   *) echo "usage: $0 build | run [SECONDS] | smoke | list" >&2; exit 2 ;;
 esac

@@ -121,7 +121,8 @@ std::string python() {
 }
 
 int do_plot(const std::string& dir, const std::string& out) {
-  if (!fs::is_directory(dir)) throw UserError(fmt::format("'{}' is not a folder", dir));
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UserError(fmt::format("'{}' is not a folder", dir));
   std::vector<std::string> args{python(), (tools_dir() / "plot.py").string(), dir};
   if (!out.empty()) {
     args.push_back("--out");

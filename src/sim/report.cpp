@@ -250,7 +250,7 @@ void make_folder(const fs::path& p) {
     throw UserError(fmt::format("output folder '{}': not a folder", p.string()));
   fs::create_directories(p, ec);
   if (ec) throw UserError(fmt::format("output folder '{}': cannot create it: {}", p.string(), ec.message()));
-  if (!fs::is_directory(p)) throw UserError(fmt::format("output folder '{}': not a folder", p.string()));
+  if (!fs::is_directory(p, ec)) throw UserError(fmt::format("output folder '{}': not a folder", p.string()));
 }
 
 // Moves the files of the finished temporary folder `tmp` into `dest`: a rename of the whole folder
@@ -263,7 +263,7 @@ void publish(const fs::path& tmp, const fs::path& dest) {
   }
   make_folder(dest);
   for (const auto& name : run_files()) {
-    if (fs::exists(tmp / name)) {
+    if (fs::exists(tmp / name, ec)) {
       fs::rename(tmp / name, dest / name, ec);
       if (ec) throw UserError(fmt::format("cannot write {}: {}", (dest / name).string(), ec.message()));
     } else {

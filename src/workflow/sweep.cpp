@@ -166,8 +166,11 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
     } else if (key == "base") {
       const std::string b = need_string();
       const fs::path p = fs::path(b).is_relative() ? dir / b : fs::path(b);
-      if (!fs::is_regular_file(p))
-        throw UserError(fmt::format("{}: key 'base': config file '{}' not found", where, p.string()));
+      // The non-throwing overload: a name the file system rejects (too long, ...) is bad input too.
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec))
+        throw UserError(fmt::format("{}: key 'base': config file '{}' not found{}", where, p.string(),
+                                    ec ? " (" + ec.message() + ")" : ""));
       s.base = p.lexically_normal().string();
     } else if (key == "out") {
       s.out = need_string();
@@ -374,7 +377,8 @@ bool run_complete(const Point& p) {
   const fs::path dir = p.cfg.text("output.dir");
   const int rc = recorded_exit_code(dir);
   if (rc != 0 && rc != 3) return false;
-  if (!fs::is_regular_file(dir / "summary.json")) return false;
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "summary.json", ec)) return false;
   return read_text(dir / "config.toml") == config::to_toml(p.cfg);
 }
 
@@ -391,7 +395,8 @@ std::vector<std::string> metrics_row(const Point& p) {
   const fs::path dir = p.cfg.text("output.dir");
   std::vector<std::string> row(metric_columns().size());
   const int rc = recorded_exit_code(dir);
-  const bool have = (rc == 0 || rc == 3) && fs::is_regular_file(dir / "summary.json");
+  std::error_code ec;
+  const bool have = (rc == 0 || rc == 3) && fs::is_regular_file(dir / "summary.json", ec);
   if (!have) {
     row[0] = rc < 0 ? "missing" : fmt::format("failed({})", rc);
     return row;

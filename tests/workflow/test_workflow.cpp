@@ -207,6 +207,10 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
   EXPECT_NE(e.find("unknown sweep key 'seeds'"), std::string::npos) << e;
   e = err("base = \"missing.toml\"\n");
   EXPECT_NE(e.find("key 'base'"), std::string::npos) << e;
+  // A name the file system refuses (ENAMETOOLONG) is bad input, not a crash (found by fuzz_sweep).
+  e = err("base = \"" + std::string(300, 'a') + "\"\n");
+  EXPECT_NE(e.find("key 'base'"), std::string::npos) << e;
+  EXPECT_NE(e.find("File name too long"), std::string::npos) << e;
   // Cross-key validation runs per point before anything runs.
   e = err("[grid]\n\"network.kmin\" = [0.1, 0.9]\n");
   EXPECT_NE(e.find("sweep point 'kmin-0.9'"), std::string::npos) << e;
