@@ -76,7 +76,19 @@ int do_run(const RunOptions& o) {
   } else if (rc == 3) {
     // A lossless run that deadlocked stops at the stall, not at run.end_us.
     const auto* fc = j.contains("flow_control") ? &j["flow_control"] : nullptr;
-    if (fc != nullptr && fc->contains("stall"))
+    if (j.contains("watchdog")) {
+      const auto& w = j["watchdog"];
+      fmt::print(stderr,
+                 "lbsim: stopped at t = {} us: nothing progressed since t = {} us (run.watchdog_us: window {} us); "
+                 "{} started flow(s) stuck, {} waiting for them; see summary.json \"watchdog\" and {}/flows.csv\n",
+                 w["stopped_at_us"].get<double>(), w["no_progress_since_us"].get<double>(), w["window_us"].get<double>(),
+                 w["stuck_started"].get<std::uint64_t>(), w["stuck_waiting"].get<std::uint64_t>(), out);
+      for (const auto& f : w["first_stuck"])
+        fmt::print(stderr, "  flow {} host {} -> {}: {}/{} packets received, {} retransmits, {} timeouts\n",
+                   f["id"].get<std::uint64_t>(), f["src"].get<std::int64_t>(), f["dst"].get<std::int64_t>(),
+                   f["received_packets"].get<std::uint64_t>(), f["packets"].get<std::uint64_t>(),
+                   f["retransmits"].get<std::uint64_t>(), f["timeouts"].get<std::uint64_t>());
+    } else if (fc != nullptr && fc->contains("stall"))
       fmt::print(stderr, "lbsim: {} flow(s) unfinished when the run stopped on the stall ({} us); see {}/flows.csv\n",
                  j["unfinished"].get<std::uint64_t>(), (*fc)["stall"]["time_us"].get<double>(), out);
     else

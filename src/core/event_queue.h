@@ -81,6 +81,10 @@ class EventQueue {
   // A slot that once held a large burst gives its memory back instead of keeping it for the next
   // lap of the wheel (synchronised flows put thousands of events into one bucket).
   static constexpr std::size_t kSlotKeep = 256;
+  // The slots together keep at most kRetainMin + 4 x (events queued) events of spare capacity: over
+  // a long run every slot sees its own largest burst, and without this bound the kept capacity
+  // grows with simulated time (a run with stuck flows grew ~1 MB/s; docs/reliability.md).
+  static constexpr std::size_t kRetainMin = std::size_t{1} << 16;
 
   EventQueue()
       : wheel_(static_cast<std::size_t>(kBuckets)), occupied_(static_cast<std::size_t>(kBuckets / 64), 0) {}
@@ -89,6 +93,9 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   std::uint64_t pushed() const { return seq_; }
+  // Capacity (events) the wheel's slots hold, in use or spare: bounded by kSlotKeep per slot and
+  // by kRetainMin + 4 x size() of spare in total.
+  std::size_t retained() const { return retained_; }
   SimTime top_time() {
     settle();
     return peek().time;
@@ -102,7 +109,14 @@ class EventQueue {
       side_.push(e);  // into the bucket being drained (or, defensively, the past)
     } else if (key - cur_key_ < kBuckets) {
       const auto slot = static_cast<std::size_t>(key & (kBuckets - 1));
-      wheel_[slot].push_back(e);
+      auto& v = wheel_[slot];
+      if (v.size() == v.capacity()) [[unlikely]] {
+        const std::size_t before = v.capacity();
+        v.push_back(e);
+        retained_ += v.capacity() - before;
+      } else {
+        v.push_back(e);
+      }
       occupied_[slot >> 6] |= 1ULL << (slot & 63);
       ++in_wheel_;
     } else {
@@ -152,10 +166,12 @@ class EventQueue {
       if (!slot.empty()) {
         in_wheel_ -= slot.size();
         cur_.insert(cur_.end(), slot.begin(), slot.end());
-        if (slot.capacity() > kSlotKeep)
+        if (slot.capacity() > kSlotKeep || retained_ > kRetainMin + 4 * size_) {
+          retained_ -= slot.capacity();
           std::vector<Event>().swap(slot);
-        else
+        } else {
           slot.clear();
+        }
         occupied_[si >> 6] &= ~(1ULL << (si & 63));
       }
       while (!overflow_.empty() && (overflow_.top().time >> kShift) == cur_key_) cur_.push_back(overflow_.pop());
@@ -171,6 +187,7 @@ class EventQueue {
   EventHeap overflow_;      // events beyond the horizon
   std::int64_t cur_key_ = 0;
   std::size_t in_wheel_ = 0;
+  std::size_t retained_ = 0;  // sum of the wheel slots' capacities (events)
   std::size_t size_ = 0;
   std::uint64_t seq_ = 0;
 };

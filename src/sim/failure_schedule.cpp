@@ -42,6 +42,12 @@ void FailureSchedule::schedule() {
   }
 }
 
+SimTime FailureSchedule::last_change() const {
+  SimTime t = 0;
+  for (const auto& f : failures_) t = std::max(t, f.start + f.duration + (mask_ ? converge_ : 0));
+  return t;
+}
+
 void FailureSchedule::on_event(const Event& e) {
   const auto& f = failures_[e.obj];
   const bool down = f.kind == net::FailureKind::Down || f.kind == net::FailureKind::SwitchDown;

@@ -27,6 +27,9 @@ class FailureSchedule final : public net::EventHandler {
   net::Router& attach(net::Network& net, net::Router& router, const routing::MinimalTables& tables, std::uint64_t seed);
   // Schedules the start and end of every failure (at the start of the run).
   void schedule();
+  // The time of the last scheduled change (a failure's start or end, plus failures.converge_us for
+  // the routing's reaction): until then a stuck flow may still be freed.
+  SimTime last_change() const;
   void on_event(const Event& e) override;
   // summary.json "failures".
   nlohmann::json summary(const topo::Topology& topo) const;

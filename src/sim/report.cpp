@@ -147,6 +147,7 @@ nlohmann::json Simulation::summary() const {
   };
   if (cfg_.text("workload.kind") == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
   if (net_->lossless()) j["flow_control"] = flow_control_summary();
+  if (stuck_) j["watchdog"] = watchdog_summary();
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
   flows_->add_summary(j, tr_->flows());
   // The routing plug-in's own block (Flowcut tables, flowlets).
@@ -175,6 +176,28 @@ nlohmann::json Simulation::summary() const {
                     {"pause_timeouts", pause_timeouts},
                     {"held_us_total", held_us}};
   return j;
+}
+
+// summary.json "watchdog" (run.watchdog_us stopped the run; docs/outputs.md, docs/reliability.md):
+// when progress stopped and the first stuck entries (started, unfinished) with what they got through.
+nlohmann::json Simulation::watchdog_summary() const {
+  constexpr std::size_t kListed = 10;
+  nlohmann::json list = nlohmann::json::array();
+  std::size_t started = 0, waiting = 0;
+  for (const auto& f : tr_->flows()) {
+    if (f.finished) continue;
+    if (!f.started) {
+      ++waiting;  // waits for an entry that is stuck
+      continue;
+    }
+    if (started++ < kListed)
+      list.push_back({{"id", f.id}, {"src", f.spec->src}, {"dst", f.spec->dst}, {"bytes", f.spec->bytes},
+                       {"received_packets", f.rcv_count}, {"packets", f.npkts}, {"retransmits", f.n.retransmits},
+                       {"timeouts", f.n.timeouts}, {"start_us", to_us(f.start_time)}});
+  }
+  return {{"window_us", to_us(watchdog_)}, {"no_progress_since_us", to_us(stuck_since_)},
+          {"stopped_at_us", to_us(net_->now())}, {"stuck_started", started}, {"stuck_waiting", waiting},
+          {"first_stuck", list}};
 }
 
 // summary.json "flow_control" (lossless modes; docs/outputs.md): the buffers and thresholds used,

@@ -111,6 +111,16 @@ void Simulation::progress(void* self, SimTime now) {
     s->net_->stop();
     return;
   }
+  if (s->watchdog_ > 0 && !s->tr_->all_done() && s->tr_->timed_pending() == 0 && now > s->quiet_from_) {
+    // run.watchdog_us: unfinished entries and no progress for the window (checked every event batch).
+    const SimTime since = std::max(s->tr_->last_progress(), s->quiet_from_);
+    if (now - since >= s->watchdog_) {
+      s->stuck_ = true;
+      s->stuck_since_ = since;
+      s->net_->stop();
+      return;
+    }
+  }
   if (!s->progress_on_) return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() - s->run_start_;
@@ -135,6 +145,8 @@ int Simulation::run() {
   tr_->start();
   if (queue_sample_ > 0) net_->events().push(0, net::kEvQueueSample, 0);
   failures_->schedule();
+  quiet_from_ = failures_->last_change();
+  if (const double w = cfg_.real("run.watchdog_us"); w > 0) watchdog_ = std::max(from_us(w), 20 * d_.rto);
   const double end_us = cfg_.real("run.end_us");
   if (interrupt_requested())
     interrupted_ = true;  // interrupted while the run was being built: nothing simulated

@@ -36,6 +36,9 @@ class Simulation final : public net::EventHandler {
   // batch and what was measured so far stays available to the reports.
   int run();
   bool interrupted() const { return interrupted_; }
+  // Set when run.watchdog_us stopped the run: nothing progressed since `stuck_since()`.
+  bool stuck() const { return stuck_; }
+  SimTime stuck_since() const { return stuck_since_; }
   // Writes config.toml, summary.json, flows.csv, ports.csv (and queues.csv, path_usage.csv) into
   // `dir`, so that it holds exactly this run: the files are written into a temporary sibling folder
   // and moved into place; run files of an earlier run that this one does not write are removed
@@ -60,6 +63,7 @@ class Simulation final : public net::EventHandler {
   static void progress(void* self, SimTime now);
   void write_run_files(const std::string& dir) const;  // every run file into `dir` (write_outputs)
   nlohmann::json flow_control_summary() const;
+  nlohmann::json watchdog_summary() const;
 
   Config cfg_;
   topo::Topology topo_;
@@ -80,6 +84,10 @@ class Simulation final : public net::EventHandler {
   bool progress_on_ = false;
   bool ran_ = false;
   bool interrupted_ = false;
+  SimTime watchdog_ = 0;     // run.watchdog_us (at least 20 x RTO); 0 = off
+  SimTime quiet_from_ = 0;   // FailureSchedule::last_change()
+  bool stuck_ = false;
+  SimTime stuck_since_ = 0;
 };
 
 // The files a run folder may hold (write_outputs); a re-used folder loses the ones a run does not write.

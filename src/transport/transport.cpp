@@ -67,14 +67,17 @@ Bytes Transport::packet_bytes(const FlowState& f, std::uint32_t psn) const {
 
 void Transport::start() {
   for (auto& f : flows_)
-    if (f.pending_deps == 0 && f.pending_start_deps == 0)
+    if (f.pending_deps == 0 && f.pending_start_deps == 0) {
       net_.events().push(std::max(f.spec->start, net_.now()), net::kEvEntryStart, f.id);
+      ++timed_pending_;
+    }
 }
 
 void Transport::make_ready(std::uint32_t id) {
   auto& f = flows_[id];
   if (f.pending_deps || f.pending_start_deps) return;
   net_.events().push(std::max({f.spec->start, f.ready_time, net_.now()}), net::kEvEntryStart, id);
+  ++timed_pending_;
 }
 
 void Transport::begin(std::uint32_t id) {
@@ -91,6 +94,7 @@ void Transport::begin(std::uint32_t id) {
   const auto& s = *f.spec;
   if (s.is_compute()) {
     net_.events().push(net_.now() + s.compute, net::kEvComputeDone, id);
+    ++timed_pending_;
     return;
   }
   if (f.npkts == 0) {  // an empty message is delivered the moment it starts
@@ -156,6 +160,11 @@ std::uint32_t Transport::next_psn(FlowState& f) {
     const std::uint32_t psn = f.rtx[f.rtx_head++];
     if (f.rtx_head == f.rtx.size()) {
       f.rtx.clear();
+      f.rtx_head = 0;
+    } else if (f.rtx_head >= 1024 && f.rtx_head * 2 >= f.rtx.size()) {
+      // A flow that loses a packet per RTO and resends one never empties the queue: drop the
+      // consumed prefix, or the queue grows with simulated time (a stuck flow, docs/reliability.md).
+      f.rtx.erase(f.rtx.begin(), f.rtx.begin() + static_cast<std::ptrdiff_t>(f.rtx_head));
       f.rtx_head = 0;
     }
     return psn;
@@ -360,6 +369,8 @@ void Transport::on_data(std::uint32_t pkt) {
     }
     word |= bit;
     ++f.rcv_count;
+    ++delivered_;
+    last_progress_ = net_.now();
     while (f.rcv_cum < f.npkts && (f.received[f.rcv_cum >> 6] >> (f.rcv_cum & 63) & 1)) ++f.rcv_cum;
     if (p_.delivery == Delivery::InOrder)  // packets above the first gap wait in the reorder buffer
       f.n.rob_max = std::max(f.n.rob_max, f.rcv_count - f.rcv_cum);
@@ -592,13 +603,21 @@ void Transport::sender_finished(FlowState& f) {
 
 void Transport::on_event(const Event& e) {
   switch (e.kind) {
-    case net::kEvEntryStart: begin(e.obj); break;
+    case net::kEvEntryStart:
+      --timed_pending_;
+      last_progress_ = net_.now();
+      begin(e.obj);
+      break;
     case net::kEvRto: {
       auto& f = flows_[e.obj];
       if (f.rto_armed == e.time) on_rto(e.obj);  // otherwise a stale, superseded timer
       break;
     }
-    case net::kEvComputeDone: complete(e.obj); break;
+    case net::kEvComputeDone:
+      --timed_pending_;
+      last_progress_ = net_.now();
+      complete(e.obj);
+      break;
     case net::kEvAckFlush: {
       auto& f = flows_[e.obj];
       f.ack_flush_armed = false;

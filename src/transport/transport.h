@@ -136,6 +136,11 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void start();
   bool all_done() const { return completed_ == flows_.size(); }
   std::size_t completed() const { return completed_; }
+  // Progress, for the run's watchdog (sim::Simulation): data packets received for the first time,
+  // and entries waiting for a timed event of their own (a scheduled start, the end of a compute step).
+  std::uint64_t delivered() const { return delivered_; }
+  std::size_t timed_pending() const { return timed_pending_; }
+  SimTime last_progress() const { return last_progress_; }  // the latest delivery, start or completion
   const std::vector<FlowState>& flows() const { return flows_; }
   const TransportParams& params() const { return p_; }
   Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const;
@@ -182,6 +187,9 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::vector<std::uint32_t> class_paused_;         // per host: PFC class pauses in force
   std::uint32_t class_pauses_ = 0;                  // in force over all hosts (0: skip the per-host check)
   std::size_t completed_ = 0;
+  std::uint64_t delivered_ = 0;
+  std::size_t timed_pending_ = 0;
+  SimTime last_progress_ = 0;
 };
 
 }  // namespace lbsim::transport

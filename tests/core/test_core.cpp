@@ -64,6 +64,27 @@ TEST(EventQueue, RandomisedAgainstStableSort) {
   }
 }
 
+// The wheel's kept capacity is bounded by the events queued, not by the time simulated: a long run
+// whose few events come in bursts (every slot of the wheel sees its own burst of 200 events, one lap
+// after another) keeps at most kRetainMin + 4 x size() events besides the slot being filled.
+TEST(EventQueue, KeptCapacityDoesNotGrowWithSimulatedTime) {
+  EventQueue q;
+  const SimTime width = SimTime{1} << EventQueue::kShift;
+  SimTime now = 0;
+  std::size_t max_retained = 0;
+  for (std::int64_t lap = 0; lap < 3; ++lap) {
+    for (std::int64_t b = 0; b < EventQueue::kBuckets; ++b) {
+      // A burst of 200 events one bucket ahead, then drain everything up to it.
+      for (int i = 0; i < 200; ++i) q.push(now + width, 0, static_cast<std::uint32_t>(i));
+      while (!q.empty()) now = q.pop().time;
+      max_retained = std::max(max_retained, q.retained());
+    }
+  }
+  EXPECT_LE(max_retained, EventQueue::kRetainMin + 4 * 200 + EventQueue::kSlotKeep);
+  // Without the bound every slot would keep its 200-event burst's capacity: 16,384 x 256 events.
+  EXPECT_GE(max_retained, EventQueue::kRetainMin);
+}
+
 TEST(Rng, StreamsAreReproducibleAndIndependent) {
   Rng a(42, hash_name("ecn"), 3), b(42, hash_name("ecn"), 3), c(42, hash_name("ecn"), 4), d(43, hash_name("ecn"), 3);
   for (int i = 0; i < 100; ++i) {

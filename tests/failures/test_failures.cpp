@@ -229,3 +229,69 @@ TEST(Failures, OverlappingFailuresNest) {
   EXPECT_TRUE(p.up);
   EXPECT_EQ(p.loss_prob, 0.0);
 }
+
+// run.watchdog_us ([docs/reliability.md] "Stop conditions"): without an end time, a flow whose last
+// hop is dead for good never finishes and its sender retransmits every RTO forever. The watchdog
+// stops the run once nothing has progressed for the window (10 ms here, more than 20 x RTO = 1.4 ms):
+// exit 3, the stuck flow listed, the healthy flow finished, and the stop no earlier than the last
+// delivery + the window.
+TEST(Watchdog, StopsARunWithoutEndTimeWhenNothingProgresses) {
+  auto c = scenario("watchdog", "0,8,1048576,0\n1,9,1048576,0\n", "0 down tor1-h8\n", "ecmp");
+  c.set("run.end_us", 0);
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 3);
+  ASSERT_TRUE(s.stuck());
+  const auto r = s.flow_results();
+  EXPECT_FALSE(r.at(0).finished);
+  ASSERT_TRUE(r.at(1).finished);
+  const auto w = s.summary()["watchdog"];
+  EXPECT_EQ(w["window_us"].get<double>(), 10000.0);
+  EXPECT_EQ(w["stuck_started"].get<int>(), 1);
+  EXPECT_EQ(w["stuck_waiting"].get<int>(), 0);
+  ASSERT_EQ(w["first_stuck"].size(), 1u);
+  EXPECT_EQ(w["first_stuck"][0]["id"].get<int>(), 0);
+  EXPECT_EQ(w["first_stuck"][0]["received_packets"].get<int>(), 0);
+  EXPECT_GT(w["first_stuck"][0]["timeouts"].get<int>(), 100);  // one per RTO for > 10 ms
+  // Progress stopped with flow 1's last packet; the stop comes at the first event batch after the window.
+  EXPECT_DOUBLE_EQ(w["no_progress_since_us"].get<double>(), to_us(r.at(1).finish));
+  EXPECT_GE(w["stopped_at_us"].get<double>(), to_us(r.at(1).finish) + 10000.0);
+  EXPECT_TRUE(conserved(s));
+}
+
+// A link that is down for longer than the window but comes back is not a stall: the watchdog waits
+// for the failure schedule's last change, and the flow finishes after the repair.
+TEST(Watchdog, WaitsForTheFailureScheduleToEnd) {
+  auto c = scenario("watchdog-heal", "0,8,1048576,0\n", "0 down tor1-h8 for_us=25000\n", "ecmp");
+  c.set("run.end_us", 0);
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 0);
+  EXPECT_FALSE(s.stuck());
+  EXPECT_GT(s.flow_results().at(0).finish, us(25000));
+  EXPECT_FALSE(s.summary().contains("watchdog"));
+}
+
+// run.watchdog_us = 0 turns it off: the stuck run goes on to run.end_us.
+TEST(Watchdog, OffRunsToTheEndTime) {
+  auto c = scenario("watchdog-off", "0,8,1048576,0\n", "0 down tor1-h8\n", "ecmp");
+  c.set("run.end_us", 30000);
+  c.set("run.watchdog_us", 0);
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 3);
+  EXPECT_FALSE(s.stuck());
+  EXPECT_GT(s.summary()["sim_time_us"].get<double>(), 29900.0);  // the last event before the end time
+}
+
+// Memory of a stuck flow does not grow with simulated time: over 0.3 s (> 4,000 RTOs) its retransmit
+// queue and send log stay within their compaction bounds (2 x 1,024 and 2 x 4,096 entries beyond the
+// packets in flight), although every RTO adds entries to both.
+TEST(Watchdog, StuckFlowStateDoesNotGrowWithTime) {
+  auto c = scenario("stuck-state", "0,8,1048576,0\n", "0 down tor1-h8\n", "ecmp");
+  c.set("run.end_us", 300000);
+  c.set("run.watchdog_us", 0);
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 3);
+  const auto& f = s.transport().flows().at(0);
+  EXPECT_GT(f.n.timeouts, 4000u);
+  EXPECT_LE(f.rtx.size(), 2 * 1024u + f.npkts);
+  EXPECT_LE(f.sendlog.size(), 2 * 4096u + f.npkts);
+}
