@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "sim/simulation.h"
 #include "workflow/catalog.h"
 #include "workflow/runner.h"
 #include "workflow/sweep.h"
@@ -49,6 +50,7 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
   }
   wf::write_inputs(sw);
   const auto todo = wf::pending(sw);
+  wf::LocalRun interrupted;
   fmt::print("sweep {}: {} point(s), {} complete, {} {}; folder {}\n", sw.spec.name, sw.points.size(),
              sw.points.size() - todo.size(), todo.size(), o.collect ? "incomplete (--collect: not run)" : "to run",
              sw.out.string());
@@ -65,12 +67,28 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
       }
     } else {
       const int w = o.workers > 0 ? o.workers : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-      wf::run_local(sw, todo, w, wf::self_exe());
+      // SIGINT/SIGTERM: the points running write their folders (exit 130), the rest wait for the
+      // next `lbsim sweep` of the same file (docs/workflow.md "Interruption").
+      sim::install_interrupt_handlers();
+      interrupted = wf::run_local(sw, todo, w, wf::self_exe(), [] { return sim::interrupt_requested(); });
     }
   }
   wf::write_file(sw.out / "results.csv", wf::results_csv(sw.spec, sw.points));
   fmt::print("{}", wf::results_table(sw.points));
   fmt::print("results: {}\n", (sw.out / "results.csv").string());
+  if (interrupted.stopped) {
+    const auto names = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
+      return v.empty() ? std::string("none") : s;
+    };
+    fmt::print(stderr,
+               "lbsim: sweep interrupted: {} point(s) stopped mid-run (exit 130, folders written: {}), {} not "
+               "started ({}); `lbsim sweep {}` again runs them\n",
+               interrupted.interrupted.size(), names(interrupted.interrupted), interrupted.not_started.size(),
+               names(interrupted.not_started), sw.spec.file);
+    return 130;
+  }
   return wf::sweep_exit_code(sw);
 }
 

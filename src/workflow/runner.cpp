@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
+#include <csignal>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -58,7 +59,7 @@ std::string self_exe() {
   return p.string();
 }
 
-pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
+pid_t spawn(const std::vector<std::string>& args, const std::string& log, bool own_group) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -68,9 +69,16 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
     posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
   }
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
-  const int err = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  const int err = posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   if (err != 0) throw UserError(fmt::format("cannot start '{}': {}", args[0], std::strerror(err)));
   return pid;
 }
@@ -82,16 +90,27 @@ int wait_for(pid_t pid) {
   return exit_code_of(status);
 }
 
-void run_local(const Sweep& sw, const std::vector<const Point*>& todo, int workers, const std::string& exe) {
+LocalRun run_local(const Sweep& sw, const std::vector<const Point*>& todo, int workers, const std::string& exe,
+                   const std::function<bool()>& stop) {
   std::map<pid_t, std::pair<const Point*, std::chrono::steady_clock::time_point>> running;
   std::size_t next = 0, done = 0;
+  LocalRun result;
   while (done < todo.size()) {
-    while (next < todo.size() && static_cast<int>(running.size()) < workers) {
+    if (!result.stopped && stop && stop()) {
+      // Interrupted: start nothing more and ask each running point to stop (it writes its folder).
+      result.stopped = true;
+      for (const auto& [pid, what] : running) kill(pid, SIGINT);
+      for (std::size_t i = next; i < todo.size(); ++i) result.not_started.push_back(todo[i]->name);
+      done += todo.size() - next;
+      next = todo.size();
+      if (running.empty()) break;
+    }
+    while (!result.stopped && next < todo.size() && static_cast<int>(running.size()) < workers) {
       const Point* p = todo[next++];
       fs::remove_all(p->cfg.text("output.dir"));
       const std::string log = (sw.out / "logs" / (p->name + ".log")).string();
       try {
-        const auto pid = spawn({exe, "run", (sw.out / "points" / (p->name + ".toml")).string(), "--quiet"}, log);
+        const auto pid = spawn({exe, "run", (sw.out / "points" / (p->name + ".toml")).string(), "--quiet"}, log, true);
         running[pid] = {p, std::chrono::steady_clock::now()};
       } catch (const UserError& e) {  // e.g. the binary is being rebuilt: fail this point only
         fs::create_directories(p->cfg.text("output.dir"));
@@ -113,6 +132,7 @@ void run_local(const Sweep& sw, const std::vector<const Point*>& todo, int worke
     const auto [p, t0] = it->second;
     running.erase(it);
     const int rc = exit_code_of(status);
+    if (rc == 130) result.interrupted.push_back(p->name);
     fs::create_directories(p->cfg.text("output.dir"));
     write_file(fs::path(p->cfg.text("output.dir")) / ".exit_code", fmt::format("{}\n", rc));
     ++done;
@@ -121,6 +141,7 @@ void run_local(const Sweep& sw, const std::vector<const Point*>& todo, int worke
                rc == 0 || rc == 3 ? "" : fmt::format(", see logs/{}.log", p->name));
     std::fflush(stdout);
   }
+  return result;
 }
 
 fs::path write_slurm_job(const Sweep& sw, const std::vector<const Point*>& todo, int workers, const std::string& exe) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,16 +19,27 @@ namespace lbsim::workflow {
 std::string self_exe();
 
 // Starts args[0] (looked up on PATH) with stdout and stderr sent to `log` (or inherited when
-// empty). Returns the pid; throws UserError when the program cannot be started.
-pid_t spawn(const std::vector<std::string>& args, const std::string& log);
+// empty). Returns the pid; throws UserError when the program cannot be started. With `own_group`
+// the child gets a process group of its own, so a Ctrl-C at the terminal reaches only the parent
+// (which then stops its children itself, once: run_local).
+pid_t spawn(const std::vector<std::string>& args, const std::string& log, bool own_group = false);
 
 // Waits for the child; its exit code, 128 + signal when it was killed, 70 when waiting failed.
 int wait_for(pid_t pid);
 
 // Runs the pending points with at most `workers` child processes of `exe`, printing one progress
 // line per finished point. A point whose process cannot be started (e.g. the binary is being
-// rebuilt) is recorded as failed(127) and the others go on.
-void run_local(const Sweep& sw, const std::vector<const Point*>& todo, int workers, const std::string& exe);
+// rebuilt) is recorded as failed(127) and the others go on. When `stop` returns true (checked
+// whenever a child ends or a signal arrives; e.g. SIGINT to the sweep), no further point starts,
+// each running child is sent one SIGINT (it writes its folder and exits 130) and run_local returns
+// once they have ended; it then returns the names of the points that were interrupted and of
+// those never started.
+struct LocalRun {
+  std::vector<std::string> interrupted, not_started;
+  bool stopped = false;
+};
+LocalRun run_local(const Sweep& sw, const std::vector<const Point*>& todo, int workers, const std::string& exe,
+                   const std::function<bool()>& stop = {});
 
 // Writes slurm/tasks.txt (one pending point per line) and slurm/job.sh (an array job, task i runs
 // line i + 1 with `exe`, at most `workers` at once when > 0) and clears the pending points' run

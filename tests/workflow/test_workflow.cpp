@@ -316,6 +316,34 @@ TEST(SweepCli, FailedRunIsIsolatedAndReported) {
   EXPECT_NE(read(d / "out" / "logs" / "kind-flows_csv.log").find("missing.csv"), std::string::npos);
 }
 
+// SIGINT to a local sweep (docs/workflow.md "Interruption"): the running point writes its folder
+// and exits 130, the others do not start, the sweep says which is which and exits 130; the next
+// invocation of the same sweep runs all three.
+TEST(SweepCli, InterruptStopsRunningPointsAndReportsThem) {
+  const auto d = scratch("interrupt");
+  write(d / "sweep.toml", "[set]\n\"topology.hosts\" = 128\n\"topology.radix\" = 16\n\"workload.size\" = \"1GiB\"\n"
+                          "\"run.progress\" = \"off\"\n[grid]\n\"run.seed\" = [1, 2, 3]\n");
+  const auto out = d / "out";
+  // The first point runs for minutes; stop the sweep once its run folder's parent exists and it ran a bit.
+  const auto r = sh("{ " + kLbsim + " sweep " + (d / "sweep.toml").string() + " --workers 1 --out " + out.string() +
+                    " 2>&1 & pid=$!; for i in $(seq 100); do [ -d " + (out / "runs").string() +
+                    " ] && break; sleep 0.05; done; sleep 1; kill -INT $pid; wait $pid; }");
+  EXPECT_EQ(r.rc, 130) << r.out;
+  EXPECT_NE(r.out.find("sweep interrupted: 1 point(s) stopped mid-run (exit 130, folders written: seed-1), 2 not "
+                       "started (seed-2, seed-3)"),
+            std::string::npos)
+      << r.out;
+  const auto rows = csv(out / "results.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[1][2], "failed(130)");
+  EXPECT_EQ(rows[2][2], "missing");
+  EXPECT_EQ(rows[3][2], "missing");
+  const auto j = nlohmann::json::parse(read(out / "runs" / "seed-1" / "summary.json"));
+  EXPECT_TRUE(j["interrupted"].get<bool>());
+  const auto again = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --collect --out " + out.string());
+  EXPECT_NE(again.out.find("3 point(s), 0 complete, 3 incomplete"), std::string::npos) << again.out;
+}
+
 TEST(SweepCli, DryRunListsPointsAndWritesNothing) {
   const auto d = scratch("dry");
   const auto r = sh(kLbsim + " sweep " + tiny_sweep(d).string() + " --dry-run --out " + (d / "out").string());
