@@ -130,8 +130,44 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
   return out;
 }
 
+namespace {
+
+// failures.random_links = "first_uplinks": htsim's "X% failed cables" (REPS artifact (htsim), the
+// fat tree's failed-links option) fails, at every ToR, its first uplinks in port order and only in
+// the ToR-to-upper-tier direction; no random draw.
+std::vector<Failure> first_uplinks(const RandomFailures& r, const topo::Topology& t) {
+  std::vector<Failure> out;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s) {
+    const std::int32_t tor = t.switch_node(s);
+    if (t.nodes[tor].tier != 1 || t.hosts_of(tor).empty()) continue;
+    std::vector<std::int32_t> up;  // uplinks in port order
+    for (const auto& p : t.ports[tor])
+      if (!t.is_host(p.peer) && t.nodes[p.peer].tier > 1) up.push_back(p.link);
+    if (up.empty()) continue;
+    const auto n = std::clamp<std::size_t>(
+        static_cast<std::size_t>(std::llround(r.fraction * static_cast<double>(up.size()))), 1, up.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      Failure f;
+      f.kind = r.kind;
+      f.start = r.start;
+      f.duration = r.duration;
+      f.link = up[i];
+      f.from = tor;
+      f.rate = r.rate;
+      f.loss = r.loss;
+      out.push_back(f);
+    }
+  }
+  if (out.empty())
+    throw UserError("failures.random_links = \"first_uplinks\": the topology has no ToR with uplinks (a fat tree of two or more tiers)");
+  return out;
+}
+
+}  // namespace
+
 std::vector<Failure> random_failures(const RandomFailures& r, const topo::Topology& t, std::uint64_t seed) {
   if (r.fraction <= 0) return {};
+  if (r.links == "first_uplinks") return first_uplinks(r, t);
   std::vector<std::int32_t> cand;
   for (std::int32_t l = 0; l < static_cast<std::int32_t>(t.links.size()); ++l) {
     const auto k = t.links[l].kind;
@@ -218,7 +254,13 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
     }
   p.up = up;
   p.loss_prob = losses == 0 ? 0.0 : losses == 1 ? single : 1.0 - keep;
-  if (p.rate != rate) p.set_rate(rate);
+  if (p.rate != rate) {
+    p.set_rate(rate);
+    if (scale_queues_) {
+      const BitsPerSec full = net.topology().links[p.link].rate;
+      net.scale_queue(id, rate == full ? 1.0 : static_cast<double>(rate) / static_cast<double>(full));
+    }
+  }
 }
 
 }  // namespace lbsim::net

@@ -135,6 +135,8 @@ net::NetConfig net_config(const config::Config& cfg, const Derived& d) {
   nc.queue.kmax = cfg.real("network.kmax");
   nc.queue.ecn = cfg.flag("network.ecn");
   nc.queue.trimming = cfg.flag("network.trimming");
+  nc.queue.ecn_at_dequeue = cfg.text("network.ecn_mark_at") == "dequeue";
+  nc.queue.random_evict = cfg.text("network.drop_policy") == "random_evict";
   nc.queue.header_bytes = cfg.integer("network.header_bytes");
   nc.fc.mode = d.flow_control;
   if (d.flow_control != net::FlowControl::Lossy) {
