@@ -46,6 +46,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   // config.toml a valid input (the config check rejects trimming = true given with them).
   if (cfg_.text("network.flow_control") != "lossy" && !cfg_.given("network.trimming"))
     cfg_.set("network.trimming", false, "network.flow_control");
+  transport::apply_preset(cfg_);  // before the checks: the preset's values are checked like any other
   config::check(cfg_);
   topo_ = topo::build_topology(cfg_);
   std::vector<std::string> warnings;
