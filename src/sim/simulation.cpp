@@ -75,6 +75,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.delivery = cfg_.text("transport.delivery") == "in_order" ? transport::Delivery::InOrder : transport::Delivery::Ooo;
   tp.recovery = cfg_.text("transport.in_order_recovery") == "go_back_n" ? transport::Recovery::GoBackN
                                                                         : transport::Recovery::Buffer;
+  fct_at_sender_ = cfg_.text("output.fct_at") == "sender";
+  tp.wait_senders = fct_at_sender_;
   tp.pause_timeout = cfg_.real("transport.pause_timeout_us") > 0 ? from_us(cfg_.real("transport.pause_timeout_us")) : d_.rto;
   transport::CcParams cc;
   cc.init_cwnd = d_.init_cwnd;
@@ -156,7 +158,7 @@ int Simulation::run() {
     if (const auto* st = net_->stall()) fmt::print(stderr, "{}", st->text());
   }
   if (interrupted_) return 130;
-  return tr_->all_done() ? 0 : 3;
+  return tr_->all_done() && (!fct_at_sender_ || tr_->senders_done()) ? 0 : 3;
 }
 
 }  // namespace lbsim::sim

@@ -80,6 +80,7 @@ class Simulation final : public net::EventHandler {
   bool progress_on_ = false;
   bool ran_ = false;
   bool interrupted_ = false;
+  bool fct_at_sender_ = false;  // output.fct_at = "sender"
 };
 
 // The files a run folder may hold (write_outputs); a re-used folder loses the ones a run does not write.

@@ -47,6 +47,9 @@ struct TransportParams {
   Delivery delivery = Delivery::Ooo;
   Recovery recovery = Recovery::Buffer;  // in_order only
   SimTime pause_timeout = us(70);        // a paused flow resumes after this without XON ([Flowcut] IV-A)
+  // Stop the run only when every sender also holds its final ACK (output.fct_at = "sender"), not
+  // when the last receiver holds every byte.
+  bool wait_senders = false;
 };
 
 struct FlowCounters {
@@ -135,6 +138,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // Schedule every entry whose dependencies are already met.
   void start();
   bool all_done() const { return completed_ == flows_.size(); }
+  bool senders_done() const { return senders_pending_ == 0; }  // every transfer's final ACK is in
   std::size_t completed() const { return completed_; }
   const std::vector<FlowState>& flows() const { return flows_; }
   const TransportParams& params() const { return p_; }
@@ -182,6 +186,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::vector<std::uint32_t> class_paused_;         // per host: PFC class pauses in force
   std::uint32_t class_pauses_ = 0;                  // in force over all hosts (0: skip the per-host check)
   std::size_t completed_ = 0;
+  std::size_t senders_pending_ = 0;  // transfers whose sender has not had every packet acknowledged
 };
 
 }  // namespace lbsim::transport
