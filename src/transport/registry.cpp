@@ -21,6 +21,7 @@ CcParams cc_params(const config::Config& c, CcParams p) {
   p.quick_adapt_gate = static_cast<int>(c.integer("transport.quick_adapt_gate"));
   p.fast_increase = c.flag("transport.fast_increase");
   p.fast_increase_gain = c.real("transport.fast_increase_gain");
+  p.fast_increase_from = from_us(c.real("transport.fast_increase_from_us"));
   if (const auto* e = congestion_controls().find(p.name); e && e->configure) e->configure(c, p);
   return p;
 }
@@ -59,6 +60,7 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
       integer("transport.quick_adapt_gate", 3, "", "SMaRTT QA gate: QuickAdapt acts only when the bytes delivered in the last base RTT are below max window / 2^gate (3 = 12.5%); 0 = every loss episode.").range(0, 30),
       flag("transport.fast_increase", false, "SMaRTT FastIncrease: after a window of unmarked ACKs grow by fast_increase_gain x acked per ACK."),
       real("transport.fast_increase_gain", 1.0, "", "FastIncrease growth per acked byte.").range(0, 100),
+      real("transport.fast_increase_from_us", 0, "us", "With fast_increase: FastIncrease acts only from this simulated time on (htsim switches it on mid-run in a failure scenario; REPS artifact (htsim), docs/htsim.md); 0 = from the start.").range(0, 1e12),
       real("transport.rto_us", 0, "us", "Retransmission timeout; 0 = computed as transport.rto_model says.").range(0, 1e9),
       text("transport.rto_model", "lbsim", "The RTO when rto_us = 0: lbsim = max unloaded RTT + drain time of every full switch queue on the longest path, both directions (the NIC's queue not counted); htsim = max unloaded RTT + drain time of one full queue per link of the longest path, data direction only (REPS artifact (htsim); docs/htsim.md).").one_of({"lbsim", "htsim"}),
       text("transport.preset", "none", "A set of defaults: none, or htsim (the REPS artifact's MPRDMA-style sender: cc = dctcp_ack, ecn_decrease = 0.25, nack_decrease = 1, timeout_decrease = 1, init/max_cwnd_bdp = 1.5, rto_model = htsim). Keys the config sets itself win; docs/htsim.md.").one_of({"none", "htsim"}),

@@ -234,3 +234,27 @@ TEST(Htsim, ExamplesRun) {
   EXPECT_EQ(s.derived().base_rtt, ps(8'337'120));
   EXPECT_EQ(s.derived().rto, ps(8'337'120) + 4 * ps(8'383'000));
 }
+
+// transport.fast_increase_from_us (htsim switches FastIncrease on during a failure scenario): a lone
+// 4 MiB flow starting at a quarter-BDP window on an idle path never sees a congestion signal, so
+// FastIncrease (about doubling per RTT) finishes it sooner than the +1 MTU per window rule. With a
+// switch-on time after the flow is done the run is the run without FastIncrease, with 0 the run
+// with it from the start.
+TEST(Htsim, FastIncreaseFromATime) {
+  auto fct = [](bool on, double from_us) {
+    auto c = one_flow("fi", "0,8,4194304,0\n");
+    c.set("lb.algorithm", "ecmp");
+    c.set("transport.init_cwnd_bdp", 0.25);
+    c.set("transport.fast_increase", on);
+    c.set("transport.fast_increase_from_us", from_us);
+    sim::Simulation s(c);
+    EXPECT_EQ(s.run(), 0);
+    return s.flow_results().at(0).fct();
+  };
+  const auto off = fct(false, 0), on = fct(true, 0);
+  EXPECT_LT(on, off);
+  EXPECT_EQ(fct(true, 1e6), off);
+  const auto mid = fct(true, 20);
+  EXPECT_LT(mid, off);
+  EXPECT_GT(mid, on);
+}
