@@ -122,7 +122,6 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
   eq_.push(port.busy_until + port.latency + port.arrive_extra, kEvArrive, pkt);
 }
 
-
 template <bool LL>
 void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
   Port& port = ports_[id];
