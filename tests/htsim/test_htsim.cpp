@@ -92,12 +92,12 @@ TEST(Htsim, FlowsCsvHasSenderFctLast) {
   EXPECT_NE(row.substr(row.rfind(',') + 1), "-1.000000\n");
 }
 
-// ECN at dequeue ([REPS] artifact (htsim) marks at dequeue): on OPS without trimming, a 2 MiB
-// permutation with half-BDP queues, the senders see the queue one queueing delay earlier and back
-// off before the queues overflow: fewer tail drops (each one a full RTO) than with marking at
-// enqueue. Measured: 25 drops at enqueue, 16 at dequeue (seed 1).
+// ECN at dequeue (REPS artifact (htsim) marks at dequeue): on OPS without trimming, a 2 MiB
+// permutation with half-BDP queues, the senders see a queue one queueing delay earlier and back off
+// before it overflows: fewer tail drops (each one a full RTO) than with marking at enqueue.
+// Measured, seeds 1-4: 25/73/112/4 drops at enqueue, 16/70/103/4 at dequeue (sum 214 vs 193).
 TEST(Htsim, DequeueMarkingLowersTailDrops) {
-  auto drops = [](const char* at) {
+  auto drops = [](const char* at, int seed) {
     auto c = test::small_fat_tree();
     c.set("network.trimming", false);
     c.set("network.queue_bdp", 0.5);
@@ -105,13 +105,20 @@ TEST(Htsim, DequeueMarkingLowersTailDrops) {
     c.set("workload.size", 2 << 20);
     c.set("transport.rto_us", 70);
     c.set("network.ecn_mark_at", at);
+    c.set("run.seed", seed);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
     EXPECT_TRUE(conserved(s));
     EXPECT_EQ(total(s, &net::PortStats::trims), 0u);
     return s.summary()["drops"].get<std::uint64_t>();
   };
-  const auto enq = drops("enqueue"), deq = drops("dequeue");
+  std::uint64_t enq = 0, deq = 0;
+  for (int seed = 1; seed <= 4; ++seed) {
+    const auto e = drops("enqueue", seed), d = drops("dequeue", seed);
+    EXPECT_LE(d, e) << "seed " << seed;
+    enq += e;
+    deq += d;
+  }
   EXPECT_GT(enq, 0u);
   EXPECT_LT(deq, enq);
 }
