@@ -100,6 +100,12 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
       if (eq == std::string::npos) throw UserError(where() + "expected key=value, got '" + tok[i] + "'");
       const std::string k = tok[i].substr(0, eq), v = tok[i].substr(eq + 1);
       double x = 0;
+      if (k == "queue") {
+        if (v != "scale" && v != "keep") throw UserError(where() + "queue=" + v + ": expected queue=scale or queue=keep");
+        if (f.kind != FailureKind::Degrade) throw UserError(where() + "queue= applies to degrade failures only");
+        f.queue = v == "scale" ? 1 : 0;
+        continue;
+      }
       if (k == "from") {
         f.from = find_node(t, v);
         if (f.from < 0 || f.link < 0 || (t.links[f.link].a != f.from && t.links[f.link].b != f.from))
@@ -120,7 +126,7 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
         f.loss = x;
         have_prob = true;
       } else {
-        throw UserError(where() + "unknown option '" + k + "' (for_us, from, rate_gbps, prob)");
+        throw UserError(where() + "unknown option '" + k + "' (for_us, from, rate_gbps, prob, queue)");
       }
     }
     if (f.kind == FailureKind::Degrade && !have_rate) throw UserError(where() + "degrade needs rate_gbps=");
@@ -238,13 +244,17 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
   double keep = 1.0;  // probability a packet survives every active loss failure
   double single = 0.0;  // the loss of a lone loss failure, kept exact (1 - (1 - p) is not always p)
   int losses = 0;
+  bool scale = false;  // a degrade failure asks for the queue to follow the rate
   if (const auto it = active_.find(id); it != active_.end())
     for (const auto i : it->second) {
       const Failure& f = failures_[i];
       switch (f.kind) {
         case FailureKind::Down:
         case FailureKind::SwitchDown: up = false; break;
-        case FailureKind::Degrade: rate = std::min(rate, f.rate); break;
+        case FailureKind::Degrade:
+          rate = std::min(rate, f.rate);
+          scale = scale || f.queue == 1 || (f.queue < 0 && scale_queues_);
+          break;
         case FailureKind::Loss:
           keep *= 1.0 - f.loss;
           single = f.loss;
@@ -254,13 +264,9 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
     }
   p.up = up;
   p.loss_prob = losses == 0 ? 0.0 : losses == 1 ? single : 1.0 - keep;
-  if (p.rate != rate) {
-    p.set_rate(rate);
-    if (scale_queues_) {
-      const BitsPerSec full = net.topology().links[p.link].rate;
-      net.scale_queue(id, rate == full ? 1.0 : static_cast<double>(rate) / static_cast<double>(full));
-    }
-  }
+  if (p.rate != rate) p.set_rate(rate);
+  const BitsPerSec full = net.topology().links[p.link].rate;
+  net.scale_queue(id, scale && rate != full ? static_cast<double>(rate) / static_cast<double>(full) : 1.0);
 }
 
 }  // namespace lbsim::net

@@ -35,13 +35,13 @@ namespace {
       real("network.stall_us", 0, "us", "credit / pfc: stop the run (exit code 3) when ports that have waited this long wait only for each other (a deadlock), and report their cycle; 0 = 10 x the RTO.").range(0, 1e12),
   });
   declare({
-      file("failures.file", "Failure schedule file (one failure per line: <start_us> <kind> <target> [for_us=] [from=] [rate_gbps=] [prob=]), relative to the config file."),
+      file("failures.file", "Failure schedule file (one failure per line: <start_us> <kind> <target> [for_us=] [from=] [rate_gbps=] [prob=] [queue=]), relative to the config file."),
       real("failures.random_fraction", 0, "fraction of links", "Fail this fraction of the random_links class at random (seeded by run.seed; at least one link when > 0).").range(0, 1),
       text("failures.random_links", "tor_uplinks", "Class of links random failures pick from: tor_uplinks (fat tree ToR-to-T1 links), switch_links (every switch-to-switch link), all; or first_uplinks (not random: every ToR's first round(random_fraction x its uplinks) uplinks in port order, at least one, failed only in the ToR-to-T1 direction, as htsim's \"X% failed cables\"; docs/htsim.md).").one_of({"tor_uplinks", "switch_links", "all", "first_uplinks"}),
       text("failures.random_kind", "down", "What the random failures do, in both directions: down (black hole), degrade (random_rate_gbps), loss (random_loss).").one_of({"down", "degrade", "loss"}),
       real("failures.random_start_us", 0, "us", "Start time of the random failures.").range(0, 1e12),
       real("failures.random_duration_us", 0, "us", "Duration of the random failures; 0 = permanent.").range(0, 1e12),
-      text("failures.degrade_queues", "keep", "What a degrade failure does to the port's data queue and ECN thresholds: keep them, or scale them with the rate (rate_gbps / link rate; restored when it ends), as htsim sizes a slower port's queue (REPS artifact (htsim)).").one_of({"keep", "scale"}),
+      text("failures.degrade_queues", "keep", "What a degrade failure does to the port's data queue and ECN thresholds: keep them, or scale them with the rate (rate_gbps / link rate; restored when it ends), as htsim sizes a slower port's queue (REPS artifact (htsim)). A failure-file line's queue=scale|keep overrides it.").one_of({"keep", "scale"}),
       real("failures.random_rate_gbps", 200, "Gb/s", "Rate of a degraded link (random_kind = degrade).").range(1e-3, 1e6),
       real("failures.random_loss", 0.01, "probability", "Per-packet drop probability (random_kind = loss).").range(0, 1),
       real("failures.converge_us", 0, "us", "Routing removes a down link (or switch) from the ECMP groups this long after it fails and adds it back this long after it recovers; 0 = routing never reacts ([REPS] sec. 3.2).").range(0, 1e12),

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "../sim/helpers.h"
+#include "core/error.h"
 #include "net/failures.h"
 
 using namespace lbsim;
@@ -135,10 +136,10 @@ TEST(Htsim, DegradedPortScalesItsQueue) {
     std::uint64_t trims;
     Bytes queue_bytes;
   };
-  auto run = [&](const char* mode) {
+  auto run = [&](const char* mode, const std::string& option = "") {
     auto c = one_flow(std::string("degrade-") + mode, flows);
     const auto dir = test::temp_dir(std::string("htsim-degrade-f-") + mode);
-    c.set("failures.file", test::write_file(dir + "/f.txt", "0 degrade tor0-spine0 rate_gbps=200 from=tor0\n"));
+    c.set("failures.file", test::write_file(dir + "/f.txt", "0 degrade tor0-spine0 rate_gbps=200 from=tor0" + option + "\n"));
     c.set("failures.degrade_queues", mode);
     c.set("lb.algorithm", "ops");
     sim::Simulation s(c);
@@ -155,6 +156,25 @@ TEST(Htsim, DegradedPortScalesItsQueue) {
   EXPECT_LE(scale.max_queue, scale.limit);
   EXPECT_GT(keep.max_queue, scale.limit);
   EXPECT_GT(scale.trims, keep.trims);
+  // The failure file's queue= option overrides failures.degrade_queues for its line.
+  const auto line_scale = run("keep", " queue=scale"), line_keep = run("scale", " queue=keep");
+  EXPECT_EQ(line_scale.limit, scale.limit);
+  EXPECT_EQ(line_scale.trims, scale.trims);
+  EXPECT_EQ(line_keep.limit, keep.limit);
+  EXPECT_EQ(line_keep.trims, keep.trims);
+  const auto dir = test::temp_dir("htsim-degrade-bad");
+  auto t = test::small_fat_tree();
+  const auto topo = topo::build_topology(t);
+  for (const char* bad : {"0 degrade tor0-spine0 rate_gbps=200 queue=half\n", "0 down tor0-spine0 queue=scale\n"}) {
+    const auto f = test::write_file(dir + "/bad.txt", bad);
+    try {
+      net::read_failure_file(f, topo);
+      ADD_FAILURE() << bad;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.txt:1: "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("queue="), std::string::npos) << e.what();
+    }
+  }
 }
 
 // transport.preset = "htsim": htsim's RTO is the unloaded RTT plus one full queue's drain per link
