@@ -24,6 +24,8 @@ struct FlowResult {
   std::uint32_t max_reorder = 0;  // largest PSN - expected PSN of an out-of-order arrival
 
   SimTime fct() const { return finished ? finish - start : -1; }
+  // Sender-side FCT: start to the final ACK at the sender (htsim's FCT), -1 if that never came.
+  SimTime sender_fct() const { return sender_done >= 0 && start >= 0 && !compute ? sender_done - start : -1; }
 };
 
 struct Distribution {

@@ -100,6 +100,12 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
       if (eq == std::string::npos) throw UserError(where() + "expected key=value, got '" + tok[i] + "'");
       const std::string k = tok[i].substr(0, eq), v = tok[i].substr(eq + 1);
       double x = 0;
+      if (k == "queue") {
+        if (v != "scale" && v != "keep") throw UserError(where() + "queue=" + v + ": expected queue=scale or queue=keep");
+        if (f.kind != FailureKind::Degrade) throw UserError(where() + "queue= applies to degrade failures only");
+        f.queue = v == "scale" ? 1 : 0;
+        continue;
+      }
       if (k == "from") {
         f.from = find_node(t, v);
         if (f.from < 0 || f.link < 0 || (t.links[f.link].a != f.from && t.links[f.link].b != f.from))
@@ -120,7 +126,7 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
         f.loss = x;
         have_prob = true;
       } else {
-        throw UserError(where() + "unknown option '" + k + "' (for_us, from, rate_gbps, prob)");
+        throw UserError(where() + "unknown option '" + k + "' (for_us, from, rate_gbps, prob, queue)");
       }
     }
     if (f.kind == FailureKind::Degrade && !have_rate) throw UserError(where() + "degrade needs rate_gbps=");
@@ -130,8 +136,44 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
   return out;
 }
 
+namespace {
+
+// failures.random_links = "first_uplinks": htsim's "X% failed cables" (REPS artifact (htsim), the
+// fat tree's failed-links option) fails, at every ToR, its first uplinks in port order and only in
+// the ToR-to-upper-tier direction; no random draw.
+std::vector<Failure> first_uplinks(const RandomFailures& r, const topo::Topology& t) {
+  std::vector<Failure> out;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s) {
+    const std::int32_t tor = t.switch_node(s);
+    if (t.nodes[tor].tier != 1 || t.hosts_of(tor).empty()) continue;
+    std::vector<std::int32_t> up;  // uplinks in port order
+    for (const auto& p : t.ports[tor])
+      if (!t.is_host(p.peer) && t.nodes[p.peer].tier > 1) up.push_back(p.link);
+    if (up.empty()) continue;
+    const auto n = std::clamp<std::size_t>(
+        static_cast<std::size_t>(std::llround(r.fraction * static_cast<double>(up.size()))), 1, up.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      Failure f;
+      f.kind = r.kind;
+      f.start = r.start;
+      f.duration = r.duration;
+      f.link = up[i];
+      f.from = tor;
+      f.rate = r.rate;
+      f.loss = r.loss;
+      out.push_back(f);
+    }
+  }
+  if (out.empty())
+    throw UserError("failures.random_links = \"first_uplinks\": the topology has no ToR with uplinks (a fat tree of two or more tiers)");
+  return out;
+}
+
+}  // namespace
+
 std::vector<Failure> random_failures(const RandomFailures& r, const topo::Topology& t, std::uint64_t seed) {
   if (r.fraction <= 0) return {};
+  if (r.links == "first_uplinks") return first_uplinks(r, t);
   std::vector<std::int32_t> cand;
   for (std::int32_t l = 0; l < static_cast<std::int32_t>(t.links.size()); ++l) {
     const auto k = t.links[l].kind;
@@ -202,13 +244,17 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
   double keep = 1.0;  // probability a packet survives every active loss failure
   double single = 0.0;  // the loss of a lone loss failure, kept exact (1 - (1 - p) is not always p)
   int losses = 0;
+  bool scale = false;  // a degrade failure asks for the queue to follow the rate
   if (const auto it = active_.find(id); it != active_.end())
     for (const auto i : it->second) {
       const Failure& f = failures_[i];
       switch (f.kind) {
         case FailureKind::Down:
         case FailureKind::SwitchDown: up = false; break;
-        case FailureKind::Degrade: rate = std::min(rate, f.rate); break;
+        case FailureKind::Degrade:
+          rate = std::min(rate, f.rate);
+          scale = scale || f.queue == 1 || (f.queue < 0 && scale_queues_);
+          break;
         case FailureKind::Loss:
           keep *= 1.0 - f.loss;
           single = f.loss;
@@ -219,6 +265,8 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
   p.up = up;
   p.loss_prob = losses == 0 ? 0.0 : losses == 1 ? single : 1.0 - keep;
   if (p.rate != rate) p.set_rate(rate);
+  const BitsPerSec full = net.topology().links[p.link].rate;
+  net.scale_queue(id, scale && rate != full ? static_cast<double>(rate) / static_cast<double>(full) : 1.0);
 }
 
 }  // namespace lbsim::net

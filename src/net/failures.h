@@ -9,11 +9,13 @@
 //
 // File format (failures.file): one failure per line, '#' starts a comment, tokens are separated by
 // blanks:
-//   <start_us> <kind> <target> [for_us=<d>] [from=<node>] [rate_gbps=<r>] [prob=<p>]
+//   <start_us> <kind> <target> [for_us=<d>] [from=<node>] [rate_gbps=<r>] [prob=<p>] [queue=scale|keep]
 // kind: down | degrade | loss | switch_down. target: a link as "<nodeA>-<nodeB>" (node labels as in
 // ports.csv, e.g. tor0-spine3; the first link between the two) or "link:<id>", or for switch_down a
 // switch label. for_us: duration (omitted or 0 = permanent). from: fail only the direction in which
-// that node transmits (default both). degrade needs rate_gbps, loss needs prob.
+// that node transmits (default both). degrade needs rate_gbps, loss needs prob. queue (degrade only):
+// scale the port's data queue and ECN thresholds with the rate or keep them; default
+// failures.degrade_queues.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,17 +40,21 @@ struct Failure {
   std::int32_t node = -1;   // SwitchDown
   BitsPerSec rate = 0;      // Degrade
   double loss = 0.0;        // Loss
+  std::int8_t queue = -1;   // Degrade: 1 = scale the queue with the rate, 0 = keep it, -1 = the default
   int line = 0;             // line in the failure file (0 = generated)
+  bool operator==(const Failure&) const = default;
 };
 
 // Reads a failure file; errors name the file and line.
 std::vector<Failure> read_failure_file(const std::string& path, const topo::Topology& t);
 
 // "Fail X% of links at random": round(fraction x candidates) (at least one when fraction > 0)
-// distinct links of the chosen class, drawn with the given seed.
+// distinct links of the chosen class, drawn with the given seed. links = first_uplinks draws
+// nothing: every ToR's first round(fraction x its uplinks) uplinks (at least one), ToR-to-T1
+// direction only (htsim's "X% failed cables").
 struct RandomFailures {
   double fraction = 0.0;
-  std::string links = "tor_uplinks";  // tor_uplinks (fat tree T0-T1) | switch_links | all
+  std::string links = "tor_uplinks";  // tor_uplinks (fat tree T0-T1) | switch_links | all | first_uplinks
   FailureKind kind = FailureKind::Down;
   SimTime start = 0, duration = 0;
   BitsPerSec rate = 0;
@@ -64,13 +70,18 @@ std::vector<std::uint32_t> failure_ports(const Failure& f, const Network& net);
 // failure, the lowest degraded rate, loss probability 1 - prod(1 - p_i).
 class ActiveFailures {
  public:
-  explicit ActiveFailures(const std::vector<Failure>& failures) : failures_(failures) {}
+  // scale_queues (failures.degrade_queues = "scale"): a degraded port's data queue and ECN
+  // thresholds follow its rate (Network::scale_queue); the default of degrade failures whose
+  // Failure::queue is -1. A port scales when any active degrade failure on it scales.
+  explicit ActiveFailures(const std::vector<Failure>& failures, bool scale_queues = false)
+      : failures_(failures), scale_queues_(scale_queues) {}
   void start(Network& net, std::uint32_t index);
   void end(Network& net, std::uint32_t index);
 
  private:
   void recompute(Network& net, std::uint32_t port) const;
   const std::vector<Failure>& failures_;
+  bool scale_queues_ = false;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> active_;  // port -> failure indices
 };
 

@@ -29,12 +29,22 @@ Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t
       p.latency = link.latency;
       p.arrive_extra = topo.is_host(tp.peer) ? 0 : cfg_.switch_latency;
       p.is_nic = topo.is_host(n);
-      p.kmin_bytes = static_cast<Bytes>(std::llround(q.kmin * static_cast<double>(q.data_limit)));
-      p.kmax_bytes = static_cast<Bytes>(std::llround(q.kmax * static_cast<double>(q.data_limit)));
       p.rng = Rng(seed, hash_name("port"), port_base_[n] + l);
+      scale_queue(port_base_[n] + static_cast<std::uint32_t>(l), 1.0);
     }
   }
+  mark_enqueue_ = q.ecn && !q.ecn_at_dequeue;
+  mark_dequeue_ = q.ecn && q.ecn_at_dequeue;
   if (cfg_.fc.mode != FlowControl::Lossy) fc_init();
+}
+
+void Network::scale_queue(std::uint32_t id, double factor) {
+  const auto& q = cfg_.queue;
+  Port& p = ports_[id];
+  const double limit = factor * static_cast<double>(q.data_limit);
+  p.data_limit = factor == 1.0 ? q.data_limit : static_cast<Bytes>(std::llround(limit));
+  p.kmin_bytes = static_cast<Bytes>(std::llround(q.kmin * limit));
+  p.kmax_bytes = static_cast<Bytes>(std::llround(q.kmax * limit));
 }
 
 void Network::push(FifoQueue& q, std::uint32_t pkt) {
@@ -59,6 +69,26 @@ std::uint32_t Network::pop(FifoQueue& q) {
   return pkt;
 }
 
+namespace {
+
+// Inlined into both instantiations of enqueue_at so that the lossy path stays as it was.
+[[gnu::always_inline]] inline void mark_ecn(Port& port, Packet& p) {
+  // RED-style ECN on the instantaneous queue the packet sees: probability rises linearly from 0
+  // at Kmin to 1 at Kmax ([REPS] sec. 2.1). At enqueue that is the bytes ahead of it; with
+  // network.ecn_mark_at = "dequeue" (start_tx) the bytes still waiting behind it.
+  const Bytes q = port.data.bytes;
+  if (q >= port.kmax_bytes) {
+    p.flags |= kFlagEcn;
+  } else if (q > port.kmin_bytes) {
+    const double prob = static_cast<double>(q - port.kmin_bytes) /
+                        static_cast<double>(port.kmax_bytes - port.kmin_bytes);
+    if (port.rng.uniform() < prob) p.flags |= kFlagEcn;
+  }
+  if (p.flags & kFlagEcn) ++port.stats.ecn_marks;
+}
+
+}  // namespace
+
 template <bool LL>
 void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint32_t pkt) {
   Packet& p = pool_[pkt];
@@ -69,6 +99,9 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
     if (fc_[id].blocked_since >= 0) fc_unblock(id);
     fc_[id].held_since[vc_of(p)] = -1;
   }
+  // network.ecn_mark_at = "dequeue": the mark reflects the bytes still queued behind the packet
+  // when it leaves (REPS artifact (htsim) marks at dequeue), one queueing delay fresher.
+  if (mark_dequeue_ && !port.is_nic && !p.is_control()) mark_ecn(port, p);
   const SimTime ser = port.serialization(p.size);
   port.busy_until = now_ + ser;
   ++port.stats.tx_packets;
@@ -88,25 +121,6 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
   p.in_port = static_cast<std::uint16_t>(port.peer_port);
   eq_.push(port.busy_until + port.latency + port.arrive_extra, kEvArrive, pkt);
 }
-
-namespace {
-
-// Inlined into both instantiations of enqueue_at so that the lossy path stays as it was.
-[[gnu::always_inline]] inline void mark_ecn(Port& port, Packet& p) {
-  // RED-style ECN on the instantaneous queue the packet sees: probability rises linearly from 0
-  // at Kmin to 1 at Kmax ([REPS] sec. 2.1).
-  const Bytes q = port.data.bytes;
-  if (q >= port.kmax_bytes) {
-    p.flags |= kFlagEcn;
-  } else if (q > port.kmin_bytes) {
-    const double prob = static_cast<double>(q - port.kmin_bytes) /
-                        static_cast<double>(port.kmax_bytes - port.kmin_bytes);
-    if (port.rng.uniform() < prob) p.flags |= kFlagEcn;
-  }
-  if (p.flags & kFlagEcn) ++port.stats.ecn_marks;
-}
-
-}  // namespace
 
 template <bool LL>
 void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
@@ -128,7 +142,7 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
     }
     // Nothing is dropped or trimmed: the credits / pauses upstream bound what can be here.
     if (vc == kVcData) {
-      if (cfg_.queue.ecn) mark_ecn(port, p);
+      if (mark_enqueue_) mark_ecn(port, p);
       push(port.data, pkt);
       port.stats.max_data_bytes = std::max(port.stats.max_data_bytes, port.data.bytes);
     } else {
@@ -165,7 +179,7 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
       return;
     }
     push(port.ctrl, pkt);
-  } else if (port.data.bytes + p.size > qc.data_limit) {
+  } else if (port.data.bytes + p.size > port.data_limit && !(qc.random_evict && evict_for(port, p.size))) {
     if (qc.trimming) {
       // Packet trimming: cut the payload, keep the header, and send it ahead in the priority
       // control queue so the receiver can NACK at once ([REPS] sec. 2.1, [Spritz] sec. II-B).
@@ -184,7 +198,7 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
       return;
     }
   } else {
-    if (qc.ecn) mark_ecn(port, p);
+    if (mark_enqueue_) mark_ecn(port, p);
     push(port.data, pkt);
     port.stats.max_data_bytes = std::max(port.stats.max_data_bytes, port.data.bytes);
   }
@@ -192,6 +206,42 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
     port.tx_pending = true;
     eq_.push(port.busy_until, kEvTxNext, id);
   }
+}
+
+void Network::overflow(Port& port, std::uint32_t pkt) {
+  const auto& qc = cfg_.queue;
+  Packet& p = pool_[pkt];
+  if (qc.trimming) {
+    ++port.stats.trims;
+    p.flags |= kFlagTrimmed;
+    p.size = static_cast<std::uint32_t>(qc.header_bytes);
+    if (port.ctrl.bytes + p.size <= qc.ctrl_limit) {
+      push(port.ctrl, pkt);
+      return;
+    }
+  }
+  ++port.stats.drops;
+  drop(pkt);
+}
+
+bool Network::evict_for(Port& port, Bytes size) {
+  FifoQueue& q = port.data;
+  if (q.empty() || !port.rng.bernoulli(0.5)) return false;
+  const std::uint32_t last = q.tail;
+  if (q.bytes - pool_[last].size + size > port.data_limit) return false;  // no room even then
+  // Unlink the tail: the queue is singly linked, so walk to its predecessor (only on a full queue).
+  if (q.head == last) {
+    q.head = q.tail = kNil;
+  } else {
+    std::uint32_t prev = q.head;
+    while (pool_[prev].next != last) prev = pool_[prev].next;
+    pool_[prev].next = kNil;
+    q.tail = prev;
+  }
+  q.bytes -= pool_[last].size;
+  --q.count;
+  overflow(port, last);
+  return true;
 }
 
 void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {

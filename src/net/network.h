@@ -40,6 +40,13 @@ struct QueueConfig {
   bool ecn = true;
   bool trimming = true;
   Bytes header_bytes = 64;  // size of a trimmed packet
+  // network.ecn_mark_at = "dequeue": mark when a data packet starts leaving a switch port, on the
+  // bytes still waiting behind it, as htsim does (REPS artifact (htsim)); else at enqueue.
+  bool ecn_at_dequeue = false;
+  // network.drop_policy = "random_evict": a data packet that finds the queue full evicts, with
+  // probability 0.5, the last queued data packet instead (which is then trimmed or dropped as the
+  // arrival would have been; REPS artifact (htsim) CompositeQueue). Else the arrival is the victim.
+  bool random_evict = false;
 };
 
 struct NetConfig {
@@ -78,6 +85,7 @@ struct Port {
   SimTime ps_per_byte = 0;   // 8e12 / rate when that is a whole number (fast path), else 0
   SimTime latency = 0;       // propagation
   SimTime arrive_extra = 0;  // switch latency added when the peer is a switch
+  Bytes data_limit = 0;      // data queue capacity (QueueConfig::data_limit, scaled by scale_queue)
   Bytes kmin_bytes = 0, kmax_bytes = 0;
   bool is_nic = false;
   // Failure state (see failures in docs/config.md): a down port black-holes what it transmits.
@@ -176,6 +184,11 @@ class Network {
     pool_.release(pkt);
   }
 
+  // Sets port `id`'s data queue capacity and ECN thresholds to `factor` x the configured ones
+  // (failures.degrade_queues = "scale": a port at half rate gets half the buffer, as htsim sizes a
+  // slower port's queue; REPS artifact (htsim)). factor 1 restores the configured values exactly.
+  void scale_queue(std::uint32_t id, double factor);
+
   // Bytes waiting in the data queue of a port (what ECN and adaptive routing look at).
   Bytes queued_bytes(std::uint32_t id) const { return ports_[id].data.bytes; }
 
@@ -197,6 +210,11 @@ class Network {
   template <bool LL> void enqueue_at(std::uint32_t id, std::uint32_t pkt);
   void push(FifoQueue& q, std::uint32_t pkt);
   std::uint32_t pop(FifoQueue& q);
+  // drop_policy = random_evict: with probability 0.5 remove the last queued data packet of `port`
+  // (when that makes room for `size` bytes) and trim or drop it; true when it did.
+  bool evict_for(Port& port, Bytes size);
+  // A data packet that does not fit: trimmed into the control queue, or dropped.
+  void overflow(Port& port, std::uint32_t pkt);
 
   // Lossless helpers (net/flow_control.cpp).
   void fc_init();
@@ -217,6 +235,7 @@ class Network {
   std::string port_name(std::uint32_t id) const;
   const topo::Topology& topo_;
   NetConfig cfg_;
+  bool mark_enqueue_ = true, mark_dequeue_ = false;  // ECN on and where (QueueConfig::ecn_at_dequeue)
   EventQueue eq_;
   PacketPool pool_;
   std::vector<Port> ports_;

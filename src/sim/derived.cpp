@@ -109,6 +109,12 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
   // lost but wait, and a shorter RTO would retransmit them spuriously).
   if (cfg.real("transport.rto_us") > 0) {
     d.rto = from_us(cfg.real("transport.rto_us"));
+  } else if (cfg.text("transport.rto_model") == "htsim") {
+    // REPS artifact (htsim): the unloaded RTT plus one full queue's drain per link of the path,
+    // one direction (on a 2-tier fat tree: 4 queues).
+    const Bytes full = d.flow_control == net::FlowControl::Lossy ? d.queue_bytes : d.lossless_queue_bytes;
+    d.rto = d.base_rtt;
+    for (const auto l : paths.path_links(far_a, far_b)) d.rto += serialization_ps(full, topo.links[l].rate);
   } else {
     const Bytes full = d.flow_control == net::FlowControl::Lossy ? d.queue_bytes : d.lossless_queue_bytes;
     d.rto = d.base_rtt;
@@ -121,6 +127,7 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
     d.stall = cfg.real("network.stall_us") > 0 ? from_us(cfg.real("network.stall_us")) : 10 * d.rto;
   d.init_cwnd = std::max<Bytes>(d.packet_bytes, std::llround(cfg.real("transport.init_cwnd_bdp") * static_cast<double>(d.bdp)));
   d.max_cwnd = std::max<Bytes>(d.packet_bytes, std::llround(cfg.real("transport.max_cwnd_bdp") * static_cast<double>(d.bdp)));
+  if (const auto cw = cfg.integer("transport.cwnd_packets"); cw > 0) d.init_cwnd = d.max_cwnd = cw * d.packet_bytes;  // htsim's -cwnd
   d.ev_space = 1u << cfg.integer("network.ev_bits");
   return d;
 }
@@ -135,6 +142,8 @@ net::NetConfig net_config(const config::Config& cfg, const Derived& d) {
   nc.queue.kmax = cfg.real("network.kmax");
   nc.queue.ecn = cfg.flag("network.ecn");
   nc.queue.trimming = cfg.flag("network.trimming");
+  nc.queue.ecn_at_dequeue = cfg.text("network.ecn_mark_at") == "dequeue";
+  nc.queue.random_evict = cfg.text("network.drop_policy") == "random_evict";
   nc.queue.header_bytes = cfg.integer("network.header_bytes");
   nc.fc.mode = d.flow_control;
   if (d.flow_control != net::FlowControl::Lossy) {

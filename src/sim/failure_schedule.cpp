@@ -21,13 +21,14 @@ FailureSchedule::FailureSchedule(const config::Config& cfg, const topo::Topology
       failures_.push_back(f);
   }
   converge_us_ = cfg.real("failures.converge_us");
+  scale_queues_ = cfg.text("failures.degrade_queues") == "scale";
   converge_ = from_us(converge_us_);
 }
 
 net::Router& FailureSchedule::attach(net::Network& net, net::Router& router, const routing::MinimalTables& tables,
                                      std::uint64_t seed) {
   net_ = &net;
-  active_ = std::make_unique<net::ActiveFailures>(failures_);
+  active_ = std::make_unique<net::ActiveFailures>(failures_, scale_queues_);
   for (const auto k : {net::kEvFailStart, net::kEvFailEnd, net::kEvRouteDead, net::kEvRouteAlive}) net.on(k, this);
   if (converge_ <= 0 || failures_.empty()) return router;
   mask_ = std::make_unique<routing::FailureMaskRouter>(router, tables, net, seed);

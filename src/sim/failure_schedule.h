@@ -39,6 +39,7 @@ class FailureSchedule final : public net::EventHandler {
   std::unique_ptr<net::ActiveFailures> active_;  // over failures_, created by attach()
   SimTime converge_ = 0;
   double converge_us_ = 0;
+  bool scale_queues_ = false;  // failures.degrade_queues = "scale"
   net::Network* net_ = nullptr;
   std::unique_ptr<net::Router> mask_;
 };

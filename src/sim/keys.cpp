@@ -14,6 +14,7 @@ namespace {
       flag("output.flows_csv", true, "Write flows.csv (one row per workload entry)."),
       flag("output.ports_csv", true, "Write ports.csv (per-port counters and utilisation)."),
       text("output.path_usage_tag", "", "Write path_usage.csv: per EV, what each flow with this tag sent and got back (ACKs, ECN, NACKs, timeouts) and, under source_guided routing, the path the EV names; empty = off."),
+      text("output.fct_at", "receiver", "The FCT that summary.json's fct_us, slowdown and fct_us_by_tag (and so sweep results) use: receiver (the receiver holds every byte: flows.csv fct_us) or sender (the sender got the final ACK: flows.csv sender_fct_us, as htsim reports; docs/htsim.md). sender also keeps the run going until the last sender is done (receiver stops it when the last receiver is, so the last senders' sender_fct_us can be -1).").one_of({"receiver", "sender"}),
       real("output.queue_sample_us", 0, "us", "Sample switch queue occupancy every this many us into queues.csv; 0 = off.").range(0, 1e12),
       integer("run.seed", 1, "", "Seed of the run; every component derives its own random stream from it.").range(0, 9.2e18),
       real("run.end_us", 100000, "us", "Simulated end time; flows unfinished by then are reported (exit code 3). 0 = no end time: the run ends when every entry has finished, when nothing is left to simulate, or by run.watchdog_us.").range(0, 1e15),

@@ -79,14 +79,16 @@ nlohmann::json Simulation::summary() const {
     nacks += r.nacks;
     timeouts += r.timeouts;
     ooo += r.ooo;
-    if (!r.finished) {
+    // output.fct_at: the receiver's FCT (all bytes held) or the sender's (final ACK, htsim's).
+    const SimTime t = fct_at_sender_ ? r.sender_fct() : r.fct();
+    if (t < 0) {
       ++unfinished;
       continue;
     }
-    fct.push_back(to_us(r.fct()));
+    fct.push_back(to_us(t));
     ideal.push_back(to_us(r.ideal));
-    if (r.ideal > 0) slow.push_back(static_cast<double>(r.fct()) / static_cast<double>(r.ideal));
-    by_tag[r.tag].push_back(to_us(r.fct()));
+    if (r.ideal > 0) slow.push_back(static_cast<double>(t) / static_cast<double>(r.ideal));
+    by_tag[r.tag].push_back(to_us(t));
   }
   for (const auto& f : tr_->flows()) received += f.rcv_count;
   std::uint64_t drops = 0, trims = 0, marks = 0, fdrops = 0;
@@ -120,6 +122,7 @@ nlohmann::json Simulation::summary() const {
       {"unfinished", unfinished},
       {"interrupted", interrupted_},
       {"end_time_us", to_us(net_->now())},
+      {"fct_at", fct_at_sender_ ? "sender" : "receiver"},
       {"fct_us", dist(fct)},
       {"ideal_fct_us", dist(ideal)},
       {"slowdown", dist(slow)},
@@ -185,7 +188,7 @@ nlohmann::json Simulation::watchdog_summary() const {
   nlohmann::json list = nlohmann::json::array();
   std::size_t started = 0, waiting = 0;
   for (const auto& f : tr_->flows()) {
-    if (f.finished) continue;
+    if (!tr_->waiting_for(f)) continue;
     if (!f.started) {
       ++waiting;  // waits for an entry that is stuck
       continue;

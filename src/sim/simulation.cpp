@@ -46,6 +46,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   // config.toml a valid input (the config check rejects trimming = true given with them).
   if (cfg_.text("network.flow_control") != "lossy" && !cfg_.given("network.trimming"))
     cfg_.set("network.trimming", false, "network.flow_control");
+  transport::apply_preset(cfg_);  // before the checks: the preset's values are checked like any other
   config::check(cfg_);
   topo_ = topo::build_topology(cfg_);
   std::vector<std::string> warnings;
@@ -74,6 +75,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.delivery = cfg_.text("transport.delivery") == "in_order" ? transport::Delivery::InOrder : transport::Delivery::Ooo;
   tp.recovery = cfg_.text("transport.in_order_recovery") == "go_back_n" ? transport::Recovery::GoBackN
                                                                         : transport::Recovery::Buffer;
+  fct_at_sender_ = cfg_.text("output.fct_at") == "sender";
+  tp.wait_senders = fct_at_sender_;
   tp.pause_timeout = cfg_.real("transport.pause_timeout_us") > 0 ? from_us(cfg_.real("transport.pause_timeout_us")) : d_.rto;
   transport::CcParams cc;
   cc.init_cwnd = d_.init_cwnd;
@@ -111,7 +114,7 @@ void Simulation::progress(void* self, SimTime now) {
     s->net_->stop();
     return;
   }
-  if (s->watchdog_ > 0 && !s->tr_->all_done() && s->tr_->timed_pending() == 0 && now > s->quiet_from_) {
+  if (s->watchdog_ > 0 && !s->tr_->run_done() && s->tr_->timed_pending() == 0 && now > s->quiet_from_) {
     // run.watchdog_us: unfinished entries and no progress for the window (checked every event batch).
     const SimTime since = std::max(s->tr_->last_progress(), s->quiet_from_);
     if (now - since >= s->watchdog_) {
@@ -167,7 +170,7 @@ int Simulation::run() {
     if (const auto* st = net_->stall()) fmt::print(stderr, "{}", st->text());
   }
   if (interrupted_) return 130;
-  return tr_->all_done() ? 0 : 3;
+  return tr_->run_done() ? 0 : 3;
 }
 
 }  // namespace lbsim::sim

@@ -88,6 +88,7 @@ class Simulation final : public net::EventHandler {
   SimTime quiet_from_ = 0;   // FailureSchedule::last_change()
   bool stuck_ = false;
   SimTime stuck_since_ = 0;
+  bool fct_at_sender_ = false;  // output.fct_at = "sender"
 };
 
 // The files a run folder may hold (write_outputs); a re-used folder loses the ones a run does not write.

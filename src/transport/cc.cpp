@@ -43,7 +43,7 @@ void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
   } else if (acked > 0) {
     stale(acked);
     clean_bytes_ += acked;
-    if (p_.fast_increase && static_cast<double>(clean_bytes_) >= cwnd_)
+    if (p_.fast_increase && static_cast<double>(clean_bytes_) >= cwnd_ && now >= p_.fast_increase_from)
       cwnd_ += p_.fast_increase_gain * static_cast<double>(acked);
     else
       ack_unmarked(acked);

@@ -48,6 +48,7 @@ struct CcParams {
   int quick_adapt_gate = 3;     // QuickAdapt fires only below max_cwnd >> gate delivered bytes
   bool fast_increase = false;
   double fast_increase_gain = 1.0;
+  SimTime fast_increase_from = 0;  // FastIncrease acts only from this time on (htsim turns it on mid-run)
 };
 
 class CongestionControl {

@@ -21,8 +21,27 @@ CcParams cc_params(const config::Config& c, CcParams p) {
   p.quick_adapt_gate = static_cast<int>(c.integer("transport.quick_adapt_gate"));
   p.fast_increase = c.flag("transport.fast_increase");
   p.fast_increase_gain = c.real("transport.fast_increase_gain");
+  p.fast_increase_from = from_us(c.real("transport.fast_increase_from_us"));
   if (const auto* e = congestion_controls().find(p.name); e && e->configure) e->configure(c, p);
   return p;
+}
+
+void apply_preset(config::Config& c) {
+  const std::string& preset = c.text("transport.preset");
+  if (preset == "none") return;
+  // preset = "htsim": the REPS artifact (htsim)'s MPRDMA-style sender (docs/htsim.md): every key
+  // the config does not set itself takes htsim's value.
+  const std::string origin = "transport.preset = \"" + preset + "\"";
+  const auto def = [&](std::string_view key, config::Value v) {
+    if (!c.given(key)) c.set(key, std::move(v), origin);
+  };
+  def("transport.cc", std::string("dctcp_ack"));
+  def("transport.ecn_decrease", 0.25);     // acked / 4 per marked ACK
+  def("transport.nack_decrease", 1.0);     // 1 MTU per NACK ...
+  def("transport.timeout_decrease", 1.0);  // ... and per timeout
+  def("transport.init_cwnd_bdp", 1.5);
+  def("transport.max_cwnd_bdp", 1.5);
+  def("transport.rto_model", std::string("htsim"));
 }
 
 namespace {
@@ -34,13 +53,17 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
       text("transport.cc", "dctcp_ack", "Congestion control (the plug-ins below).").one_of(&cc_names),
       real("transport.init_cwnd_bdp", 1.5, "BDP", "Initial congestion window.").range(1e-6, 1e6),
       real("transport.max_cwnd_bdp", 1.5, "BDP", "Maximum congestion window.").range(1e-6, 1e6),
+      integer("transport.cwnd_packets", 0, "packets", "Initial and maximum congestion window in full packets (network.mtu + header_bytes), as htsim's -cwnd; 0 = use init_cwnd_bdp / max_cwnd_bdp.").range(0, 1e9),
       real("transport.nack_decrease", 1.0, "MTUs", "Window decrease per NACK (trimmed packet).").range(0, 1e6),
       real("transport.timeout_decrease", 1.0, "MTUs", "Window decrease per retransmission timeout.").range(0, 1e6),
       flag("transport.quick_adapt", false, "SMaRTT QuickAdapt: on NACK/timeout set the window to the bytes delivered in the last base RTT, once per base RTT, when that is below max window / 2^quick_adapt_gate; the congestion signals of the bytes then in flight cause no further decrease (src/transport/cc.h)."),
       integer("transport.quick_adapt_gate", 3, "", "SMaRTT QA gate: QuickAdapt acts only when the bytes delivered in the last base RTT are below max window / 2^gate (3 = 12.5%); 0 = every loss episode.").range(0, 30),
       flag("transport.fast_increase", false, "SMaRTT FastIncrease: after a window of unmarked ACKs grow by fast_increase_gain x acked per ACK."),
       real("transport.fast_increase_gain", 1.0, "", "FastIncrease growth per acked byte.").range(0, 100),
-      real("transport.rto_us", 0, "us", "Retransmission timeout; 0 = max unloaded RTT + drain time of every full queue on the longest path, both directions.").range(0, 1e9),
+      real("transport.fast_increase_from_us", 0, "us", "With fast_increase: FastIncrease acts only from this simulated time on (htsim switches it on mid-run in a failure scenario; REPS artifact (htsim), docs/htsim.md); 0 = from the start.").range(0, 1e12),
+      real("transport.rto_us", 0, "us", "Retransmission timeout; 0 = computed as transport.rto_model says.").range(0, 1e9),
+      text("transport.rto_model", "lbsim", "The RTO when rto_us = 0: lbsim = max unloaded RTT + drain time of every full switch queue on the longest path, both directions (the NIC's queue not counted); htsim = max unloaded RTT + drain time of one full queue per link of the longest path, data direction only (REPS artifact (htsim); docs/htsim.md).").one_of({"lbsim", "htsim"}),
+      text("transport.preset", "none", "A set of defaults: none, or htsim (the REPS artifact's MPRDMA-style sender: cc = dctcp_ack, ecn_decrease = 0.25, nack_decrease = 1, timeout_decrease = 1, init/max_cwnd_bdp = 1.5, rto_model = htsim). Keys the config sets itself win; docs/htsim.md.").one_of({"none", "htsim"}),
       integer("transport.ack_every", 1, "packets", "ACK coalescing: one ACK per n data packets (1 = per-packet ACKs).").range(1, 64),
       real("transport.ack_delay_us", 1.0, "us", "With ack_every > 1: send a partial ACK after this delay.").range(0, 1e9),
       text("transport.delivery", "ooo", "Receiver: ooo = place packets in any order; in_order = deliver in PSN order like RoCE, an out-of-order arrival (PSN != expected, [Flowcut] sec. III-C2) is handled by transport.in_order_recovery. Both count ooo_packets and max_reorder.").one_of({"ooo", "in_order"}),

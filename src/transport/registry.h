@@ -23,6 +23,8 @@ struct RegisterCc {
   explicit RegisterCc(CcPlugin p) { congestion_controls().add(std::move(p)); }
 };
 
+// transport.preset: sets the preset's values of the keys `c` does not set itself (docs/htsim.md).
+void apply_preset(config::Config& c);
 // The run's CC parameters from the config: the [transport] keys, the windows and base RTT the
 // simulation derived (passed in `derived`), and the selected plug-in's own keys.
 CcParams cc_params(const config::Config& cfg, CcParams derived);

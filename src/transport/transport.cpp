@@ -40,6 +40,7 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
     };
     check_host(s.src, "source");
     if (!s.is_compute()) {
+      ++senders_pending_;
       check_host(s.dst, "destination");
       if (s.src == s.dst)
         throw UserError("workload entry " + std::to_string(i) + ": source and destination are "
@@ -100,6 +101,7 @@ void Transport::begin(std::uint32_t id) {
   if (f.npkts == 0) {  // an empty message is delivered the moment it starts
     f.sender_done = true;
     f.sender_done_time = net_.now();
+    --senders_pending_;
     complete(id);
     return;
   }
@@ -128,7 +130,7 @@ void Transport::complete(std::uint32_t id) {
     --g.pending_deps;
     make_ready(d);
   }
-  if (all_done()) net_.stop();
+  if (all_done() && (!p_.wait_senders || senders_pending_ == 0)) net_.stop();
 }
 
 bool Transport::has_packet(const FlowState& f, std::uint32_t& psn) const {
@@ -588,6 +590,9 @@ void Transport::unpark(FlowState& f, std::uint8_t reason) {
 void Transport::sender_finished(FlowState& f) {
   f.sender_done = true;
   f.sender_done_time = net_.now();
+  --senders_pending_;
+  // output.fct_at = "sender": the run goes on until the last sender has its final ACK.
+  if (p_.wait_senders && senders_pending_ == 0 && all_done()) net_.stop();
   if (f.park) {
     f.n.held += net_.now() - f.parked_since;
     f.park = 0;

@@ -47,6 +47,9 @@ struct TransportParams {
   Delivery delivery = Delivery::Ooo;
   Recovery recovery = Recovery::Buffer;  // in_order only
   SimTime pause_timeout = us(70);        // a paused flow resumes after this without XON ([Flowcut] IV-A)
+  // Stop the run only when every sender also holds its final ACK (output.fct_at = "sender"), not
+  // when the last receiver holds every byte.
+  bool wait_senders = false;
 };
 
 struct FlowCounters {
@@ -135,6 +138,12 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // Schedule every entry whose dependencies are already met.
   void start();
   bool all_done() const { return completed_ == flows_.size(); }
+  bool senders_done() const { return senders_pending_ == 0; }  // every transfer's final ACK is in
+  // Everything the run waits for has happened: every entry finished and, with wait_senders
+  // (output.fct_at = "sender"), every sender has its final ACK.
+  bool run_done() const { return all_done() && (!p_.wait_senders || senders_pending_ == 0); }
+  // A flow the run still waits for (the watchdog's stuck list).
+  bool waiting_for(const FlowState& f) const { return !f.finished || (p_.wait_senders && !f.sender_done); }
   std::size_t completed() const { return completed_; }
   // Progress, for the run's watchdog (sim::Simulation): data packets received for the first time,
   // and entries waiting for a timed event of their own (a scheduled start, the end of a compute step).
@@ -190,6 +199,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::uint64_t delivered_ = 0;
   std::size_t timed_pending_ = 0;
   SimTime last_progress_ = 0;
+  std::size_t senders_pending_ = 0;  // transfers whose sender has not had every packet acknowledged
 };
 
 }  // namespace lbsim::transport

@@ -1,6 +1,7 @@
 // Queue behaviour of a single switch port: RED-style ECN, trimming, tail drop, priority.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <vector>
 
 #include "net/network.h"
@@ -245,4 +246,73 @@ TEST(Network, RoutingLoopEndsAtMaxHops) {
     const auto a = net.port_id(s0, 1), b = net.port_id(s1, 1);
     EXPECT_EQ(net.port(a).stats.tx_packets + net.port(b).stats.tx_packets, static_cast<std::uint64_t>(max_hops)) << max_hops;
   }
+}
+
+// network.ecn_mark_at = "dequeue" (REPS artifact (htsim)): a packet is marked on the bytes still
+// waiting behind it when it leaves. In a burst of 101 packets into a 100-packet queue every packet
+// arrives before the first leaves, so packet i (i >= 1) leaves with 100 - i packets behind it:
+// the first ones (>= Kmax = 80 behind, i <= 20) are always marked, the last ones (<= Kmin = 20
+// behind, i >= 80) never: the mirror image of marking at enqueue.
+TEST(Queue, DequeueMarkingSeesTheQueueBehind) {
+  const std::uint32_t size = 1000;
+  auto cfg = config(100 * size, true);
+  cfg.queue.ecn_at_dequeue = true;
+  Bench b(cfg);
+  b.burst(101, size);
+  ASSERT_EQ(b.sink.got.size(), 101u);
+  for (const auto& p : b.sink.got) {
+    const int behind = p.psn == 0 ? 0 : 100 - static_cast<int>(p.psn);
+    if (behind >= 80) {
+      EXPECT_TRUE(p.ecn()) << "psn " << p.psn;
+    } else if (behind <= 20) {
+      EXPECT_FALSE(p.ecn()) << "psn " << p.psn;
+    }
+  }
+  cfg.queue.ecn_at_dequeue = false;  // at enqueue: the same line over the bytes ahead
+  Bench e(cfg);
+  e.burst(101, size);
+  for (const auto& p : e.sink.got) {
+    const int ahead = p.psn == 0 ? 0 : static_cast<int>(p.psn) - 1;
+    if (ahead >= 80) {
+      EXPECT_TRUE(p.ecn()) << "psn " << p.psn;
+    } else if (ahead <= 20) {
+      EXPECT_FALSE(p.ecn()) << "psn " << p.psn;
+    }
+  }
+}
+
+// network.drop_policy = "random_evict" (REPS artifact (htsim)): 100 equal packets into a 10-packet
+// queue without trimming. Packet 0 goes onto the wire, 1..10 fill the queue, and each of the 89
+// later arrivals overflows. With tail drop they are the victims: 0..10 arrive. With eviction each
+// overflow, with probability 1/2, drops the last queued packet and queues the arrival in its place,
+// so the same 89 packets are lost but the last slot ends up holding the latest arrival that evicted
+// (PSN > 10 unless all 89 coin flips said no: 2^-89). The flips are the port's seeded stream.
+TEST(Queue, RandomEvictReplacesTheLastQueuedPacket) {
+  const std::uint32_t size = 4160;
+  auto cfg = config(10 * size, false);
+  auto delivered = [&](std::uint64_t seed) {
+    Bench b(cfg, seed);
+    b.burst(100, size);
+    const auto& st = b.net->port(b.net->port_id(b.t.switch_node(0), 1)).stats;
+    EXPECT_EQ(st.drops, 89u);
+    std::vector<std::uint32_t> psns;
+    for (const auto& p : b.sink.got) psns.push_back(p.psn);
+    return psns;
+  };
+  std::vector<std::uint32_t> first11(11);
+  for (std::uint32_t i = 0; i < 11; ++i) first11[i] = i;
+  EXPECT_EQ(delivered(1), first11);
+  cfg.queue.random_evict = true;
+  std::set<std::uint32_t> last;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto got = delivered(seed);
+    ASSERT_EQ(got.size(), 11u);
+    for (std::uint32_t i = 0; i < 10; ++i) EXPECT_EQ(got[i], i);
+    EXPECT_GT(got[10], 10u);
+    EXPECT_EQ(got, delivered(seed));  // deterministic for a seed
+    last.insert(got[10]);
+  }
+  // The survivor is the last arrival whose flip said "evict": P(PSN 99) = 1/2, P(98) = 1/4, ...
+  EXPECT_GT(last.size(), 1u);
+  EXPECT_TRUE(last.count(99));
 }
