@@ -17,6 +17,7 @@ namespace {
       real("output.queue_sample_us", 0, "us", "Sample switch queue occupancy every this many us into queues.csv; 0 = off.").range(0, 1e12),
       integer("run.seed", 1, "", "Seed of the run; every component derives its own random stream from it.").range(0, 9.2e18),
       real("run.end_us", 100000, "us", "Simulated end time; flows unfinished by then are reported (exit code 3).").range(0, 1e15),
+      real("run.max_memory_gb", 0, "GiB", "Refuse a run (exit 2, before building anything) whose estimated memory exceeds this; 0 = 80% of this machine's memory (docs/reliability.md; `lbsim topo` prints the estimate).").range(0, 1e9),
       text("run.progress", "auto", "Progress line on stderr: auto (when stderr is a terminal), on, off.").one_of({"auto", "on", "off"}),
   });
   return true;

@@ -12,6 +12,7 @@
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
+#include "sim/memory.h"
 #include "transport/registry.h"
 #include "topo/registry.h"
 #include "workload/registry.h"
@@ -47,6 +48,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   if (cfg_.text("network.flow_control") != "lossy" && !cfg_.given("network.trimming"))
     cfg_.set("network.trimming", false, "network.flow_control");
   config::check(cfg_);
+  check_memory(cfg_);  // before anything is built (docs/reliability.md "Limits")
   topo_ = topo::build_topology(cfg_);
   std::vector<std::string> warnings;
   wl_ = workload::build_workload(cfg_, topo_, &warnings);
