@@ -14,6 +14,7 @@
 #include "net/packet.h"
 #include "transport/transport.h"
 #include "workload/flow_spec.h"
+#include "workload/validate.h"
 
 namespace lbsim::sim {
 
@@ -139,6 +140,13 @@ double memory_limit_bytes(const config::Config& cfg, std::string* why) {
 
 void check_memory(const config::Config& cfg, MemoryUse use) {
   const MemoryEstimate m = estimate_memory(cfg, use);
+  // A message beyond the 32-bit sequence numbers is the config's error whatever memory it would
+  // take (the same limit check_packet_counts applies to the built workload, here from the keys).
+  const double mtu = static_cast<double>(cfg.integer("network.mtu"));
+  if (const double packets = std::ceil(m.workload.largest_message / mtu); packets > static_cast<double>(workload::kMaxMessagePackets))
+    throw UserError(fmt::format("{}workload.size = {} bytes are {:.0f} packets of network.mtu = {:.0f} bytes; a message holds at "
+                                "most {} packets (32-bit sequence numbers): lower it or raise network.mtu",
+                                cfg.where("workload.size"), cfg.integer("workload.size"), packets, mtu, workload::kMaxMessagePackets));
   std::string why;
   const double limit = memory_limit_bytes(cfg, &why);
   if (limit <= 0 || m.total() <= limit) return;

@@ -252,11 +252,13 @@ std::function<WorkloadSize(const WorkloadSizeContext&)> collective_size(double (
     WorkloadSize s;
     s.entries = entries(k);
     s.concurrent_bytes = concurrent(k, static_cast<double>(c.cfg.integer("workload.window"))) * size;
+    s.largest_message = size;
     s.keys = c.cfg.given("workload.ranks") ? "workload.ranks, workload.size" : "topology size (all hosts are ranks), workload.size";
     if (c.cfg.flag("workload.background") && hosts > k) {
       const auto bg = c.cfg.integer("workload.background_bytes");
       s.entries += hosts - k;
       s.concurrent_bytes += (hosts - k) * (bg > 0 ? static_cast<double>(bg) : size);
+      s.largest_message = std::max(size, static_cast<double>(bg));
     }
     return s;
   };

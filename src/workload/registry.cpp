@@ -26,6 +26,7 @@ WorkloadSize messages_of_size(const config::Config& cfg, double messages) {
   WorkloadSize s;
   s.entries = messages;
   s.concurrent_bytes = messages * static_cast<double>(cfg.integer("workload.size"));
+  s.largest_message = static_cast<double>(cfg.integer("workload.size"));
   s.keys = "workload.size";
   return s;
 }

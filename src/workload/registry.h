@@ -28,6 +28,7 @@ struct WorkloadContext {
 struct WorkloadSize {
   double entries = 0;           // transfers and computations (one FlowSpec, FlowState, result each)
   double concurrent_bytes = 0;  // message bytes that may be in progress at once (per-PSN state)
+  double largest_message = 0;   // bytes of the largest message when the keys set it (workload.size), else 0
   std::string keys;             // the keys that set the size, for messages ("workload.duration_us")
 };
 
