@@ -10,11 +10,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LBSIM=${1:-$ROOT/build/lbsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A binary from before the watchdog has no run.watchdog_us (and no watchdog to turn off).
+off=()
+if "$LBSIM" config 2>/dev/null | grep -q 'run.watchdog_us'; then off=(--set run.watchdog_us=0); fi
 echo "| run.end_us | wall s | peak RSS MiB | unfinished | timeouts |"
 echo "|---|---|---|---|---|"
 for end in 1000000 4000000 16000000; do
   /usr/bin/time -f "%e %M" -o "$tmp/time" "$LBSIM" run "$ROOT/examples/demo.toml" --quiet --out "$tmp/out" \
-    --set lb.algorithm=ecmp --set failures.random_fraction=0.1 --set run.watchdog_us=0 \
+    --set lb.algorithm=ecmp --set failures.random_fraction=0.1 "${off[@]}" \
     --set run.end_us="$end" --set run.progress=off >/dev/null 2>&1 || [ $? -eq 3 ]
   read -r wall rss < <(tail -n 1 "$tmp/time")
   python3 - "$tmp/out/summary.json" "$end" "$wall" "$rss" <<'PY'

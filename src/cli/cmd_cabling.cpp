@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "config/reader.h"
 #include "core/error.h"
+#include "sim/memory.h"
 
 namespace lbsim::cli {
 
@@ -28,7 +29,9 @@ struct CablingOptions {
 };
 
 analysis::CablingPlan plan_from(const CablingOptions& o) {
-  return analysis::make_cabling_plan(config::load(o.config, o.sets));
+  const auto cfg = config::load(o.config, o.sets);
+  sim::check_memory(cfg, sim::MemoryUse::Topology);
+  return analysis::make_cabling_plan(cfg);
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {

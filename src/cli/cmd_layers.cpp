@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "config/reader.h"
 #include "core/error.h"
+#include "sim/memory.h"
 
 namespace lbsim::cli {
 
@@ -112,6 +113,7 @@ int run_layers(const LayersArgs& a) {
   using namespace analysis;
   using namespace routing;
   const auto cfg = config::load(a.config, a.sets);
+  sim::check_memory(cfg, sim::MemoryUse::Topology);
   const topo::Topology topology = topo::build_topology(cfg);
   const auto g = switch_graph(topology);
   if (!a.fabric.empty() && !a.tables) throw UserError("--fabric needs --tables");

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "config/reader.h"
 #include "core/error.h"
+#include "sim/memory.h"
 
 namespace lbsim::cli {
 
@@ -79,7 +80,9 @@ int run_mat(const MatArgs& a) {
   if (a.mode != "both" && a.mode != "routing" && a.mode != "edge")
     throw UserError(fmt::format("unknown --mode '{}' (routing, edge or both)", a.mode));
   const LpMethod method = parse_lp_method(a.method);
-  const auto g = switch_graph(config::load(a.config, a.sets));
+  const auto cfg = config::load(a.config, a.sets);
+  sim::check_memory(cfg, sim::MemoryUse::Topology);
+  const auto g = switch_graph(cfg);
   const int per = std::max(1, g.endpoints_per_switch);
   auto tm = make_traffic(g.adj, std::vector<int>(g.adj.size(), per), parse_traffic_pattern(a.pattern),
                          a.fraction, a.seed);

@@ -22,6 +22,7 @@
 #include "topo/paths.h"
 #include "topo/registry.h"
 #include "topo/slim_fly.h"
+#include "sim/memory.h"
 
 namespace lbsim::cli {
 
@@ -291,6 +292,7 @@ int run_paths(const PathsArgs& a) {
   const auto opt = analysis::path_options(cfg);
   if (a.fig3) return run_fig3(cfg, opt, a);
   if (a.config.empty()) throw UserError("lbsim paths: a CONFIG file is required (or use --fig3)");
+  sim::check_memory(cfg, sim::MemoryUse::Topology);
   const auto t = topo::build_topology(cfg);
   if (a.src.empty() != a.dst.empty()) throw UserError("lbsim paths: give both --src and --dst, or neither");
   if (!a.src.empty()) return run_pair(opt, t, a);

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "config/reader.h"
 #include "routing/tables.h"
+#include "sim/memory.h"
 #include "topo/registry.h"
 #include "sim/simulation.h"
 
@@ -100,6 +101,12 @@ int do_run(const RunOptions& o) {
 
 int do_topo(const std::string& file, const std::vector<std::string>& sets) {
   auto cfg = load(file, sets);
+  // The estimate comes from the config alone; only what this command builds (the topology and its
+  // tables) must fit, the run's estimate is printed for the user (`lbsim run` refuses above it).
+  sim::check_memory(cfg, sim::MemoryUse::Topology);
+  std::string limit_why;
+  const double limit = sim::memory_limit_bytes(cfg, &limit_why);
+  const auto mem = sim::estimate_memory(cfg);
   const auto t = topo::build_topology(cfg);
   const auto st = topo::graph_stats(t);
   fmt::print("topology: {}\n", t.kind);
@@ -128,6 +135,9 @@ int do_topo(const std::string& file, const std::vector<std::string>& sets) {
   };
   fmt::print("shortest paths between {} and {} (farthest from host 0's switch): {}\n", t.nodes[a].label,
              t.nodes[b].label, static_cast<std::uint64_t>(count(a)));
+  fmt::print("memory estimate of a run: {}\n", mem.describe());
+  fmt::print("memory limit: {}{}\n", limit_why,
+             limit > 0 && mem.total() > limit ? ": `lbsim run` refuses this config" : "");
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
+#include "sim/memory.h"
 #include "transport/registry.h"
 #include "topo/registry.h"
 #include "workload/registry.h"
@@ -48,6 +49,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
     cfg_.set("network.trimming", false, "network.flow_control");
   transport::apply_preset(cfg_);  // before the checks: the preset's values are checked like any other
   config::check(cfg_);
+  check_memory(cfg_);  // before anything is built (docs/reliability.md "Limits")
   topo_ = topo::build_topology(cfg_);
   std::vector<std::string> warnings;
   wl_ = workload::build_workload(cfg_, topo_, &warnings);

@@ -212,6 +212,22 @@ DragonflyParams dragonfly_params(const config::Config& c) {
 }
 
 namespace {
+// The Dragonfly's size from its keys (the memory guard): g groups of a switches with p hosts each,
+// a full mesh inside a group and h global links per switch. Minimal routes are mostly unique.
+TopologySize dragonfly_size(const config::Config& c) {
+  const double a = static_cast<double>(c.integer("topology.a")), h = static_cast<double>(c.integer("topology.h"));
+  const double p = c.integer("topology.p") > 0 ? static_cast<double>(c.integer("topology.p")) : DragonflyParams{}.p;
+  const double g = c.integer("topology.g") > 0 ? static_cast<double>(c.integer("topology.g")) : a * h + 1;
+  TopologySize s;
+  s.switches = a * g;
+  s.hosts = p * s.switches;
+  s.links = s.hosts + g * a * (a - 1) / 2 + s.switches * h / 2;
+  s.next_hops = 1;
+  s.host_rate_bps = static_cast<double>(rate_gbps(c.real("topology.link_rate_gbps")));
+  s.keys = c.given("topology.g") ? "topology.a, topology.h, topology.g" : "topology.a, topology.h";
+  return s;
+}
+
 using namespace config;
 const RegisterTopology kDragonfly{{{"dragonfly", "Dragonfly (p, a, h, g) with fully connected groups and a choice of global-link arrangements ([Spritz] sec. II-A).",
     {
@@ -222,7 +238,7 @@ const RegisterTopology kDragonfly{{{"dragonfly", "Dragonfly (p, a, h, g) with fu
         file("topology.global_map", "Dragonfly: explicit global-link map file (overrides arrangement), relative to the config file."),
     },
     {"topology.p=1", "topology.a=2", "topology.h=1"}},
-    [](const Config& c) { return build_dragonfly(dragonfly_params(c)); }}};
+    [](const Config& c) { return build_dragonfly(dragonfly_params(c)); }, &dragonfly_size}};
 }  // namespace
 
 }  // namespace lbsim::topo

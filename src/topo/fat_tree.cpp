@@ -1,5 +1,7 @@
 #include "topo/fat_tree.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <fmt/core.h>
@@ -107,6 +109,34 @@ FatTreeParams fat_tree_params(const config::Config& c) {
 }
 
 namespace {
+// The fat tree's size from its keys (the memory guard; build_fat_tree checks the combination).
+TopologySize fat_tree_size(const config::Config& c) {
+  const double hosts = static_cast<double>(c.integer("topology.hosts"));
+  const double radix = static_cast<double>(c.integer("topology.radix"));
+  const double hpt = c.integer("topology.hosts_per_tor") > 0 ? static_cast<double>(c.integer("topology.hosts_per_tor")) : std::floor(radix / 2);
+  const double up = std::max(1.0, std::floor(hpt / static_cast<double>(c.integer("topology.oversubscription"))));
+  const double tors = std::ceil(hosts / std::max(1.0, hpt));
+  TopologySize s;
+  s.hosts = hosts;
+  s.host_rate_bps = static_cast<double>(rate_gbps(c.real("topology.host_rate_gbps")));
+  s.keys = "topology.hosts, topology.radix, topology.tiers";
+  double row_hops = 0;  // sum over switches of (next hops towards a typical destination)
+  if (c.integer("topology.tiers") == 2) {
+    s.switches = tors + up;
+    s.links = hosts + tors * up;
+    row_hops = tors * up + up;  // a ToR spreads over its uplinks, a spine has one way down
+  } else {
+    const double tpp = std::floor(radix / 2), cpg = std::floor(radix / 2);
+    const double pods = std::ceil(tors / std::max(1.0, tpp));
+    const double aggs = pods * up, cores = up * cpg;
+    s.switches = tors + aggs + cores;
+    s.links = hosts + tors * up + aggs * cpg;
+    row_hops = tors * up + aggs * cpg + cores;  // up-ports on the way up, one down-port on the way down
+  }
+  s.next_hops = std::max(1.0, row_hops / std::max(1.0, s.switches));
+  return s;
+}
+
 using namespace config;
 const RegisterTopology kFatTree{{{"fat_tree", "2- or 3-tier fat tree with r:1 oversubscription and per-tier rates ([REPS] sec. 4.1).",
     {
@@ -122,7 +152,7 @@ const RegisterTopology kFatTree{{{"fat_tree", "2- or 3-tier fat tree with r:1 ov
         real("topology.tier2_latency_ns", 500, "ns", "Fat tree: latency of T1-T2 links.").range(0, 1e9),
     },
     {"topology.hosts=4", "topology.radix=4"}},
-    [](const Config& c) { return build_fat_tree(fat_tree_params(c)); }}};
+    [](const Config& c) { return build_fat_tree(fat_tree_params(c)); }, &fat_tree_size}};
 }  // namespace
 
 }  // namespace lbsim::topo

@@ -1,6 +1,7 @@
 #include "topo/registry.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/core.h>
 
@@ -14,6 +15,12 @@ config::Registry<TopologyPlugin>& topologies() {
 }
 
 Topology build_topology(const config::Config& cfg) { return topologies().get(cfg.text("topology.kind")).make(cfg); }
+
+TopologySize topology_size(const config::Config& cfg) {
+  const auto& e = topologies().get(cfg.text("topology.kind"));
+  if (!e.size) throw std::logic_error("the topology '" + e.name + "' has no size estimate");
+  return e.size(cfg);
+}
 
 BitsPerSec rate_gbps(double gbps) { return static_cast<BitsPerSec>(std::llround(gbps * 1e9)); }
 

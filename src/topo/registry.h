@@ -9,8 +9,22 @@
 
 namespace lbsim::topo {
 
+// The size a config's topology will have, from its parameters alone (nothing is built): the memory
+// guard of a run (sim/memory.h) prices it before any allocation. Doubles, because the sizes of
+// absurd configs (Dragonfly a = h = 4096: 7e10 switches) overflow the int32 node ids.
+struct TopologySize {
+  double hosts = 0;
+  double switches = 0;
+  double links = 0;           // every link, host links included (2 ports each)
+  double next_hops = 1;       // mean shortest-path next hops per (switch, destination switch) pair
+  double host_rate_bps = 0;   // rate of a host link (load-driven workloads size their arrivals by it)
+  std::string keys;           // the keys that set the size, for messages ("topology.hosts")
+};
+
 struct TopologyPlugin : config::PluginInfo {
   std::function<Topology(const config::Config&)> make;
+  // Each generator prices its own size (required: the memory guard runs before `make`).
+  std::function<TopologySize(const config::Config&)> size;
 };
 
 config::Registry<TopologyPlugin>& topologies();
@@ -21,6 +35,9 @@ struct RegisterTopology {
 
 // The topology `topology.kind` names, built from the config.
 Topology build_topology(const config::Config& cfg);
+
+// The size of the topology `topology.kind` names, without building it.
+TopologySize topology_size(const config::Config& cfg);
 
 // Gb/s (config) -> bits/s, exact for the usual rates.
 BitsPerSec rate_gbps(double gbps);

@@ -269,13 +269,30 @@ SlimFlyParams slim_fly_params(const config::Config& c) {
 }
 
 namespace {
+// The Slim Fly's size from its keys (the memory guard): 2q^2 switches of degree k' = (3q - delta)/2
+// with p hosts each; diameter 2, so most switch pairs have one or two next hops.
+TopologySize slim_fly_size(const config::Config& c) {
+  const auto prm = slim_fly_params(c);  // an invalid q is an error naming topology.q
+  const double q = prm.q, delta = slim_fly_delta(prm.q);
+  const double kp = std::floor((3 * q - delta) / 2);
+  const double p = prm.p == -1 ? std::floor((kp + 1) / 2) : prm.p;
+  TopologySize s;
+  s.switches = 2 * q * q;
+  s.hosts = s.switches * p;
+  s.links = s.hosts + s.switches * kp / 2;
+  s.next_hops = 1;
+  s.host_rate_bps = static_cast<double>(prm.rate);
+  s.keys = c.given("topology.p") ? "topology.q, topology.p" : "topology.q";
+  return s;
+}
+
 using namespace config;
 const RegisterTopology kSlimFly{{{"slim_fly", "Slim Fly: the MMS graph for a prime power q, diameter 2 ([SlimFly] sec. 2, App. A).",
     {
         integer("topology.q", 5, "", "Slim Fly: the prime power q of the MMS construction (q = 4w + delta).").range(2, 1e4),
     },
     {"topology.q=3", "topology.p=1"}},
-    [](const Config& c) { return build_slim_fly(slim_fly_params(c)); }}};
+    [](const Config& c) { return build_slim_fly(slim_fly_params(c)); }, &slim_fly_size}};
 }  // namespace
 
 }  // namespace lbsim::topo

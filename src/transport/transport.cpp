@@ -299,7 +299,7 @@ void Transport::send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_h
   a.flow = f.id;
   a.psn = f.ack_last_psn;
   a.cum_ack = f.rcv_cum;
-  a.sack = f.received[f.ack_last_psn >> 6];
+  a.sack = received_word(f, f.ack_last_psn >> 6);
   a.ev = f.ack_last_ev;
   a.src = from_host;
   a.dst = to_host;
@@ -353,12 +353,12 @@ void Transport::on_data(std::uint32_t pkt) {
   else
     f.rcv_latest_sent = p.sent_time;
   const std::uint32_t psn = p.psn;
-  std::uint64_t& word = f.received[psn >> 6];
   const std::uint64_t bit = 1ULL << (psn & 63);
   bool newly_complete = false;
-  if (word & bit) {
+  if (f.finished || (f.received[psn >> 6] & bit)) {  // a finished receiver has freed its bitmap: all held
     ++f.n.duplicates;
   } else {
+    std::uint64_t& word = f.received[psn >> 6];
     if (psn != f.rcv_cum) {
       // Out of order ([Flowcut] sec. III-C2: the expected PSN does not match the received one).
       ++f.n.ooo;
@@ -394,7 +394,17 @@ void Transport::on_data(std::uint32_t pkt) {
     f.ack_flush_armed = true;
     net_.events().push(net_.now() + p_.ack_delay, net::kEvAckFlush, f.id);
   }
-  if (newly_complete) complete(f.id);
+  if (newly_complete) {
+    complete(f.id);
+    std::vector<std::uint64_t>().swap(f.received);  // every PSN is held: received_word() answers
+  }
+}
+
+std::uint64_t Transport::received_word(const FlowState& f, std::uint32_t w) const {
+  if (!f.received.empty()) return f.received[w];
+  // Freed on completion: the PSNs of word w below npkts are all held.
+  const std::uint32_t in_word = f.npkts - std::min(f.npkts, w * 64);
+  return in_word >= 64 ? ~0ULL : (1ULL << in_word) - 1;
 }
 
 void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
@@ -600,9 +610,14 @@ void Transport::sender_finished(FlowState& f) {
     remove_active(f);
   }
   if (f.class_paused) end_class_pause(f);
-  // Per-packet state is no longer needed; keep counters and times only.
+  // Per-packet state is no longer needed (every sender path checks sender_done first); keep
+  // counters and times only.
   std::vector<std::uint32_t>().swap(f.rtx);
   std::vector<std::pair<std::uint32_t, SimTime>>().swap(f.sendlog);
+  std::vector<PsnState>().swap(f.state);
+  std::vector<std::uint64_t>().swap(f.sacked);
+  std::vector<SimTime>().swap(f.sent_at);
+  std::vector<std::uint32_t>().swap(f.ev_of);
   f.log_head = f.rtx_head = 0;
 }
 

@@ -95,6 +95,7 @@ struct FlowState {
   std::uint32_t next_new = 0;     // next never-sent PSN
   std::uint32_t acked = 0;        // PSNs acknowledged
   std::uint32_t snd_cum = 0;      // every PSN below is acknowledged
+  // Per-PSN sender state, allocated when the entry starts and freed when the sender is done.
   std::vector<PsnState> state;
   std::vector<std::uint64_t> sacked;  // sender's bitmap of acknowledged PSNs
   std::vector<SimTime> sent_at;   // time of the latest transmission of each PSN
@@ -112,7 +113,7 @@ struct FlowState {
   SimTime hold_wake = kTimeNever;  // time of the pending kEvHoldWake
   SimTime pause_deadline = kTimeNever;  // time of the pending kEvPauseTimeout
   // receiver
-  std::vector<std::uint64_t> received;
+  std::vector<std::uint64_t> received;  // PSN bitmap; freed when every PSN is held
   std::uint32_t rcv_count = 0;
   std::uint32_t rcv_cum = 0;  // lowest PSN not yet received
   std::uint32_t ack_pending = 0, ack_pending_ecn = 0;
@@ -180,6 +181,8 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void remove_active(FlowState& f);
   void end_class_pause(FlowState& f);
   void send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_host);
+  // Word w of the receiver's PSN bitmap (also once it is freed, when the entry is complete).
+  std::uint64_t received_word(const FlowState& f, std::uint32_t w) const;
   void mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes, std::uint32_t& newly);
   void arm_rto(FlowState& f, SimTime at);
   void on_rto(std::uint32_t id);

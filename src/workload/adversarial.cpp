@@ -300,7 +300,8 @@ const RegisterWorkload kAdversarial{{{"adversarial", "The topology's worst case:
       if (c.topo.kind == "slim_fly") return make_slim_fly_adversarial(c.topo, p, c.seed);
       throw UserError("workload.kind = \"adversarial\" is defined for dragonfly and slim_fly topologies; use "
                       "tornado for a fat tree's worst case");
-    }}};
+    },
+    [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
 }  // namespace
 
 }  // namespace lbsim::workload

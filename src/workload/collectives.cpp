@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/error.h"
@@ -241,16 +242,44 @@ std::function<Workload(const WorkloadContext&)> collective(CollectiveKind kind) 
   };
 }
 
+// The collectives' sizes: `entries(k)` transfers among k ranks of which `concurrent(k, window)` x size bytes
+// may be in progress at once, plus the background permutation of the hosts outside the collective.
+std::function<WorkloadSize(const WorkloadSizeContext&)> collective_size(double (*entries)(double), double (*concurrent)(double k, double window)) {
+  return [entries, concurrent](const WorkloadSizeContext& c) {
+    const double hosts = c.topo.hosts;
+    const double k = c.cfg.integer("workload.ranks") > 0 ? std::min(hosts, static_cast<double>(c.cfg.integer("workload.ranks"))) : hosts;
+    const double size = static_cast<double>(c.cfg.integer("workload.size"));
+    WorkloadSize s;
+    s.entries = entries(k);
+    s.concurrent_bytes = concurrent(k, static_cast<double>(c.cfg.integer("workload.window"))) * size;
+    s.largest_message = size;
+    s.keys = c.cfg.given("workload.ranks") ? "workload.ranks, workload.size" : "topology size (all hosts are ranks), workload.size";
+    if (c.cfg.flag("workload.background") && hosts > k) {
+      const auto bg = c.cfg.integer("workload.background_bytes");
+      s.entries += hosts - k;
+      s.concurrent_bytes += (hosts - k) * (bg > 0 ? static_cast<double>(bg) : size);
+      s.largest_message = std::max(size, static_cast<double>(bg));
+    }
+    return s;
+  };
+}
+double log2_ceil(double k) { return std::max(1.0, std::ceil(std::log2(std::max(2.0, k)))); }
+
 const RegisterWorkload kRing{{{"ring_allreduce", "Ring allreduce: 2(k-1) steps of size/k per rank (docs/workloads.md).", {}, {}},
-                              collective(CollectiveKind::kRingAllreduce)}};
+                              collective(CollectiveKind::kRingAllreduce),
+                              collective_size([](double k) { return 2 * (k - 1) * k; }, [](double, double) { return 1.0; })}};
 const RegisterWorkload kButterfly{{{"butterfly_allreduce", "Butterfly allreduce (halving-doubling or recursive doubling).", {}, {}},
-                                   collective(CollectiveKind::kButterflyAllreduce)}};
+                                   collective(CollectiveKind::kButterflyAllreduce),
+                                   collective_size([](double k) { return 2 * k * log2_ceil(k); }, [](double k, double) { return k; })}};
 const RegisterWorkload kAlltoall{{{"alltoall", "Windowed all-to-all: every rank sends `size` to every other rank.", {}, {}},
-                                  collective(CollectiveKind::kAlltoall)}};
+                                  collective(CollectiveKind::kAlltoall),
+                                  collective_size([](double k) { return k * (k - 1); }, [](double k, double window) { return k * std::min(window, k - 1); })}};
 const RegisterWorkload kPs{{{"ps_allreduce", "Parameter-server allreduce: every rank to the root, then back.", {}, {}},
-                            collective(CollectiveKind::kPsAllreduce)}};
+                            collective(CollectiveKind::kPsAllreduce),
+                            collective_size([](double k) { return k - 1; }, [](double k, double) { return k - 1; })}};
 const RegisterWorkload kAllscatter{{{"allscatter", "Allscatter: the root sends `size` to every other rank.", {}, {}},
-                                    collective(CollectiveKind::kAllscatter)}};
+                                    collective(CollectiveKind::kAllscatter),
+                                    collective_size([](double k) { return k - 1; }, [](double k, double) { return k - 1; })}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -340,7 +340,7 @@ const RegisterWorkload kGoal{{{"goal", "A GOAL schedule (LogGOPSim text format):
       p.path = c.cfg.path("workload.file");
       p.calc_unit = from_ns(c.cfg.real("workload.calc_unit_ns"));
       return read_goal(p, c.topo.num_hosts, c.warnings);
-    }, true}};
+    }, &file_entries, true}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -231,7 +231,7 @@ const RegisterWorkload kHtsimCm{{{"htsim_cm", "An htsim connection matrix (.cm) 
       const auto& u = c.cfg.text("workload.htsim_start_unit");
       p.start_unit = u == "ps" ? SimTime{1} : u == "ns" ? ns(1) : u == "ms" ? ms(1) : us(1);
       return read_htsim_cm(p, c.topo.num_hosts);
-    }, true}};
+    }, &file_entries, true}};
 }  // namespace
 
 }  // namespace lbsim::workload

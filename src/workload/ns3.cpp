@@ -130,7 +130,7 @@ const RegisterWorkload kNs3{{{"ns3", "An HPCC/ns-3 flow file (src dst pg dport b
       p.path = c.cfg.path("workload.file");
       p.topology_path = c.cfg.path("workload.ns3_topology");
       return read_ns3_flows(p, c.topo.num_hosts, c.warnings);
-    }, true}};
+    }, &file_entries, true}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -286,7 +286,8 @@ const RegisterWorkload kPermutation{{{"permutation", "Random permutation: every 
       p.bytes = c.cfg.integer("workload.size");
       p.start = start_time(c.cfg);
       return make_permutation(p, c.topo.num_hosts, c.seed);
-    }}};
+    },
+    [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
 
 const RegisterWorkload kTornado{{{"tornado", "Tornado: host i sends to host i + N/2 ([REPS] sec. 4.2).", {}, {}},
     [](const WorkloadContext& c) {
@@ -294,7 +295,8 @@ const RegisterWorkload kTornado{{{"tornado", "Tornado: host i sends to host i + 
       p.bytes = c.cfg.integer("workload.size");
       p.start = start_time(c.cfg);
       return make_tornado(p, c.topo.num_hosts);
-    }}};
+    },
+    [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
 
 const RegisterWorkload kIncast{{{"incast", "Incast: incast_senders hosts send `size` each to one receiver, optionally with a bystander permutation ([Spritz] sec. V-C).",
     {
@@ -326,10 +328,14 @@ const RegisterWorkload kIncast{{{"incast", "Incast: incast_senders hosts send `s
       }
       p.bystanders = c.cfg.flag("workload.incast_bystanders");
       return make_incast(p, n, c.seed);
+    },
+    [](const WorkloadSizeContext& c) {  // the senders, and a permutation of the others with bystanders
+      const double senders = static_cast<double>(c.cfg.integer("workload.incast_senders"));
+      return messages_of_size(c.cfg, c.cfg.flag("workload.incast_bystanders") ? std::max(senders, c.topo.hosts) : senders);
     }}};
 
 const RegisterWorkload kFlowsCsv{{{"flows_csv", "A CSV list of flows (src, dst, bytes, start_us and optional tag, lb, dependencies; docs/workloads.md).", {}, {}},
-    [](const WorkloadContext& c) { return read_flows_csv(c.cfg.path("workload.file"), c.topo.num_hosts); }, true}};
+    [](const WorkloadContext& c) { return read_flows_csv(c.cfg.path("workload.file"), c.topo.num_hosts); }, &file_entries, true}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -1,5 +1,9 @@
 #include "workload/registry.h"
 
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
 #include <fmt/core.h>
 
 #include "core/error.h"
@@ -10,6 +14,41 @@ namespace lbsim::workload {
 config::Registry<WorkloadPlugin>& workloads() {
   static config::Registry<WorkloadPlugin> r("workload kind", "workload.kind");
   return r;
+}
+
+WorkloadSize workload_size(const config::Config& cfg, const topo::TopologySize& topo) {
+  const auto& e = workloads().get(cfg.text("workload.kind"));
+  if (!e.size) throw std::logic_error("the workload '" + e.name + "' has no size estimate");
+  return e.size(WorkloadSizeContext{cfg, topo});
+}
+
+WorkloadSize messages_of_size(const config::Config& cfg, double messages) {
+  WorkloadSize s;
+  s.entries = messages;
+  s.concurrent_bytes = messages * static_cast<double>(cfg.integer("workload.size"));
+  s.largest_message = static_cast<double>(cfg.integer("workload.size"));
+  s.keys = "workload.size";
+  return s;
+}
+
+WorkloadSize file_entries(const WorkloadSizeContext& c) {
+  WorkloadSize s;
+  s.entries = count_lines(c.cfg.path("workload.file"));
+  s.keys = "workload.file";
+  return s;
+}
+
+double count_lines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return 0;
+  std::vector<char> buf(1 << 16);
+  double lines = 0;
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    const auto n = static_cast<std::size_t>(in.gcount());
+    lines += static_cast<double>(std::count(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n), '\n'));
+    if (n < buf.size()) break;
+  }
+  return lines + 1;
 }
 
 SimTime start_time(const config::Config& cfg) { return from_us(cfg.real("workload.start_us")); }

@@ -257,6 +257,24 @@ const RegisterWorkload kCdfTrace{{{"cdf_trace", "Flow sizes from a CDF at a targ
       p.incast_bytes = cfg.integer("workload.incast_bytes");
       p.monitored_fraction = cfg.real("workload.monitored_fraction");
       return make_cdf_trace(p, c.topo.num_hosts, c.seed, c.warnings);
+    },
+    // Poisson arrivals at load x host rate / mean size per sender over duration_us, plus the incast
+    // events; about four messages per sender in progress at once (a load below 1 keeps queues short).
+    [](const WorkloadSizeContext& c) {
+      const auto& cfg = c.cfg;
+      const std::string& name = cfg.text("workload.cdf");
+      const bool file = name.find('/') != std::string::npos || name.find('.') != std::string::npos;
+      const double mean = std::max(1.0, load_cdf(file ? cfg.path("workload.cdf") : name).cdf.mean());
+      const double senders = cfg.text("workload.destinations") == "one_to_all" ? 1 : c.topo.hosts;
+      const double seconds = cfg.real("workload.duration_us") * 1e-6;
+      WorkloadSize s;
+      s.entries = senders * cfg.real("workload.load") * c.topo.host_rate_bps / 8 / mean * seconds;
+      if (cfg.real("workload.incast_interval_us") > 0)
+        s.entries += cfg.real("workload.duration_us") / cfg.real("workload.incast_interval_us") *
+                     static_cast<double>(cfg.integer("workload.incast_senders"));
+      s.concurrent_bytes = senders * 4 * mean;
+      s.keys = "workload.duration_us, workload.load, workload.cdf";
+      return s;
     }}};
 }  // namespace
 

@@ -45,6 +45,15 @@ const topo::RegisterTopology kRing{
        return ring(static_cast<int>(c.integer("topology.test_ring_switches")),
                    std::max<int>(1, static_cast<int>(c.integer("topology.p"))), topo::rate_gbps(c.real("topology.link_rate_gbps")),
                    from_ns(c.real("topology.host_latency_ns")), from_ns(c.real("topology.local_latency_ns")));
+     },
+     [](const config::Config& c) {
+       topo::TopologySize s;
+       s.switches = static_cast<double>(c.integer("topology.test_ring_switches"));
+       s.hosts = s.switches * static_cast<double>(std::max<std::int64_t>(1, c.integer("topology.p")));
+       s.links = s.hosts + s.switches;
+       s.host_rate_bps = static_cast<double>(topo::rate_gbps(c.real("topology.link_rate_gbps")));
+       s.keys = "topology.test_ring_switches";
+       return s;
      }}};
 
 struct Clockwise final : net::Router {

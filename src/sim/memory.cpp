@@ -1,0 +1,164 @@
+#include "sim/memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "core/error.h"
+#include "metrics/report.h"
+#include "net/network.h"
+#include "net/packet.h"
+#include "transport/transport.h"
+#include "workload/flow_spec.h"
+#include "workload/validate.h"
+
+namespace lbsim::sim {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// A std::vector filled by push_back holds on average ~1.5x its elements (capacity doubling).
+constexpr double kGrowth = 1.5;
+// The executable, its libraries, the event-queue wheel and the other fixed tables of a small run
+// (measured: a 16-host run peaks at ~10 MiB; docs/reliability.md).
+constexpr double kBase = 12.0 * 1024 * 1024;
+// Assumed base RTT when the switch buffers are sized in BDPs (the BDP needs the built topology):
+// generous for the datacenter and HPC configs of examples/ (2-10 us).
+constexpr double kAssumedRttSeconds = 10e-6;
+
+// 1234567 -> "1,234,567" (values beyond 1e18 in exponent form).
+std::string grouped(double v) {
+  if (!(v < 1e18)) return fmt::format("{:.3g}", v);
+  const std::string digits = fmt::format("{:.0f}", std::max(0.0, v));
+  std::string s;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string format_bytes(double b) {
+  if (b >= 1024 * kGiB) return fmt::format("{:.1f} TiB", b / (1024 * kGiB));
+  if (b >= kGiB) return fmt::format("{:.1f} GiB", b / kGiB);
+  if (b >= 1024 * 1024) return fmt::format("{:.1f} MiB", b / (1024 * 1024));
+  return fmt::format("{:.1f} KiB", b / 1024);
+}
+
+MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
+  MemoryEstimate m;
+  m.topo = topo::topology_size(cfg);
+  const auto& t = m.topo;
+  const bool run = use == MemoryUse::Run;
+  const double nodes = t.hosts + t.switches, ports = 2 * t.links;
+  m.base = kBase;
+
+  // Topology graph (topo::Topology) and, in a run, the network's port records.
+  m.graph = nodes * static_cast<double>(sizeof(topo::Node) + sizeof(std::vector<topo::Port>)) +
+            ports * kGrowth * static_cast<double>(sizeof(topo::Port)) + t.links * kGrowth * static_cast<double>(sizeof(topo::Link));
+  if (run) m.graph += ports * static_cast<double>(sizeof(net::Port)) + nodes * 4;
+
+  // Per (switch, destination switch): MinimalTables (distance int32, offset uint32, next-hop ports
+  // int16 each; a run and `lbsim topo` build them), PathModel's parent link (int32; a run) or the
+  // all-pairs distances of the graph statistics (int32; `lbsim topo` and the toolkit).
+  const double pairs = t.switches * t.switches;
+  m.tables = pairs * (4 + 4 + 4 + 2 * t.next_hops * kGrowth) + 2 * t.switches * sizeof(std::vector<std::int32_t>);
+  if (!run) return m;
+
+  m.workload = workload::workload_size(cfg, t);
+  const auto& w = m.workload;
+  const double mtu = static_cast<double>(cfg.integer("network.mtu"));
+  const double packet_bytes = mtu + static_cast<double>(cfg.integer("network.header_bytes"));
+  // Per entry: its spec, the transport's flow state, its result, and the per-flow objects (load
+  // balancer, congestion control, dependency lists) made when it starts.
+  m.entries = w.entries * static_cast<double>(sizeof(workload::FlowSpec) + sizeof(transport::FlowState) +
+                                              sizeof(metrics::FlowResult) + 160);
+  // Per PSN of a message in progress: state byte, send time, EV, a send-log record, SACK and
+  // receive bits (transport.h FlowState); freed when the flow is done.
+  m.packets_per_entry_state = std::ceil(w.concurrent_bytes / mtu);
+  m.psn_state = m.packets_per_entry_state *
+                (static_cast<double>(sizeof(transport::PsnState) + sizeof(SimTime) + sizeof(std::uint32_t) +
+                                     sizeof(std::pair<std::uint32_t, SimTime>)) + 0.25);
+  // Packets in flight: at most what the switch buffers hold (data queue per switch port) and what
+  // the workload has in progress.
+  double queue = static_cast<double>(cfg.integer("network.queue_bytes"));
+  if (queue <= 0 && cfg.integer("network.queue_packets") > 0)
+    queue = static_cast<double>(cfg.integer("network.queue_packets")) * packet_bytes;
+  if (queue <= 0) queue = cfg.real("network.queue_bdp") * t.host_rate_bps / 8 * kAssumedRttSeconds;
+  const double switch_ports = std::max(0.0, ports - t.hosts);  // every port but the NICs
+  m.packets_in_flight = std::min(m.packets_per_entry_state, switch_ports * std::ceil(queue / packet_bytes) + 2 * t.hosts);
+  m.packets = m.packets_in_flight * static_cast<double>(sizeof(net::Packet)) * kGrowth;
+  return m;
+}
+
+std::string MemoryEstimate::describe() const {
+  const double topo_part = base + graph + tables;
+  std::string s = fmt::format("{} (topology {}: {} switches, {} hosts, {} links; {} of tables per switch pair ({} pairs)",
+                              format_bytes(total()), format_bytes(topo_part), grouped(topo.switches), grouped(topo.hosts),
+                              grouped(topo.links), format_bytes(tables), grouped(topo.switches * topo.switches));
+  const double wl = entries + psn_state + packets;
+  if (wl > 0)
+    s += fmt::format("; workload {}: {} entries, {} packets of per-PSN state, {} packets in flight",
+                     format_bytes(wl), grouped(workload.entries), grouped(packets_per_entry_state), grouped(packets_in_flight));
+  return s + ")";
+}
+
+double machine_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("MemTotal:", 0) == 0) {
+      std::istringstream ss(line.substr(9));
+      double kib = 0;
+      ss >> kib;
+      return kib * 1024;
+    }
+  return 0;
+}
+
+double memory_limit_bytes(const config::Config& cfg, std::string* why) {
+  const double gb = cfg.real("run.max_memory_gb");
+  if (gb > 0) {
+    if (why) *why = fmt::format("run.max_memory_gb = {:g}", gb);
+    return gb * kGiB;
+  }
+  const double machine = machine_memory_bytes();
+  if (machine <= 0) {
+    if (why) *why = "none (run.max_memory_gb = 0 and this machine's memory is unknown)";
+    return 0;
+  }
+  if (why)
+    *why = fmt::format("run.max_memory_gb = {:.1f} (80% of this machine's {:.1f} GiB)", 0.8 * machine / kGiB, machine / kGiB);
+  return 0.8 * machine;
+}
+
+void check_memory(const config::Config& cfg, MemoryUse use) {
+  const MemoryEstimate m = estimate_memory(cfg, use);
+  // A message beyond the 32-bit sequence numbers is the config's error whatever memory it would
+  // take (the same limit check_packet_counts applies to the built workload, here from the keys).
+  const double mtu = static_cast<double>(cfg.integer("network.mtu"));
+  if (const double packets = std::ceil(m.workload.largest_message / mtu); packets > static_cast<double>(workload::kMaxMessagePackets))
+    throw UserError(fmt::format("{}workload.size = {} bytes are {:.0f} packets of network.mtu = {:.0f} bytes; a message holds at "
+                                "most {} packets (32-bit sequence numbers): lower it or raise network.mtu",
+                                cfg.where("workload.size"), cfg.integer("workload.size"), packets, mtu, workload::kMaxMessagePackets));
+  std::string why;
+  const double limit = memory_limit_bytes(cfg, &why);
+  if (limit <= 0 || m.total() <= limit) return;
+  // Name the keys of the part that does not fit on its own (the topology first: a workload that
+  // scales with the hosts shrinks with it), else of both.
+  const double topo_part = m.base + m.graph + m.tables, wl_part = m.entries + m.psn_state + m.packets;
+  std::string keys = topo_part > limit || wl_part <= topo_part ? m.topo.keys : m.workload.keys;
+  if (topo_part <= limit && wl_part <= limit && !m.workload.keys.empty())
+    keys = topo_part >= wl_part ? m.topo.keys + " or " + m.workload.keys : m.workload.keys + " or " + m.topo.keys;
+  const std::string file = cfg.source_file.empty() ? std::string() : cfg.source_file + ": ";
+  throw UserError(fmt::format("{}estimated memory {} exceeds {}; lower {} or raise run.max_memory_gb", file,
+                              m.describe(), why, keys.empty() ? "the size" : keys));
+}
+
+}  // namespace lbsim::sim

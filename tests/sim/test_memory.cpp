@@ -1,0 +1,218 @@
+// The up-front memory guard ([issue 14] "No size guard"; docs/reliability.md "Limits"): the sizes the
+// plug-ins predict from their keys match what they build, and configs that would allocate terabytes
+// are refused with exit 2 before anything is built, naming the keys.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <initializer_list>
+
+#include "core/error.h"
+#include "helpers.h"
+#include "sim/memory.h"
+#include "workload/cdf.h"
+#include "workload/registry.h"
+
+using namespace lbsim;
+
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+
+config::Config with(std::initializer_list<std::pair<const char*, config::Value>> kv) {
+  config::Config c;
+  c.set("run.progress", "off");
+  for (const auto& [k, v] : kv) c.set(k, v);
+  return c;
+}
+
+// A config file (the messages name it) with `body` plus a small permutation.
+std::string config_file(const std::string& name, const std::string& body) {
+  const auto dir = test::temp_dir("mem-" + name);
+  return test::write_file(dir + "/" + name + ".toml", body);
+}
+
+// The sizes a topology plug-in predicts are those of the graph it builds.
+void expect_size_matches(const config::Config& c) {
+  const auto s = topo::topology_size(c);
+  const auto t = topo::build_topology(c);
+  EXPECT_EQ(s.hosts, t.num_hosts) << c.text("topology.kind");
+  EXPECT_EQ(s.switches, t.num_switches()) << c.text("topology.kind");
+  EXPECT_EQ(s.links, static_cast<double>(t.links.size())) << c.text("topology.kind");
+  EXPECT_EQ(s.host_rate_bps, static_cast<double>(t.links[t.ports[0][0].link].rate));
+}
+
+// The entries a workload plug-in predicts are those it generates.
+double built_entries(const config::Config& c) {
+  const auto t = topo::build_topology(c);
+  return static_cast<double>(workload::build_workload(c, t, nullptr).flows.size());
+}
+double predicted_entries(const config::Config& c) {
+  return workload::workload_size(c, topo::topology_size(c)).entries;
+}
+
+}  // namespace
+
+TEST(MemoryGuard, EveryTopologyAndWorkloadPredictsItsSize) {
+  for (const auto& e : topo::topologies().entries()) EXPECT_TRUE(static_cast<bool>(e.size)) << e.name;
+  for (const auto& e : workload::workloads().entries()) EXPECT_TRUE(static_cast<bool>(e.size)) << e.name;
+}
+
+TEST(MemoryGuard, TopologySizesMatchTheBuiltGraphs) {
+  expect_size_matches(with({{"topology.hosts", std::int64_t{128}}, {"topology.radix", std::int64_t{16}}}));
+  // 3 tiers with a partly filled last pod: 100 hosts / 4 per ToR = 25 ToRs in 7 pods of 4.
+  expect_size_matches(with({{"topology.hosts", std::int64_t{100}}, {"topology.tiers", std::int64_t{3}}, {"topology.radix", std::int64_t{8}}}));
+  // 2:1 oversubscription: 8 hosts and 4 uplinks per ToR.
+  expect_size_matches(with({{"topology.hosts", std::int64_t{64}}, {"topology.radix", std::int64_t{16}},
+                            {"topology.hosts_per_tor", std::int64_t{8}}, {"topology.oversubscription", std::int64_t{2}}}));
+  expect_size_matches(with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4}}, {"topology.h", std::int64_t{2}}}));
+  expect_size_matches(with({{"topology.kind", std::string("dragonfly")}, {"topology.p", std::int64_t{2}}, {"topology.a", std::int64_t{4}},
+                            {"topology.h", std::int64_t{3}}, {"topology.g", std::int64_t{5}}}));
+  expect_size_matches(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{5}}}));
+  expect_size_matches(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{7}}, {"topology.p", std::int64_t{3}}}));
+  expect_size_matches(with({{"topology.kind", std::string("ring")}, {"topology.n", std::int64_t{6}}}));
+  expect_size_matches(with({{"topology.kind", std::string("ring")}, {"topology.n", std::int64_t{2}}}));
+  expect_size_matches(with({{"topology.kind", std::string("complete")}, {"topology.n", std::int64_t{5}}}));
+}
+
+TEST(MemoryGuard, Sizes) {
+  // Slim Fly q = 5: 2q^2 = 50 switches of degree k' = (3q - delta)/2 = 7 (delta = 1), p = 4 hosts each.
+  const auto s = topo::topology_size(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{5}}}));
+  EXPECT_EQ(s.switches, 50);
+  EXPECT_EQ(s.hosts, 200);
+  EXPECT_EQ(s.links, 200 + 50 * 7 / 2);
+  // Dragonfly a = h = 4096: g = a h + 1 groups of a switches, far beyond int32 node ids.
+  const auto d = topo::topology_size(with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4096}},
+                                           {"topology.h", std::int64_t{4096}}}));
+  EXPECT_EQ(d.switches, 4096.0 * (4096.0 * 4096.0 + 1));
+}
+
+TEST(MemoryGuard, WorkloadEntriesMatchTheGeneratedWorkloads) {
+  auto c = with({{"topology.hosts", std::int64_t{32}}, {"topology.radix", std::int64_t{8}}});
+  EXPECT_EQ(predicted_entries(c), 32);  // permutation: one message per host
+  c.set("workload.kind", "tornado");
+  EXPECT_EQ(predicted_entries(c), built_entries(c));
+  c.set("workload.kind", "incast");
+  c.set("workload.incast_senders", 5);
+  EXPECT_EQ(predicted_entries(c), 5);
+  EXPECT_EQ(predicted_entries(c), built_entries(c));
+  c.set("workload.kind", "alltoall");
+  EXPECT_EQ(predicted_entries(c), 32 * 31);
+  EXPECT_EQ(predicted_entries(c), built_entries(c));
+  c.set("workload.kind", "ring_allreduce");
+  EXPECT_EQ(predicted_entries(c), 2 * 31 * 32);
+  EXPECT_EQ(predicted_entries(c), built_entries(c));
+  c.set("workload.kind", "allscatter");
+  EXPECT_EQ(predicted_entries(c), built_entries(c));
+  c.set("workload.kind", "ps_allreduce");
+  EXPECT_EQ(predicted_entries(c), built_entries(c));
+  // 8 ranks and a background permutation of the 24 others.
+  c.set("workload.ranks", 8);
+  EXPECT_EQ(predicted_entries(c), 7 + 24);  // ps_allreduce: every rank but the root sends to it
+  EXPECT_EQ(predicted_entries(c), built_entries(c));
+}
+
+TEST(MemoryGuard, CdfTraceEntriesFollowRateTimesDurationTimesHosts) {
+  // websearch at load 0.5 on 400 Gb/s hosts: 0.5 x 50e9 B/s / mean bytes arrivals per host and second.
+  auto c = with({{"topology.hosts", std::int64_t{32}}, {"topology.radix", std::int64_t{8}},
+                 {"workload.kind", std::string("cdf_trace")}, {"workload.duration_us", 200.0}});
+  const double mean = workload::load_cdf("websearch").cdf.mean();
+  const double expected = 32 * 0.5 * 50e9 / mean * 200e-6;
+  EXPECT_NEAR(predicted_entries(c), expected, 1e-6 * expected);
+  // Poisson arrivals: the generated count is within a few standard deviations of the mean.
+  const double built = built_entries(c);
+  EXPECT_NEAR(built, expected, 5 * std::sqrt(expected) + 1);
+}
+
+TEST(MemoryGuard, SmallRunFits) {
+  auto c = test::small_fat_tree();
+  const auto m = sim::estimate_memory(c);
+  EXPECT_GT(m.total(), 10.0 * 1024 * 1024);   // at least the executable's fixed part
+  EXPECT_LT(m.total(), 200.0 * 1024 * 1024);  // 128 hosts, 24 switches, 128 messages of 8 MiB
+  EXPECT_NO_THROW(sim::check_memory(c));
+  // The switch-pair tables grow with the square of the switches.
+  const auto big = sim::estimate_memory(with({{"topology.hosts", std::int64_t{100000}}, {"topology.tiers", std::int64_t{3}},
+                                              {"topology.radix", std::int64_t{64}}}),
+                                        sim::MemoryUse::Topology);
+  EXPECT_GT(big.tables, big.topo.switches * big.topo.switches * 12);
+}
+
+TEST(MemoryGuard, LimitFromTheKey) {
+  auto c = test::small_fat_tree();
+  const double total = sim::estimate_memory(c).total();
+  c.set("run.max_memory_gb", 0.001);  // 1 MiB: the topology alone does not fit
+  try {
+    sim::check_memory(c);
+    FAIL() << "a 1 MiB limit must refuse a 128-host run";
+  } catch (const UserError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "exceeds run.max_memory_gb = 0.001");
+    EXPECT_CONTAINS(std::string(e.what()), "; lower topology.hosts, topology.radix, topology.tiers or raise");
+  }
+  // Just below the total: each part fits alone, both are named.
+  c.set("run.max_memory_gb", 0.99 * total / (1024.0 * 1024 * 1024));
+  try {
+    sim::check_memory(c);
+    FAIL() << "a limit below the estimate must refuse";
+  } catch (const UserError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "; lower workload.size or topology.hosts, topology.radix, topology.tiers or raise");  // the larger part first
+  }
+  c.set("run.max_memory_gb", 0.0);
+  std::string why;
+  EXPECT_NEAR(sim::memory_limit_bytes(c, &why), 0.8 * sim::machine_memory_bytes(), 1.0);
+  EXPECT_CONTAINS(why, "80% of this machine's");
+}
+
+// The four reproducers of the issue: each used to allocate until std::bad_alloc or the OOM killer.
+TEST(MemoryGuard, FatTreeOfTenMillionHostsIsRefused) {
+  const auto f = config_file("ft", "[topology]\nkind = \"fat_tree\"\nhosts = 10000000\ntiers = 3\nradix = 512\n[run]\nmax_memory_gb = 16\n");
+  const auto r = test::run_lbsim("run " + f + " --out " + test::temp_dir("mem-ft-out") + "/r");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_CONTAINS(r.out, "ft.toml: estimated memory");
+  EXPECT_CONTAINS(r.out, "143,767 switches, 10,000,000 hosts");
+  EXPECT_CONTAINS(r.out, "exceeds run.max_memory_gb = 16");
+  EXPECT_CONTAINS(r.out, "lower topology.hosts");
+}
+
+TEST(MemoryGuard, DragonflyA4096H4096IsRefused) {
+  // No run.max_memory_gb: the default (80% of this machine) is named; a petabyte exceeds any machine.
+  const auto f = config_file("df", "[topology]\nkind = \"dragonfly\"\na = 4096\nh = 4096\n");
+  const auto r = test::run_lbsim("run " + f + " --out " + test::temp_dir("mem-df-out") + "/r");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_CONTAINS(r.out, "df.toml: estimated memory");
+  EXPECT_CONTAINS(r.out, "(80% of this machine's");
+  EXPECT_CONTAINS(r.out, "lower topology.a, topology.h");
+}
+
+TEST(MemoryGuard, SlimFlyQ1021IsRefused) {
+  const auto f = config_file("sf", "[topology]\nkind = \"slim_fly\"\nq = 1021\n[run]\nmax_memory_gb = 16\n");
+  const auto r = test::run_lbsim("run " + f + " --out " + test::temp_dir("mem-sf-out") + "/r");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_CONTAINS(r.out, "2,084,882 switches");  // 2 q^2
+  EXPECT_CONTAINS(r.out, "lower topology.q");
+  // The toolkit commands that build the topology's tables check the same estimate.
+  const auto l = test::run_lbsim("layers " + f + " --layers 2");
+  EXPECT_EQ(l.code, 2) << l.out;
+  EXPECT_CONTAINS(l.out, "lower topology.q");
+  const auto t = test::run_lbsim("topo " + f);
+  EXPECT_EQ(t.code, 2) << t.out;
+  EXPECT_CONTAINS(t.out, "lower topology.q");
+}
+
+TEST(MemoryGuard, CdfTraceOfABillionMicrosecondsIsRefused) {
+  const auto f = config_file("cdf", "[topology]\nhosts = 128\nradix = 16\n[workload]\nkind = \"cdf_trace\"\nduration_us = 1e9\n"
+                                    "[run]\nmax_memory_gb = 16\n");
+  const auto r = test::run_lbsim("run " + f + " --out " + test::temp_dir("mem-cdf-out") + "/r");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_CONTAINS(r.out, "cdf.toml: estimated memory");
+  EXPECT_CONTAINS(r.out, "lower workload.duration_us");
+}
+
+TEST(MemoryGuard, NormalConfigRunsAndTopoPrintsTheEstimate) {
+  const auto t = test::run_lbsim("topo " + std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml");
+  EXPECT_EQ(t.code, 0) << t.out;
+  EXPECT_CONTAINS(t.out, "memory estimate of a run: ");
+  EXPECT_CONTAINS(t.out, "24 switches, 128 hosts, 256 links");
+  EXPECT_CONTAINS(t.out, "memory limit: ");
+  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml --set workload.size=64KiB --out " +
+                                 test::temp_dir("mem-demo") + "/r");
+  EXPECT_EQ(r.code, 0) << r.out;
+}

@@ -1,0 +1,256 @@
+// Transport unit tests ([issue 14]): the RTO walk, stale NACKs, SACK handling and the per-flow state
+// freed when a flow is done. One flow from host 0 to host 1 through one switch; the tests hand the
+// transport crafted ACKs and NACKs (Transport::on_packet) or black-hole the sender's link, and check
+// the sender state against what the algorithm in transport.h / docs/architecture.md prescribes.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "lb/policy.h"
+#include "net/network.h"
+#include "topo/topology.h"
+#include "transport/transport.h"
+#include "workload/flow_spec.h"
+
+using namespace lbsim;
+using transport::PsnState;
+
+namespace {
+
+constexpr Bytes kMtu = 4096, kHeader = 64, kWire = kMtu + kHeader;
+constexpr SimTime kRto = us(10);
+// 4160 wire bytes at 400 Gb/s: 83.2 ns between back-to-back packets of the NIC.
+constexpr SimTime kSer = kWire * 8 * 1000 / 400;
+
+topo::Topology star(int hosts) {
+  topo::Topology t;
+  t.kind = "star";
+  for (int h = 0; h < hosts; ++h) t.add_host("h" + std::to_string(h));
+  const auto sw = t.add_switch("sw");
+  for (int h = 0; h < hosts; ++h) t.connect(h, sw, gbps(400), ns(100), topo::LinkKind::HostLink);
+  return t;
+}
+
+struct ToDst : net::Router {
+  const topo::Topology& t;
+  explicit ToDst(const topo::Topology& topo) : t(topo) {}
+  std::int32_t route(std::int32_t, net::Packet& p) override { return t.ports[p.dst][0].peer_port; }
+};
+
+// One message of `packets` full packets from host 0 to host 1 under a fixed window of 1000 packets
+// (cc "none"), so that the window never limits what these tests send.
+struct Bench {
+  topo::Topology t = star(2);
+  ToDst router{t};
+  workload::Workload wl;
+  std::unique_ptr<net::Network> net;
+  std::unique_ptr<transport::Transport> tr;
+
+  explicit Bench(std::uint32_t packets, SimTime rto = kRto) {
+    workload::FlowSpec f;
+    f.src = 0;
+    f.dst = 1;
+    f.bytes = static_cast<Bytes>(packets) * kMtu;
+    wl.flows.push_back(f);
+    net::NetConfig nc;
+    nc.queue.data_limit = 1 << 22;
+    nc.queue.ctrl_limit = 1 << 20;
+    net = std::make_unique<net::Network>(t, nc, 1);
+    transport::TransportParams tp;
+    tp.mtu = kMtu;
+    tp.header = kHeader;
+    tp.rto = rto;
+    tp.cc.name = "none";
+    tp.cc.init_cwnd = tp.cc.max_cwnd = 1000 * kWire;
+    tp.cc.base_rtt = us(1);
+    tr = std::make_unique<transport::Transport>(
+        *net, wl, tp, [](const workload::FlowSpec&, std::uint32_t) { return std::make_unique<lb::FixedEvPolicy>(7); });
+    net->set_router(&router);
+    net->set_host_handler(tr.get());
+    tr->start();
+  }
+  const transport::FlowState& flow() const { return tr->flows()[0]; }
+  // The sender's link black-holes everything it transmits (a failed link).
+  void cut_sender_link() { net->port(net->nic_port(0)).up = false; }
+  void run_to(SimTime t) { net->run(t); }
+  // Hands the sender an ACK / NACK as if it had come back through the network.
+  void ack(std::uint32_t psn, std::uint32_t cum_ack, std::uint64_t sack) {
+    const auto i = net->packets().alloc();
+    auto& a = net->pkt(i);
+    a = net::Packet{};
+    a.type = net::PacketType::Ack;
+    a.flow = 0;
+    a.psn = psn;
+    a.cum_ack = cum_ack;
+    a.sack = sack;
+    a.src = 1;
+    a.dst = 0;
+    a.size = kHeader;
+    a.sent_time = flow().sent_at.empty() ? 0 : flow().sent_at[psn];
+    tr->on_packet(i);
+  }
+  void nack(std::uint32_t psn, SimTime sent_time) {
+    const auto i = net->packets().alloc();
+    auto& n = net->pkt(i);
+    n = net::Packet{};
+    n.type = net::PacketType::Nack;
+    n.flow = 0;
+    n.psn = psn;
+    n.src = 1;
+    n.dst = 0;
+    n.size = kHeader;
+    n.sent_time = sent_time;
+    tr->on_packet(i);
+  }
+};
+
+}  // namespace
+
+// A packet that vanishes is declared lost rto after its latest transmission and resent at once;
+// the RTO walks the send log in send order and re-arms for the oldest packet still in flight.
+// There is no exponential backoff (hence no cap): a packet that keeps vanishing times out every
+// rto, so after t each of the 4 packets has timed out floor(t / rto) times.
+TEST(Transport, RtoWalkDeclaresEachPacketLostOneRtoAfterItsLatestTransmission) {
+  Bench b(4);
+  b.cut_sender_link();
+  b.run_to(kRto - 1);
+  EXPECT_EQ(b.flow().n.packets_sent, 4u);  // the window holds all four: sent back to back
+  EXPECT_EQ(b.flow().sent_at[3], 3 * kSer);
+  EXPECT_EQ(b.flow().n.timeouts, 0u);
+  // The first RTO fires at rto: only PSN 0 (sent at 0) has expired; the timer moves to PSN 1's.
+  b.run_to(kRto);
+  EXPECT_EQ(b.flow().n.timeouts, 1u);
+  EXPECT_EQ(b.flow().rto_armed, kSer + kRto);
+  EXPECT_EQ(b.flow().n.retransmits, 1u);  // resent at once: the NIC was idle
+  EXPECT_EQ(b.flow().sent_at[0], kRto);
+  b.run_to(kRto + 3 * kSer);
+  EXPECT_EQ(b.flow().n.timeouts, 4u);
+  // Second and third rounds: one rto later each (a backoff would double the gap).
+  b.run_to(2 * kRto + 3 * kSer + kSer / 2);
+  EXPECT_EQ(b.flow().n.timeouts, 8u);
+  b.run_to(3 * kRto + 4 * kSer);
+  EXPECT_EQ(b.flow().n.timeouts, 12u);
+  EXPECT_EQ(b.flow().n.retransmits, 12u);
+  EXPECT_EQ(b.flow().n.packets_sent, 16u);
+  EXPECT_EQ(b.flow().inflight, 4 * kWire);  // every resent copy is in flight again
+}
+
+// Only the NACK of a PSN's latest transmission triggers a retransmission; a NACK of an older copy
+// (one a timeout already resent) or of an acknowledged PSN changes nothing but the NACK counter.
+TEST(Transport, StaleNackIsIgnored) {
+  Bench b(4);
+  b.cut_sender_link();
+  b.run_to(us(1));
+  ASSERT_EQ(b.flow().n.packets_sent, 4u);
+  const SimTime sent2 = b.flow().sent_at[2];
+  // A NACK echoing a different send time: an older copy of PSN 2.
+  b.nack(2, sent2 - 1);
+  EXPECT_EQ(b.flow().n.nacks, 1u);
+  EXPECT_EQ(b.flow().state[2], PsnState::InFlight);
+  EXPECT_EQ(b.flow().inflight, 4 * kWire);
+  EXPECT_TRUE(b.flow().rtx.empty());
+  // PSN 0 acknowledged, then a NACK of it arrives late.
+  b.ack(0, 1, 1);
+  EXPECT_EQ(b.flow().state[0], PsnState::Acked);
+  b.nack(0, b.flow().sent_at[0]);
+  EXPECT_EQ(b.flow().n.nacks, 2u);
+  EXPECT_EQ(b.flow().state[0], PsnState::Acked);
+  EXPECT_EQ(b.flow().inflight, 3 * kWire);
+  EXPECT_TRUE(b.flow().rtx.empty());
+  // The NACK of the latest transmission: lost and resent at once (the NIC is idle), so in flight
+  // again with a new send time.
+  b.nack(2, sent2);
+  EXPECT_EQ(b.flow().n.retransmits, 1u);
+  EXPECT_EQ(b.flow().state[2], PsnState::InFlight);
+  EXPECT_EQ(b.flow().sent_at[2], b.net->now());
+  EXPECT_GT(b.flow().sent_at[2], sent2);
+  EXPECT_EQ(b.flow().inflight, 3 * kWire);
+  // The first copy's NACK is now stale too.
+  b.nack(2, sent2);
+  EXPECT_EQ(b.flow().state[2], PsnState::InFlight);
+  b.run_to(us(3));
+  EXPECT_EQ(b.flow().n.retransmits, 1u);
+}
+
+// An ACK's SACK word covers the 64 PSNs of the word holding its PSN (bit i = PSN base + i); the
+// cumulative ACK covers every PSN below it. Both mark exactly those PSNs, once.
+TEST(Transport, SackAndCumulativeAckMarkExactlyTheirPsns) {
+  const SimTime rto = us(100);  // longer than sending all 130 (10.8 us)
+  Bench b(130, rto);  // three SACK words: PSNs 0-63, 64-127, 128-129
+  b.cut_sender_link();
+  b.run_to(us(12));
+  ASSERT_EQ(b.flow().n.packets_sent, 130u);
+  // PSNs 64, 66 and 70 arrived (word 1), nothing below 64.
+  b.ack(70, 0, (1ULL << 0) | (1ULL << 2) | (1ULL << 6));
+  EXPECT_EQ(b.flow().acked, 3u);
+  EXPECT_EQ(b.flow().snd_cum, 0u);
+  EXPECT_EQ(b.flow().state[64], PsnState::Acked);
+  EXPECT_EQ(b.flow().state[65], PsnState::InFlight);
+  EXPECT_EQ(b.flow().state[66], PsnState::Acked);
+  EXPECT_EQ(b.flow().state[70], PsnState::Acked);
+  EXPECT_EQ(b.flow().inflight, 127 * kWire);
+  // A cumulative ACK of 2 with PSN 1's word (bits 0 and 1).
+  b.ack(1, 2, 0b11);
+  EXPECT_EQ(b.flow().acked, 5u);
+  EXPECT_EQ(b.flow().snd_cum, 2u);
+  // The same ACK again: nothing new.
+  b.ack(1, 2, 0b11);
+  EXPECT_EQ(b.flow().acked, 5u);
+  EXPECT_EQ(b.flow().inflight, 125 * kWire);
+  // The last word holds only PSNs 128 and 129.
+  b.ack(129, 2, 0b11);
+  EXPECT_EQ(b.flow().acked, 7u);
+  // The RTO walk skips acknowledged PSNs: the other 123 time out.
+  b.run_to(rto + us(12));
+  EXPECT_EQ(b.flow().n.timeouts, 123u);
+  EXPECT_EQ(b.flow().state[64], PsnState::Acked);
+  // A cumulative ACK of everything finishes the sender.
+  b.ack(129, 130, 0b11);
+  EXPECT_TRUE(b.flow().sender_done);
+}
+
+// Per-PSN state is allocated when the flow starts and freed when it is done: the sender's when
+// every PSN is acknowledged, the receiver's when every PSN is held. A late duplicate is still
+// counted and acknowledged after that.
+TEST(Transport, PerFlowStateIsFreedWhenTheFlowFinishes) {
+  Bench b(200);
+  b.run_to(us(1));
+  EXPECT_EQ(b.flow().state.size(), 200u);
+  EXPECT_EQ(b.flow().sent_at.size(), 200u);
+  EXPECT_EQ(b.flow().received.size(), 4u);  // ceil(200 / 64) words
+  // The run stops when the last entry completes at its receiver; run on to deliver the last ACKs.
+  b.run_to(kTimeNever);
+  const auto& f = b.flow();
+  ASSERT_TRUE(f.finished);
+  EXPECT_EQ(f.received.capacity(), 0u);  // the receiver's bitmap goes at completion
+  b.run_to(kTimeNever);
+  ASSERT_TRUE(f.sender_done);
+  EXPECT_EQ(f.n.packets_sent, 200u);
+  EXPECT_EQ(f.state.capacity(), 0u);
+  EXPECT_EQ(f.sacked.capacity(), 0u);
+  EXPECT_EQ(f.sent_at.capacity(), 0u);
+  EXPECT_EQ(f.ev_of.capacity(), 0u);
+  EXPECT_EQ(f.rtx.capacity(), 0u);
+  EXPECT_EQ(f.sendlog.capacity(), 0u);
+  EXPECT_EQ(f.received.capacity(), 0u);
+  EXPECT_EQ(b.tr->completed(), 1u);
+  // A duplicate of PSN 5 arrives after the receiver is done (a retransmission overtaken by the
+  // original, say): counted, acknowledged (the sender, done, ignores the ACK).
+  const auto i = b.net->packets().alloc();
+  auto& p = b.net->pkt(i);
+  p = net::Packet{};
+  p.type = net::PacketType::Data;
+  p.flow = 0;
+  p.psn = 5;
+  p.src = 0;
+  p.dst = 1;
+  p.size = kWire;
+  p.payload = kMtu;
+  p.sent_time = b.net->now();
+  b.tr->on_packet(i);
+  EXPECT_EQ(f.n.duplicates, 1u);
+  b.run_to(kTimeNever);
+  EXPECT_EQ(f.n.packets_sent, 200u);
+  EXPECT_EQ(b.tr->completed(), 1u);
+}
