@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build demo test fuzz fuzz-build bench docs clean
+.PHONY: all deps build demo test sanitize fuzz fuzz-build bench docs clean
 
 all: build
 
@@ -26,6 +26,16 @@ demo: deps $(BUILD)/build.ninja
 # installed: ctest label "fuzz"). Benchmarks are separate: `make bench`.
 test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The test suite (without the fuzz smoke) built with AddressSanitizer + UndefinedBehaviorSanitizer in
+# $(BUILD)/sanitize (g++, -O1, any report fails the test; docs/reliability.md). CI runs it after `test`.
+SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+sanitize: deps
+	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \
+	  -DLBSIM_WERROR=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+	cmake --build $(BUILD)/sanitize -j $(JOBS)
+	cd $(BUILD)/sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -LE fuzz
 
 # libFuzzer harnesses (fuzz/, docs/fuzzing.md) in $(BUILD)/fuzz, built with clang + ASan + UBSan.
 # Without clang this says so and does nothing.

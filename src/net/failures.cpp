@@ -138,6 +138,19 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
 
 namespace {
 
+// One failure of the random class on `link` (only the direction transmitted by `from`; -1 = both).
+Failure failure_of(const RandomFailures& r, std::int32_t link, std::int32_t from) {
+  Failure f;
+  f.kind = r.kind;
+  f.start = r.start;
+  f.duration = r.duration;
+  f.link = link;
+  f.from = from;
+  f.rate = r.rate;
+  f.loss = r.loss;
+  return f;
+}
+
 // failures.random_links = "first_uplinks": htsim's "X% failed cables" (REPS artifact (htsim), the
 // fat tree's failed-links option) fails, at every ToR, its first uplinks in port order and only in
 // the ToR-to-upper-tier direction; no random draw.
@@ -152,17 +165,7 @@ std::vector<Failure> first_uplinks(const RandomFailures& r, const topo::Topology
     if (up.empty()) continue;
     const auto n = std::clamp<std::size_t>(
         static_cast<std::size_t>(std::llround(r.fraction * static_cast<double>(up.size()))), 1, up.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      Failure f;
-      f.kind = r.kind;
-      f.start = r.start;
-      f.duration = r.duration;
-      f.link = up[i];
-      f.from = tor;
-      f.rate = r.rate;
-      f.loss = r.loss;
-      out.push_back(f);
-    }
+    for (std::size_t i = 0; i < n; ++i) out.push_back(failure_of(r, up[i], tor));
   }
   if (out.empty())
     throw UserError("failures.random_links = \"first_uplinks\": the topology has no ToR with uplinks (a fat tree of two or more tiers)");
@@ -189,16 +192,7 @@ std::vector<Failure> random_failures(const RandomFailures& r, const topo::Topolo
   for (std::size_t i = 0; i < n; ++i)  // partial Fisher-Yates
     std::swap(cand[i], cand[i + rng.below(cand.size() - i)]);
   std::vector<Failure> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    Failure f;
-    f.kind = r.kind;
-    f.start = r.start;
-    f.duration = r.duration;
-    f.link = cand[i];
-    f.rate = r.rate;
-    f.loss = r.loss;
-    out.push_back(f);
-  }
+  for (std::size_t i = 0; i < n; ++i) out.push_back(failure_of(r, cand[i], -1));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "../net/star.h"
 #include "net/network.h"
 #include "topo/topology.h"
 
@@ -11,21 +12,8 @@ using namespace lbsim;
 
 namespace {
 
-// One switch with `hosts` hosts.
-topo::Topology star(int hosts) {
-  topo::Topology t;
-  t.kind = "star";
-  for (int h = 0; h < hosts; ++h) t.add_host("h" + std::to_string(h));
-  const auto sw = t.add_switch("sw");
-  for (int h = 0; h < hosts; ++h) t.connect(h, sw, gbps(400), ns(100), topo::LinkKind::HostLink);
-  return t;
-}
-
-struct ToDst : net::Router {
-  const topo::Topology& t;
-  explicit ToDst(const topo::Topology& topo) : t(topo) {}
-  std::int32_t route(std::int32_t, net::Packet& p) override { return t.ports[p.dst][0].peer_port; }
-};
+using test::star;
+using test::ToDst;
 
 struct Sink : net::HostHandler {
   net::Network* net = nullptr;

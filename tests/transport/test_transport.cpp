@@ -1,4 +1,4 @@
-// Transport unit tests ([issue 14]): the RTO walk, stale NACKs, SACK handling and the per-flow state
+// Transport unit tests (docs/reliability.md): the RTO walk, stale NACKs, SACK handling and the per-flow state
 // freed when a flow is done. One flow from host 0 to host 1 through one switch; the tests hand the
 // transport crafted ACKs and NACKs (Transport::on_packet) or black-hole the sender's link, and check
 // the sender state against what the algorithm in transport.h / docs/architecture.md prescribes.
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lb/policy.h"
+#include "../net/star.h"
 #include "net/network.h"
 #include "topo/topology.h"
 #include "transport/transport.h"
@@ -23,20 +24,8 @@ constexpr SimTime kRto = us(10);
 // 4160 wire bytes at 400 Gb/s: 83.2 ns between back-to-back packets of the NIC.
 constexpr SimTime kSer = kWire * 8 * 1000 / 400;
 
-topo::Topology star(int hosts) {
-  topo::Topology t;
-  t.kind = "star";
-  for (int h = 0; h < hosts; ++h) t.add_host("h" + std::to_string(h));
-  const auto sw = t.add_switch("sw");
-  for (int h = 0; h < hosts; ++h) t.connect(h, sw, gbps(400), ns(100), topo::LinkKind::HostLink);
-  return t;
-}
-
-struct ToDst : net::Router {
-  const topo::Topology& t;
-  explicit ToDst(const topo::Topology& topo) : t(topo) {}
-  std::int32_t route(std::int32_t, net::Packet& p) override { return t.ports[p.dst][0].peer_port; }
-};
+using test::star;
+using test::ToDst;
 
 // One message of `packets` full packets from host 0 to host 1 under a fixed window of 1000 packets
 // (cc "none"), so that the window never limits what these tests send.
