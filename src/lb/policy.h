@@ -36,6 +36,9 @@ struct AckDetail {
   SimTime tx_per_hop = 0;     // their transmission time at the NIC's rate
   Bytes inflight = 0;         // the flow's bytes in flight after this ACK
   bool ecn = false;
+  SimTime one_way = 0;        // receiver's arrival time - sender's send time of the data packet
+  bool probe = false;         // the answer to a probe (kCapProbe): no PSN, no data
+  SimTime sent = 0;           // the echoed send time of the data packet (identifies the transmission)
 };
 
 // hold() answers: send now, or the time to ask again (kTimeNever: at the flow's next ACK, NACK or
@@ -45,6 +48,16 @@ inline constexpr SimTime kSendNow = -1;
 // once per flow, so a policy without them costs no extra call per packet.
 inline constexpr std::uint8_t kCapHold = 1;       // call hold() before every packet
 inline constexpr std::uint8_t kCapAckDetail = 2;  // call on_ack_detail() for every ACK
+// [LAPS]: on_sent() after every data packet; take_probe() (probe packets on paths it names) and
+// take_lost() (PSNs it declared lost from per-path ACK order, sec. 3.7) after next_ev / on_ack_detail.
+inline constexpr std::uint8_t kCapPaths = 4;
+
+// LAPS: the candidate paths of a switch pair under source_route routing ([LAPS] sec. 3.3 PIT): per
+// path (index = the EV of a packet on it) its idle one-way latency and its number of anchor switches.
+struct CandidateSet {
+  std::vector<SimTime> base_latency;
+  std::vector<std::uint8_t> anchors;
+};
 
 // What a policy may know about its connection when it is created.
 struct PolicyContext {
@@ -60,6 +73,10 @@ struct PolicyContext {
   // Spritz: the EV entry list towards the destination switch ([Spritz] sec. III-C), shared by all
   // connections between the two switches and owned by the Simulation; null without source_guided.
   const EvEntryList* paths = nullptr;
+  // LAPS: the candidate paths of the connection's switch pair under source_route routing (the EV of a
+  // packet is the index of its path), with their idle one-way latencies; null otherwise.
+  const CandidateSet* candidates = nullptr;
+  double host_rate_bps = 0;           // the sender's NIC rate (rate-based policies)
 };
 
 class EntropyPolicy {
@@ -78,6 +95,12 @@ class EntropyPolicy {
   virtual SimTime hold(SimTime now, const SendView& v) { return kSendNow; }
   // kCapAckDetail: every ACK with its echoed hop count, size and the flow's bytes in flight.
   virtual void on_ack_detail(const AckDetail& a) {}
+  // kCapPaths: a data packet `psn` (first transmission or retransmission) went out with `ev` at `now`.
+  virtual void on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) {}
+  // kCapPaths: an EV to probe now (true), asked until it answers false.
+  virtual bool take_probe(std::uint32_t& ev, SimTime now) { return false; }
+  // kCapPaths: transmissions (psn, send time) declared lost; the transport resends those still in flight.
+  virtual void take_lost(std::vector<std::pair<std::uint32_t, SimTime>>& out) {}
   std::uint8_t caps() const { return caps_; }
   // Bytes of per-connection state a hardware implementation needs (reports); 0 if not modelled.
   virtual std::size_t state_bits() const { return 0; }

@@ -39,6 +39,9 @@ class RecordingPolicy final : public EntropyPolicy {
   void on_rtt(SimTime rtt, SimTime now) override { inner_->on_rtt(rtt, now); }
   SimTime hold(SimTime now, const SendView& v) override { return inner_->hold(now, v); }
   void on_ack_detail(const AckDetail& a) override { inner_->on_ack_detail(a); }
+  void on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) override { inner_->on_sent(psn, ev, now, bytes); }
+  bool take_probe(std::uint32_t& ev, SimTime now) override { return inner_->take_probe(ev, now); }
+  void take_lost(std::vector<std::pair<std::uint32_t, SimTime>>& out) override { inner_->take_lost(out); }
   std::size_t state_bits() const override { return inner_->state_bits(); }
   const EntropyPolicy& inner() const override { return inner_->inner(); }
   const std::map<std::uint32_t, EvUsage>& usage() const { return usage_; }

@@ -28,6 +28,8 @@ enum PacketFlag : std::uint8_t {
                         // receiver expects; the sender resends from there
   kFlagResume = 32,     // pause: XON (resume); without it XOFF
   kFlagClassPause = 64, // pause: pause the NIC's whole traffic class (PFC) instead of one flow (FGFC)
+  kFlagProbe = 128,     // data / ack: a header-only path probe and its answer ([LAPS] sec. 3.2 "Type",
+                        // 3.4 active probing); no PSN, nothing delivered
 };
 
 struct Packet {
@@ -57,7 +59,12 @@ struct Packet {
   // coalesced ack covers (at most kMaxCarriedEvs; 16-bit EVs as in [REPS] Table 1).
   std::uint8_t carry_n = 0;
   std::uint8_t echo_hops = 0;   // ack/nack: `hops` of the data packet it answers ([Flowcut] sec. II-B)
-  std::uint16_t carry_ev[8] = {};
+  union {
+    std::uint16_t carry_ev[8] = {};
+    // ack without carried EVs: the time the receiver got the data packet it answers (the receiver's
+    // stamp of [LAPS] sec. 3.2 INT, from which the sender reads the one-way path latency)
+    SimTime rx_time;
+  };
 
   bool ecn() const { return flags & kFlagEcn; }
   bool trimmed() const { return flags & kFlagTrimmed; }

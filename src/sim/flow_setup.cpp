@@ -18,7 +18,7 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
 }  // namespace
 
 FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, workload::Workload& wl, const Derived& d,
-                     const routing::MinimalTables& tables, const net::Router& run_router)
+                     const routing::MinimalTables& tables, net::Router& run_router)
     : cfg_(cfg), topo_(topo), wl_(wl), default_lb_(cfg.text("lb.algorithm")),
       seed_(static_cast<std::uint64_t>(cfg.integer("run.seed"))) {
   sg_ = dynamic_cast<const routing::SourceGuidedRouter*>(&run_router);
@@ -56,6 +56,23 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
 
   if (pins) resolve_pins(pin_sg_ ? *pin_sg_ : *sg_);
 
+  // source_route ([LAPS] sec. 3.3): the candidate paths of every switch pair the workload uses, built
+  // once here (the router caches them) and handed to the flows' policies as their PIT's paths.
+  if (auto* sr = dynamic_cast<routing::SourceRouteRouter*>(&run_router)) {
+    for (const auto& f : wl.flows) {
+      if (f.is_compute()) continue;
+      const std::int32_t a = topo.host_switch(f.src), b = topo.host_switch(f.dst);
+      const std::uint64_t key = pair_key(a, b);
+      if (candidates_.count(key)) continue;
+      lb::CandidateSet set;
+      for (const auto& p : sr->candidates().paths(a, b)) {
+        set.base_latency.push_back(p.base_latency);
+        set.anchors.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(p.anchors.size(), 255)));
+      }
+      candidates_.emplace(key, std::move(set));
+    }
+  }
+
   if (const auto& tag = cfg.text("output.path_usage_tag"); !tag.empty()) {
     const auto it = std::find(wl.tags.begin(), wl.tags.end(), tag);
     if (it == wl.tags.end())
@@ -70,6 +87,7 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
   run_ctx_.base_rtt = d.base_rtt;
   run_ctx_.rto = d.rto;
   run_ctx_.trimming = cfg.flag("network.trimming");
+  run_ctx_.host_rate_bps = topo.num_hosts ? static_cast<double>(topo.links[static_cast<std::size_t>(topo.ports[0][0].link)].rate) : 0;
   // One maker per load balancer the workload uses (pinned flows need none).
   for (const auto& f : wl.flows) {
     if (f.is_compute() || lb::is_via_group(f.lb)) continue;
@@ -131,6 +149,10 @@ std::unique_ptr<lb::EntropyPolicy> FlowSetup::make_policy(const workload::FlowSp
   if (!ev_lists_.empty()) {
     const auto it = ev_lists_.find(pair_key(topo_.host_switch(s.src), topo_.host_switch(s.dst)));
     if (it != ev_lists_.end()) ctx.paths = &it->second;
+  }
+  if (!candidates_.empty()) {
+    const auto it = candidates_.find(pair_key(topo_.host_switch(s.src), topo_.host_switch(s.dst)));
+    if (it != candidates_.end()) ctx.candidates = &it->second;
   }
   const auto pin = pinned_evs_.find(id);
   std::unique_ptr<lb::EntropyPolicy> policy =

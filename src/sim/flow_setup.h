@@ -24,6 +24,7 @@
 #include "lb/registry.h"
 #include "net/network.h"
 #include "routing/source_guided.h"
+#include "routing/source_route.h"
 #include "routing/tables.h"
 #include "sim/derived.h"
 #include "topo/topology.h"
@@ -36,7 +37,7 @@ class FlowSetup {
  public:
   // May retag entries of `wl` (ecmp_fraction); `run_router` is the run's switch routing.
   FlowSetup(const config::Config& cfg, const topo::Topology& topo, workload::Workload& wl, const Derived& d,
-            const routing::MinimalTables& tables, const net::Router& run_router);
+            const routing::MinimalTables& tables, net::Router& run_router);
   ~FlowSetup();
 
   // The router the network uses: `run_router`, or a dispatcher that sends pinned packets to a
@@ -70,6 +71,7 @@ class FlowSetup {
   // EV entry lists per (source switch, destination switch), key src * 2^32 + dst node ids;
   // std::map keeps the addresses the policies hold stable.
   std::map<std::uint64_t, lb::EvEntryList> ev_lists_;
+  std::map<std::uint64_t, lb::CandidateSet> candidates_;  // source_route: per switch pair in use
   std::map<std::uint32_t, std::uint32_t> pinned_evs_;  // by workload index
   std::int32_t record_tag_ = -1;
   std::vector<std::pair<std::uint32_t, const lb::RecordingPolicy*>> recorders_;  // owned by the flows

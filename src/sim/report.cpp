@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -178,6 +179,33 @@ nlohmann::json Simulation::summary() const {
                     {"pauses", pauses},
                     {"pause_timeouts", pause_timeouts},
                     {"held_us_total", held_us}};
+  // [LAPS] Fig. 9: the receiving host's reorder-buffer occupancy after every data arrival.
+  if (const auto& hist = tr_->rob_histogram(); !hist.empty()) {
+    std::uint64_t n = 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < hist.size(); ++i) {
+      n += hist[i];
+      sum += static_cast<double>(i) * static_cast<double>(hist[i]);
+    }
+    const auto quantile = [&](double q) {
+      std::uint64_t acc = 0;
+      for (std::size_t i = 0; i < hist.size(); ++i)
+        if ((acc += hist[i]) >= static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(n)))) return i;
+      return hist.size() - 1;
+    };
+    const auto mtu = static_cast<double>(cfg_.integer("network.mtu"));
+    std::uint64_t above30 = 0;
+    nlohmann::json bins = nlohmann::json::array();
+    for (std::size_t i = 0; i < hist.size(); ++i) {
+      if (static_cast<double>(i) * mtu > 30e3) above30 += hist[i];
+      if (hist[i]) bins.push_back({i, hist[i]});
+    }
+    j["reorder_buffer"] = {{"samples", n}, {"mean_packets", n ? sum / static_cast<double>(n) : 0.0},
+                           {"mean_kb", n ? sum / static_cast<double>(n) * mtu / 1e3 : 0.0},
+                           {"p50_packets", quantile(0.5)}, {"p99_packets", quantile(0.99)},
+                           {"max_packets", quantile(1.0)}, {"share_above_30kb", n ? static_cast<double>(above30) / static_cast<double>(n) : 0.0},
+                           {"histogram_packets_count", bins}};
+  }
   return j;
 }
 

@@ -63,6 +63,10 @@ class Topology {
   // global hops, and bounded paths are enumerated group by group (PathRule::Dragonfly). Set by the
   // dragonfly generator.
   bool minimal_one_global_hop = false;
+  // Switches of group -1 are scale-out planes (rails) that every group reaches: the source-route
+  // candidate rule "rail" ([LAPS] sec. 4.1) sends inter-group traffic through each of them. Set by
+  // the rail generator.
+  bool rail_planes = false;
   // Construction parameters and derived facts for reports (`lbsim topo`), in insertion order.
   std::vector<std::pair<std::string, std::string>> params;
 

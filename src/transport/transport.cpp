@@ -223,6 +223,11 @@ restart:
     p.payload = p.size - static_cast<std::uint32_t>(p_.header);
     p.sent_time = now;
     p.ev = f.lb->next_ev(now);
+    if (f.caps & lb::kCapPaths) {
+      f.lb->on_sent(psn, p.ev, now, p.size);
+      std::uint32_t probe_ev = 0;
+      while (f.lb->take_probe(probe_ev, now)) send_probe(f, probe_ev);
+    }
     if (f.pinned) p.flags |= net::kFlagPinned;
     if (f.state[psn] == PsnState::Lost) {
       p.flags |= net::kFlagRetransmit;
@@ -313,6 +318,8 @@ void Transport::send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_h
     a.carry_n = f.carry_n;
     std::copy(f.carry_ev, f.carry_ev + f.carry_n, a.carry_ev);
     f.carry_n = 0;
+  } else {
+    a.rx_time = f.ack_last_rx;
   }
   f.ack_pending = 0;
   f.ack_pending_ecn = 0;
@@ -338,9 +345,79 @@ void Transport::send_nack(FlowState& f, const Packet& p, std::uint32_t psn, bool
   net_.send_control(p.dst, ni);
 }
 
+void Transport::send_probe(FlowState& f, std::uint32_t ev) {
+  const std::uint32_t pi = net_.packets().alloc();
+  Packet& q = net_.pkt(pi);
+  q.type = PacketType::Data;
+  q.flags = net::kFlagProbe;
+  q.flow = f.id;
+  q.src = f.spec->src;
+  q.dst = f.spec->dst;
+  q.size = static_cast<std::uint32_t>(p_.header);
+  q.sent_time = net_.now();
+  q.ev = ev;
+  net_.send_control(f.spec->src, pi);
+}
+
+void Transport::answer_probe(FlowState& f, const Packet& p) {
+  const std::uint32_t ai = net_.packets().alloc();
+  Packet& a = net_.pkt(ai);
+  a.type = PacketType::Ack;
+  a.flags = net::kFlagProbe;
+  a.flow = p.flow;
+  a.ev = p.ev;
+  a.src = p.dst;
+  a.dst = p.src;
+  a.size = static_cast<std::uint32_t>(p_.header);
+  a.sent_time = p.sent_time;
+  a.rx_time = net_.now();
+  a.echo_hops = p.hops;
+  a.cum_ack = f.rcv_cum;
+  net_.send_control(p.dst, ai);
+}
+
+void Transport::on_probe_ack(FlowState& f, const Packet& a) {
+  if (!f.lb || !(f.caps & lb::kCapPaths)) return;
+  lb::AckDetail d;
+  d.now = net_.now();
+  d.rtt = d.now - a.sent_time;
+  d.ev = a.ev;
+  d.hops = a.echo_hops;
+  d.one_way = a.rx_time - a.sent_time;
+  d.sent = a.sent_time;
+  d.probe = true;
+  d.inflight = f.inflight;
+  f.lb->on_ack_detail(d);
+}
+
+void Transport::resend_lost(FlowState& f) {
+  lost_buf_.clear();
+  f.lb->take_lost(lost_buf_);
+  for (const auto& [psn, sent] : lost_buf_) {
+    if (psn >= f.npkts || f.state[psn] != PsnState::InFlight || f.sent_at[psn] != sent) continue;
+    f.state[psn] = PsnState::Lost;
+    f.inflight -= packet_bytes(f, psn);
+    f.rtx.push_back(psn);
+  }
+}
+
+void Transport::count_rob(FlowState& f, std::int32_t host, std::uint32_t before) {
+  if (rob_host_.empty()) {
+    rob_host_.assign(static_cast<std::size_t>(net_.topology().num_hosts), 0);
+    rob_hist_.assign(1025, 0);
+  }
+  auto& h = rob_host_[static_cast<std::size_t>(host)];
+  h = h - before + (f.rcv_count - f.rcv_cum);
+  ++rob_hist_[std::min<std::size_t>(h, rob_hist_.size() - 1)];
+}
+
 void Transport::on_data(std::uint32_t pkt) {
   Packet& p = net_.pkt(pkt);
   auto& f = flows_[p.flow];
+  if (p.flags & net::kFlagProbe) {
+    if (!p.trimmed()) answer_probe(f, p);  // a trimmed probe is lost: the path stays excluded
+    return;
+  }
   if (p.trimmed()) {
     // The payload was cut in the network: ask for a retransmission right away.
     ++f.n.trimmed_rx;
@@ -369,18 +446,22 @@ void Transport::on_data(std::uint32_t pkt) {
         return;
       }
     }
+    const std::uint32_t rob_before = f.rcv_count - f.rcv_cum;
     word |= bit;
     ++f.rcv_count;
     ++delivered_;
     last_progress_ = net_.now();
     while (f.rcv_cum < f.npkts && (f.received[f.rcv_cum >> 6] >> (f.rcv_cum & 63) & 1)) ++f.rcv_cum;
-    if (p_.delivery == Delivery::InOrder)  // packets above the first gap wait in the reorder buffer
+    if (p_.delivery == Delivery::InOrder) {  // packets above the first gap wait in the reorder buffer
       f.n.rob_max = std::max(f.n.rob_max, f.rcv_count - f.rcv_cum);
+      count_rob(f, p.dst, rob_before);
+    }
     newly_complete = f.rcv_count == f.npkts;
   }
   f.ack_last_psn = psn;
   f.ack_last_ev = p.ev;
   f.ack_last_sent_time = p.sent_time;
+  f.ack_last_rx = net_.now();
   f.ack_last_hops = p.hops;
   f.ack_pending_bytes += p.size;
   ++f.ack_pending;
@@ -424,6 +505,10 @@ void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
 void Transport::on_ack(std::uint32_t pkt) {
   const Packet& a = net_.pkt(pkt);
   auto& f = flows_[a.flow];
+  if (a.flags & net::kFlagProbe) {
+    on_probe_ack(f, a);
+    return;
+  }
   if (f.sender_done) return;
   const SimTime now = net_.now();
   Bytes acked_bytes = 0;
@@ -460,7 +545,10 @@ void Transport::on_ack(std::uint32_t pkt) {
     d.tx_per_hop = net_.port(net_.nic_port(f.spec->src)).serialization(a.payload);
     d.inflight = f.inflight;
     d.ecn = a.ecn();
+    d.sent = a.sent_time;
+    d.one_way = a.carry_n ? 0 : a.rx_time - a.sent_time;
     f.lb->on_ack_detail(d);
+    if (f.caps & lb::kCapPaths) resend_lost(f);
   }
   if (a.carry_n) {  // ACK + Carry EVs: every non-ECN EV the coalesced ACK covers
     for (std::uint32_t k = 0; k < a.carry_n; ++k) f.lb->on_feedback(a.carry_ev[k], lb::Feedback::Ack, now);

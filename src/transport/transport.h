@@ -121,6 +121,7 @@ struct FlowState {
   std::uint32_t ack_pending_bytes = 0;  // wire bytes of the data packets the next ACK answers
   std::uint8_t ack_last_hops = 0;
   SimTime ack_last_sent_time = 0;
+  SimTime ack_last_rx = 0;       // arrival time of the data packet the next ACK answers
   SimTime rcv_latest_sent = -1;  // latest send time among the data packets received
   bool ack_flush_armed = false;
   std::uint8_t carry_n = 0;  // ack_carry_evs: non-ECN EVs received since the last ACK
@@ -153,6 +154,10 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   SimTime last_progress() const { return last_progress_; }  // the latest delivery, start or completion
   const std::vector<FlowState>& flows() const { return flows_; }
   const TransportParams& params() const { return p_; }
+  // Receiver reorder buffers (in_order delivery with the buffer recovery; [LAPS] Fig. 9): after every
+  // data arrival, the packets the receiving host holds above the first gap of its flows, counted
+  // (index = packets, the last bin collecting larger values).
+  const std::vector<std::uint64_t>& rob_histogram() const { return rob_hist_; }
   Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const;
 
   // net::HostHandler
@@ -181,6 +186,13 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void remove_active(FlowState& f);
   void end_class_pause(FlowState& f);
   void send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_host);
+  // [LAPS] sec. 3.4: a header-only probe on the path `ev` names, and the receiver's answer.
+  void send_probe(FlowState& f, std::uint32_t ev);
+  void answer_probe(FlowState& f, const net::Packet& p);
+  void on_probe_ack(FlowState& f, const net::Packet& a);
+  // A policy's per-path loss verdicts ([LAPS] sec. 3.7): resend the transmissions still in flight.
+  void resend_lost(FlowState& f);
+  void count_rob(FlowState& f, std::int32_t host, std::uint32_t before);
   // Word w of the receiver's PSN bitmap (also once it is freed, when the entry is complete).
   std::uint64_t received_word(const FlowState& f, std::uint32_t w) const;
   void mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes, std::uint32_t& newly);
@@ -203,6 +215,9 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::size_t timed_pending_ = 0;
   SimTime last_progress_ = 0;
   std::size_t senders_pending_ = 0;  // transfers whose sender has not had every packet acknowledged
+  std::vector<std::pair<std::uint32_t, SimTime>> lost_buf_;
+  std::vector<std::uint32_t> rob_host_;   // per host: packets held in its flows' reorder buffers
+  std::vector<std::uint64_t> rob_hist_;
 };
 
 }  // namespace lbsim::transport

@@ -1,0 +1,277 @@
+#include "lb/laps.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "core/error.h"
+#include "lb/registry.h"
+
+namespace lbsim::lb {
+
+std::vector<double> softmax_probabilities(const std::vector<double>& d, double beta, const std::vector<char>& valid) {
+  std::vector<double> p(d.size(), 0.0);
+  const auto ok = [&](std::size_t i) { return valid.empty() || valid[i]; };
+  double lo = INFINITY;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (ok(i)) lo = std::min(lo, d[i]);
+  if (lo == INFINITY) return p;
+  double sum = 0;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (ok(i)) sum += p[i] = std::exp(-beta * (d[i] - lo));  // Eq. 1, shifted by the smallest d
+  for (auto& x : p) x /= sum;
+  return p;
+}
+
+LapsRate::LapsRate(double line_bps, double min_bps, int hyper_after)
+    : line_(line_bps), min_(std::min(min_bps, line_bps)), cur_(line_bps), exp_(line_bps), n_(hyper_after) {}
+
+// [LAPS] sec. 3.6.
+int LapsRate::update(SimTime now, bool all_slow, SimTime T, SimTime interval_T) {
+  if (interval_T < 0) interval_T = T;
+  if (last_ >= 0 && now - last_ < 2 * interval_T) return 0;  // "only allowed once in 2T"
+  last_ = now;
+  if (all_slow) {
+    exp_ = cur_;
+    cur_ = std::max(min_, cur_ / 2);
+    consecutive_ = 0;
+    hyper_ = false;  // "Otherwise, HAI is terminated"
+    ++dec_;
+    return -1;
+  }
+  if (hyper_) exp_ = std::min(line_, exp_ * 2);  // HAI: expRate doubles
+  cur_ = std::min(line_, cur_ + (exp_ - cur_) / 2);
+  ++inc_total_;
+  if (!hyper_ && ++consecutive_ >= n_) {  // "expRate will be doubled after N consecutive linear increases"
+    hyper_ = true;
+    ++hyper_phases_;
+  }
+  return 1;
+}
+
+void PathLossDetector::acked(std::uint32_t path, std::uint32_t psn, SimTime t,
+                             std::vector<std::pair<std::uint32_t, SimTime>>& out) {
+  auto& q = q_[path];
+  const auto it = std::find(q.begin(), q.end(), std::make_pair(psn, t));
+  if (it == q.end()) return;
+  out.insert(out.end(), q.begin(), it);  // sent earlier on this path, never acknowledged: lost
+  q.erase(q.begin(), it + 1);
+}
+
+namespace {
+std::uint64_t host_pair(std::int32_t a, std::int32_t b) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+}
+}  // namespace
+
+LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
+    : ctx_(std::move(ctx)), sh_(std::move(shared)),
+      rate_(ctx_.host_rate_bps, sh_->p.min_rate_bps, sh_->p.hyper_after),
+      loss_(ctx_.candidates ? ctx_.candidates->base_latency.size() : 1) {
+  if (!ctx_.candidates || ctx_.candidates->base_latency.empty())
+    throw UserError("lb.algorithm = \"laps\" needs routing.algorithm = \"source_route\" (its candidate paths are the EVs)");
+  caps_ = kCapHold | kCapAckDetail | kCapPaths;
+  const auto& base = ctx_.candidates->base_latency;
+  model_T_ = *std::max_element(base.begin(), base.end());
+  const auto key = host_pair(ctx_.src, ctx_.dst);
+  auto it = sh_->pits.find(key);
+  if (it == sh_->pits.end()) {
+    // A new PST entry and its PIT entries: idleVal = realVal = the path's idle latency, time = now.
+    std::vector<PitEntry> pit(base.size());
+    for (std::size_t i = 0; i < base.size(); ++i) pit[i].idle = pit[i].real = base[i];
+    it = sh_->pits.emplace(key, std::move(pit)).first;
+    sh_->max_anchors[key] = *std::max_element(ctx_.candidates->anchors.begin(), ctx_.candidates->anchors.end());
+  }
+  pit_ = &it->second;
+  ++sh_->flows;
+}
+
+LapsPolicy::~LapsPolicy() {
+  sh_->decreases += rate_.decreases();
+  sh_->increases += rate_.increases();
+  sh_->hyper_phases += rate_.hyper_phases();
+}
+
+SimTime LapsPolicy::largest_idle() const {
+  if (!sh_->p.idle_measured) return model_T_;
+  SimTime t = 0;
+  for (const auto& e : *pit_) t = std::max(t, e.idle);
+  return t;
+}
+
+void LapsPolicy::inputs(std::vector<double>& d, std::vector<char>& valid) const {
+  const auto& pit = *pit_;
+  d.resize(pit.size());
+  valid.resize(pit.size());
+  const double scale = sh_->p.normalize_max_base ? static_cast<double>(std::max<SimTime>(1, model_T_)) : 1e6;
+  for (std::size_t i = 0; i < pit.size(); ++i) {
+    d[i] = static_cast<double>(pit[i].real) / scale;
+    valid[i] = !pit[i].pending;
+  }
+}
+
+std::uint32_t LapsPolicy::next_ev(SimTime now) {
+  auto& pit = *pit_;
+  // sec. 3.4 active probing: a path not measured for more than 2 x realVal.
+  if (sh_->p.probing)
+    for (std::uint32_t i = 0; i < pit.size(); ++i) {
+      auto& e = pit[i];
+      if (e.pending || now - e.time <= 2 * e.real) continue;
+      e.pending = true;
+      e.time = now;
+      e.real *= 2;
+      probes_.push_back(i);
+    }
+  // sec. 3.5: Eq. 1 over the valid paths.
+  inputs(d_, valid_);
+  if (std::find(valid_.begin(), valid_.end(), 1) == valid_.end()) valid_.assign(valid_.size(), 1);
+  w_ = softmax_probabilities(d_, sh_->p.beta, valid_);
+  double r = ctx_.rng.uniform();
+  for (std::uint32_t i = 0; i < w_.size(); ++i) {
+    if (r < w_[i]) return i;
+    r -= w_[i];
+  }
+  for (std::uint32_t i = static_cast<std::uint32_t>(w_.size()); i-- > 0;)
+    if (w_[i] > 0) return i;
+  return 0;
+}
+
+SimTime LapsPolicy::hold(SimTime now, const SendView&) { return next_send_ > now ? next_send_ : kSendNow; }
+
+void LapsPolicy::on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) {
+  if (sh_->p.loss_detection) loss_.sent(ev, psn, now);
+  // NIC pacing at curRate (sec. 3.6).
+  const double gap_ps = static_cast<double>(bytes) * 8e12 / rate_.rate();
+  next_send_ = std::max(next_send_, now) + static_cast<SimTime>(std::llround(gap_ps));
+}
+
+bool LapsPolicy::take_probe(std::uint32_t& ev, SimTime) {
+  if (probes_.empty()) return false;
+  ev = probes_.back();
+  probes_.pop_back();
+  ++sh_->probes;
+  return true;
+}
+
+void LapsPolicy::take_lost(std::vector<std::pair<std::uint32_t, SimTime>>& out) {
+  sh_->path_losses += lost_.size();
+  out.insert(out.end(), lost_.begin(), lost_.end());
+  lost_.clear();
+}
+
+void LapsPolicy::measure(std::uint32_t path, SimTime one_way, SimTime now) {
+  auto& e = (*pit_)[path];
+  // The receiver's clock minus the sender's: a fixed offset per host pair ([LAPS] sec. 3.2 footnote).
+  if (!sh_->clock_offset.empty()) one_way += sh_->clock_offset[ctx_.dst] - sh_->clock_offset[ctx_.src];
+  e.real = one_way;
+  e.time = now;
+  e.pending = false;
+  if (sh_->p.idle_measured) e.idle = e.measured ? std::min(e.idle, one_way) : one_way;
+  e.measured = true;
+}
+
+void LapsPolicy::on_ack_detail(const AckDetail& a) {
+  if (a.ev >= pit_->size()) return;
+  measure(a.ev, a.one_way, a.now);
+  if (a.probe) {
+    ++sh_->probe_answers;
+  } else if (sh_->p.loss_detection) {
+    loss_.acked(a.ev, a.psn, a.sent, lost_);
+  }
+  // sec. 3.6: slow down only when every valid path is above the largest idle latency T.
+  const SimTime T = largest_idle();
+  bool any_valid = false, all_slow = true;
+  for (const auto& e : *pit_) {
+    if (e.pending) continue;
+    any_valid = true;
+    all_slow = all_slow && e.real > T;
+  }
+  // The 2T between adjustments is a time: the model's T, free of clock offsets.
+  if (any_valid) rate_.update(a.now, all_slow, T, model_T_);
+}
+
+std::size_t LapsPolicy::state_bits() const {
+  // Rate limiter per flow: curRate, expRate (32 each), last adjustment (48), increase counter (8).
+  return 32 + 32 + 48 + 8;
+}
+
+namespace {
+using namespace config;
+
+nlohmann::json laps_summary(const std::vector<const EntropyPolicy*>& used) {
+  const auto& first = dynamic_cast<const LapsPolicy&>(*used.front());
+  const LapsShared& sh = first.shared();
+  std::uint64_t dec = sh.decreases, inc = sh.increases, hyper = sh.hyper_phases;
+  for (const auto* p : used) {  // flows whose policy is still alive
+    const auto& l = dynamic_cast<const LapsPolicy&>(*p);
+    dec += l.rate().decreases();
+    inc += l.rate().increases();
+    hyper += l.rate().hyper_phases();
+  }
+  // PST / PIT sizes (Fig. 3; [LAPS] sec. 4.3 field widths): PST entry = destination (32 bits) + the
+  // path ids (16 bits each); PIT entry = pid 16, valid 1, time 48, idleVal 48, realVal 48, anchors 32 each.
+  std::unordered_map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>> per_host;  // host -> (pst bits, pit bits)
+  std::unordered_map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>> entries;   // host -> (pst, pit)
+  for (const auto& [key, pit] : sh.pits) {
+    const auto src = static_cast<std::int32_t>(key >> 32);
+    const std::uint64_t k = pit.size(), anchors = sh.max_anchors.at(key);
+    per_host[src].first += 32 + 16 * k;
+    per_host[src].second += k * (16 + 1 + 48 + 48 + 48 + 32 * anchors);
+    entries[src].first += 1;
+    entries[src].second += k;
+  }
+  std::uint64_t pst_b = 0, pit_b = 0, pst_e = 0, pit_e = 0, pit_total = 0;
+  for (const auto& [h, b] : per_host) {
+    pst_b = std::max(pst_b, (b.first + 7) / 8);
+    pit_b = std::max(pit_b, (b.second + 7) / 8);
+  }
+  for (const auto& [h, e] : entries) {
+    pst_e = std::max(pst_e, e.first);
+    pit_e = std::max(pit_e, e.second);
+    pit_total += e.second;
+  }
+  return {{"flows", sh.flows}, {"beta", sh.p.beta}, {"normalize", sh.p.normalize_max_base ? "max_base" : "us"},
+          {"idle", sh.p.idle_measured ? "measured" : "model"}, {"clock_offset_us", sh.p.clock_offset_us},
+          {"probes_sent", sh.probes}, {"probe_answers", sh.probe_answers}, {"path_losses", sh.path_losses},
+          {"rate_decreases", dec}, {"rate_increases", inc}, {"hyper_phases", hyper},
+          {"pst_entries_max_per_host", pst_e}, {"pit_entries_max_per_host", pit_e}, {"pit_entries_total", pit_total},
+          {"pst_bytes_max_per_host", pst_b}, {"pit_bytes_max_per_host", pit_b}, {"host_pairs", sh.pits.size()}};
+}
+
+const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over source-routed candidate paths, active probing, latency-based AIMD rate with NIC pacing, per-path loss detection ([LAPS] sec. 3; docs/laps.md). Needs routing.algorithm = source_route.",
+    {
+        real("lb.laps_beta", 1.0, "", "LAPS: beta of Eq. 1 (0 = uniform random spraying, large = the lowest-latency path; [LAPS] sec. 3.5 footnote: 1).").range(0, 1e9),
+        text("lb.laps_normalize", "max_base", "LAPS: latency d_i in Eq. 1: max_base = realVal / the pair's largest idle latency (the authors' ns-3 code), us = microseconds.").one_of({"max_base", "us"}),
+        text("lb.laps_idle", "model", "LAPS: idleVal (and T, the largest of them): model = the path's idle one-way latency from the topology; measured = the smallest one-way latency measured on the path (cancels clock offsets).").one_of({"model", "measured"}),
+        integer("lb.laps_hyper_after", 5, "increases", "LAPS: N, consecutive rate increases before the Hyper Rate Increase phase ([LAPS] sec. 3.6).").range(1, 1 << 20),
+        real("lb.laps_min_rate_gbps", 0.1, "Gb/s", "LAPS: the lowest rate a decrease goes to.").range(1e-6, 1e6),
+        flag("lb.laps_probing", true, "LAPS: active probing of stale paths ([LAPS] sec. 3.4)."),
+        flag("lb.laps_loss_detection", true, "LAPS: per-path loss detection from ACK order ([LAPS] sec. 3.7); off = only NACKs and the RTO."),
+        real("lb.laps_clock_offset_us", 0, "us", "LAPS: each host's clock is off by a uniform draw in [-x, x] (the one-way latencies the sender reads carry receiver - sender offset).").range(0, 1e9),
+    },
+    {"routing.algorithm=\"source_route\""}},
+    [](const Config& c, const PolicyContext& run) -> PolicyMaker {
+      if (c.integer("transport.ack_every") != 1)
+        throw UserError(c.where("transport.ack_every") + "lb.algorithm = \"laps\" needs one ACK per data packet (transport.ack_every = 1): per-path loss detection reads every packet's ACK");
+      auto sh = std::make_shared<LapsShared>();
+      auto& p = sh->p;
+      p.beta = c.real("lb.laps_beta");
+      p.normalize_max_base = c.text("lb.laps_normalize") == "max_base";
+      p.idle_measured = c.text("lb.laps_idle") == "measured";
+      p.hyper_after = static_cast<int>(c.integer("lb.laps_hyper_after"));
+      p.min_rate_bps = c.real("lb.laps_min_rate_gbps") * 1e9;
+      p.probing = c.flag("lb.laps_probing");
+      p.loss_detection = c.flag("lb.laps_loss_detection");
+      p.clock_offset_us = c.real("lb.laps_clock_offset_us");
+      if (p.clock_offset_us > 0) {
+        Rng rng(static_cast<std::uint64_t>(c.integer("run.seed")), hash_name("laps-clock"));
+        sh->clock_offset.resize(run.hosts);
+        for (auto& o : sh->clock_offset) o = static_cast<SimTime>((rng.uniform() * 2 - 1) * p.clock_offset_us * 1e6);
+      }
+      return [sh](PolicyContext ctx) { return std::make_unique<LapsPolicy>(std::move(ctx), sh); };
+    },
+    "laps", &laps_summary}};
+}  // namespace
+
+}  // namespace lbsim::lb

@@ -1,0 +1,138 @@
+// LAPS: latency-aware softmax packet spraying with joint rate control ([LAPS] sec. 3).
+//
+// The sender keeps, per destination, a Path Search Table entry (PST: the candidate path ids) and a
+// Path Information Table entry per path (PIT: valid, time, idleVal, realVal, anchors; Fig. 3). Here
+// the PIT of a (source host, destination host) pair is shared by the flows of that pair, created on
+// the pair's first flow; the path ids are the EVs that source_route routing maps to anchor lists.
+//   sec. 3.4  every ACK refreshes PIT[pid] with the one-way latency (the receiver's arrival time
+//             minus the data packet's send time, echoed in the ACK); a path not refreshed for more
+//             than 2 x realVal is probed: time = now, realVal doubled and the path excluded until the
+//             probe's answer (or another ACK of the path) refreshes it.
+//   sec. 3.5  each data packet takes path i with probability Eq. 1 (softmax of -beta * d_i) over the
+//             valid paths; d_i is realVal normalised by the pair's largest idle latency (the authors'
+//             implementation; lb.laps_normalize = "us" uses microseconds).
+//   sec. 3.6  AIMD on the flow's rate (LapsRate), paced at the NIC through hold().
+//   sec. 3.7  per-path ACK order: an ACK on a path declares every older unacknowledged transmission on
+//             that path lost (PathLossDetector); the transport resends those at once, before new data.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "lb/policy.h"
+
+namespace lbsim::lb {
+
+// Eq. 1: P(i) = exp(-beta d_i) / sum_j exp(-beta d_j) over the entries with valid[i] (all if
+// `valid` is empty); invalid entries get 0. Computed relative to the smallest d (shift-invariant),
+// so a large beta gives argmax (ties share) and never overflows.
+std::vector<double> softmax_probabilities(const std::vector<double>& d, double beta, const std::vector<char>& valid = {});
+
+// [LAPS] sec. 3.6 rate control. update() is called on every ACK with whether all valid paths are
+// slower than T (the largest idle latency); at most one adjustment per 2T:
+//   all slow:  expRate = curRate, curRate /= 2 (not below the minimum), the hyper phase ends;
+//   otherwise: curRate += (expRate - curRate) / 2; after N consecutive increases the Hyper Rate
+//              Increase phase begins, in which every increase first doubles expRate (up to the line
+//              rate), and lasts until a decrease.
+class LapsRate {
+ public:
+  LapsRate(double line_bps, double min_bps, int hyper_after);
+  // -1 decreased, +1 increased, 0 not allowed yet (within 2T of the last adjustment).
+  // `all_slow` was decided against T; `interval_T` (default T) spaces the adjustments 2 x interval_T apart.
+  int update(SimTime now, bool all_slow, SimTime T, SimTime interval_T = -1);
+  double rate() const { return cur_; }
+  double expected() const { return exp_; }
+  bool hyper() const { return hyper_; }
+  std::uint64_t decreases() const { return dec_; }
+  std::uint64_t increases() const { return inc_total_; }
+  std::uint64_t hyper_phases() const { return hyper_phases_; }
+
+ private:
+  double line_, min_, cur_, exp_;
+  int n_;
+  int consecutive_ = 0;
+  bool hyper_ = false;
+  SimTime last_ = -1;
+  std::uint64_t dec_ = 0, inc_total_ = 0, hyper_phases_ = 0;
+};
+
+// [LAPS] sec. 3.7: the unacknowledged transmissions per path in send order. Packets (and their ACKs,
+// on the reverse path) of one path stay in order, so an ACK for (psn, sent) means every transmission
+// sent before it on that path and not yet acknowledged was lost.
+class PathLossDetector {
+ public:
+  explicit PathLossDetector(std::size_t paths) : q_(paths) {}
+  void sent(std::uint32_t path, std::uint32_t psn, SimTime t) { q_[path].emplace_back(psn, t); }
+  // Appends the lost (psn, sent) to `out`; an ACK of a transmission not in the list changes nothing.
+  void acked(std::uint32_t path, std::uint32_t psn, SimTime t, std::vector<std::pair<std::uint32_t, SimTime>>& out);
+  std::size_t outstanding(std::uint32_t path) const { return q_[path].size(); }
+
+ private:
+  std::vector<std::deque<std::pair<std::uint32_t, SimTime>>> q_;
+};
+
+struct LapsParams {
+  double beta = 1.0;
+  bool normalize_max_base = true;  // d_i = realVal / largest idle latency; false: microseconds
+  bool idle_measured = false;      // idleVal = smallest one-way latency seen on the path (else the model's)
+  int hyper_after = 5;             // N
+  double min_rate_bps = 1e8;
+  bool probing = true;
+  bool loss_detection = true;
+  double clock_offset_us = 0;      // per-host clock offsets drawn uniformly in [-x, x]
+};
+
+struct PitEntry {
+  bool pending = false;   // a probe is out: excluded from spraying ("valid" = !pending)
+  bool measured = false;
+  SimTime time = 0;       // latest measurement (or probe) time
+  SimTime idle = 0;       // idleVal
+  SimTime real = 0;       // realVal
+};
+
+// Run-wide state of the plug-in: the PITs by host pair, the hosts' clock offsets, counters.
+struct LapsShared {
+  LapsParams p;
+  std::unordered_map<std::uint64_t, std::vector<PitEntry>> pits;
+  std::unordered_map<std::uint64_t, std::uint8_t> max_anchors;  // per pair, for the table sizes
+  std::vector<SimTime> clock_offset;  // per host
+  std::uint64_t probes = 0, probe_answers = 0, path_losses = 0, flows = 0;
+  std::uint64_t decreases = 0, increases = 0, hyper_phases = 0;
+};
+
+class LapsPolicy final : public EntropyPolicy {
+ public:
+  LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared);
+  ~LapsPolicy() override;
+  std::uint32_t next_ev(SimTime now) override;
+  SimTime hold(SimTime now, const SendView& v) override;
+  void on_ack_detail(const AckDetail& a) override;
+  void on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) override;
+  bool take_probe(std::uint32_t& ev, SimTime now) override;
+  void take_lost(std::vector<std::pair<std::uint32_t, SimTime>>& out) override;
+  std::size_t state_bits() const override;
+  const LapsShared& shared() const { return *sh_; }
+  const LapsRate& rate() const { return rate_; }
+  // The normalised latencies d_i and validity of the PIT entries, as Eq. 1 sees them now.
+  void inputs(std::vector<double>& d, std::vector<char>& valid) const;
+  SimTime largest_idle() const;
+
+ private:
+  void measure(std::uint32_t path, SimTime one_way, SimTime now);
+  PolicyContext ctx_;
+  std::shared_ptr<LapsShared> sh_;
+  std::vector<PitEntry>* pit_;
+  SimTime model_T_ = 0;
+  LapsRate rate_;
+  PathLossDetector loss_;
+  SimTime next_send_ = 0;
+  std::vector<std::uint32_t> probes_;
+  std::vector<std::pair<std::uint32_t, SimTime>> lost_;
+  std::vector<double> d_, w_;
+  std::vector<char> valid_;
+};
+
+}  // namespace lbsim::lb

@@ -1,0 +1,456 @@
+// LAPS ([LAPS] sec. 3) and its substrate: the Rail topology (sec. 4.1), source routing over candidate
+// paths (sec. 3.2-3.5), Eq. 1 spraying, the sec. 3.6 rate controller and sec. 3.7 per-path loss
+// detection.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include <fmt/core.h>
+
+#include "../sim/helpers.h"
+#include "lb/laps.h"
+#include "routing/source_route.h"
+#include "routing/tables.h"
+#include "sim/simulation.h"
+#include "topo/registry.h"
+
+using namespace lbsim;
+
+namespace {
+
+// The paper's Rail: 8 clusters x 8 GPUs, 100 Gb/s, the authors' 1 us links and 1000 B payloads.
+config::Config common() {
+  config::Config c;
+  c.set("topology.link_rate_gbps", 100);
+  c.set("topology.host_latency_ns", 1000);
+  c.set("topology.global_latency_ns", 1000);
+  c.set("network.mtu", 1000);
+  c.set("network.header_bytes", 48);
+  c.set("network.switch_latency_ns", 0);
+  c.set("routing.algorithm", "source_route");
+  c.set("lb.algorithm", "laps");
+  c.set("transport.cc", "none");
+  c.set("run.progress", "off");
+  return c;
+}
+
+config::Config rail(int nodes = 8, int gpus = 8) {
+  config::Config c = common();
+  c.set("topology.kind", "rail");
+  c.set("topology.rail_nodes", nodes);
+  c.set("topology.rail_gpus", gpus);
+  c.set("topology.nvlink_latency_ns", 1000);
+  return c;
+}
+
+// The LAPS Dragonfly (Fig. 1a): a = 4, p = 4, h = 2: 9 groups, 36 switches, 144 servers.
+config::Config laps_dragonfly() {
+  config::Config c = common();
+  c.set("topology.kind", "dragonfly");
+  c.set("topology.a", 4);
+  c.set("topology.p", 4);
+  c.set("topology.h", 2);
+  c.set("topology.local_latency_ns", 1000);
+  return c;
+}
+
+std::string flows_file(const std::string& name, const std::vector<std::tuple<int, int, long, double>>& flows) {
+  const auto dir = test::temp_dir(name);
+  std::string csv = "src,dst,bytes,start_us\n";
+  for (const auto& [s, d, b, t] : flows) csv += fmt::format("{},{},{},{}\n", s, d, b, t);
+  return test::write_file(dir + "/flows.csv", csv);
+}
+
+// Records every routing decision (switch sequence per transmission) and optionally drops one packet.
+class Recorder final : public net::Router {
+ public:
+  explicit Recorder(net::Router& inner) : inner_(inner) {}
+  std::int32_t route(std::int32_t node, net::Packet& p) override {
+    const bool probe = p.flags & net::kFlagProbe;
+    auto& walk = walks[{static_cast<int>(p.type), probe, p.flow, p.psn, p.sent_time}];
+    walk.ev = p.ev;
+    walk.src = p.src;
+    walk.dst = p.dst;
+    walk.nodes.push_back(node);
+    if (p.type == net::PacketType::Data && !probe && (p.flags & net::kFlagRetransmit) && p.hops == 1) resent.push_back(p.psn);
+    if (p.type == net::PacketType::Data && !probe && p.flow == drop_flow && p.psn == drop_psn && !dropped &&
+        p.hops == 2) {
+      dropped = true;
+      return -1;
+    }
+    return inner_.route(node, p);
+  }
+  struct Walk {
+    std::uint32_t ev = 0;
+    std::int32_t src = -1, dst = -1;
+    std::vector<std::int32_t> nodes;
+  };
+  std::map<std::tuple<int, bool, std::uint32_t, std::uint32_t, SimTime>, Walk> walks;
+  std::vector<std::uint32_t> resent;
+  std::uint32_t drop_flow = ~0u, drop_psn = ~0u;
+  bool dropped = false;
+
+ private:
+  net::Router& inner_;
+};
+
+std::unique_ptr<routing::SourceRouteRouter> source_router(const config::Config& c, const routing::MinimalTables& mt) {
+  const auto& t = mt.topology();
+  return std::make_unique<routing::SourceRouteRouter>(
+      mt, routing::CandidatePaths::rule_of(c.text("routing.source_paths"), t), static_cast<int>(c.integer("routing.source_paths_k")),
+      from_ns(c.real("network.switch_latency_ns")), c.integer("network.mtu") + c.integer("network.header_bytes"));
+}
+
+// A policy on given candidate paths, outside a simulation.
+struct Bench {
+  lb::CandidateSet set;
+  std::shared_ptr<lb::LapsShared> sh = std::make_shared<lb::LapsShared>();
+  std::unique_ptr<lb::LapsPolicy> make(std::vector<SimTime> base, double beta, std::uint64_t seed = 1) {
+    set.base_latency = std::move(base);
+    set.anchors.assign(set.base_latency.size(), 1);
+    sh->p.beta = beta;
+    sh->p.probing = false;
+    lb::PolicyContext ctx;
+    ctx.src = 0;
+    ctx.dst = 1;
+    ctx.hosts = 2;
+    ctx.host_rate_bps = 100e9;
+    ctx.candidates = &set;
+    ctx.rng = Rng(seed, hash_name("laps-test"));
+    return std::make_unique<lb::LapsPolicy>(std::move(ctx), sh);
+  }
+};
+
+lb::AckDetail ack(std::uint32_t ev, SimTime one_way, SimTime now, std::uint32_t psn = 0, SimTime sent = 0) {
+  lb::AckDetail a;
+  a.ev = ev;
+  a.one_way = one_way;
+  a.now = now;
+  a.psn = psn;
+  a.sent = sent;
+  return a;
+}
+
+// Pearson's chi-square of `counts` against probabilities `p`.
+double chi_square(const std::vector<std::uint64_t>& counts, const std::vector<double>& p, double n) {
+  double x = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) x += std::pow(static_cast<double>(counts[i]) - n * p[i], 2) / (n * p[i]);
+  return x;
+}
+
+}  // namespace
+
+// Eq. 1 itself: P(i) = exp(-beta d_i) / sum_j exp(-beta d_j).
+TEST(Laps, SoftmaxIsEquationOne) {
+  const std::vector<double> d{0.5, 0.75, 1.0, 2.0};
+  for (double beta : {0.0, 1.0, 3.0, 10.0}) {
+    const auto p = lb::softmax_probabilities(d, beta);
+    double z = 0;
+    for (double x : d) z += std::exp(-beta * x);
+    for (std::size_t i = 0; i < d.size(); ++i) EXPECT_NEAR(p[i], std::exp(-beta * d[i]) / z, 1e-12) << beta;
+  }
+  // Large beta: argmax (the smallest latency), and excluded paths get nothing.
+  const auto big = lb::softmax_probabilities(d, 1e6);
+  EXPECT_DOUBLE_EQ(big[0], 1.0);
+  const auto some = lb::softmax_probabilities(d, 1.0, {0, 1, 1, 0});
+  EXPECT_EQ(some[0], 0.0);
+  EXPECT_EQ(some[3], 0.0);
+  EXPECT_NEAR(some[1], std::exp(-0.75) / (std::exp(-0.75) + std::exp(-1.0)), 1e-12);
+}
+
+// The policy's draws follow Eq. 1 on d_i = realVal / largest idle latency (chi-square, 3 degrees of
+// freedom: 16.27 is the 0.1% critical value); beta = 0 is uniform.
+TEST(Laps, SprayingFollowsEquationOne) {
+  const std::vector<SimTime> base{us(4), us(5), us(6), us(8)};
+  for (double beta : {0.0, 1.0, 4.0}) {
+    Bench b;
+    auto pol = b.make(base, beta);
+    // Measured latencies different from the idle ones: 4, 10, 6, 8 us.
+    pol->on_ack_detail(ack(1, us(10), us(1)));
+    std::vector<double> expect(4);
+    const double T = 8.0;
+    const double lat[4] = {4, 10, 6, 8};
+    double z = 0;
+    for (int i = 0; i < 4; ++i) z += std::exp(-beta * lat[i] / T);
+    for (int i = 0; i < 4; ++i) expect[static_cast<std::size_t>(i)] = std::exp(-beta * lat[i] / T) / z;
+    const int n = 200000;
+    std::vector<std::uint64_t> counts(4, 0);
+    for (int k = 0; k < n; ++k) ++counts[pol->next_ev(us(2))];
+    EXPECT_LT(chi_square(counts, expect, n), 16.27) << "beta " << beta;
+    if (beta == 0.0) {
+      for (auto c : counts) EXPECT_NEAR(static_cast<double>(c) / n, 0.25, 0.005);
+    }
+  }
+}
+
+// sec. 3.6 step by step: halve on "all slow" (remembering expRate), at most once per 2T, increase
+// by (expRate - curRate) / 2, and after N = 3 consecutive increases double expRate per increase.
+TEST(Laps, RateControllerSteps) {
+  const SimTime T = us(10);
+  lb::LapsRate r(100e9, 1e9, 3);
+  EXPECT_EQ(r.update(0, true, T), -1);
+  EXPECT_DOUBLE_EQ(r.rate(), 50e9);
+  EXPECT_DOUBLE_EQ(r.expected(), 100e9);
+  EXPECT_EQ(r.update(us(5), true, T), 0);  // within 2T: no adjustment
+  EXPECT_EQ(r.update(us(19), false, T), 0);
+  EXPECT_DOUBLE_EQ(r.rate(), 50e9);
+  EXPECT_EQ(r.update(us(20), true, T), -1);
+  EXPECT_DOUBLE_EQ(r.rate(), 25e9);
+  EXPECT_DOUBLE_EQ(r.expected(), 50e9);
+  EXPECT_EQ(r.update(us(40), false, T), 1);
+  EXPECT_DOUBLE_EQ(r.rate(), 37.5e9);
+  EXPECT_EQ(r.update(us(60), false, T), 1);
+  EXPECT_DOUBLE_EQ(r.rate(), 43.75e9);
+  EXPECT_FALSE(r.hyper());
+  EXPECT_EQ(r.update(us(80), false, T), 1);
+  EXPECT_DOUBLE_EQ(r.rate(), 46.875e9);
+  EXPECT_DOUBLE_EQ(r.expected(), 50e9);
+  EXPECT_TRUE(r.hyper());  // N = 3 consecutive increases
+  EXPECT_EQ(r.update(us(100), false, T), 1);  // hyper: expRate doubles first
+  EXPECT_DOUBLE_EQ(r.expected(), 100e9);
+  EXPECT_DOUBLE_EQ(r.rate(), 73.4375e9);
+  EXPECT_EQ(r.update(us(110), true, T), 0);
+  EXPECT_EQ(r.update(us(120), true, T), -1);  // the decrease ends the hyper phase
+  EXPECT_FALSE(r.hyper());
+  EXPECT_DOUBLE_EQ(r.expected(), 73.4375e9);
+  EXPECT_DOUBLE_EQ(r.rate(), 36.71875e9);
+  EXPECT_EQ(r.decreases(), 3u);
+  EXPECT_EQ(r.hyper_phases(), 1u);
+  // Never below the minimum rate.
+  lb::LapsRate m(100e9, 30e9, 3);
+  m.update(0, true, T);
+  m.update(us(20), true, T);
+  EXPECT_DOUBLE_EQ(m.rate(), 30e9);
+}
+
+// In the policy: a slow path alone does not slow the flow; all valid paths above T (the largest
+// idle latency, 8 us) do.
+TEST(Laps, DecreaseOnlyWhenAllPathsSlow) {
+  Bench b;
+  auto pol = b.make({us(5), us(8)}, 1.0);
+  pol->on_ack_detail(ack(0, us(30), us(1)));  // path 0 slow, path 1 still at its idle 8 us
+  EXPECT_DOUBLE_EQ(pol->rate().rate(), 100e9);
+  EXPECT_EQ(pol->rate().decreases(), 0u);
+  pol->on_ack_detail(ack(1, us(9), us(17)));  // 16 us later (2T): both above T
+  EXPECT_DOUBLE_EQ(pol->rate().rate(), 50e9);
+  pol->on_ack_detail(ack(1, us(9), us(20)));  // within 2T: unchanged
+  EXPECT_DOUBLE_EQ(pol->rate().rate(), 50e9);
+  pol->on_ack_detail(ack(0, us(5), us(33)));  // path 0 recovered: increase towards expRate
+  EXPECT_DOUBLE_EQ(pol->rate().rate(), 75e9);
+}
+
+// A fixed receiver-minus-sender clock offset cancels: with idleVal measured, the spraying
+// probabilities and the rate decisions are those without the offset.
+TEST(Laps, ClockOffsetCancels) {
+  Bench b0, b1;
+  auto p0 = b0.make({us(5), us(6), us(8)}, 2.0);
+  auto p1 = b1.make({us(5), us(6), us(8)}, 2.0);
+  b0.sh->p.idle_measured = b1.sh->p.idle_measured = true;
+  const SimTime off = us(123);
+  // Once every path has a sample (the first three ACKs), everything is relative.
+  const SimTime seq[][3] = {{0, 5, 1}, {1, 6, 2}, {2, 8, 3}, {0, 12, 20}, {1, 15, 40}, {2, 9, 60}, {2, 20, 80}, {0, 6, 100},
+                            {0, 25, 120}, {1, 30, 140}, {2, 40, 160}, {1, 7, 180}};
+  int step = 0;
+  for (const auto& s : seq) {
+    p0->on_ack_detail(ack(static_cast<std::uint32_t>(s[0]), us(s[1]), us(s[2])));
+    p1->on_ack_detail(ack(static_cast<std::uint32_t>(s[0]), us(s[1]) + off, us(s[2])));
+    if (++step <= 3) continue;
+    std::vector<double> d0, d1;
+    std::vector<char> v0, v1;
+    p0->inputs(d0, v0);
+    p1->inputs(d1, v1);
+    const auto q0 = lb::softmax_probabilities(d0, 2.0, v0), q1 = lb::softmax_probabilities(d1, 2.0, v1);
+    for (std::size_t i = 0; i < q0.size(); ++i) EXPECT_NEAR(q0[i], q1[i], 1e-9);
+    EXPECT_DOUBLE_EQ(p0->rate().rate(), p1->rate().rate());
+  }
+  EXPECT_GT(p0->rate().decreases(), 0u);
+}
+
+// sec. 3.7 on the detector: an ACK on a path declares exactly the older unacknowledged sends of that
+// path lost; other paths and unknown ACKs change nothing.
+TEST(Laps, PathLossDetectorUnit) {
+  lb::PathLossDetector d(2);
+  d.sent(0, 10, 1);
+  d.sent(1, 11, 2);
+  d.sent(0, 12, 3);
+  d.sent(0, 13, 4);
+  std::vector<std::pair<std::uint32_t, SimTime>> lost;
+  d.acked(0, 13, 4, lost);
+  EXPECT_EQ(lost, (std::vector<std::pair<std::uint32_t, SimTime>>{{10, 1}, {12, 3}}));
+  lost.clear();
+  d.acked(1, 11, 2, lost);
+  EXPECT_TRUE(lost.empty());
+  d.acked(0, 99, 9, lost);
+  EXPECT_TRUE(lost.empty());
+  EXPECT_EQ(d.outstanding(0), 0u);
+}
+
+// A planted drop: the one lost packet is resent (exactly it, once) on the next ACK of its path,
+// long before the RTO.
+TEST(Laps, PerPathLossRetransmitsExactlyTheDropped) {
+  auto c = rail(2, 2);
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", flows_file("laps-drop", {{0, 3, 200000, 0.0}}));
+  c.set("network.trimming", false);
+  c.set("transport.rto_us", 1000);
+  sim::Simulation s(c);
+  routing::MinimalTables mt(s.topology());
+  auto inner = source_router(c, mt);
+  Recorder rec(*inner);
+  rec.drop_flow = 0;
+  rec.drop_psn = 40;
+  s.network().set_router(&rec);
+  ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(rec.dropped);
+  EXPECT_EQ(rec.resent, std::vector<std::uint32_t>{40});
+  const auto& f = s.transport().flows()[0];
+  EXPECT_EQ(f.n.timeouts, 0u);
+  EXPECT_EQ(f.n.retransmits, 1u);
+  EXPECT_EQ(s.summary()["laps"]["path_losses"], 1);
+  // The FCT is far below the RTO: the loss was repaired from the path's ACK order.
+  EXPECT_LT(s.flow_results()[0].fct(), us(200));
+}
+
+// Source routing on the LAPS Dragonfly: every data packet walks its candidate path's switches in
+// order (its anchors included), every ACK the same switches backwards; 3 candidates inside a
+// group, 8 between groups.
+TEST(Laps, SourceRoutingWalksAnchorsAndAcksReverse) {
+  auto c = laps_dragonfly();
+  c.set("workload.kind", "flows_csv");
+  // host 0 (switch 0, group 0) -> host 4 (switch 1, group 0) and -> host 100 (group 6)
+  c.set("workload.file", flows_file("laps-walk", {{0, 4, 60000, 0.0}, {0, 100, 60000, 0.0}, {50, 7, 60000, 1.0}}));
+  c.set("lb.laps_beta", 0.0);  // uniform: every candidate gets packets
+  c.set("output.fct_at", "sender");  // run until the last ACK is home
+  sim::Simulation s(c);
+  const auto& t = s.topology();
+  EXPECT_EQ(t.num_hosts, 144);
+  EXPECT_EQ(t.num_switches(), 36);
+  routing::MinimalTables mt(t);
+  auto inner = source_router(c, mt);
+  Recorder rec(*inner);
+  s.network().set_router(&rec);
+  ASSERT_EQ(s.run(), 0);
+  auto& cand = inner->candidates();
+  EXPECT_EQ(cand.paths(t.host_switch(0), t.host_switch(4)).size(), 3u);
+  EXPECT_EQ(cand.paths(t.host_switch(0), t.host_switch(100)).size(), 8u);
+  std::size_t data = 0, acks = 0, partial = 0;
+  std::map<std::uint32_t, std::set<std::uint32_t>> evs;  // flow -> paths used
+  for (const auto& [key, w] : rec.walks) {
+    const auto type = static_cast<net::PacketType>(std::get<0>(key));
+    const bool fwd = type == net::PacketType::Data;
+    const std::int32_t a = t.host_switch(fwd ? w.src : w.dst), b = t.host_switch(fwd ? w.dst : w.src);
+    const auto& list = cand.paths(a, b);
+    const auto& path = list[w.ev % list.size()];
+    std::vector<std::int32_t> expect = path.nodes;
+    if (!fwd) std::reverse(expect.begin(), expect.end());
+    // A packet dropped on the way walked a prefix of its path.
+    ASSERT_LE(w.nodes.size(), expect.size());
+    ASSERT_TRUE(std::equal(w.nodes.begin(), w.nodes.end(), expect.begin()));
+    if (w.nodes.size() < expect.size()) {
+      ++partial;
+      continue;
+    }
+    // The anchors are on the walk, in order.
+    auto it = path.nodes.begin();
+    for (auto anchor : path.anchors) {
+      it = std::find(it, path.nodes.end(), anchor);
+      ASSERT_NE(it, path.nodes.end());
+    }
+    if (fwd) {
+      ++data;
+      if (!std::get<1>(key)) evs[std::get<2>(key)].insert(w.ev);
+    } else {
+      ++acks;
+    }
+  }
+  EXPECT_GT(data, 150u);
+  EXPECT_GT(acks, 150u);
+  EXPECT_EQ(partial, 0u);
+  EXPECT_EQ(evs[0].size(), 3u);
+  EXPECT_EQ(evs[1].size(), 8u);
+  EXPECT_EQ(evs[2].size(), 8u);
+}
+
+// Rail: traffic inside a cluster never touches a rail switch; between clusters it uses all 8 rails.
+TEST(Laps, RailIntraClusterAvoidsRailsInterUsesAllEight) {
+  auto c = rail();
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", flows_file("laps-rail", {{0, 5, 100000, 0.0}, {9, 14, 100000, 0.0}, {0, 63, 300000, 0.0}, {18, 42, 300000, 0.0}}));
+  sim::Simulation s(c);
+  const auto& t = s.topology();
+  EXPECT_EQ(t.num_hosts, 64);
+  EXPECT_EQ(t.num_switches(), 64 + 8 + 8);
+  routing::MinimalTables mt(t);
+  auto inner = source_router(c, mt);
+  Recorder rec(*inner);
+  s.network().set_router(&rec);
+  ASSERT_EQ(s.run(), 0);
+  const auto is_rail = [&](std::int32_t n) { return t.nodes[static_cast<std::size_t>(n)].label.rfind("rail", 0) == 0; };
+  std::map<std::uint32_t, std::set<std::int32_t>> rails;
+  std::size_t intra_packets = 0;
+  for (const auto& [key, w] : rec.walks) {
+    const auto flow = std::get<2>(key);
+    for (auto n : w.nodes)
+      if (is_rail(n)) rails[flow].insert(n);
+    if (flow < 2) {
+      ++intra_packets;
+      EXPECT_EQ(w.nodes.size(), 3u);  // NIC, NVLink, NIC
+    }
+  }
+  EXPECT_GT(intra_packets, 100u);
+  EXPECT_TRUE(rails[0].empty());
+  EXPECT_TRUE(rails[1].empty());
+  EXPECT_EQ(rails[2].size(), 8u);
+  EXPECT_EQ(rails[3].size(), 8u);
+  EXPECT_EQ(inner->candidates().paths(t.host_switch(0), t.host_switch(63)).size(), 8u);
+  EXPECT_EQ(inner->candidates().paths(t.host_switch(0), t.host_switch(5)).size(), 1u);
+}
+
+// Yen's rule: k loopless paths, shortest first, all distinct.
+TEST(Laps, YenCandidates) {
+  config::Config c;
+  c.set("topology.kind", "complete");
+  c.set("topology.n", 5);
+  c.set("topology.p", 1);
+  const auto t = topo::build_topology(c);
+  routing::MinimalTables mt(t);
+  routing::CandidatePaths cp(mt, routing::PathRule::Yen, 6, 0, 1000);
+  const auto& ps = cp.paths(t.switch_node(0), t.switch_node(1));
+  ASSERT_EQ(ps.size(), 6u);
+  EXPECT_EQ(ps[0].nodes.size(), 2u);                      // the direct link
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(ps[i].nodes.size(), 3u);  // the 3 two-hop detours
+  for (std::size_t i = 4; i < 6; ++i) EXPECT_EQ(ps[i].nodes.size(), 4u);
+  std::set<std::vector<std::int32_t>> distinct;
+  for (const auto& p : ps) {
+    distinct.insert(p.nodes);
+    std::set<std::int32_t> u(p.nodes.begin(), p.nodes.end());
+    EXPECT_EQ(u.size(), p.nodes.size());
+  }
+  EXPECT_EQ(distinct.size(), 6u);
+  EXPECT_EQ(cp.pairs(), 1u);  // built for the pair asked, nothing else
+}
+
+// A full run with clock offsets and the summary's table sizes.
+TEST(Laps, RunReportsTablesAndReorderBuffer) {
+  auto c = rail(2, 4);
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", flows_file("laps-tables", {{0, 4, 50000, 0.0}, {1, 6, 50000, 0.0}, {0, 7, 50000, 0.0}, {5, 0, 50000, 0.0}}));
+  c.set("transport.delivery", "in_order");
+  c.set("lb.laps_clock_offset_us", 50);
+  c.set("lb.laps_idle", "measured");
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 0);
+  const auto j = s.summary();
+  EXPECT_EQ(j["laps"]["pst_entries_max_per_host"], 2);  // host 0 sends to 4 and 7
+  EXPECT_EQ(j["laps"]["pit_entries_max_per_host"], 8);  // 4 rails each
+  EXPECT_EQ(j["laps"]["host_pairs"], 4);
+  EXPECT_GT(j["laps"]["pit_bytes_max_per_host"].get<int>(), 0);
+  EXPECT_EQ(j["source_route"]["pairs_built"], 4);
+  EXPECT_GT(j["reorder_buffer"]["samples"].get<int>(), 150);
+  for (const auto& r : s.flow_results()) EXPECT_GT(r.fct(), 0);
+}
