@@ -180,3 +180,38 @@ TEST(Dcqcn, PacedFlowsInASimulation) {
     EXPECT_GT(to_us(f.fct()), 2 * 4e6 * 8 / 400e9 * 1e6);
   }
 }
+
+// NIC pacing as such: a test-only rate CC that always answers 10 Gb/s. One 1,000,000-byte flow
+// (1000 packets of 1048 wire bytes) on 400 Gb/s links then starts a packet every 1048 x 8 / 10 Gb/s
+// = 838.4 ns: the last one leaves 999 x 838.4 ns after the first, and the FCT is that plus one
+// packet's trip (less than the base RTT) - not the 21 us of line rate.
+namespace {
+class TenGig final : public CongestionControl {
+ public:
+  explicit TenGig(const CcParams& p) : CongestionControl(p) { paced_ = true; }
+  BitsPerSec rate(SimTime) override { return gbps(10); }
+
+ protected:
+  void ack_unmarked(Bytes) override {}
+  void ack_marked(Bytes, Bytes) override {}
+  void loss(double) override {}
+};
+const RegisterCc kTenGig{{{"test_paced_10g", "Test only: paced at 10 Gb/s.", {}, {}}, nullptr,
+                          [](const CcParams& p) { return std::make_unique<TenGig>(p); }}};
+}  // namespace
+
+TEST(Pacing, NicHonoursTheCcRate) {
+  const std::string dir = test::temp_dir("pacing");
+  config::Config c = fat_tree_flows("test_paced_10g");
+  c.set("workload.file", test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n0,100,1000000,0\n"));
+  c.set("transport.init_cwnd_bdp", 4.0);
+  c.set("transport.max_cwnd_bdp", 4.0);
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 0);
+  const auto r = s.flow_results().at(0);
+  const double gap_ps = 1048 * 8 / 10e9 * 1e12;
+  const double last_start_us = 999 * gap_ps / 1e6;
+  EXPECT_GT(to_us(r.fct()), last_start_us);
+  EXPECT_LT(to_us(r.fct()), last_start_us + to_us(s.derived().base_rtt));
+  EXPECT_EQ(r.packets_sent, 1000u);
+}
