@@ -14,8 +14,10 @@ std::uint32_t random_ev(PolicyContext& c) { return static_cast<std::uint32_t>(c.
 // --- PLB ---------------------------------------------------------------------------------------
 
 PlbPolicy::PlbPolicy(PolicyContext ctx, const BaselineParams& p)
-    : ctx_(std::move(ctx)), threshold_(p.plb_threshold), rounds_needed_(std::max<std::uint32_t>(1, p.plb_rounds)) {
+    : ctx_(std::move(ctx)), threshold_(p.plb_threshold), rounds_needed_(std::max<std::uint32_t>(1, p.plb_rounds)),
+      idle_rounds_(p.plb_idle_rounds) {
   ev_ = random_ev(ctx_);
+  if (idle_rounds_ > 0) caps_ |= kCapAckDetail;
 }
 
 void PlbPolicy::repath() {
@@ -39,7 +41,8 @@ void PlbPolicy::on_feedback(std::uint32_t, Feedback kind, SimTime now) {
     congested_rounds_ = frac >= threshold_ ? congested_rounds_ + 1 : 0;
     acks_ = marked_ = 0;
     round_start_ = now;
-    if (congested_rounds_ >= rounds_needed_) repath();
+    if (congested_rounds_ >= rounds_needed_ || (idle_rounds_ > 0 && congested_rounds_ >= idle_rounds_ && inflight_ == 0))
+      repath();
   }
   ++acks_;
   if (kind == Feedback::AckEcn) ++marked_;
@@ -143,6 +146,7 @@ BaselineParams baseline_params(const Config& c) {
   BaselineParams p;
   p.plb_threshold = c.real("lb.plb_threshold");
   p.plb_rounds = static_cast<std::uint32_t>(c.integer("lb.plb_rounds"));
+  p.plb_idle_rounds = static_cast<std::uint32_t>(c.integer("lb.plb_idle_rounds"));
   p.flowlet_timeout = from_us(c.real("lb.flowlet_timeout_us"));
   p.mptcp_subflows = static_cast<std::uint32_t>(c.integer("lb.mptcp_subflows"));
   p.bitmap_evs = static_cast<std::uint32_t>(c.integer("lb.bitmap_evs"));
@@ -164,7 +168,8 @@ std::function<PolicyMaker(const Config&, const PolicyContext&)> baseline_maker()
 const RegisterLb kPlb{{{"plb", "PLB: re-hash to a new EV after consecutive congested rounds ([REPS] sec. 4.1; docs/reps.md).",
     {
         real("lb.plb_threshold", 0.25, "fraction of ACKs", "plb: a round (one base RTT) is congested when at least this fraction of its ACKs is ECN-marked.").range(0, 1),
-        integer("lb.plb_rounds", 1, "rounds", "plb: repath after this many consecutive congested rounds ([REPS] 4.1: aggressive, FlowBender-like).").range(1, 1000),
+        integer("lb.plb_rounds", 1, "rounds", "plb: repath after this many consecutive congested rounds ([REPS] 4.1: aggressive, FlowBender-like; PLB / the LAPS artifact: 12, forced).").range(1, 1000),
+        integer("lb.plb_idle_rounds", 0, "rounds", "plb: also repath after this many consecutive congested rounds when the round ends with nothing in flight (Linux tcp_plb default 3; the LAPS paper sec. 4.2 describes its PLB repathing when congested with nothing in flight); 0 = off.").range(0, 1000),
     },
     {}},
     baseline_maker<PlbPolicy>()}};

@@ -14,11 +14,16 @@ namespace lbsim::lb {
 // the fraction of ECN-marked ACKs; after `plb_rounds` consecutive rounds at or above
 // `plb_threshold` it repaths (new random EV), and it repaths at once on a retransmission timeout.
 // [REPS] sec. 4.1 runs PLB with aggressive FlowBender-like settings: one congested round suffices.
+// With `plb_idle_rounds` > 0 (PLB sec. 3 as in Linux's tcp_plb: 3 idle / 12 forced rounds, 50%), a
+// round that ends with at least that many consecutive congested rounds and nothing in flight (the
+// ACK that closes it left no bytes outstanding) also repaths, so that the repath reorders nothing;
+// `plb_rounds` is then the forced repath.
 class PlbPolicy final : public EntropyPolicy {
  public:
   PlbPolicy(PolicyContext ctx, const BaselineParams& p);
   std::uint32_t next_ev(SimTime) override { return ev_; }
   void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override;
+  void on_ack_detail(const AckDetail& a) override { inflight_ = a.inflight; }
   std::size_t state_bits() const override { return 16 + 2 * 16 + 8 + 32; }
   std::uint64_t repaths() const { return repaths_; }
 
@@ -26,7 +31,8 @@ class PlbPolicy final : public EntropyPolicy {
   void repath();
   PolicyContext ctx_;
   double threshold_;
-  std::uint32_t rounds_needed_;
+  std::uint32_t rounds_needed_, idle_rounds_;
+  Bytes inflight_ = 0;  // after the latest ACK (plb_idle_rounds only)
   std::uint32_t ev_;
   SimTime round_start_ = -1;
   std::uint32_t acks_ = 0, marked_ = 0, congested_rounds_ = 0;

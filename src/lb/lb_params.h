@@ -30,6 +30,7 @@ struct RepsParams {
 struct BaselineParams {
   double plb_threshold = 0.25;         // PLB: a round is congested when this fraction of ACKs is ECN-marked
   std::uint32_t plb_rounds = 1;        // PLB: repath after this many consecutive congested rounds
+  std::uint32_t plb_idle_rounds = 0;   // PLB: repath after this many when nothing is in flight (0 = off)
   SimTime flowlet_timeout = 0;         // Flowlet: idle gap that starts a new flowlet; 0 = base RTT / 2
   std::uint32_t mptcp_subflows = 8;    // MPTCP-like: subflows (each its own EV)
   std::uint32_t bitmap_evs = 256;      // Bitmap: EVs a connection keeps penalties for

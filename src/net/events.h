@@ -24,6 +24,7 @@ enum EventKind : std::uint32_t {
   kEvAckFlush,
   kEvHoldWake,      // a flow held by its load balancer may send again (EntropyPolicy::hold)
   kEvPauseTimeout,  // a flow paused by a switch (FGFC / PFC) resumes without XON ([Flowcut] sec. IV-A)
+  kEvPaceWake,      // a paced flow (rate-based CC, e.g. dcqcn) may send its next packet
   // sim: queue sampling (obj unused), failure schedule (obj = failure index)
   kEvQueueSample,
   kEvFailStart,

@@ -13,6 +13,8 @@
 // swept when the table has doubled since the last sweep, so the table follows the active flows.
 #include "routing/flowlet.h"
 
+#include "core/rng.h"
+#include "routing/ecmp.h"
 #include "routing/registry.h"
 
 namespace lbsim::routing {
@@ -71,6 +73,20 @@ void FlowletRouter::sweep(SimTime now) {
   swept_size_ = map_.size();
 }
 
+// LetFlow ([LetFlow] sec. 3): a new flowlet takes a uniformly random port among the switch's
+// shortest-path (equal-cost) next hops; at the destination's switch the host port.
+RandomMinimalRouter::RandomMinimalRouter(const MinimalTables& tables, std::uint64_t seed)
+    : tables_(tables), topo_(tables.topology()), rng_(seed, hash_name("letflow")) {}
+
+std::int32_t RandomMinimalRouter::route(std::int32_t node, net::Packet& p) {
+  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  if (node == dst_sw) return tables_.host_port(p.dst);
+  const auto c = tables_.candidates(node, dst_sw);
+  if (c.empty()) return -1;
+  if (c.size() == 1) return c[0];
+  return c[rng_.below(c.size())];
+}
+
 namespace {
 using namespace config;
 std::vector<std::string> select_choices() { return {"auto", "least_loaded", "ugal"}; }
@@ -87,6 +103,27 @@ const RegisterRouting kFlowlet{{{"flowlet",
       const SimTime timeout = t > 0 ? from_us(t) : c.base_rtt / 2;
       return std::make_unique<FlowletRouter>(c.tables, make_choice_routers(c, c.cfg.text("routing.flowlet_select")),
                                              timeout, c.net);
+    },
+    "flowlet",
+    [](const net::Router& r, SimTime) -> nlohmann::json {
+      const auto& f = static_cast<const FlowletRouter&>(r);
+      return {{"flowlets", f.flowlets()}, {"timeout_us", to_us(f.timeout())}, {"peak_entries", f.peak_entries()}};
+    }}};
+
+// LetFlow (Vanini et al., NSDI'17; the LAPS evaluation's baseline): flowlet switching at every
+// switch with a random port for a new flowlet ([LetFlow] sec. 3: "picks a path at random"; no
+// congestion information). ACKs take plain ECMP.
+const RegisterRouting kLetflow{{{"letflow",
+    "LetFlow: flowlet switching at every switch; a new flowlet (idle gap > routing.letflow_timeout_us) takes a uniformly random shortest-path port ([LetFlow] sec. 3; docs/baselines.md).",
+    {
+        real("routing.letflow_timeout_us", 10, "us", "letflow: idle gap of a flow at a switch that starts a new flowlet (the LAPS artifact: 10).").range(1e-6, 1e9),
+    },
+    {}},
+    [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
+      ChoiceRouters r;
+      r.choice = std::make_unique<RandomMinimalRouter>(c.tables, c.seed);
+      r.plain = std::make_unique<EcmpRouter>(c.tables, c.seed);
+      return std::make_unique<FlowletRouter>(c.tables, std::move(r), from_us(c.cfg.real("routing.letflow_timeout_us")), c.net);
     },
     "flowlet",
     [](const net::Router& r, SimTime) -> nlohmann::json {

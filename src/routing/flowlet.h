@@ -1,12 +1,26 @@
-// Flowlet switching at every switch (routing.algorithm = "flowlet"); see flowlet.cpp.
+// Flowlet switching at every switch (routing.algorithm = "flowlet", and "letflow" with a random port
+// per new flowlet); see flowlet.cpp.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "core/rng.h"
 #include "routing/flowcut.h"
 
 namespace lbsim::routing {
+
+// A uniformly random shortest-path next hop per call (LetFlow's choice for a new flowlet).
+class RandomMinimalRouter final : public net::Router {
+ public:
+  RandomMinimalRouter(const MinimalTables& tables, std::uint64_t seed);
+  std::int32_t route(std::int32_t node, net::Packet& p) override;
+
+ private:
+  const MinimalTables& tables_;
+  const topo::Topology& topo_;
+  Rng rng_;
+};
 
 class FlowletRouter final : public net::Router {
  public:

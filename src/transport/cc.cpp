@@ -31,6 +31,7 @@ void CongestionControl::roll_window(SimTime now) {
 }
 
 void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
+  now_ = now;
   if (first_ack_ < 0) {
     first_ack_ = now;
     win_start_ = now;
@@ -76,12 +77,14 @@ bool CongestionControl::quick_adapt(SimTime now, Bytes inflight) {
 }
 
 void CongestionControl::on_nack(SimTime now, Bytes bytes, Bytes inflight) {
+  now_ = now;
   clean_bytes_ = 0;
   if (!stale(bytes) && !quick_adapt(now, inflight)) loss(p_.nack_decrease);
   clamp();
 }
 
 void CongestionControl::on_timeout(SimTime now, Bytes bytes, Bytes inflight) {
+  now_ = now;
   clean_bytes_ = 0;
   if (!stale(bytes) && !quick_adapt(now, inflight)) loss(p_.timeout_decrease);
   clamp();

@@ -34,6 +34,23 @@
 
 namespace lbsim::transport {
 
+// dcqcn (transport/dcqcn.h): the reaction point's constants; defaults = the LAPS artifact's run
+// (g = 1/256, AI 5 Mb/s, HAI 50 Mb/s, minimum 100 Mb/s, decrease interval 4 us, RP timer 300 us,
+// alpha interval 1 us, one fast-recovery stage).
+struct DcqcnParams {
+  double g = 1.0 / 256;                   // alpha EWMA gain
+  double rate_ai = 5e6;                   // bits/s, additive increase of the target rate
+  double rate_hai = 50e6;                 // bits/s, hyper increase
+  double min_rate = 100e6;                // bits/s
+  SimTime decrease_interval = 4'000'000;  // ps between decrease checks
+  SimTime rp_timer = 300'000'000;         // ps between rate-increase ticks
+  SimTime alpha_interval = 1'000'000;     // ps between alpha updates
+  std::uint32_t fast_recovery = 1;        // F: increase ticks of fast recovery before additive increase
+  bool clamp_target = false;              // RT = RC on every decrease (else only from stage > 0)
+  double rate_on_first_cnp = 1.0;         // RC and RT on the first CNP, as a fraction of RC
+  SimTime cnp_interval = 0;               // at most one CNP per interval (0 = every marked ACK)
+};
+
 struct CcParams {
   std::string name = "dctcp_ack";
   Bytes mtu = 4160;             // wire bytes of a full data packet
@@ -49,6 +66,7 @@ struct CcParams {
   bool fast_increase = false;
   double fast_increase_gain = 1.0;
   SimTime fast_increase_from = 0;  // FastIncrease acts only from this time on (htsim turns it on mid-run)
+  DcqcnParams dcqcn;
 };
 
 class CongestionControl {
@@ -62,6 +80,12 @@ class CongestionControl {
   void on_nack(SimTime now, Bytes bytes, Bytes inflight);
   void on_timeout(SimTime now, Bytes bytes, Bytes inflight);
   std::uint64_t quick_adapts() const { return quick_adapts_; }
+  // Rate-based CCs (dcqcn): the rate in bits/s the NIC paces the flow at, after the CC's timers due
+  // up to `now` ran; 0 = not paced (window only). paced() is fixed at construction.
+  virtual BitsPerSec rate(SimTime) { return 0; }
+  bool paced() const { return paced_; }
+  // The flow's NIC rate (set by the transport when the flow starts).
+  virtual void set_line_rate(BitsPerSec) {}
 
  protected:
   virtual void ack_unmarked(Bytes acked) = 0;
@@ -70,6 +94,8 @@ class CongestionControl {
   void clamp();
   const CcParams p_;
   double cwnd_;
+  SimTime now_ = 0;     // time of the call being handled (on_ack / on_nack / on_timeout)
+  bool paced_ = false;  // set by rate-based CCs
 
  private:
   bool quick_adapt(SimTime now, Bytes inflight);

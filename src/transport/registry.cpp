@@ -35,6 +35,26 @@ void apply_preset(config::Config& c) {
   const auto def = [&](std::string_view key, config::Value v) {
     if (!c.given(key)) c.set(key, std::move(v), origin);
   };
+  if (preset == "laps_dcqcn" || preset == "laps_plb") {
+    // The LAPS artifact's baseline senders (docs/baselines.md): window = the largest shortest-path
+    // BDP, RoCE go-back-N recovery; DCQCN (its keys' defaults are the artifact's), or PLB over DCTCP
+    // with g = 1/256, 50% marked ACKs per congested round, repath after 3 rounds when idle, 12 forced.
+    def("transport.init_cwnd_bdp", 1.0);
+    def("transport.max_cwnd_bdp", 1.0);
+    def("transport.delivery", std::string("in_order"));
+    def("transport.in_order_recovery", std::string("go_back_n"));
+    if (preset == "laps_dcqcn") {
+      def("transport.cc", std::string("dcqcn"));
+    } else {
+      def("transport.cc", std::string("dctcp"));
+      def("transport.dctcp_g", 1.0 / 256);
+      def("lb.algorithm", std::string("plb"));
+      def("lb.plb_threshold", 0.5);
+      def("lb.plb_rounds", std::int64_t{12});
+      def("lb.plb_idle_rounds", std::int64_t{3});
+    }
+    return;
+  }
   def("transport.cc", std::string("dctcp_ack"));
   def("transport.ecn_decrease", 0.25);     // acked / 4 per marked ACK
   def("transport.nack_decrease", 1.0);     // 1 MTU per NACK ...
@@ -63,7 +83,7 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
       real("transport.fast_increase_from_us", 0, "us", "With fast_increase: FastIncrease acts only from this simulated time on (htsim switches it on mid-run in a failure scenario; REPS artifact (htsim), docs/htsim.md); 0 = from the start.").range(0, 1e12),
       real("transport.rto_us", 0, "us", "Retransmission timeout; 0 = computed as transport.rto_model says.").range(0, 1e9),
       text("transport.rto_model", "lbsim", "The RTO when rto_us = 0: lbsim = max unloaded RTT + drain time of every full switch queue on the longest path, both directions (the NIC's queue not counted); htsim = max unloaded RTT + drain time of one full queue per link of the longest path, data direction only (REPS artifact (htsim); docs/htsim.md).").one_of({"lbsim", "htsim"}),
-      text("transport.preset", "none", "A set of defaults: none, or htsim (the REPS artifact's MPRDMA-style sender: cc = dctcp_ack, ecn_decrease = 0.25, nack_decrease = 1, timeout_decrease = 1, init/max_cwnd_bdp = 1.5, rto_model = htsim). Keys the config sets itself win; docs/htsim.md.").one_of({"none", "htsim"}),
+      text("transport.preset", "none", "A set of defaults: none; htsim (the REPS artifact's MPRDMA-style sender: cc = dctcp_ack, ecn_decrease = 0.25, nack_decrease = 1, timeout_decrease = 1, init/max_cwnd_bdp = 1.5, rto_model = htsim; docs/htsim.md); laps_dcqcn / laps_plb (the LAPS artifact's baseline senders: init/max_cwnd_bdp = 1, delivery = in_order, in_order_recovery = go_back_n, and cc = dcqcn, or cc = dctcp with dctcp_g = 1/256 and lb.algorithm = plb, plb_threshold = 0.5, plb_rounds = 12, plb_idle_rounds = 3; docs/baselines.md). Keys the config sets itself win.").one_of({"none", "htsim", "laps_dcqcn", "laps_plb"}),
       integer("transport.ack_every", 1, "packets", "ACK coalescing: one ACK per n data packets (1 = per-packet ACKs).").range(1, 64),
       real("transport.ack_delay_us", 1.0, "us", "With ack_every > 1: send a partial ACK after this delay.").range(0, 1e9),
       text("transport.delivery", "ooo", "Receiver: ooo = place packets in any order; in_order = deliver in PSN order like RoCE, an out-of-order arrival (PSN != expected, [Flowcut] sec. III-C2) is handled by transport.in_order_recovery. Both count ooo_packets and max_reorder.").one_of({"ooo", "in_order"}),

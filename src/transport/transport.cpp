@@ -15,7 +15,7 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
                      PolicyFactory policies)
     : net_(net), wl_(wl), p_(params), policies_(std::move(policies)) {
   for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush, net::kEvHoldWake,
-                       net::kEvPauseTimeout})
+                       net::kEvPauseTimeout, net::kEvPaceWake})
     net_.on(k, this);
   p_.cc.mtu = p_.header + p_.mtu;
   const auto n = wl.flows.size();
@@ -106,6 +106,8 @@ void Transport::begin(std::uint32_t id) {
     return;
   }
   f.cc = make_cc(p_.cc);
+  f.cc->set_line_rate(net_.port(net_.nic_port(s.src)).rate);
+  f.paced = f.cc->paced();
   f.lb = policies_(s, id);
   f.caps = f.lb->caps();
   f.state.assign(f.npkts, PsnState::Unsent);
@@ -210,6 +212,14 @@ restart:
       }
     }
     if (!window_allows(f, next)) continue;
+    if (f.next_tx > now) {
+      // Paced (rate-based CC): not before its slot; the NIC looks again then.
+      if (f.pace_wake != f.next_tx) {
+        f.pace_wake = f.next_tx;
+        net_.events().push(f.next_tx, net::kEvPaceWake, f.id);
+      }
+      continue;
+    }
     cursor_[host] = static_cast<std::uint32_t>((idx + 1) % n);
     const std::uint32_t psn = next_psn(f);
     const std::uint32_t pi = net_.packets().alloc();
@@ -240,6 +250,8 @@ restart:
     f.inflight += p.size;
     f.sendlog.emplace_back(psn, now);
     if (f.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
+    // NIC pacing at the CC's rate: the next packet starts size x 8 / rate after this one.
+    if (f.paced) f.next_tx = now + serialization_ps(p.size, f.cc->rate(now));
     return pi;
   }
   return kNil;
@@ -737,6 +749,14 @@ void Transport::on_event(const Event& e) {
       if (f.hold_wake == e.time && (f.park & kParkHold)) {
         f.hold_wake = kTimeNever;
         unpark(f, kParkHold);
+      }
+      break;
+    }
+    case net::kEvPaceWake: {
+      auto& f = flows_[e.obj];
+      if (f.pace_wake == e.time) {
+        f.pace_wake = kTimeNever;
+        if (!f.sender_done) net_.kick_nic(f.spec->src);
       }
       break;
     }

@@ -112,6 +112,11 @@ struct FlowState {
   SimTime parked_since = 0, class_since = 0;
   SimTime hold_wake = kTimeNever;  // time of the pending kEvHoldWake
   SimTime pause_deadline = kTimeNever;  // time of the pending kEvPauseTimeout
+  // pacing (rate-based CC, CongestionControl::paced): the next packet may start at next_tx; a NIC that
+  // skipped the flow for that reason is woken at pace_wake (kEvPaceWake). next_tx stays 0 unpaced.
+  SimTime next_tx = 0;
+  SimTime pace_wake = kTimeNever;
+  bool paced = false;
   // receiver
   std::vector<std::uint64_t> received;  // PSN bitmap; freed when every PSN is held
   std::uint32_t rcv_count = 0;
@@ -163,7 +168,8 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // net::HostHandler
   void on_packet(std::uint32_t pkt) override;
   std::uint32_t pull_data(std::int32_t host) override;
-  // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush, kEvHoldWake, kEvPauseTimeout)
+  // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush, kEvHoldWake, kEvPauseTimeout,
+  // kEvPaceWake)
   void on_event(const Event& e) override;
 
  private:

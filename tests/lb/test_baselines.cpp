@@ -61,6 +61,54 @@ TEST(Baselines, PlbNeedsConsecutiveRounds) {
   EXPECT_EQ(r.repaths(), 1u);
 }
 
+// PLB as Linux's tcp_plb and the LAPS artifact run it: 50% threshold, repath after 3 congested
+// rounds if the round ends with nothing in flight, after 12 in any case.
+TEST(Baselines, PlbIdleAndForcedRepath) {
+  lb::BaselineParams p;
+  p.plb_threshold = 0.5;
+  p.plb_rounds = 12;
+  p.plb_idle_rounds = 3;
+  lb::PlbPolicy r(context(), p);
+  EXPECT_TRUE(r.caps() & lb::kCapAckDetail);
+  const auto ack = [&](SimTime t, bool ecn, Bytes inflight) {
+    lb::AckDetail d;
+    d.now = t;
+    d.inflight = inflight;
+    r.on_ack_detail(d);
+    r.on_feedback(1, ecn ? Feedback::AckEcn : Feedback::Ack, t);
+  };
+  // Rounds of 4 us, half the ACKs marked (congested), always something in flight: 12 rounds to repath.
+  SimTime t = 0;
+  for (int round = 0; round < 12; ++round) {
+    ack(t, true, 1000);
+    ack(t + us(1), false, 1000);
+    t += us(4);
+  }
+  EXPECT_EQ(r.repaths(), 0u);
+  ack(t, false, 1000);  // closes round 12
+  EXPECT_EQ(r.repaths(), 1u);
+  // Again, but round 3 ends with an ACK that leaves nothing in flight: repath there.
+  for (int round = 0; round < 3; ++round) {
+    t += us(4);
+    ack(t, true, 1000);
+    ack(t + us(1), false, 1000);
+  }
+  EXPECT_EQ(r.repaths(), 1u);  // (the first of these ACKs closed the round of the forced repath, uncongested): 2 congested rounds so far, always with bytes in flight
+  t += us(4);
+  ack(t, true, 0);  // closes round 3 (congested) with nothing in flight
+  EXPECT_EQ(r.repaths(), 2u);
+  // 1 of 3 marked (< 50%) is not congested.
+  lb::PlbPolicy q(context(), p);
+  const auto ev = q.next_ev(0);
+  for (int round = 0; round < 20; ++round) {
+    q.on_feedback(1, Feedback::AckEcn, us(4 * round));
+    q.on_feedback(1, Feedback::Ack, us(4 * round + 1));
+    q.on_feedback(1, Feedback::Ack, us(4 * round + 2));
+  }
+  EXPECT_EQ(q.repaths(), 0u);
+  EXPECT_EQ(q.next_ev(us(100)), ev);
+}
+
 // Flowlet: same EV inside a burst, a new one after an idle gap longer than base RTT / 2 = 2 us.
 TEST(Baselines, FlowletNewEvAfterIdleGap) {
   lb::FlowletPolicy r(context(), lb::BaselineParams{});
