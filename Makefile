@@ -17,10 +17,12 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The default scenario end to end: ECMP vs OPS on a 128-host fat tree permutation.
+# The default scenario end to end: ECMP vs OPS on a 128-host fat tree permutation, then its HTML
+# report (docs/report.md; the last line printed is its path).
 demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lbsim
 	$(BUILD)/lbsim compare examples/demo.toml --lb ecmp,ops
+	$(BUILD)/lbsim report results/demo
 
 # The whole test suite (unit, integration, CLI, and a fixed-length smoke of each fuzzer when clang is
 # installed: ctest label "fuzz"). Benchmarks are separate: `make bench`.
@@ -32,7 +34,7 @@ test: build fuzz-build
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 sanitize: deps
 	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \
-	  -DLBSIM_WERROR=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+	  -DLBSIM_WERROR=OFF -DLBSIM_PYTHON=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
 	cmake --build $(BUILD)/sanitize -j $(JOBS)
 	cd $(BUILD)/sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE fuzz

@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "config/reader.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "sim/memory.h"
 
 namespace lbsim::cli {
@@ -125,8 +126,15 @@ int run_layers(const LayersArgs& a) {
   opt.seed = a.seed;
   opt.guard_short_routes = !a.no_guard;
   if (a.tables && a.out.empty()) throw UserError("--tables needs --out DIR");
+  // Progress (run.progress of the config): the layers, each statistics pass, the tables, the lanes.
+  int first = a.sweep ? 1 : a.layers;
+  const double steps = 1.0 + (a.layers - first + 1) + (a.tables ? 1.0 : 0.0) + (a.vls > 0 ? 1.0 : 0.0);
+  double step = 0;
+  progress::Meter meter("lbsim layers", progress::mode_for_stderr(cfg.text("run.progress")), "steps");
   auto r = build_layers(g.adj, opt);
   if (auto err = validate_layers(r); !err.empty()) throw std::logic_error(err);
+  meter.update(++step, steps, "layers built");
+  meter.finish();
   const std::string note =
       fmt::format("{}; scheme {}{}; layers {}; seed {}", g.description, a.scheme,
                   opt.scheme == LayerScheme::Layered ? "" : fmt::format(" p={}", a.keep), a.layers, a.seed);
@@ -148,9 +156,10 @@ int run_layers(const LayersArgs& a) {
                            {"fallback_non_minimal", b.fallback_non_minimal},
                            {"pinned", b.pinned}});
   }
-  int first = a.sweep ? 1 : a.layers;
   for (int l = first; l <= a.layers; ++l) {
     auto s = compute_path_stats(r, l, a.link_bin);
+    meter.update(++step, steps, fmt::format("statistics of {} layers", l));
+    meter.finish();
     fmt::print("{}", format_path_stats(s));
     js["stats"].push_back(stats_json(s));
   }
@@ -182,9 +191,11 @@ int run_layers(const LayersArgs& a) {
                       {"walk_routes", walk.routes},  {"walk_delivered", walk.delivered},
                       {"walk_failed", walk.failed},  {"walk_max_switch_hops", walk.max_switch_hops}};
       if (!walk.ok()) throw std::logic_error("the written forwarding tables do not deliver every route:\n" + walk.text());
+      meter.update(++step, steps, "tables written and walked");
     }
   }
   if (a.vls > 0) {
+    meter.finish();
     auto routes = collect_routes(r);
     VlAssignment v = a.deadlock == "three-lane" ? assign_three_lane(r.adjacency(), routes, a.vls, a.sls)
                      : a.deadlock == "dfsssp"   ? assign_dfsssp(r.adjacency(), routes, a.vls)

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "config/reader.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "sim/memory.h"
 
 namespace lbsim::cli {
@@ -95,6 +96,11 @@ int run_mat(const MatArgs& a) {
   js["seed"] = a.seed;
   js["lp_method"] = a.method;
   js["demands"] = tm.demands.size();
+  // Progress (run.progress of the config): one step per LP and one for the layers.
+  const std::vector<int> counts = a.at.empty() ? std::vector<int>{a.layers} : parse_int_list(a.at);
+  const double steps = (a.mode != "edge" ? 1.0 + static_cast<double>(counts.size()) : 0.0) + (a.mode != "routing" ? 1.0 : 0.0);
+  double step = 0;
+  progress::Meter meter("lbsim mat", progress::mode_for_stderr(cfg.text("run.progress")), "steps");
   if (a.mode != "edge") {
     LayerOptions opt;
     opt.layers = a.layers;
@@ -102,12 +108,15 @@ int run_mat(const MatArgs& a) {
     opt.keep_fraction = a.keep;
     opt.seed = a.seed;
     opt.guard_short_routes = !a.no_guard;
-    auto r = build_layers(g.adj, opt);
-    std::vector<int> counts = a.at.empty() ? std::vector<int>{a.layers} : parse_int_list(a.at);
-    for (int l : counts) {
+    for (int l : counts)
       if (l < 1 || l > a.layers)
         throw UserError(fmt::format("--at: layer count {} outside 1..--layers ({})", l, a.layers));
+    auto r = build_layers(g.adj, opt);
+    meter.update(++step, steps, "layers built");
+    for (int l : counts) {
       auto res = mat_routing_lp(r, l, tm, method);
+      meter.update(++step, steps, fmt::format("LP with {} layers solved", l));
+      meter.finish();
       print_result(fmt::format("{} routing, {} layers", a.scheme, l), res);
       auto j = result_json(res);
       j["layers"] = l;
@@ -117,6 +126,8 @@ int run_mat(const MatArgs& a) {
   }
   if (a.mode != "routing") {
     auto res = mat_edge_lp(g.adj, tm, method);
+    meter.update(++step, steps, "edge LP solved");
+    meter.finish();
     print_result("unrestricted (edge LP)", res);
     js["edge"] = result_json(res);
   }

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "config/reader.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "topo/dragonfly.h"
 #include "topo/paths.h"
 #include "topo/registry.h"
@@ -237,15 +238,11 @@ int run_fig3(const config::Config& cfg, const topo::PathOptions& opt, const Path
   };
   std::vector<Row> rows;
   const int n = a.sources >= 0 ? a.sources : 8;
-  auto add = [&](const topo::Topology& t, const std::string& params) {
-    auto t0 = std::chrono::steady_clock::now();
-    topo::PathEnumerator pe(t, opt);
-    const auto sources = sample_sources(t, n);
-    const auto st = network_stats(t, pe, sources);
-    rows.push_back(Row{t.kind, params, t.num_hosts, t.num_switches(), st.max_paths, sources.size(), elapsed_ms(t0)});
-  };
+  // The sizes first (cheap), so that the progress display knows how many networks there are.
   const topo::DragonflyParams df = topo::dragonfly_params(cfg);
   const topo::SlimFlyParams sf = topo::slim_fly_params(cfg);
+  std::vector<topo::DragonflyParams> dfs;
+  std::vector<topo::SlimFlyParams> sfs;
   for (int h = 1;; ++h) {
     topo::DragonflyParams p = df;
     p.h = h;
@@ -256,17 +253,29 @@ int run_fig3(const config::Config& cfg, const topo::PathOptions& opt, const Path
     p.global_map_file.clear();
     const std::int64_t endpoints = static_cast<std::int64_t>(p.a) * p.p * (p.a * p.h + 1);
     if (endpoints > a.max_endpoints) break;
-    add(topo::build_dragonfly(p), fmt::format("p={} a={} h={} g={}", p.p, p.a, p.h, p.a * p.h + 1));
+    dfs.push_back(p);
   }
   for (int q = 3;; ++q) {
     if (!topo::valid_slim_fly_q(q)) continue;
-    const auto sz = topo::slim_fly_size(q);
-    if (sz.hosts > a.max_endpoints) break;
+    if (topo::slim_fly_size(q).hosts > a.max_endpoints) break;
     topo::SlimFlyParams p = sf;
     p.q = q;
     p.p = -1;
-    add(topo::build_slim_fly(p), fmt::format("q={} p={}", q, sz.p));
+    sfs.push_back(p);
   }
+  const double total = static_cast<double>(dfs.size() + sfs.size());
+  progress::Meter meter("lbsim paths --fig3", progress::mode_for_stderr(cfg.text("run.progress")), "networks");
+  auto add = [&](const topo::Topology& t, const std::string& params) {
+    auto t0 = std::chrono::steady_clock::now();
+    topo::PathEnumerator pe(t, opt);
+    const auto sources = sample_sources(t, n);
+    const auto st = network_stats(t, pe, sources);
+    rows.push_back(Row{t.kind, params, t.num_hosts, t.num_switches(), st.max_paths, sources.size(), elapsed_ms(t0)});
+    meter.update(static_cast<double>(rows.size()), total, t.kind + " " + params);
+  };
+  for (const auto& p : dfs) add(topo::build_dragonfly(p), fmt::format("p={} a={} h={} g={}", p.p, p.a, p.h, p.a * p.h + 1));
+  for (const auto& p : sfs) add(topo::build_slim_fly(p), fmt::format("q={} p={}", p.q, topo::slim_fly_size(p.q).p));
+  meter.finish();
   if (a.format == "csv") {
     fmt::print("kind,params,endpoints,switches,max_paths,table_bytes,sampled_sources\n");
     for (const auto& r : rows)

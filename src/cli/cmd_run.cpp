@@ -92,9 +92,15 @@ int do_run(const RunOptions& o) {
     } else if (fc != nullptr && fc->contains("stall"))
       fmt::print(stderr, "lbsim: {} flow(s) unfinished when the run stopped on the stall ({} us); see {}/flows.csv\n",
                  j["unfinished"].get<std::uint64_t>(), (*fc)["stall"]["time_us"].get<double>(), out);
-    else
-      fmt::print(stderr, "lbsim: {} flow(s) unfinished at the end time ({} us); see {}/flows.csv\n",
-                 j["unfinished"].get<std::uint64_t>(), cfg.real("run.end_us"), out);
+    else {
+      // Entries timed after the end never started: name them apart from those the run did not finish.
+      std::size_t late = 0;
+      for (const auto& f : s.workload().flows)
+        if (f.start > from_us(cfg.real("run.end_us")) && !f.is_compute()) ++late;
+      fmt::print(stderr, "lbsim: {} flow(s) unfinished at the end time ({} us){}; see {}/flows.csv\n",
+                 j["unfinished"].get<std::uint64_t>(), cfg.real("run.end_us"),
+                 late > 0 ? fmt::format(", {} of them because they start after it", late) : std::string(), out);
+    }
   }
   return rc;
 }
@@ -178,16 +184,20 @@ int do_compare(const CompareOptions& o) {
   const std::string label = key == "lb.algorithm" ? "scheme" : key.substr(key.find('.') + 1);
   sim::install_interrupt_handlers();
   for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
+  // Each run's config records run.progress = off (as before); the display follows the base config.
+  const auto mode = progress::mode_for_stderr(base.text("run.progress"));
   fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}\n", label, "max_fct_us",
              "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done");
   int rc = 0;
-  for (const auto& lb : values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto& lb = values[i];
     auto cfg = base;
     config::apply_override(cfg, key + "=" + lb);
     if (!o.seed.empty()) set_seed(cfg, o.seed);
     cfg.set("output.dir", root + "/" + lb, "--out");
     cfg.set("run.progress", "off", "compare");
     sim::Simulation s(cfg);
+    s.set_progress(mode, fmt::format("compare {} ({}/{})", lb, i + 1, values.size()));
     rc = std::max(rc, s.run());
     s.write_outputs(cfg.text("output.dir"));
     const auto j = s.summary();

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "core/error.h"
@@ -149,6 +150,26 @@ int do_plot(const std::string& dir, const std::string& out) {
   return wf::wait_for(wf::spawn(args, ""));
 }
 
+// ---- report ------------------------------------------------------------------------------------------
+
+// `lbsim report DIR`: one self-contained report.html (tools/report.py; docs/report.md).
+int do_report(const std::string& dir, const std::string& out) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UserError(fmt::format("'{}' is not a folder", dir));
+  std::vector<std::string> args{python(), (tools_dir() / "report.py").string(), dir};
+  if (!out.empty()) {
+    args.push_back("--out");
+    args.push_back(out);
+  }
+  return wf::wait_for(wf::spawn(args, ""));
+}
+
+// What `lbsim report` shows of a reproduce entry: its name, source and description.
+void write_reproduce_meta(const fs::path& out, const wf::Entry& e, bool quick) {
+  nlohmann::json j{{"name", e.name}, {"source", e.source}, {"what", e.what}, {"quick", quick}};
+  wf::write_file(out / "reproduce.json", j.dump(2) + "\n");
+}
+
 // ---- reproduce --------------------------------------------------------------------------------------
 
 struct ReproOptions {
@@ -173,6 +194,7 @@ int do_reproduce_command(const wf::Entry& e, const ReproOptions& o) {
   if (o.slurm) fmt::print(stderr, "lbsim: {} is an analysis (no sweep); it runs here, not on Slurm\n", e.name);
   args.insert(args.begin(), wf::self_exe());
   fs::create_directories(out);
+  write_reproduce_meta(out, e, o.quick);
   const int rc = wf::wait_for(wf::spawn(args, ""));
   if (rc == 0 && !o.no_plot) {
     const int prc = do_plot(out.string(), (out / "plots").string());
@@ -224,8 +246,14 @@ int do_reproduce(const ReproOptions& o) {
   so.workers = o.workers;
   so.slurm = o.slurm;
   const auto sw = wf::prepare(so.file, so.out);
+  write_reproduce_meta(out, *it, o.quick);
   const int rc = do_sweep_prepared(sw, so);
-  if (it->report) fmt::print("\n{}", it->report(sw));
+  if (it->report) {
+    // The figure's metric beside the paper's statement: printed, and kept for `lbsim report`.
+    const std::string paper = it->report(sw);
+    fmt::print("\n{}", paper);
+    wf::write_file(out / "paper.txt", paper);
+  }
   // Plot whatever completed (failed runs are left out of the plots and marked in results.csv).
   if (!o.no_plot) {
     const int prc = do_plot(out.string(), (out / "plots").string());
@@ -258,6 +286,14 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   pl->add_option("dir", *pdir, "Run folder (summary.json) or sweep folder (results.csv)")->required();
   pl->add_option("--out", *pout, "Folder for the plots (default: <dir>/plots)");
   out.push_back({pl, [pdir, pout] { return do_plot(*pdir, *pout); }});
+
+  auto rdir = std::make_shared<std::string>();
+  auto rout = std::make_shared<std::string>();
+  auto* rep = app.add_subcommand("report", "Write one self-contained HTML report (tables, inline SVG figures) of a run, "
+                                           "compare, sweep or reproduce folder");
+  rep->add_option("dir", *rdir, "Run, compare, sweep or reproduce folder")->required();
+  rep->add_option("--out", *rout, "The HTML file (default: <dir>/report.html)");
+  out.push_back({rep, [rdir, rout] { return do_report(*rdir, *rout); }});
 
   auto ro = std::make_shared<ReproOptions>();
   auto* rp = app.add_subcommand("reproduce", "Run one of the papers' experiments (sweep + plots); --list shows all");

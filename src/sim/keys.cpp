@@ -20,7 +20,7 @@ namespace {
       real("run.end_us", 100000, "us", "Simulated end time; flows unfinished by then are reported (exit code 3). 0 = no end time: the run ends when every entry has finished, when nothing is left to simulate, or by run.watchdog_us.").range(0, 1e15),
       real("run.watchdog_us", 10000, "us", "Stop a run in which entries are unfinished and nothing has progressed (no data packet delivered for the first time, no entry started or finished, no scheduled start, compute step or failure change pending) for this long, with exit code 3 and a list of the stuck flows; the window used is at least 20 x the RTO. 0 = off (the run goes on to run.end_us). With run.end_us = 0 (no end time) the watchdog is what stops a run with stuck flows.").range(0, 1e15),
       real("run.max_memory_gb", 0, "GiB", "Refuse a run (exit 2, before building anything) whose estimated memory exceeds this; 0 = 80% of this machine's memory (docs/reliability.md; `lbsim topo` prints the estimate).").range(0, 1e9),
-      text("run.progress", "auto", "Progress line on stderr: auto (when stderr is a terminal), on, off.").one_of({"auto", "on", "off"}),
+      text("run.progress", "auto", "Progress on stderr, with an ETA from the work done (data packets delivered out of those to send): auto (a bar with rate when stderr is a terminal, else one line per minute), on (the bar), log (one line per minute), off.").one_of({"auto", "on", "log", "off"}),
   });
   return true;
 }();

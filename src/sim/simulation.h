@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config.h"
+#include "core/progress.h"
 #include "metrics/report.h"
 #include "net/network.h"
 #include "routing/path_model.h"
@@ -55,6 +56,8 @@ class Simulation final : public net::EventHandler {
   net::Network& network() { return *net_; }
   const transport::Transport& transport() const { return *tr_; }
   double wall_seconds() const { return wall_s_; }
+  // Replaces the progress display chosen from run.progress (e.g. `compare` labels each run).
+  void set_progress(progress::Mode mode, std::string label);
 
   // kEvQueueSample
   void on_event(const Event& e) override;
@@ -79,9 +82,8 @@ class Simulation final : public net::EventHandler {
   SimTime queue_sample_ = 0;
   std::vector<metrics::QueueSample> queue_samples_;
   double wall_s_ = 0;
-  double run_start_ = 0;  // steady-clock seconds at run() start (progress line)
-  double progress_last_ = 0;
-  bool progress_on_ = false;
+  std::unique_ptr<progress::Meter> meter_;  // run.progress (or set_progress)
+  std::uint64_t total_packets_ = 0;         // data packets of every transfer (the progress total)
   bool ran_ = false;
   bool interrupted_ = false;
   SimTime watchdog_ = 0;     // run.watchdog_us (at least 20 x RTO); 0 = off

@@ -21,6 +21,7 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 
 extern char** environ;
 
@@ -95,6 +96,14 @@ LocalRun run_local(const Sweep& sw, const std::vector<const Point*>& todo, int w
   std::map<pid_t, std::pair<const Point*, std::chrono::steady_clock::time_point>> running;
   std::size_t next = 0, done = 0;
   LocalRun result;
+  const auto t_start = std::chrono::steady_clock::now();
+  // Overall ETA from the points finished so far (progress.h): elapsed * left / done.
+  const auto overall = [&] {
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    return fmt::format("  elapsed {}, ETA {}", progress::format_duration(el),
+                       progress::format_duration(progress::eta_seconds(static_cast<double>(done),
+                                                                       static_cast<double>(todo.size()), el)));
+  };
   while (done < todo.size()) {
     if (!result.stopped && stop && stop()) {
       // Interrupted: start nothing more and ask each running point to stop (it writes its folder).
@@ -117,7 +126,7 @@ LocalRun run_local(const Sweep& sw, const std::vector<const Point*>& todo, int w
         write_file(fs::path(p->cfg.text("output.dir")) / ".exit_code", "127\n");
         write_file(log, std::string(e.what()) + "\n");
         ++done;
-        fmt::print("[{}/{}] {}: failed(127): {}\n", done, todo.size(), p->name, e.what());
+        fmt::print("[{}/{}] {}: failed(127): {}{}\n", done, todo.size(), p->name, e.what(), overall());
       }
     }
     if (running.empty()) continue;
@@ -137,8 +146,8 @@ LocalRun run_local(const Sweep& sw, const std::vector<const Point*>& todo, int w
     write_file(fs::path(p->cfg.text("output.dir")) / ".exit_code", fmt::format("{}\n", rc));
     ++done;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("[{}/{}] {}: {} ({:.1f} s){}\n", done, todo.size(), p->name, status_of(*p), secs,
-               rc == 0 || rc == 3 ? "" : fmt::format(", see logs/{}.log", p->name));
+    fmt::print("[{}/{}] {}: {} ({:.1f} s){}{}\n", done, todo.size(), p->name, status_of(*p), secs,
+               rc == 0 || rc == 3 ? "" : fmt::format(", see logs/{}.log", p->name), overall());
     std::fflush(stdout);
   }
   return result;

@@ -416,18 +416,22 @@ std::vector<std::string> metrics_row(const Point& p) {
     }
     return json_num(*cur);
   };
+  // A distribution over no completed transfer has no value: empty (NaN in pandas), not 0.
+  const auto dist = [&](const char* d, const char* stat) {
+    return get({d, "count"}) == "0" ? std::string() : get({d, stat});
+  };
   const std::string unfinished = get({"unfinished"});
   row = {unfinished == "0" ? "ok" : "unfinished",
          get({"completed"}),
          unfinished,
          get({"workload", "transfers"}),
-         get({"fct_us", "max"}),
-         get({"fct_us", "p99"}),
-         get({"fct_us", "p50"}),
-         get({"fct_us", "mean"}),
-         get({"slowdown", "mean"}),
-         get({"slowdown", "p99"}),
-         get({"slowdown", "max"}),
+         dist("fct_us", "max"),
+         dist("fct_us", "p99"),
+         dist("fct_us", "p50"),
+         dist("fct_us", "mean"),
+         dist("slowdown", "mean"),
+         dist("slowdown", "p99"),
+         dist("slowdown", "max"),
          get({"drops"}),
          get({"failure_drops"}),
          get({"trims"}),

@@ -138,19 +138,29 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
                                            std::numeric_limits<std::int32_t>::max()));
 
   // Rank -> host (checked before anything is sized by num_ranks).
-  if (p.rank_to_host.empty() && num_hosts > 0 && num_ranks > num_hosts)
+  std::vector<std::int32_t> mapping = p.rank_to_host;
+  if (!p.rank_rule.empty()) {
+    if (num_hosts <= 0) fail(Where{name, nr_line}, fmt::format("rank_to_host = \"{}\" needs the topology's hosts", p.rank_rule));
+    mapping.resize(static_cast<std::size_t>(num_ranks));
+    const std::int64_t per = (num_ranks + num_hosts - 1) / num_hosts;  // block: ranks per host
+    for (std::int64_t r = 0; r < num_ranks; ++r)
+      mapping[static_cast<std::size_t>(r)] =
+          static_cast<std::int32_t>(p.rank_rule == "modulo" ? r % num_hosts : r / per);
+  }
+  if (mapping.empty() && num_hosts > 0 && num_ranks > num_hosts)
     fail(Where{name, nr_line}, fmt::format("num_ranks {} exceeds the {} hosts of the topology; give a "
-                                           "rank-to-host mapping",
+                                           "rank-to-host mapping: workload.rank_to_host = \"modulo\" (round robin), "
+                                           "\"block\" (consecutive ranks share a host) or a file of host ids",
                                            num_ranks, num_hosts));
-  if (!p.rank_to_host.empty() && static_cast<std::int64_t>(p.rank_to_host.size()) < num_ranks)
+  if (!mapping.empty() && static_cast<std::int64_t>(mapping.size()) < num_ranks)
     fail(Where{name, nr_line}, fmt::format("the rank-to-host mapping has {} entries but the schedule has {} ranks",
-                                           p.rank_to_host.size(), num_ranks));
+                                           mapping.size(), num_ranks));
   std::vector<std::int32_t> host(static_cast<std::size_t>(num_ranks));
-  if (p.rank_to_host.empty()) {
+  if (mapping.empty()) {
     for (std::int64_t r = 0; r < num_ranks; ++r) host[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(r);
   } else {
     for (std::int64_t r = 0; r < num_ranks; ++r) {
-      const auto h = p.rank_to_host[static_cast<std::size_t>(r)];
+      const auto h = mapping[static_cast<std::size_t>(r)];
       if (h < 0 || (num_hosts > 0 && h >= num_hosts))
         throw UserError(fmt::format("goal: rank {} is mapped to host {}, which is not a host id (0..{})", r, h,
                                     num_hosts - 1));
@@ -333,12 +343,40 @@ Workload read_goal(const GoalParams& p, std::int32_t num_hosts, std::vector<std:
 
 namespace {
 using namespace config;
+// workload.rank_to_host as a file: one host id per line, in rank order; '#' starts a comment.
+std::vector<std::int32_t> read_rank_map(const std::string& path, std::int32_t num_hosts) {
+  auto in = open_input(path);
+  std::vector<std::int32_t> out;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    const auto e = line.find_last_not_of(" \t\r");
+    const Where at{path, lineno};
+    const auto h = parse_int(std::string_view(line).substr(b, e - b + 1), "host id", at);
+    if (h < 0 || (num_hosts > 0 && h >= num_hosts))
+      fail(at, fmt::format("host {} of rank {} is not a host id (0..{})", h, out.size(), num_hosts - 1));
+    out.push_back(static_cast<std::int32_t>(h));
+  }
+  if (out.empty()) fail(Where{path, 0}, "workload.rank_to_host: the file lists no host");
+  return out;
+}
+
 const RegisterWorkload kGoal{{{"goal", "A GOAL schedule (LogGOPSim text format): sends, receives and computations with dependencies (docs/workloads.md).",
-    {real("workload.calc_unit_ns", 1, "ns", "goal: duration of one calc unit.").range(0, 1e12)}, {}},
+    {real("workload.calc_unit_ns", 1, "ns", "goal: duration of one calc unit.").range(0, 1e12),
+     text("workload.rank_to_host", "identity", "goal: where ranks run: identity (rank r on host r), modulo (rank r on host r mod hosts: more ranks than hosts, dealt round robin), block (consecutive ranks share a host: ceil(ranks / hosts) per host), or a file with one host id per line in rank order ('#' comments). Ranks on one host exchange messages without the network.")}, {}},
     [](const WorkloadContext& c) {
       GoalParams p;
       p.path = c.cfg.path("workload.file");
       p.calc_unit = from_ns(c.cfg.real("workload.calc_unit_ns"));
+      const std::string& map = c.cfg.text("workload.rank_to_host");
+      if (map == "modulo" || map == "block")
+        p.rank_rule = map;
+      else if (map != "identity" && !map.empty())
+        p.rank_to_host = read_rank_map(c.cfg.path("workload.rank_to_host"), c.topo.num_hosts);
       return read_goal(p, c.topo.num_hosts, c.warnings);
     }, &file_entries, true}};
 }  // namespace

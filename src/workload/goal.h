@@ -22,7 +22,8 @@
 //  - matching is MPI-like and static: the k-th send from rank s to rank d with tag t matches the k-th
 //    recv on d from s with tag t, both in file order. Every recv must be matched (else an error naming
 //    rank, label and line); a send without a recv is still transferred and reported as a warning;
-//  - ranks map to hosts through `rank_to_host` (identity when empty). Two ranks on the same host
+//  - ranks map to hosts through `rank_to_host` (identity when empty; workload.rank_to_host: a rule,
+//    modulo or block, or a file of host ids, one per rank in rank order). Two ranks on the same host
 //    exchange messages without the network: such a transfer becomes a zero-duration computation.
 #pragma once
 #include <cstdint>
@@ -39,7 +40,10 @@ namespace lbsim::workload {
 struct GoalParams {
   std::string path;
   SimTime calc_unit = ns(1);                 // duration of one calc unit
-  std::vector<std::int32_t> rank_to_host;    // empty = rank r runs on host r
+  std::vector<std::int32_t> rank_to_host;    // empty = rank r runs on host r (or rank_rule)
+  // workload.rank_to_host rules, applied once num_ranks is known: "modulo" (rank r on host r mod H,
+  // ranks dealt round robin) or "block" (ranks r*H/N..: consecutive ranks share a host); "" = none.
+  std::string rank_rule;
   std::string lb;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -27,6 +28,7 @@ struct TriggerDef {
 
 struct Conn {
   int line = 0;
+  double start = -1;  // the `start` value as written (unit not applied yet), -1 without one
   std::int64_t trigger = 0;  // 0 = none
   std::vector<std::int64_t> signals;  // triggers this connection signals on completion
 };
@@ -131,12 +133,13 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
       if (key == "start") {
         const double t = parse_double(v, "start", at);
         if (t < 0) fail(at, fmt::format("start {} is negative", t));
-        if (!fits_sim_time(t * static_cast<double>(p.start_unit)))
-          fail(at, fmt::format("start {} is beyond the largest simulated time (9e12 us)", t));
-        f.start = static_cast<SimTime>(std::llround(t * static_cast<double>(p.start_unit)));
+        c.start = t;  // the unit is applied once every start is known (detect_unit)
         have_start = true;
       } else if (key == "size") {
         f.bytes = parse_nonneg_int(v, "size", at);
+        if (f.bytes == 0)
+          fail(at, "size 0: htsim runs such a connection as an unbounded flow (it sends until the simulation "
+                   "ends); lbsim transfers have a size: give one in bytes");
         have_size = true;
       } else if (key == "id") {
         const auto id = parse_int(v, "id", at);
@@ -163,6 +166,25 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
     f.lb = p.lb;
     w.flows.push_back(std::move(f));
     conns.push_back(std::move(c));
+  }
+  // Start times: the unit (given, or detected from the largest start), then each entry's time.
+  SimTime unit = p.start_unit;
+  if (p.detect_unit) {
+    double largest = 0;
+    for (const auto& c : conns) largest = std::max(largest, c.start);
+    unit = largest >= 1e6 ? SimTime{1} : us(1);
+    if (unit == 1 && p.warnings != nullptr)
+      p.warnings->push_back(fmt::format(
+          "{}: start times up to {} read as picoseconds (workload.htsim_start_unit = \"auto\": a start of 1e6 or "
+          "more is taken as htsim's ps, as its generators write them; set the key to \"us\" or \"ps\" to choose)",
+          name, largest));
+  }
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    const double t = conns[i].start;
+    if (t < 0) continue;
+    if (!fits_sim_time(t * static_cast<double>(unit)))
+      fail(Where{name, conns[i].line}, fmt::format("start {} is beyond the largest simulated time (9e12 us)", t));
+    w.flows[i].start = static_cast<SimTime>(std::llround(t * static_cast<double>(unit)));
   }
   if (nodes < 0) fail(Where{name, 0}, "missing 'Nodes <N>' header");
   if (declared_conns < 0) fail(Where{name, 0}, "missing 'Connections <C>' header");
@@ -224,12 +246,14 @@ Workload read_htsim_cm(const HtsimCmParams& p, std::int32_t num_hosts) {
 namespace {
 using namespace config;
 const RegisterWorkload kHtsimCm{{{"htsim_cm", "An htsim connection matrix (.cm) with optional triggers (docs/workloads.md).",
-    {text("workload.htsim_start_unit", "us", "htsim_cm: unit of the connection start times (UEC htsim: us; REPS artifact: ps).").one_of({"ps", "ns", "us", "ms"})}, {}},
+    {text("workload.htsim_start_unit", "auto", "htsim_cm: unit of the connection start times: auto (ps when the largest start is 1e6 or more, as htsim's generators and the REPS artifact write them, else us as in hand-written UEC htsim files; a warning names ps when chosen), ps, ns, us, ms. A warning counts the connections that start after run.end_us.").one_of({"auto", "ps", "ns", "us", "ms"})}, {}},
     [](const WorkloadContext& c) {
       HtsimCmParams p;
       p.path = c.cfg.path("workload.file");
       const auto& u = c.cfg.text("workload.htsim_start_unit");
       p.start_unit = u == "ps" ? SimTime{1} : u == "ns" ? ns(1) : u == "ms" ? ms(1) : us(1);
+      p.detect_unit = u == "auto";
+      p.warnings = c.warnings;
       return read_htsim_cm(p, c.topo.num_hosts);
     }, &file_entries, true}};
 }  // namespace

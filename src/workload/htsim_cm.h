@@ -9,8 +9,11 @@
 //                 [send_done_trigger <X>] [recv_done_trigger <X>] [prio <p>] [addon]
 //   trigger id <X> oneshot|multishot|barrier [count <K>]
 //
-// A connection starts at `start` (unit: start_unit, microseconds by default as in the UEC htsim; the
-// REPS artifact writes picoseconds, so pass start_unit = 1 ps for its files) or when trigger X fires.
+// A connection starts at `start` (unit: start_unit; with detect_unit - workload.htsim_start_unit =
+// "auto", the default - picoseconds when the largest start is 1e6 or more, as htsim's generators write
+// them (us x 1e6; the REPS artifact), else microseconds as in the UEC htsim's hand-written files; a
+// warning names the unit chosen for picoseconds) or when trigger X fires. `size 0` (htsim: an
+// unbounded flow that sends until the simulation ends) is rejected: lbsim transfers have a size.
 // Triggers become completion dependencies when that is exact:
 //   - barrier with count K fires after K signals: exact when exactly K connections signal X (deps =
 //     those connections);
@@ -25,6 +28,7 @@
 #include <istream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/time.h"
 #include "workload/flow_spec.h"
@@ -34,6 +38,8 @@ namespace lbsim::workload {
 struct HtsimCmParams {
   std::string path;
   SimTime start_unit = us(1);  // picoseconds per unit of `start`
+  bool detect_unit = false;    // "auto": ps when the largest start is >= 1e6, else us (start_unit unused)
+  std::vector<std::string>* warnings = nullptr;  // the unit detected, for the user
   std::string lb;
 };
 

@@ -1,0 +1,356 @@
+"""lbsim from Python: run simulations, sweeps and read any lbsim folder as pandas DataFrames.
+
+    import lbsim
+    r = lbsim.run("examples/demo.toml", lb_algorithm="ops", topology_hosts=16)
+    r.flows.fct_us.describe()
+
+`run` runs `lbsim run` (the executable of this build), or the same simulation core in this process
+when the compiled module _lbsim is built (cmake -DLBSIM_PYTHON_INPROCESS=ON); either way the run folder
+is the CLI's byte for byte. `sweep` runs `lbsim sweep` and returns its results table; `load` reads a
+run, compare, sweep or reproduce folder. docs/python.md.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+import pandas as pd
+
+try:  # the in-process module (optional)
+    from . import _lbsim
+except ImportError:
+    _lbsim = None
+
+try:  # written by CMake in the build tree
+    from . import _paths
+except ImportError:  # pragma: no cover
+    _paths = None
+
+__all__ = ["run", "sweep", "load", "Result", "Compare", "Sweep", "UserError", "overrides", "executable",
+           "in_process"]
+
+
+class UserError(ValueError):
+    """Bad input (config, keys, files): the message `lbsim` prints, naming file, line and key."""
+
+
+def in_process() -> bool:
+    """True when lbsim.run runs simulations in this process (the compiled module _lbsim is built)."""
+    return _lbsim is not None
+
+
+# flows.csv writes -1 for times and ratios of entries that did not start / finish; the DataFrames
+# hold NaN there (docs/python.md), so that means and quantiles cover finished entries only.
+_UNSET_FLOW_COLUMNS = ("start_us", "finish_us", "fct_us", "slowdown", "sender_done_us", "sender_fct_us")
+
+
+# ---- configs ------------------------------------------------------------------------------------
+
+def _toml(v: Any) -> str:
+    """A Python value as the TOML text `--set` takes."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"{v!r}: not a finite number")
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    if isinstance(v, (str, os.PathLike)):
+        return json.dumps(str(v))  # a TOML basic string (JSON escapes are TOML's)
+    raise TypeError(f"{v!r}: cannot be a config value (str, int, float, bool or a list of them)")
+
+
+def _key(name: str) -> str:
+    """A keyword argument as a config key: lb_algorithm -> lb.algorithm, run__end_us -> run.end_us."""
+    if "." in name:
+        return name
+    if "__" in name:
+        return name.replace("__", ".", 1)
+    section, _, rest = name.partition("_")
+    if not rest:
+        raise TypeError(f"{name!r}: expected a config key such as lb_algorithm (section_key)")
+    return f"{section}.{rest}"
+
+
+def overrides(config: Optional[Dict[str, Any]] = None, **kw: Any) -> List[str]:
+    """`section.key=value` overrides from a dict ({"lb": {"algorithm": "ops"}} or {"lb.algorithm":
+    "ops"}) and keyword arguments (lb_algorithm="ops")."""
+    out: List[str] = []
+    for k, v in (config or {}).items():
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                out.append(f"{k}.{k2}={_toml(v2)}")
+        else:
+            out.append(f"{_key(k)}={_toml(v)}")
+    for k, v in kw.items():
+        out.append(f"{_key(k)}={_toml(v)}")
+    return out
+
+
+def executable() -> str:
+    """The lbsim executable: $LBSIM_EXE, the one of this build, or `lbsim` on PATH."""
+    for cand in (os.environ.get("LBSIM_EXE"), getattr(_paths, "LBSIM_EXE", None), shutil.which("lbsim")):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    raise FileNotFoundError("cannot find the lbsim executable (set LBSIM_EXE)")
+
+
+# ---- results ------------------------------------------------------------------------------------
+
+def _read_csv(path: Path) -> Optional[pd.DataFrame]:
+    if not path.is_file():
+        return None
+    # keep_default_na=False: an empty label or tag stays "", only truly numeric columns are parsed.
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+class Result:
+    """One run folder: `summary` (dict), `flows`, `ports`, `queues`, `path_usage` (DataFrames, the
+    columns of docs/outputs.md), `config` (the resolved config.toml text), `exit_code`."""
+
+    def __init__(self, folder: Union[str, Path], exit_code: Optional[int] = None):
+        self.folder = Path(folder)
+        if not (self.folder / "summary.json").is_file():
+            raise FileNotFoundError(f"{self.folder}: not a run folder (no summary.json)")
+        self.summary: Dict[str, Any] = json.loads((self.folder / "summary.json").read_text())
+        self.exit_code = exit_code
+        self._cache: Dict[str, Optional[pd.DataFrame]] = {}
+        self._texts: Dict[str, str] = {}
+
+    def _frame(self, name: str) -> Optional[pd.DataFrame]:
+        if name not in self._cache:
+            self._cache[name] = None if self.folder is None else _read_csv(self.folder / name)
+        return self._cache[name]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        df = self._frame("flows.csv")
+        if df is None:
+            raise FileNotFoundError(f"{self.folder}/flows.csv")
+        df = df.copy()
+        for c in _UNSET_FLOW_COLUMNS:
+            if c in df:
+                df[c] = df[c].where(df[c] >= 0)
+        return df
+
+    @property
+    def ports(self) -> Optional[pd.DataFrame]:
+        return self._frame("ports.csv")
+
+    @property
+    def queues(self) -> Optional[pd.DataFrame]:
+        return self._frame("queues.csv")
+
+    @property
+    def path_usage(self) -> Optional[pd.DataFrame]:
+        return self._frame("path_usage.csv")
+
+    @property
+    def config(self) -> str:
+        """The resolved config.toml text (every key)."""
+        return self._text("config.toml")
+
+    @property
+    def flows_csv(self) -> str:
+        """flows.csv as written (byte-identical to `lbsim run`)."""
+        return self._text("flows.csv")
+
+    def _text(self, name: str) -> str:
+        if name in self._texts:
+            return self._texts[name]
+        if self.folder is None:
+            raise FileNotFoundError(name)
+        return (self.folder / name).read_text()
+
+    @property
+    def finished(self) -> bool:
+        return self.summary.get("unfinished", 0) == 0 and not self.summary.get("interrupted", False)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        f = s.get("fct_us", {})
+        return (f"<lbsim.Result {self.folder}: {s.get('load_balancer')} on {s.get('topology', {}).get('kind')}, "
+                f"{s.get('completed')}/{s.get('workload', {}).get('transfers')} completed, "
+                f"max FCT {f.get('max', float('nan')):.2f} us>")
+
+
+class Compare(dict):
+    """A `lbsim compare` folder: {value: Result} in folder order, and `table` (one row per run)."""
+
+    def __init__(self, folder: Union[str, Path]):
+        super().__init__()
+        self.folder = Path(folder)
+        for d in sorted(p for p in self.folder.iterdir() if (p / "summary.json").is_file()):
+            self[d.name] = Result(d)
+        if not self:
+            raise FileNotFoundError(f"{self.folder}: no run folders (summary.json) inside")
+
+    @property
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame([_summary_row(name, r.summary) for name, r in self.items()]).set_index("run")
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """Every run's flows with a `run` column."""
+        return pd.concat([r.flows.assign(run=name) for name, r in self.items()], ignore_index=True)
+
+
+class Sweep:
+    """A sweep or reproduce folder: `results` (results.csv, unfinished metrics as NaN), `manifest`
+    (sweep.json) and `run(name)` (the Result of one point)."""
+
+    def __init__(self, folder: Union[str, Path]):
+        self.folder = Path(folder)
+        path = self.folder / "results.csv"
+        if not path.is_file():
+            raise FileNotFoundError(f"{self.folder}: not a sweep folder (no results.csv)")
+        self.results = pd.read_csv(path, keep_default_na=False, na_values=["", "-1"])
+        mf = self.folder / "sweep.json"
+        self.manifest = json.loads(mf.read_text()) if mf.is_file() else {}
+
+    def run(self, name: str) -> Result:
+        return Result(self.folder / "runs" / name)
+
+    def runs(self) -> Dict[str, Result]:
+        out = {}
+        for name in self.results["run"]:
+            d = self.folder / "runs" / str(name)
+            if (d / "summary.json").is_file():
+                out[str(name)] = Result(d)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<lbsim.Sweep {self.folder}: {len(self.results)} point(s)>"
+
+
+def _summary_row(name: str, s: Dict[str, Any]) -> Dict[str, Any]:
+    f, sd = s.get("fct_us", {}), s.get("slowdown", {})
+    return {"run": name, "completed": s.get("completed"), "transfers": s.get("workload", {}).get("transfers"),
+            "max_fct_us": f.get("max"), "p99_fct_us": f.get("p99"), "mean_fct_us": f.get("mean"),
+            "p50_fct_us": f.get("p50"), "mean_slowdown": sd.get("mean"), "drops": s.get("drops"),
+            "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
+            "ooo_pct": s.get("ooo_pct")}
+
+
+def load(folder: Union[str, Path]):
+    """Reads any lbsim folder: a run folder (summary.json) -> Result; a sweep or reproduce folder
+    (results.csv) -> Sweep; a compare folder (run folders inside) -> Compare."""
+    p = Path(folder)
+    if not p.is_dir():
+        raise FileNotFoundError(f"{p}: not a folder")
+    if (p / "summary.json").is_file():
+        return Result(p)
+    if (p / "results.csv").is_file():
+        return Sweep(p)
+    return Compare(p)
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+def run(config: Union[None, str, os.PathLike, Dict[str, Any]] = None, *, out: Union[None, str, os.PathLike] = None,
+        seed: Optional[int] = None, set: Iterable[str] = (), progress: str = "off", **kw: Any) -> Result:
+    """Runs one simulation. `config`: a TOML file, a dict of keys ({"lb": {"algorithm": "ops"}} or
+    {"lb.algorithm": "ops"}) applied to the defaults, or None (defaults). Keyword arguments override
+    keys (lb_algorithm="ops", topology_hosts=16; section__key spells the section out), `set` takes
+    `lbsim run --set` strings. The run folder is `out` (kept), else a temporary folder that is read
+    into the Result and removed (`folder` is then None). `progress`: run.progress ("off"; "on" shows
+    the bar on stderr). Bad input raises UserError (a ValueError) with the CLI's message. Returns the
+    Result; `exit_code` is what `lbsim run` exits with (0, or 3 with unfinished flows)."""
+    if isinstance(config, dict):
+        path, ov = "", overrides(config)
+    else:
+        path, ov = ("" if config is None else os.fspath(config)), []
+    ov += list(set) + overrides(None, **kw)
+    if seed is not None:
+        ov.append(f"run.seed={int(seed)}")
+    tmp = tempfile.mkdtemp(prefix="lbsim-run-")
+    try:
+        folder = Path(out).absolute() if out is not None else Path(tmp) / "run"
+        rc = _run_in_process(path, ov, folder, progress) if _lbsim is not None else _run_cli(path, ov, folder, progress, tmp)
+        r = Result(folder, rc)
+        if out is None:  # read everything, then the temporary folder goes
+            for name in ("flows.csv", "ports.csv", "queues.csv", "path_usage.csv"):
+                r._frame(name)
+            for name in ("flows.csv", "config.toml"):
+                r._texts[name] = (folder / name).read_text()
+            r.folder = None
+        return r
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_in_process(path: str, ov: List[str], folder: Path, progress: str) -> int:
+    try:
+        # --quiet's setting unless a display is asked for: the same config.toml as `lbsim run --quiet`.
+        rc, _summary = _lbsim.run(path, ov, str(folder), progress)
+    except _lbsim.UserError as e:
+        raise UserError(str(e)) from None
+    return rc
+
+
+def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) -> int:
+    if not path:  # the defaults: an empty config file
+        path = os.path.join(tmp, "defaults.toml")
+        Path(path).write_text("")
+    args = [executable(), "run", path, "--out", str(folder)]
+    for o in ov:
+        args += ["--set", o]
+    quiet = progress == "off"
+    if quiet:
+        args.append("--quiet")
+    else:
+        args += ["--set", f'run.progress="{progress}"']
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE if quiet else None, text=True)
+    if p.returncode in (0, 3):
+        return p.returncode
+    msg = (p.stderr or "").strip()
+    if msg.startswith("lbsim: error: "):
+        msg = msg[len("lbsim: error: "):]
+    if p.returncode == 2:
+        raise UserError(msg or "lbsim run: bad input")
+    if p.returncode == 130:
+        raise KeyboardInterrupt(f"lbsim run interrupted; what was measured is in {folder}")
+    raise RuntimeError(f"lbsim run exited with {p.returncode}: {msg}")
+
+
+def sweep(file: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] = None, workers: Optional[int] = None,
+          quiet: bool = True) -> pd.DataFrame:
+    """Runs `lbsim sweep FILE` (resumable; the same folder as the CLI) and returns its results table
+    (results.csv; unfinished metrics NaN). The table's `attrs["folder"]` is the sweep folder; a run
+    that failed does not raise (its row says so) but bad input in the sweep file raises ValueError."""
+    args = [executable(), "sweep", os.fspath(file)]
+    if out is not None:
+        args += ["--out", os.fspath(out)]
+    # The folder, and the checks of the sweep file, before anything runs.
+    dry = subprocess.run(args + ["--dry-run"], capture_output=True, text=True)
+    if dry.returncode != 0:
+        raise UserError(dry.stderr.strip() or f"lbsim sweep {file}: bad input")
+    folder = _sweep_folder(dry.stdout)
+    if workers is not None:
+        args += ["--workers", str(int(workers))]
+    p = subprocess.run(args, capture_output=quiet, text=True)
+    if p.returncode == 2:
+        raise UserError((p.stderr or "").strip() or f"lbsim sweep {file}: bad input")
+    if p.returncode not in (0, 3):
+        raise RuntimeError(f"lbsim sweep {file} exited with {p.returncode}: {(p.stderr or '').strip()}")
+    sw = Sweep(folder)
+    table = sw.results
+    table.attrs["folder"] = str(folder)
+    return table
+
+
+def _sweep_folder(dry_run_stdout: str) -> Path:
+    first = dry_run_stdout.splitlines()[0] if dry_run_stdout else ""
+    marker = "; output folder "
+    if marker not in first:
+        raise RuntimeError(f"lbsim sweep --dry-run: unexpected output {first!r}")
+    return Path(first.split(marker, 1)[1])
