@@ -7,7 +7,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libgtest-dev libgmock-dev libbenchmark-dev
       coinor-libclp-dev libglpk-dev
       python3 python3-matplotlib python3-pandas slurm-wlm munge
-      python3-dev pybind11-dev python3-pytest   # the Python module and its tests (docs/python.md)
+      python3-pytest   # the Python module and its tests (docs/python.md)
       chromium                                  # the HTML report test in a headless browser (docs/report.md)
       clang-14 libclang-rt-14-dev)  # clang + libFuzzer: scripts/fuzz.sh, docs/fuzzing.md
 missing=()

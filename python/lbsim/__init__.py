@@ -4,9 +4,7 @@
     r = lbsim.run("examples/demo.toml", lb_algorithm="ops", topology_hosts=16)
     r.flows.fct_us.describe()
 
-`run` runs `lbsim run` (the executable of this build), or the same simulation core in this process
-when the compiled module _lbsim is built (cmake -DLBSIM_PYTHON_INPROCESS=ON); either way the run folder
-is the CLI's byte for byte. `sweep` runs `lbsim sweep` and returns its results table; `load` reads a
+`run` runs `lbsim run` (the executable of this build), so the run folder is the CLI's byte for byte. `sweep` runs `lbsim sweep` and returns its results table; `load` reads a
 run, compare, sweep or reproduce folder. docs/python.md.
 """
 from __future__ import annotations
@@ -22,27 +20,16 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 import pandas as pd
 
-try:  # the in-process module (optional)
-    from . import _lbsim
-except ImportError:
-    _lbsim = None
-
 try:  # written by CMake in the build tree
     from . import _paths
 except ImportError:  # pragma: no cover
     _paths = None
 
-__all__ = ["run", "sweep", "load", "Result", "Compare", "Sweep", "UserError", "overrides", "executable",
-           "in_process"]
+__all__ = ["run", "sweep", "load", "Result", "Compare", "Sweep", "UserError", "overrides", "executable"]
 
 
 class UserError(ValueError):
     """Bad input (config, keys, files): the message `lbsim` prints, naming file, line and key."""
-
-
-def in_process() -> bool:
-    """True when lbsim.run runs simulations in this process (the compiled module _lbsim is built)."""
-    return _lbsim is not None
 
 
 # flows.csv writes -1 for times and ratios of entries that did not start / finish; the DataFrames
@@ -275,7 +262,7 @@ def run(config: Union[None, str, os.PathLike, Dict[str, Any]] = None, *, out: Un
     tmp = tempfile.mkdtemp(prefix="lbsim-run-")
     try:
         folder = Path(out).absolute() if out is not None else Path(tmp) / "run"
-        rc = _run_in_process(path, ov, folder, progress) if _lbsim is not None else _run_cli(path, ov, folder, progress, tmp)
+        rc = _run_cli(path, ov, folder, progress, tmp)
         r = Result(folder, rc)
         if out is None:  # read everything, then the temporary folder goes
             for name in ("flows.csv", "ports.csv", "queues.csv", "path_usage.csv"):
@@ -286,15 +273,6 @@ def run(config: Union[None, str, os.PathLike, Dict[str, Any]] = None, *, out: Un
         return r
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _run_in_process(path: str, ov: List[str], folder: Path, progress: str) -> int:
-    try:
-        # --quiet's setting unless a display is asked for: the same config.toml as `lbsim run --quiet`.
-        rc, _summary = _lbsim.run(path, ov, str(folder), progress)
-    except _lbsim.UserError as e:
-        raise UserError(str(e)) from None
-    return rc
 
 
 def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) -> int:
