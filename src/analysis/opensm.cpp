@@ -424,7 +424,8 @@ std::size_t read_number(std::string_view s, std::size_t i, int base, unsigned lo
   std::size_t j = i;
   v = 0;
   while (j < s.size()) {
-    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[j])));
+    char c = s[j];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     int d = -1;
     if (c >= '0' && c <= '9') d = c - '0';
     else if (base == 16 && c >= 'a' && c <= 'f') d = 10 + c - 'a';

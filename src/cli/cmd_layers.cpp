@@ -51,9 +51,20 @@ struct LayersArgs {
 };
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream f(p);
+  std::ofstream f(p, std::ios::binary);
   if (!f) throw UserError(fmt::format("cannot write '{}'", p.string()));
-  f << text;
+  f.write(text.data(), static_cast<std::streamsize>(text.size()));
+  f.close();
+  if (!f) throw UserError(fmt::format("cannot write '{}' (disk full?)", p.string()));
+}
+
+// Writes a table file and returns the text to read back: the bytes just written, once the file
+// holds exactly them (its size checked), without reading the (up to ~1 GB) file again.
+const std::string& write_table(const std::filesystem::path& p, const std::string& text) {
+  write_file(p, text);
+  if (std::filesystem::file_size(p) != text.size())
+    throw UserError(fmt::format("'{}' holds {} bytes after writing {}", p.string(), std::filesystem::file_size(p), text.size()));
+  return text;
 }
 
 std::string read_file(const std::filesystem::path& p) {
@@ -196,15 +207,18 @@ int run_layers(const LayersArgs& a) {
       lids = make_lid_plan(fabric, r.num_layers());
       const Lfts lft = compute_lfts(r, fabric, lids);
       const std::string lfts_path = std::filesystem::absolute(dir / "lfts.dump").lexically_normal().string();
-      write_file(dir / "lfts.dump", format_lfts_dump(fabric, lids, lft));
-      write_file(dir / "guid2lid", format_guid2lid(fabric, lids));
+      const std::string lfts_text = format_lfts_dump(fabric, lids, lft);
+      write_table(dir / "lfts.dump", lfts_text);
+      const std::string guid2lid_text = format_guid2lid(fabric, lids);
+      write_table(dir / "guid2lid", guid2lid_text);
       write_file(dir / "lids.csv", format_lid_csv(fabric, lids));
       write_file(dir / "opensm.conf", format_opensm_conf(lids, lfts_path, a.vls > 0 ? a.deadlock : "", a.vls));
       clock.lap("tables");
-      // Read the files back as OpenSM would and walk every (source, destination LID) pair over the
-      // fabric's cables: the tables must deliver every route before anyone loads them.
-      installed = install_like_opensm(fabric, parse_lfts_dump(read_file(dir / "lfts.dump"), (dir / "lfts.dump").string()),
-                                      parse_guid2lid(read_file(dir / "guid2lid"), (dir / "guid2lid").string()));
+      // Read the files back as OpenSM would (the bytes written, the file's size checked) and walk
+      // every (source, destination LID) pair over the fabric's cables: the tables must deliver
+      // every route before anyone loads them.
+      installed = install_like_opensm(fabric, parse_lfts_dump(lfts_text, (dir / "lfts.dump").string()),
+                                      parse_guid2lid(guid2lid_text, (dir / "guid2lid").string()));
       const WalkReport walk = walk_routes(fabric, installed);
       fmt::print("tables for {} ({} switches, {} endpoints, LMC {}, LIDs 1-{}): LFT walk {}", fabric.source,
                  fabric.num_switches(), fabric.num_endpoints(), lids.lmc, lids.max_lid, walk.text());

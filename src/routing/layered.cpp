@@ -59,6 +59,10 @@ struct Builder {
   bool diameter2 = false;  // every switch within 2 hops of every other (Slim Fly)
   std::vector<char> mp;
   std::vector<signed char> so;
+  // Behind so: per (x, d) the neighbours that give x a short option, routed ones (rs: route short
+  // enough, d itself counts) and unrouted ones (uo: close enough to d and minimal_possible), so
+  // so = rs > 0 ? 2 : min(uo, 2) follows every change of a neighbour in O(1).
+  std::vector<int> rs, uo;
   std::vector<int> bad, ones;
   std::vector<int> flipped;  // scratch of set_hop
 
@@ -82,22 +86,36 @@ struct Builder {
   }
 
   // Starts tracking mp / so for layer l, whose table must be empty: every switch can still get a
-  // minimal route, so every unrouted switch counts its neighbours within the length limit.
-  void start_tracking(int l) {
+  // minimal route, so every switch counts its neighbours within the length limit.
+  void start_tracking() {
     const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
     mp.assign(nn, 1);
     so.assign(nn, 0);
+    rs.assign(nn, 0);
+    uo.assign(nn, 0);
     bad.assign(static_cast<std::size_t>(n), 0);
     ones.assign(static_cast<std::size_t>(n), 0);
     track = true;
     for (int x = 0; x < n; ++x)
-      for (int d = 0; d < n; ++d)
-        if (x != d) {
-          so[id(x, d)] = static_cast<signed char>(so_compute(l, x, d));
-          count_so(x, d, +1);
+      for (int d = 0; d < n; ++d) {
+        if (x == d) continue;
+        const int limit = limit_of(x, d);
+        int& r_short = rs[id(x, d)];
+        int& u_ok = uo[id(x, d)];
+        for (int z : adj[static_cast<std::size_t>(x)]) {
+          if (z == d) ++r_short;  // fixed_len(d) + 1 = 1 <= limit
+          else if (r.distance(z, d) + 1 <= limit) ++u_ok;
         }
+        so[id(x, d)] = static_cast<signed char>(so_of(x, d));
+        count_so(x, d, +1);
+      }
   }
 
+  int limit_of(int x, int d) const { return std::max(3, r.distance(x, d) + 1); }
+  int so_of(int x, int d) const {
+    const auto k = id(x, d);
+    return rs[k] > 0 ? 2 : std::min(uo[k], 2);
+  }
   void count_so(int x, int d, int sign) {
     const int v = so[id(x, d)];
     if (v == 0) bad[static_cast<std::size_t>(d)] += sign;
@@ -113,25 +131,46 @@ struct Builder {
       if (r.distance(y, d) == dz - 1 && mp[id(y, d)]) return true;
     return false;
   }
-  // Re-derives so of x (unrouted, != d) and keeps the counters in step.
-  void so_refresh(int l, int x, int d) {
-    if (routed(l, x, d)) return;
-    count_so(x, d, -1);
-    so[id(x, d)] = static_cast<signed char>(so_compute(l, x, d));
-    count_so(x, d, +1);
+  // After rs / uo of z changed: so of z and, for an unrouted z != d, the counters.
+  void so_update(int l, int z, int d) {
+    const int v = so_of(z, d);
+    if (v == so[id(z, d)]) return;
+    const bool counted = !routed(l, z, d);
+    if (counted) count_so(z, d, -1);
+    so[id(z, d)] = static_cast<signed char>(v);
+    if (counted) count_so(z, d, +1);
+  }
+  // Adds (sign +1) or removes (-1) what x in its current state gives each neighbour z: a routed x
+  // a short route when fixed_len(x) + 1 <= limit(z); an unrouted x an option when it is close
+  // enough and minimal_possible.
+  void contribute(int l, int x, int d, int sign) {
+    const bool x_routed = r.next_hop(l, x, d) >= 0;
+    const int len = route_len[id(x, d)], dx = r.distance(x, d);
+    const bool x_mp = mp[id(x, d)] != 0;
+    for (int z : adj[static_cast<std::size_t>(x)]) {
+      if (z == d) continue;
+      const int limit = limit_of(z, d);
+      if (x_routed) {
+        if (len + 1 > limit) continue;
+        rs[id(z, d)] += sign;
+      } else {
+        if (!x_mp || dx + 1 > limit) continue;
+        uo[id(z, d)] += sign;
+      }
+      so_update(l, z, d);
+    }
   }
 
   // Sets (nh >= 0) or clears (nh = -1) the next hop of x towards d in layer l. When setting, nh
   // must be d or already routed (the callers set routes from the destination end backwards).
   void set_hop(int l, int x, int d, int nh) {
-    if (track && nh >= 0) count_so(x, d, -1);  // x leaves the unrouted switches
+    if (track) {
+      contribute(l, x, d, -1);                // x's old state
+      if (nh >= 0) count_so(x, d, -1);       // x leaves the unrouted switches
+    }
     r.set_next_hop(l, x, d, nh);
     route_len[id(x, d)] = nh < 0 ? -1 : nh == d ? 1 : route_len[id(nh, d)] + 1;
     if (!track) return;
-    if (nh < 0) {  // x is unrouted again
-      so[id(x, d)] = static_cast<signed char>(so_compute(l, x, d));
-      count_so(x, d, +1);
-    }
     // mp of x, then of the switches one hop farther from d that may depend on it, while it flips
     // (breadth first, so every switch is recomputed after all its closer neighbours).
     flipped.clear();
@@ -139,21 +178,29 @@ struct Builder {
       mp[id(x, d)] = m ? 1 : 0;
       flipped.push_back(x);
     }
+    contribute(l, x, d, +1);  // x's new state
+    if (nh < 0) {             // x is unrouted again
+      so[id(x, d)] = static_cast<signed char>(so_of(x, d));
+      count_so(x, d, +1);
+    }
     for (std::size_t i = 0; i < flipped.size(); ++i) {
       const int u = flipped[i];
       const int du = r.distance(u, d);
       for (int z : adj[static_cast<std::size_t>(u)]) {
         if (r.distance(z, d) != du + 1 || routed(l, z, d)) continue;
         if (const bool m = mp_compute(l, z, d); m != (mp[id(z, d)] != 0)) {
+          // z is unrouted: its option for its neighbours follows its mp.
+          const int sign = m ? +1 : -1;
           mp[id(z, d)] = m ? 1 : 0;
           flipped.push_back(z);
+          for (int w : adj[static_cast<std::size_t>(z)]) {
+            if (w == d || r.distance(z, d) + 1 > limit_of(w, d)) continue;
+            uo[id(w, d)] += sign;
+            so_update(l, w, d);
+          }
         }
       }
     }
-    for (int z : adj[static_cast<std::size_t>(x)]) so_refresh(l, z, d);
-    for (int u : flipped)
-      if (u != x)
-        for (int z : adj[static_cast<std::size_t>(u)]) so_refresh(l, z, d);
   }
 
   std::size_t id(int u, int v) const {
@@ -375,10 +422,6 @@ struct Builder {
   // most max(3, dist(x, d) + 1) hops: a routed neighbour that is short enough, or an unrouted one
   // that can still get a minimal route. short_options_pick also returns the lightest unrouted such
   // neighbour (it depends on the weights W, so it is computed when asked for).
-  int so_compute(int l, int x, int d) const {
-    int pick = -1;
-    return short_options_pick(l, x, d, &pick);
-  }
   int short_options_pick(int l, int x, int d, int* unrouted_pick) const {
     const int limit = std::max(3, r.distance(x, d) + 1);
     int count = 0, pick = -1;
@@ -496,7 +539,7 @@ struct Builder {
     std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
       return snapshot[id(a.first, a.second)] < snapshot[id(b.first, b.second)];
     });
-    if (guard) start_tracking(l);
+    if (guard) start_tracking();
     for (auto [s, d] : pairs) {
       if (r.next_hop(l, s, d) >= 0) {
         ++st.already_routed;  // fixed by an earlier path's suffix (App. B.1.4, Fig. 16)
