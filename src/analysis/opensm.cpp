@@ -138,22 +138,37 @@ std::string clean(const std::string& d) {
 }  // namespace
 
 std::string format_lfts_dump(const Fabric& f, const LidPlan& lids, const Lfts& lft) {
-  fmt::memory_buffer out;
-  auto it = std::back_inserter(out);
   const auto owners = lid_owners(f, lids);
-  // One destination text per owner, reused for every switch.
+  // One destination text per owner, " : (<info>)\n", reused for every switch.
   std::vector<std::string> sw_text, ep_text;
-  for (const auto& s : f.switches) sw_text.push_back(fmt::format("Switch portguid 0x{}: '{}'", s.guid, clean(s.desc)));
-  for (const auto& e : f.endpoints) ep_text.push_back(fmt::format("Channel Adapter portguid 0x{}: '{}'", e.port_guid, clean(e.desc)));
-  fmt::format_to(it,
-                 "# lbsim layered routing: linear forwarding tables in the ibroute / dump_lfts format (docs/layered-routing.md)\n"
-                 "# load with: opensm -R file -U <this file> (LMC {}, {} layers); every LID line names its port GUID\n",
-                 lids.lmc, lids.layers);
+  for (const auto& s : f.switches) sw_text.push_back(fmt::format(" : (Switch portguid 0x{}: '{}')\n", s.guid, clean(s.desc)));
+  for (const auto& e : f.endpoints)
+    ep_text.push_back(fmt::format(" : (Channel Adapter portguid 0x{}: '{}')\n", e.port_guid, clean(e.desc)));
+  // The file is large (switches x LIDs lines): size it once and write the LID lines by hand, the
+  // same text as fmt's "0x{:04x} {:03d}" (a LID is at most 0xbfff, a port at most 254).
+  std::size_t size = 256;
+  for (int s = 0; s < f.num_switches(); ++s) {
+    const auto& t = lft[static_cast<std::size_t>(s)];
+    size += 256;
+    for (int lid = 1; lid <= lids.max_lid; ++lid) {
+      if (t[static_cast<std::size_t>(lid)] == kNoPort) continue;
+      const auto& ow = owners[static_cast<std::size_t>(lid)];
+      size += 10 + (ow.kind == 'S' ? sw_text : ep_text)[static_cast<std::size_t>(ow.index)].size();
+    }
+  }
+  std::string out;
+  out.reserve(size);
+  out += fmt::format(
+      "# lbsim layered routing: linear forwarding tables in the ibroute / dump_lfts format (docs/layered-routing.md)\n"
+      "# load with: opensm -R file -U <this file> (LMC {}, {} layers); every LID line names its port GUID\n",
+      lids.lmc, lids.layers);
+  static constexpr char kHex[] = "0123456789abcdef";
+  char line[16];
   for (int s = 0; s < f.num_switches(); ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
-    fmt::format_to(it, "Unicast lids [0x0-0x{:x}] of switch Lid {} guid 0x{} ({}):\n", lids.max_lid,
-                   lids.switch_lid[static_cast<std::size_t>(s)], sw.guid, clean(sw.desc));
-    fmt::format_to(it, "  Lid  Out   Destination\n       Port     Info \n");
+    out += fmt::format("Unicast lids [0x0-0x{:x}] of switch Lid {} guid 0x{} ({}):\n", lids.max_lid,
+                       lids.switch_lid[static_cast<std::size_t>(s)], sw.guid, clean(sw.desc));
+    out += "  Lid  Out   Destination\n       Port     Info \n";
     long valid = 0;
     const auto& t = lft[static_cast<std::size_t>(s)];
     for (int lid = 1; lid <= lids.max_lid; ++lid) {
@@ -161,12 +176,22 @@ std::string format_lfts_dump(const Fabric& f, const LidPlan& lids, const Lfts& l
       if (pt == kNoPort) continue;
       const auto& ow = owners[static_cast<std::size_t>(lid)];
       const std::string& dest = ow.kind == 'S' ? sw_text[static_cast<std::size_t>(ow.index)] : ep_text[static_cast<std::size_t>(ow.index)];
-      fmt::format_to(it, "0x{:04x} {:03d} : ({})\n", lid, pt, dest);
+      std::size_t k = 0;
+      line[k++] = '0';
+      line[k++] = 'x';
+      if (lid > 0xffff) line[k++] = kHex[(lid >> 16) & 15];
+      for (int sh = 12; sh >= 0; sh -= 4) line[k++] = kHex[(lid >> sh) & 15];
+      line[k++] = ' ';
+      line[k++] = static_cast<char>('0' + pt / 100);
+      line[k++] = static_cast<char>('0' + pt / 10 % 10);
+      line[k++] = static_cast<char>('0' + pt % 10);
+      out.append(line, k);
+      out += dest;
       ++valid;
     }
-    fmt::format_to(it, "{} valid lids dumped \n", valid);
+    out += fmt::format("{} valid lids dumped \n", valid);
   }
-  return fmt::to_string(out);
+  return out;
 }
 
 std::string format_guid2lid(const Fabric& f, const LidPlan& lids) {
@@ -399,7 +424,8 @@ std::size_t read_number(std::string_view s, std::size_t i, int base, unsigned lo
   std::size_t j = i;
   v = 0;
   while (j < s.size()) {
-    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[j])));
+    char c = s[j];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     int d = -1;
     if (c >= '0' && c <= '9') d = c - '0';
     else if (base == 16 && c >= 'a' && c <= 'f') d = 10 + c - 'a';
@@ -445,13 +471,18 @@ std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::str
     i += used;
     if (lid > 0xFFFF) fail(src, ln, fmt::format("LID {:#x} is beyond 16 bits", lid));
     if (port > 255) fail(src, ln, fmt::format("port {} is beyond 8 bits", port));
-    LftEntry e{static_cast<int>(lid), static_cast<int>(port), ""};
+    LftEntry e;
+    e.lid = static_cast<int>(lid);
+    e.port = static_cast<std::uint16_t>(port);
     const auto pg = r.find(" portguid 0x", i);
     if (pg != std::string_view::npos) {
       unsigned long long g = 0;
       const std::size_t gu = read_number(r, pg + 12, 16, g);
       // OpenSM takes the GUID when it ends at a blank or ':' and ignores it (warning) otherwise.
-      if (gu > 0 && pg + 12 + gu < r.size() && (is_space(r[pg + 12 + gu]) || r[pg + 12 + gu] == ':')) e.port_guid = guid_hex(g);
+      if (gu > 0 && pg + 12 + gu < r.size() && (is_space(r[pg + 12 + gu]) || r[pg + 12 + gu] == ':')) {
+        e.port_guid = g;
+        e.has_port_guid = true;
+      }
     }
     out.back().entries.push_back(e);
   });
@@ -610,6 +641,13 @@ InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSw
   for (const auto& e : f.endpoints) t.endpoint_lids.push_back(range_of(e.port_guid));
   std::unordered_map<std::string, int> sw_of;
   for (int s = 0; s < f.num_switches(); ++s) sw_of[f.switches[static_cast<std::size_t>(s)].guid] = s;
+  // The LID ranges by numeric GUID (an entry names its port GUID as a number); the keys of
+  // `assigned` are GUIDs as hex text.
+  std::unordered_map<std::uint64_t, std::pair<int, int>> range_by_guid;
+  for (const auto& [g, r] : assigned) range_by_guid[std::strtoull(g.c_str(), nullptr, 16)] = r;
+  std::uint64_t last_guid = 0;
+  std::pair<int, int> last_range{0, -1};
+  bool have_last = false;
   t.lft.assign(static_cast<std::size_t>(f.num_switches()), {});
   for (const auto& blk : dump) {
     const auto it = sw_of.find(blk.guid);
@@ -621,10 +659,16 @@ InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSw
     lft.assign(static_cast<std::size_t>(top) + 1, kNoPort);  // memset(new_lft, OSM_NO_PATH) per block
     for (const auto& e : blk.entries) {
       int lid = e.lid;
-      if (!e.port_guid.empty()) {
+      if (e.has_port_guid) {
         // remap_lid (osm_ucast_file.c): keep the LID if the port owns it, otherwise the same offset
-        // inside the port's block.
-        const auto r = range_of(e.port_guid);
+        // inside the port's block. (Consecutive entries mostly name the same port.)
+        if (!have_last || e.port_guid != last_guid) {
+          const auto it = range_by_guid.find(e.port_guid);
+          last_range = it == range_by_guid.end() ? std::make_pair(0, -1) : it->second;
+          last_guid = e.port_guid;
+          have_last = true;
+        }
+        const auto r = last_range;
         if (r.second >= r.first && (lid < r.first || lid > r.second)) {
           int lmc = 0;
           while ((1 << (lmc + 1)) <= r.second - r.first + 1) ++lmc;
@@ -750,10 +794,26 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           r[(static_cast<std::size_t>(io.first) * stride + static_cast<std::size_t>(io.second)) * 16 + static_cast<std::size_t>(v)] =
               vls[static_cast<std::size_t>(v)];
   }
-  std::vector<std::uint64_t> edges;
   std::vector<char> vl_seen(16, 0);
   auto vc = [&](int sw, int port, int vl) {
     return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * 16 + static_cast<std::uint64_t>(vl);
+  };
+  // The (channel, VL) dependency edges. The head b of an edge a -> b sits on the switch at the far
+  // end of a's channel, so b is one of that switch's (port, VL) pairs: a bitmap of stride * 16 bits
+  // per node a holds the edge set without duplicates (a route per LID and injection port repeats
+  // most edges). Falls back to a sorted list when the bitmap would be large.
+  const std::uint64_t nodes = stride * 16 * static_cast<std::uint64_t>(n);
+  const std::uint64_t heads = stride * 16;
+  const bool use_bits = nodes * heads <= (std::uint64_t{1} << 31);  // <= 256 MB
+  std::vector<std::uint64_t> bits(use_bits ? (nodes * heads + 63) / 64 : 0, 0);
+  std::vector<std::uint64_t> edges;
+  auto add_edge = [&](std::uint64_t from, int head_port, int head_vl, std::uint64_t to) {
+    if (use_bits) {
+      const std::uint64_t i = from * heads + static_cast<std::uint64_t>(head_port) * 16 + static_cast<std::uint64_t>(head_vl);
+      bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+    } else {
+      edges.push_back(from * nodes + to);
+    }
   };
   // Per source switch: its SL row and injection ports (endpoint ports, each with its own SL2VL rows).
   std::vector<const std::vector<int>*> sl_row(static_cast<std::size_t>(n), nullptr);
@@ -772,6 +832,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   // Forwarding depends on the destination LID only and the SL is fixed along a route, so for one
   // LID the walk from state (switch, in port, SL) on is the same for every route reaching it: each
   // state is walked once per LID; later routes add their edge into it and its remaining hop count.
+  // The routes from the other injection ports of a switch leave it through the same port into the
+  // same state, so only their first hop (its VL) is looked at.
   std::vector<int> seen(static_cast<std::size_t>(n) * stride * 16, 0);  // LID that last walked the state
   std::vector<long> rem(seen.size(), -1);  // hops counted from the state on (-1: walk in progress)
   std::vector<std::size_t> trail;
@@ -780,6 +842,11 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
     for (int s = 0; s < n && c.problem.empty(); ++s) {
       const auto& sw = f.switches[static_cast<std::size_t>(s)];
       const auto& slv = *sl_row[static_cast<std::size_t>(s)];
+      // What the first route from s (first injection port) found, for the others.
+      bool first_walked = false, first_hop_ok = false, has_second = false;
+      int first_out = 0, second_port = 0, second_vl = 0;
+      std::uint64_t second_node = 0;
+      long first_hops = 0;
       for (int in0 : ins[static_cast<std::size_t>(s)]) {
         const int sl = lid < static_cast<int>(slv.size()) ? slv[static_cast<std::size_t>(lid)] : -1;
         if (sl < 0) {
@@ -787,6 +854,21 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           break;
         }
         ++c.routes;
+        if (first_walked) {
+          if (first_hop_ok) {
+            const int vl = rows[static_cast<std::size_t>(s)][(static_cast<std::size_t>(in0) * stride + static_cast<std::size_t>(first_out)) * 16 +
+                                                             static_cast<std::size_t>(sl)];
+            if (vl < 0) {
+              c.problem = fmt::format("sl2vl has no row ({} {}) for {}", in0, first_out, sw.name);
+              break;
+            }
+            vl_seen[static_cast<std::size_t>(vl)] = 1;
+            if (has_second) add_edge(vc(s, first_out, vl), second_port, second_vl, second_node);
+          }
+          c.hops += first_hops;
+          continue;
+        }
+        first_walked = true;
         int x = s, in = in0, hops = 0;
         std::uint64_t prev = 0;
         bool have_prev = false;
@@ -808,7 +890,9 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           }
           vl_seen[static_cast<std::size_t>(vl)] = 1;
           const std::uint64_t node = vc(x, out, vl);
-          if (have_prev) edges.push_back(prev * (stride * stride * 16 * static_cast<std::uint64_t>(n)) + node);
+          if (have_prev) add_edge(prev, out, vl, node);
+          if (hops == 0) first_hop_ok = true, first_out = out;
+          if (hops == 1) has_second = true, second_port = out, second_vl = vl, second_node = node;
           const std::size_t st = (static_cast<std::size_t>(x) * stride + static_cast<std::size_t>(in)) * 16 + static_cast<std::size_t>(sl);
           if (seen[st] == lid) {
             // Walked before for this LID (or a loop within this route, rem -1: the cycle's edges are in).
@@ -825,7 +909,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           if (++hops > n) break;
         }
         for (std::size_t i = 0; i < trail.size(); ++i) rem[trail[i]] = static_cast<long>(trail.size() - i) + tail;
-        c.hops += static_cast<long>(trail.size()) + tail;
+        first_hops = static_cast<long>(trail.size()) + tail;
+        c.hops += first_hops;
         if (!c.problem.empty()) break;
       }
     }
@@ -833,9 +918,58 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   for (char v : vl_seen) c.vls_used += v;
   if (!c.problem.empty()) return c;
   // Cycle check on the (channel, VL) dependency graph (sec. 5.2): Kahn's algorithm.
+  if (use_bits) {
+    // Far-end switch of every node's channel.
+    std::vector<int> far(static_cast<std::size_t>(nodes), -1);
+    for (int x = 0; x < n; ++x) {
+      const auto& xs = f.switches[static_cast<std::size_t>(x)];
+      for (int pt = 1; pt <= xs.nports(); ++pt)
+        if (xs.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Switch)
+          for (int v = 0; v < 16; ++v) far[static_cast<std::size_t>(vc(x, pt, v))] = xs.ports[static_cast<std::size_t>(pt)].peer;
+    }
+    auto for_heads = [&](std::uint64_t a, auto&& fn) {
+      const std::uint64_t lo = a * heads, hi = lo + heads;
+      for (std::uint64_t i = lo; i < hi;) {
+        const std::uint64_t word = bits[i >> 6] >> (i & 63);
+        if (word == 0) {
+          i = (i | 63) + 1;
+          continue;
+        }
+        i += static_cast<std::uint64_t>(__builtin_ctzll(word));
+        if (i >= hi) break;
+        const std::uint64_t h = i - lo;
+        fn(vc(far[static_cast<std::size_t>(a)], static_cast<int>(h / 16), static_cast<int>(h % 16)));
+        ++i;
+      }
+    };
+    std::vector<long> indeg(static_cast<std::size_t>(nodes), 0);
+    std::vector<char> in_graph(static_cast<std::size_t>(nodes), 0);
+    for (std::uint64_t a = 0; a < nodes; ++a)
+      for_heads(a, [&](std::uint64_t b) {
+        ++indeg[static_cast<std::size_t>(b)];
+        in_graph[static_cast<std::size_t>(a)] = in_graph[static_cast<std::size_t>(b)] = 1;
+      });
+    std::vector<std::uint64_t> ready;
+    std::size_t total = 0, done = 0;
+    for (std::uint64_t v = 0; v < nodes; ++v)
+      if (in_graph[static_cast<std::size_t>(v)]) {
+        ++total;
+        if (indeg[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
+      }
+    while (!ready.empty()) {
+      const auto v = ready.back();
+      ready.pop_back();
+      ++done;
+      for_heads(v, [&](std::uint64_t w) {
+        if (--indeg[static_cast<std::size_t>(w)] == 0) ready.push_back(w);
+      });
+    }
+    c.acyclic = done == total;
+    if (!c.acyclic) c.problem = "the (channel, VL) dependency graph has a cycle";
+    return c;
+  }
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  const std::uint64_t nodes = stride * stride * 16 * static_cast<std::uint64_t>(n);
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> out_of;
   std::unordered_map<std::uint64_t, long> indeg;
   for (auto e : edges) {

@@ -99,8 +99,10 @@ std::string format_sl2vl_dump(const Fabric& f, const LidPlan& lids, const SlTabl
 // with "0x" give "<hex lid> <decimal port>" (each followed by a blank) and optionally
 // " portguid 0x<hex>" followed by a blank or ':'; '#' lines and all other lines are ignored.
 struct LftEntry {
-  int lid = 0, port = 0;
-  std::string port_guid;  // "" when the line names none
+  std::uint64_t port_guid = 0;  // the GUID the line names (has_port_guid)
+  int lid = 0;
+  std::uint16_t port = 0;
+  bool has_port_guid = false;  // false when the line names none
 };
 struct LftDumpSwitch {
   std::string guid;

@@ -2,6 +2,7 @@
 // 5, 6.1-6.3): builds the layers, prints path statistics (optionally for every layer count up to
 // --layers), writes forwarding tables / LFTs and runs the deadlock analysis.
 // Documented in docs/layered-routing.md.
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -42,6 +43,8 @@ struct LayersArgs {
   bool sweep = false;
   bool tables = false;
   bool no_guard = false;
+  bool timings = false;
+  std::string detours = "exact3";
   int vls = 0;
   std::string deadlock = "dfsssp";
   int sls = 16;
@@ -49,17 +52,31 @@ struct LayersArgs {
 };
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream f(p);
+  std::ofstream f(p, std::ios::binary);
   if (!f) throw UserError(fmt::format("cannot write '{}'", p.string()));
-  f << text;
+  f.write(text.data(), static_cast<std::streamsize>(text.size()));
+  f.close();
+  if (!f) throw UserError(fmt::format("cannot write '{}' (disk full?)", p.string()));
+}
+
+// Writes a table file and returns the text to read back: the bytes just written, once the file
+// holds exactly them (its size checked), without reading the (up to ~1 GB) file again.
+const std::string& write_table(const std::filesystem::path& p, const std::string& text) {
+  write_file(p, text);
+  if (std::filesystem::file_size(p) != text.size())
+    throw UserError(fmt::format("'{}' holds {} bytes after writing {}", p.string(), std::filesystem::file_size(p), text.size()));
+  return text;
 }
 
 std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
+  // One read into a string of the file's size (the LFT dump of a large fabric is ~1 GB).
+  std::ifstream f(p, std::ios::binary | std::ios::ate);
   if (!f) throw UserError(fmt::format("cannot read '{}'", p.string()));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  std::string text(static_cast<std::size_t>(f.tellg()), '\0');
+  f.seekg(0);
+  if (!f.read(text.data(), static_cast<std::streamsize>(text.size())))
+    throw UserError(fmt::format("cannot read '{}'", p.string()));
+  return text;
 }
 
 // The physical fabric the tables are written for (analysis/fabric.h, the one port model): a Slim
@@ -110,9 +127,24 @@ nlohmann::json stats_json(const analysis::PathStats& s) {
   return j;
 }
 
+// CPU seconds of the phases (std::clock: the process's processor time, which other jobs on the
+// machine do not inflate), printed with --timings; not written to layers.json, whose content
+// depends only on the config and the options.
+struct PhaseClock {
+  std::clock_t t0 = std::clock();
+  std::string text;
+  void lap(const char* what) {
+    const std::clock_t t1 = std::clock();
+    text += fmt::format("{}{} {:.2f} s", text.empty() ? "" : ", ", what,
+                        static_cast<double>(t1 - t0) / CLOCKS_PER_SEC);
+    t0 = t1;
+  }
+};
+
 int run_layers(const LayersArgs& a) {
   using namespace analysis;
   using namespace routing;
+  PhaseClock clock;
   const auto cfg = config::load(a.config, a.sets);
   sim::check_memory(cfg, sim::MemoryUse::Topology);
   const topo::Topology topology = topo::build_topology(cfg);
@@ -125,19 +157,25 @@ int run_layers(const LayersArgs& a) {
   opt.keep_fraction = a.keep;
   opt.seed = a.seed;
   opt.guard_short_routes = !a.no_guard;
+  opt.detours = parse_detours(a.detours);
   if (a.tables && a.out.empty()) throw UserError("--tables needs --out DIR");
   // Progress (run.progress of the config): the layers, each statistics pass, the tables, the lanes.
   int first = a.sweep ? 1 : a.layers;
   const double steps = 1.0 + (a.layers - first + 1) + (a.tables ? 1.0 : 0.0) + (a.vls > 0 ? 1.0 : 0.0);
   double step = 0;
   progress::Meter meter("lbsim layers", progress::mode_for_stderr(cfg.text("run.progress")), "steps");
+  clock.lap("topology");
   auto r = build_layers(g.adj, opt);
   if (auto err = validate_layers(r); !err.empty()) throw std::logic_error(err);
+  clock.lap("layers");
   meter.update(++step, steps, "layers built");
   meter.finish();
-  const std::string note =
-      fmt::format("{}; scheme {}{}; layers {}; seed {}", g.description, a.scheme,
-                  opt.scheme == LayerScheme::Layered ? "" : fmt::format(" p={}", a.keep), a.layers, a.seed);
+  const std::string note = fmt::format(
+      "{}; scheme {}{}; layers {}; seed {}", g.description, a.scheme,
+      opt.scheme != LayerScheme::Layered ? fmt::format(" p={}", a.keep)
+      : opt.detours != Detours::Exact3   ? fmt::format(" detours={}", a.detours)
+                                         : std::string(),
+      a.layers, a.seed);
   fmt::print("{}\n", note);
   nlohmann::json js;
   js["config"] = a.config;
@@ -146,6 +184,7 @@ int run_layers(const LayersArgs& a) {
   js["seed"] = a.seed;
   js["layers"] = a.layers;
   js["guard_short_routes"] = opt.guard_short_routes;
+  if (opt.scheme == LayerScheme::Layered) js["detours"] = a.detours;
   if (opt.scheme != LayerScheme::Layered) js["keep_fraction"] = a.keep;
   for (int l = 0; l < r.num_layers(); ++l) {
     const auto& b = r.build_stats[static_cast<std::size_t>(l)];
@@ -163,6 +202,7 @@ int run_layers(const LayersArgs& a) {
     fmt::print("{}", format_path_stats(s));
     js["stats"].push_back(stats_json(s));
   }
+  clock.lap("statistics");
   // Tables first, so they exist even when the deadlock analysis below fails for lack of lanes.
   std::filesystem::path dir(a.out);
   Fabric fabric;
@@ -176,14 +216,18 @@ int run_layers(const LayersArgs& a) {
       lids = make_lid_plan(fabric, r.num_layers());
       const Lfts lft = compute_lfts(r, fabric, lids);
       const std::string lfts_path = std::filesystem::absolute(dir / "lfts.dump").lexically_normal().string();
-      write_file(dir / "lfts.dump", format_lfts_dump(fabric, lids, lft));
-      write_file(dir / "guid2lid", format_guid2lid(fabric, lids));
+      const std::string lfts_text = format_lfts_dump(fabric, lids, lft);
+      write_table(dir / "lfts.dump", lfts_text);
+      const std::string guid2lid_text = format_guid2lid(fabric, lids);
+      write_table(dir / "guid2lid", guid2lid_text);
       write_file(dir / "lids.csv", format_lid_csv(fabric, lids));
       write_file(dir / "opensm.conf", format_opensm_conf(lids, lfts_path, a.vls > 0 ? a.deadlock : "", a.vls));
-      // Read the files back as OpenSM would and walk every (source, destination LID) pair over the
-      // fabric's cables: the tables must deliver every route before anyone loads them.
-      installed = install_like_opensm(fabric, parse_lfts_dump(read_file(dir / "lfts.dump"), (dir / "lfts.dump").string()),
-                                      parse_guid2lid(read_file(dir / "guid2lid"), (dir / "guid2lid").string()));
+      clock.lap("tables");
+      // Read the files back as OpenSM would (the bytes written, the file's size checked) and walk
+      // every (source, destination LID) pair over the fabric's cables: the tables must deliver
+      // every route before anyone loads them.
+      installed = install_like_opensm(fabric, parse_lfts_dump(lfts_text, (dir / "lfts.dump").string()),
+                                      parse_guid2lid(guid2lid_text, (dir / "guid2lid").string()));
       const WalkReport walk = walk_routes(fabric, installed);
       fmt::print("tables for {} ({} switches, {} endpoints, LMC {}, LIDs 1-{}): LFT walk {}", fabric.source,
                  fabric.num_switches(), fabric.num_endpoints(), lids.lmc, lids.max_lid, walk.text());
@@ -191,6 +235,7 @@ int run_layers(const LayersArgs& a) {
                       {"walk_routes", walk.routes},  {"walk_delivered", walk.delivered},
                       {"walk_failed", walk.failed},  {"walk_max_switch_hops", walk.max_switch_hops}};
       if (!walk.ok()) throw std::logic_error("the written forwarding tables do not deliver every route:\n" + walk.text());
+      clock.lap("read-back and walk");
       meter.update(++step, steps, "tables written and walked");
     }
   }
@@ -202,6 +247,7 @@ int run_layers(const LayersArgs& a) {
                                                 : throw UserError(fmt::format(
                                                       "unknown --deadlock '{}' (dfsssp or three-lane)", a.deadlock));
     fmt::print("distinct routes {}\n{}", routes.size(), format_vl_assignment(v));
+    clock.lap("deadlock analysis");
     js["deadlock"] = {{"scheme", v.scheme},         {"vls_available", v.vls_available},
                       {"vls_needed", v.vls_needed}, {"vls_used", v.vls_used},
                       {"per_lane_acyclic", v.per_lane_acyclic},
@@ -223,12 +269,14 @@ int run_layers(const LayersArgs& a) {
       js["deadlock"]["tables_vls_used"] = c.vls_used;
       js["deadlock"]["tables_acyclic"] = c.acyclic;
       if (!c.problem.empty()) throw std::logic_error("the written SL/VL tables are not deadlock-free: " + c.problem);
+      clock.lap("SL/VL tables and check");
     }
   }
   if (!a.out.empty()) {
     write_file(dir / "layers.json", js.dump(2) + "\n");
     fmt::print("wrote {}\n", dir.string());
   }
+  if (a.timings) fmt::print("timings: {}\n", clock.text);
   return 0;
 }
 
@@ -247,8 +295,13 @@ void add_layers_commands(CLI::App& app, Commands& out) {
   sub->add_option("--seed", args->seed, "random seed")->capture_default_str();
   sub->add_option("--out", args->out, "write layers.json (and tables with --tables) into DIR");
   sub->add_flag("--sweep", args->sweep, "statistics for every layer count 1..--layers");
+  sub->add_flag("--timings", args->timings, "print the CPU time of each phase");
   sub->add_flag("--no-guard", args->no_guard,
                 "layered: plain Algorithm 1 without the short-route guard (fallbacks may exceed 3 hops)");
+  sub->add_option("--detours", args->detours,
+                  "layered: almost-minimal path length, exact3 (App. B.1.1: 3 hops) | shortest (the shortest existing "
+                  "length >= 3, 4 hops for adjacent girth-5 pairs; reproduces Fig. 8)")
+      ->capture_default_str();
   sub->add_flag("--tables", args->tables,
                 "write forwarding.txt and the OpenSM files lfts.dump, guid2lid, lids.csv, opensm.conf (+ path-sl.txt, "
                 "sl2vl.dump with --vls) into --out DIR, on the cabling plan's ports");

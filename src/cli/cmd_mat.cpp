@@ -38,6 +38,7 @@ struct MatArgs {
   std::string at;
   std::string method = "auto";
   bool no_guard = false;
+  std::string detours = "exact3";
   std::string out;
 };
 
@@ -108,6 +109,8 @@ int run_mat(const MatArgs& a) {
     opt.keep_fraction = a.keep;
     opt.seed = a.seed;
     opt.guard_short_routes = !a.no_guard;
+    opt.detours = parse_detours(a.detours);
+    js["detours"] = a.detours;
     for (int l : counts)
       if (l < 1 || l > a.layers)
         throw UserError(fmt::format("--at: layer count {} outside 1..--layers ({})", l, a.layers));
@@ -161,6 +164,10 @@ void add_mat_commands(CLI::App& app, Commands& out) {
   sub->add_option("--lp-method", args->method, "CLP algorithm: dual | primal | barrier | auto")
       ->capture_default_str();
   sub->add_flag("--no-guard", args->no_guard, "layered: plain Algorithm 1 without the short-route guard");
+  sub->add_option("--detours", args->detours,
+                  "layered: almost-minimal path length, exact3 (App. B.1.1) | shortest (Fig. 8: 4 hops where no 3-hop "
+                  "path exists)")
+      ->capture_default_str();
   sub->add_option("--out", args->out, "write mat.json into DIR");
   out.push_back({sub, [args] { return run_mat(*args); }});
 }

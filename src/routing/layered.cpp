@@ -41,38 +41,166 @@ struct Builder {
   // Priority p(u,v) of App. B.1.2: number of almost-minimal routes the ordered pair already has.
   std::vector<int> prio;
   topo::Bfs bfs;  // scratch of shortest_in_subgraph
-  // Caches for the layer under construction (layers are built one after the other). A next hop
-  // is only ever set on a switch without one, and no routed switch's chain passes through an
-  // unrouted switch, so a route's length never changes once set: route_len[x*n+d] is kept next to
-  // the next hop (-1: unrouted). minimal_possible() and short_options() depend on the layer's
-  // routes towards d only; their results are memoised per (switch, d) and stamped with d's epoch,
-  // which advances whenever an entry towards d is set or cleared.
+  // State of the layer under construction (layers are built one after the other). A next hop is
+  // only ever set on a switch without one, and no routed switch's chain passes through an unrouted
+  // switch, so a route's length never changes once set: route_len[x*n+d] is kept next to the next
+  // hop (-1: unrouted).
   std::vector<int> route_len;
-  std::vector<std::uint64_t> epoch;  // per destination
-  std::uint64_t clock = 0;
-  std::vector<std::uint64_t> mp_stamp, so_stamp;
-  std::vector<char> mp_val;
-  std::vector<signed char> so_val;
+  // The short-route guard's view of the layer, kept up to date at every set_hop while the pairs of
+  // a layered layer are inserted (`track`), instead of being re-derived for every candidate path:
+  //   mp[x*n+d]  minimal_possible(x, d) (below), for every switch;
+  //   so[x*n+d]  short option count (0, 1, 2 = two or more) of an unrouted switch x != d;
+  //   bad[d], ones[d]: unrouted switches x != d with 0 / exactly 1 short option.
+  // Both are pure functions of the layer's entries towards d, so an entry set and cleared again
+  // (keeps_short_routes) leaves them as they were. A change of x's entry can only change mp of x
+  // and, through minimal next hops, of switches one hop farther from d (propagated while values
+  // flip), and so of the neighbours of x and of the switches whose mp flipped.
+  bool track = false;
+  bool diameter2 = false;  // every switch within 2 hops of every other (Slim Fly)
+  std::vector<char> mp;
+  std::vector<signed char> so;
+  // Behind so: per (x, d) the neighbours that give x a short option, routed ones (rs: route short
+  // enough, d itself counts) and unrouted ones (uo: close enough to d and minimal_possible), so
+  // so = rs > 0 ? 2 : min(uo, 2) follows every change of a neighbour in O(1).
+  std::vector<int> rs, uo;
+  std::vector<int> bad, ones;
+  std::vector<int> flipped;  // scratch of set_hop
 
   Builder(const Adjacency& a, RoutingLayers& routing)
       : adj(a), n(static_cast<int>(a.size())), r(routing),
         w(static_cast<std::size_t>(n) * n, 0), prio(static_cast<std::size_t>(n) * n, 0), bfs(n),
-        route_len(static_cast<std::size_t>(n) * n, -1), epoch(static_cast<std::size_t>(n), 0),
-        mp_stamp(static_cast<std::size_t>(n) * n, 0), so_stamp(static_cast<std::size_t>(n) * n, 0),
-        mp_val(static_cast<std::size_t>(n) * n, 0), so_val(static_cast<std::size_t>(n) * n, 0) {}
+        route_len(static_cast<std::size_t>(n) * n, -1) {
+    diameter2 = true;
+    for (int s = 0; s < n && diameter2; ++s)
+      for (int d = 0; d < n; ++d)
+        if (r.distance(s, d) > 2) {
+          diameter2 = false;
+          break;
+        }
+  }
 
-  // Starts layer l: its table is still empty, every cached result is stale.
+  // Starts layer l: its table is still empty.
   void begin_layer() {
+    track = false;
     std::fill(route_len.begin(), route_len.end(), -1);
-    for (auto& e : epoch) e = ++clock;
+  }
+
+  // Starts tracking mp / so for layer l, whose table must be empty: every switch can still get a
+  // minimal route, so every switch counts its neighbours within the length limit.
+  void start_tracking() {
+    const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+    mp.assign(nn, 1);
+    so.assign(nn, 0);
+    rs.assign(nn, 0);
+    uo.assign(nn, 0);
+    bad.assign(static_cast<std::size_t>(n), 0);
+    ones.assign(static_cast<std::size_t>(n), 0);
+    track = true;
+    for (int x = 0; x < n; ++x)
+      for (int d = 0; d < n; ++d) {
+        if (x == d) continue;
+        const int limit = limit_of(x, d);
+        int& r_short = rs[id(x, d)];
+        int& u_ok = uo[id(x, d)];
+        for (int z : adj[static_cast<std::size_t>(x)]) {
+          if (z == d) ++r_short;  // fixed_len(d) + 1 = 1 <= limit
+          else if (r.distance(z, d) + 1 <= limit) ++u_ok;
+        }
+        so[id(x, d)] = static_cast<signed char>(so_of(x, d));
+        count_so(x, d, +1);
+      }
+  }
+
+  int limit_of(int x, int d) const { return std::max(3, r.distance(x, d) + 1); }
+  int so_of(int x, int d) const {
+    const auto k = id(x, d);
+    return rs[k] > 0 ? 2 : std::min(uo[k], 2);
+  }
+  void count_so(int x, int d, int sign) {
+    const int v = so[id(x, d)];
+    if (v == 0) bad[static_cast<std::size_t>(d)] += sign;
+    if (v == 1) ones[static_cast<std::size_t>(d)] += sign;
+  }
+  bool routed(int l, int x, int d) const { return x == d || r.next_hop(l, x, d) >= 0; }
+
+  bool mp_compute(int l, int z, int d) const {
+    if (z == d) return true;
+    if (r.next_hop(l, z, d) >= 0) return route_len[id(z, d)] == r.distance(z, d);
+    const int dz = r.distance(z, d);
+    for (int y : adj[static_cast<std::size_t>(z)])
+      if (r.distance(y, d) == dz - 1 && mp[id(y, d)]) return true;
+    return false;
+  }
+  // After rs / uo of z changed: so of z and, for an unrouted z != d, the counters.
+  void so_update(int l, int z, int d) {
+    const int v = so_of(z, d);
+    if (v == so[id(z, d)]) return;
+    const bool counted = !routed(l, z, d);
+    if (counted) count_so(z, d, -1);
+    so[id(z, d)] = static_cast<signed char>(v);
+    if (counted) count_so(z, d, +1);
+  }
+  // Adds (sign +1) or removes (-1) what x in its current state gives each neighbour z: a routed x
+  // a short route when fixed_len(x) + 1 <= limit(z); an unrouted x an option when it is close
+  // enough and minimal_possible.
+  void contribute(int l, int x, int d, int sign) {
+    const bool x_routed = r.next_hop(l, x, d) >= 0;
+    const int len = route_len[id(x, d)], dx = r.distance(x, d);
+    const bool x_mp = mp[id(x, d)] != 0;
+    for (int z : adj[static_cast<std::size_t>(x)]) {
+      if (z == d) continue;
+      const int limit = limit_of(z, d);
+      if (x_routed) {
+        if (len + 1 > limit) continue;
+        rs[id(z, d)] += sign;
+      } else {
+        if (!x_mp || dx + 1 > limit) continue;
+        uo[id(z, d)] += sign;
+      }
+      so_update(l, z, d);
+    }
   }
 
   // Sets (nh >= 0) or clears (nh = -1) the next hop of x towards d in layer l. When setting, nh
   // must be d or already routed (the callers set routes from the destination end backwards).
   void set_hop(int l, int x, int d, int nh) {
+    if (track) {
+      contribute(l, x, d, -1);                // x's old state
+      if (nh >= 0) count_so(x, d, -1);       // x leaves the unrouted switches
+    }
     r.set_next_hop(l, x, d, nh);
     route_len[id(x, d)] = nh < 0 ? -1 : nh == d ? 1 : route_len[id(nh, d)] + 1;
-    epoch[static_cast<std::size_t>(d)] = ++clock;
+    if (!track) return;
+    // mp of x, then of the switches one hop farther from d that may depend on it, while it flips
+    // (breadth first, so every switch is recomputed after all its closer neighbours).
+    flipped.clear();
+    if (const bool m = mp_compute(l, x, d); m != (mp[id(x, d)] != 0)) {
+      mp[id(x, d)] = m ? 1 : 0;
+      flipped.push_back(x);
+    }
+    contribute(l, x, d, +1);  // x's new state
+    if (nh < 0) {             // x is unrouted again
+      so[id(x, d)] = static_cast<signed char>(so_of(x, d));
+      count_so(x, d, +1);
+    }
+    for (std::size_t i = 0; i < flipped.size(); ++i) {
+      const int u = flipped[i];
+      const int du = r.distance(u, d);
+      for (int z : adj[static_cast<std::size_t>(u)]) {
+        if (r.distance(z, d) != du + 1 || routed(l, z, d)) continue;
+        if (const bool m = mp_compute(l, z, d); m != (mp[id(z, d)] != 0)) {
+          // z is unrouted: its option for its neighbours follows its mp.
+          const int sign = m ? +1 : -1;
+          mp[id(z, d)] = m ? 1 : 0;
+          flipped.push_back(z);
+          for (int w : adj[static_cast<std::size_t>(z)]) {
+            if (w == d || r.distance(z, d) + 1 > limit_of(w, d)) continue;
+            uo[id(w, d)] += sign;
+            so_update(l, w, d);
+          }
+        }
+      }
+    }
   }
 
   std::size_t id(int u, int v) const {
@@ -187,8 +315,41 @@ struct Builder {
 
   // Target length of an almost-minimal path: exactly 3 hops on diameter-2 graphs such as Slim Fly
   // (App. B.1.1: "one hop longer than SF's diameter of two"); on other graphs, pairs farther than
-  // two hops get (distance + 1), the general meaning of "almost minimal" in sec. 4.2.
-  int target_hops(int s, int d) const { return std::max(3, r.distance(s, d) + 1); }
+  // two hops get (distance + 1), the general meaning of "almost minimal" in sec. 4.2. With
+  // Detours::Shortest, the shortest length from there on for which the graph has a simple path
+  // between the pair (4 hops for adjacent pairs of a girth-5 graph), memoised per pair.
+  Detours detours = Detours::Exact3;
+  std::vector<int> target_memo;
+  int target_hops(int s, int d) {
+    const int t = std::max(3, r.distance(s, d) + 1);
+    if (detours == Detours::Exact3) return t;
+    if (target_memo.empty()) target_memo.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0);
+    int& m = target_memo[id(s, d)];
+    if (m == 0) {
+      m = t;
+      while (m < n && !has_simple_path(s, d, m)) ++m;
+    }
+    return m;
+  }
+  // Does the graph have a simple path of exactly `len` hops from s to d (ignoring the layers)?
+  bool has_simple_path(int s, int d, int len) {
+    std::vector<char> on(static_cast<std::size_t>(n), 0);
+    on[static_cast<std::size_t>(s)] = 1;
+    auto dfs = [&](auto&& self, int x, int rem) -> bool {
+      if (x == d) return rem == 0;
+      if (rem == 0) return false;
+      for (int y : adj[static_cast<std::size_t>(x)]) {
+        auto yi = static_cast<std::size_t>(y);
+        if (on[yi] || r.distance(y, d) > rem - 1) continue;
+        on[yi] = 1;
+        const bool found = self(self, y, rem - 1);
+        on[yi] = 0;
+        if (found) return true;
+      }
+      return false;
+    };
+    return dfs(dfs, s, len);
+  }
 
   // find_path of App. B.1.1: all simple paths src -> dst of exactly `t` hops that are consistent
   // with the routes already in layer l (a node that already has a next hop towards dst must keep
@@ -253,39 +414,15 @@ struct Builder {
   int fixed_len(int, int x, int d) const { return x == d ? 0 : route_len[id(x, d)]; }
 
   // Can switch z (towards d, in layer l) still get a minimal route? True for d itself, for a routed
-  // switch whose route is minimal, and for an unrouted switch with such a next hop candidate.
-  bool minimal_possible(int l, int z, int d) {
-    if (z == d) return true;
-    if (r.next_hop(l, z, d) >= 0) return fixed_len(l, z, d) == r.distance(z, d);
-    const auto k = id(z, d);
-    if (mp_stamp[k] == epoch[static_cast<std::size_t>(d)]) return mp_val[k] != 0;
-    bool ok = false;
-    for (int y : adj[static_cast<std::size_t>(z)])
-      if (r.distance(y, d) == r.distance(z, d) - 1 && minimal_possible(l, y, d)) {
-        ok = true;
-        break;
-      }
-    mp_stamp[k] = epoch[static_cast<std::size_t>(d)];
-    mp_val[k] = ok ? 1 : 0;
-    return ok;
-  }
+  // switch whose route is minimal, and for an unrouted switch with such a next hop candidate
+  // (kept in mp while tracking).
+  bool minimal_possible(int, int z, int d) const { return mp[id(z, d)] != 0; }
 
   // Number of next hops (at most 2 counted) that give unrouted switch x (towards d) a route of at
   // most max(3, dist(x, d) + 1) hops: a routed neighbour that is short enough, or an unrouted one
-  // that can still get a minimal route. Also returns the lightest unrouted such neighbour.
-  // The count only depends on the layer's routes towards d (memoised); the pick also depends on the
-  // weights W, which change without touching d's routes, so it is computed afresh when asked for.
-  int short_options(int l, int x, int d, int* unrouted_pick = nullptr) {
-    if (unrouted_pick) return short_options_uncached(l, x, d, unrouted_pick);
-    const auto k = id(x, d);
-    if (so_stamp[k] != epoch[static_cast<std::size_t>(d)]) {
-      int pick = -1;
-      so_val[k] = static_cast<signed char>(short_options_uncached(l, x, d, &pick));
-      so_stamp[k] = epoch[static_cast<std::size_t>(d)];
-    }
-    return so_val[k];
-  }
-  int short_options_uncached(int l, int x, int d, int* unrouted_pick) {
+  // that can still get a minimal route. short_options_pick also returns the lightest unrouted such
+  // neighbour (it depends on the weights W, so it is computed when asked for).
+  int short_options_pick(int l, int x, int d, int* unrouted_pick) const {
     const int limit = std::max(3, r.distance(x, d) + 1);
     int count = 0, pick = -1;
     for (int z : adj[static_cast<std::size_t>(x)]) {
@@ -299,10 +436,12 @@ struct Builder {
     *unrouted_pick = pick;
     return std::min(count, 2);
   }
-  bool has_short_option(int l, int x, int d) { return short_options(l, x, d) > 0; }
+  bool fine(int l, int x, int d) const { return routed(l, x, d) || so[id(x, d)] > 0; }
 
-  // Would inserting p leave some unrouted switch near the path without a short option? Evaluated
-  // by inserting the path's next hops tentatively and undoing them.
+  // Would inserting p leave some unrouted switch within 2 hops of the new routes without a short
+  // option (options can vanish up to two hops away)? Evaluated by inserting the path's next hops
+  // tentatively and undoing them. On a diameter-2 graph those 2 hops reach every switch, so the
+  // count of such switches answers at once.
   bool keeps_short_routes(int l, const std::vector<int>& p) {
     const int d = p.back();
     const int t = static_cast<int>(p.size()) - 1;
@@ -310,14 +449,16 @@ struct Builder {
     while (j < t && r.next_hop(l, p[static_cast<std::size_t>(j)], d) < 0) ++j;
     for (int k = j - 1; k >= 0; --k) set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
     bool ok = true;
-    // Same 2-hop neighbourhood as pin_short_routes (options can vanish up to two hops away).
-    auto fine = [&](int x) { return x == d || r.next_hop(l, x, d) >= 0 || has_short_option(l, x, d); };
-    for (int k = 0; k < j && ok; ++k)
-      for (int x : adj[static_cast<std::size_t>(p[static_cast<std::size_t>(k)])]) {
-        if (!fine(x)) ok = false;
-        for (int y : adj[static_cast<std::size_t>(x)]) ok = ok && fine(y);
-        if (!ok) break;
-      }
+    if (diameter2 && j > 0) {
+      ok = bad[static_cast<std::size_t>(d)] == 0;
+    } else {
+      for (int k = 0; k < j && ok; ++k)
+        for (int x : adj[static_cast<std::size_t>(p[static_cast<std::size_t>(k)])]) {
+          if (!fine(l, x, d)) ok = false;
+          for (int y : adj[static_cast<std::size_t>(x)]) ok = ok && fine(l, y, d);
+          if (!ok) break;
+        }
+    }
     for (int k = 0; k < j; ++k) set_hop(l, p[static_cast<std::size_t>(k)], d, -1);
     return ok;
   }
@@ -343,11 +484,11 @@ struct Builder {
   // route pinned, so later paths cannot take that last option away.
   void pin_short_routes(int l, const std::vector<int>& p, int j) {
     const int d = p.back();
+    if (ones[static_cast<std::size_t>(d)] == 0) return;  // no switch has a single short option
     auto check = [&](int x) {
-      if (x == d || r.next_hop(l, x, d) >= 0) return;
-      if (short_options(l, x, d) != 1) return;
+      if (routed(l, x, d) || so[id(x, d)] != 1) return;
       int pick = -1;
-      short_options(l, x, d, &pick);
+      short_options_pick(l, x, d, &pick);
       if (pick >= 0) pin_minimal(l, pick, d);
     };
     for (int k = 0; k < j; ++k) {
@@ -398,6 +539,7 @@ struct Builder {
     std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
       return snapshot[id(a.first, a.second)] < snapshot[id(b.first, b.second)];
     });
+    if (guard) start_tracking();
     for (auto [s, d] : pairs) {
       if (r.next_hop(l, s, d) >= 0) {
         ++st.already_routed;  // fixed by an earlier path's suffix (App. B.1.4, Fig. 16)
@@ -409,6 +551,7 @@ struct Builder {
       const int j = insert_path(l, p);
       if (guard) pin_short_routes(l, p, j);
     }
+    track = false;
     complete_layer(l, [](int, int) { return true; }, true);
   }
 
@@ -487,6 +630,14 @@ LayerScheme parse_layer_scheme(const std::string& name) {
   if (name == "fatpaths") return LayerScheme::FatPaths;
   throw UserError(fmt::format("unknown layer scheme '{}' (expected layered, rues or fatpaths)", name));
 }
+
+Detours parse_detours(const std::string& name) {
+  if (name == "exact3") return Detours::Exact3;
+  if (name == "shortest") return Detours::Shortest;
+  throw UserError(fmt::format("unknown detour rule '{}' (expected exact3 or shortest)", name));
+}
+
+const char* detours_name(Detours d) { return d == Detours::Exact3 ? "exact3" : "shortest"; }
 
 const char* layer_scheme_name(LayerScheme s) {
   switch (s) {
@@ -571,6 +722,7 @@ RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
   Adjacency adj = normalize_graph(adj_in);
   RoutingLayers r(adj, opt.layers);
   Builder b(r.adjacency(), r);
+  b.detours = opt.detours;
   const std::uint64_t stream = hash_name(layer_scheme_name(opt.scheme));
   for (int l = 0; l < opt.layers; ++l) {
     Rng rng(opt.seed, stream, static_cast<std::uint64_t>(l));

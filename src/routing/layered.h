@@ -23,6 +23,19 @@ namespace lbsim::routing {
 using Adjacency = topo::AdjacencyLists;
 
 enum class LayerScheme { Layered, Rues, FatPaths };
+
+// Length of the almost-minimal paths find_path looks for (layered scheme).
+//   Exact3:   App. B.1.1 as written: exactly 3 hops (on graphs with pairs farther than 2 hops:
+//             distance + 1). In a girth-5 graph (Slim Fly q = 5) an adjacent pair has no 3-hop path,
+//             so it keeps its minimal path only, which caps the pairs with >= 3 disjoint paths at
+//             85.7 % (Fig. 8 shows 88.5 % at 8 layers, ~100 % at 16).
+//   Shortest: the shortest length >= that target for which the graph has a simple path between the
+//             pair (4 hops for adjacent pairs of a girth-5 graph, 3 otherwise). Reproduces Fig. 8's
+//             numbers (docs/layered-routing.md); the 4-hop routes rule out the three-lane scheme
+//             (sec. 5.2 needs <= 3 hops), DFSSSP lanes work.
+enum class Detours { Exact3, Shortest };
+Detours parse_detours(const std::string& name);  // "exact3" | "shortest"
+const char* detours_name(Detours d);
 LayerScheme parse_layer_scheme(const std::string& name);  // "layered" | "rues" | "fatpaths"
 const char* layer_scheme_name(LayerScheme s);
 
@@ -39,6 +52,7 @@ struct LayerOptions {
   // of App. B.1.4 short, so the 3-lane scheme of sec. 5.2 stays applicable. When a neighbour x
   // depends on an unrouted switch z for its short route, z's minimal route is pinned right away.
   bool guard_short_routes = true;
+  Detours detours = Detours::Exact3;  // layered scheme: length of the almost-minimal paths (above)
 };
 
 // Per-layer construction counters (what happened to each ordered pair in each layer).

@@ -2,7 +2,11 @@
 // [SlimFly] sec. 3.2) and on q = 7.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
+
 #include "analysis/deadlock.h"
+#include "core/error.h"
 #include "routing/layered.h"
 #include "analysis/pathstats.h"
 #include "topo/slim_fly.h"
@@ -34,6 +38,76 @@ TEST(SlimFlyLayers, Q5LayeredPathsAreMinimalOrThreeHops) {
   // share at 85.7 % for exact-3-hop paths; we require at least 80 %.
   EXPECT_GT(st.share_at_least_3_disjoint, 0.80);
   EXPECT_EQ(st.disjoint_hist.at(1), 350);
+}
+
+// --detours shortest: an adjacent pair of the girth-5 Hoffman-Singleton graph has no 2- or 3-hop
+// alternative (that would close a triangle or a 4-cycle), so its almost-minimal paths take 4 hops,
+// the shortest detour that exists (5-cycles). Fig. 8 / sec. 6.5 of [SlimFly]: ~60 % of the pairs
+// with >= 3 disjoint paths at 4 layers, ~100 % at 16; exact 3-hop paths cap the share at 85.7 %.
+TEST(SlimFlyLayers, Q5ShortestDetoursGiveAdjacentPairsFourHopPaths) {
+  auto g = topo::build_mms_graph(5);
+  LayerOptions o;
+  o.layers = 16;
+  o.detours = Detours::Shortest;
+  auto r = build_layers(g.adj, o);
+  ASSERT_EQ(validate_layers(r), "");
+  long adjacent_long = 0, other_long = 0;
+  for (int l = 1; l < r.num_layers(); ++l)
+    for (int s = 0; s < 50; ++s)
+      for (int d = 0; d < 50; ++d) {
+        if (s == d) continue;
+        const int h = r.hops(l, s, d);
+        ASSERT_LE(h, 4);
+        if (h == 4) {
+          // Only adjacent pairs get 4 hops: a 2-hop pair's almost-minimal path has 3.
+          if (r.distance(s, d) == 1) ++adjacent_long;
+          else ++other_long;
+        }
+      }
+  EXPECT_GT(adjacent_long, 0);
+  EXPECT_EQ(other_long, 0);
+  const auto at4 = compute_path_stats(r, 4), at16 = compute_path_stats(r, 16);
+  EXPECT_GT(at4.share_at_least_3_disjoint, 0.58);
+  EXPECT_LT(at4.share_at_least_3_disjoint, 0.65);
+  EXPECT_GT(at16.share_at_least_3_disjoint, 0.995);  // every adjacent pair now has 3 disjoint paths
+  EXPECT_EQ(at16.max_length, 4);
+  // The 4-hop routes rule out the three-lane scheme (sec. 5.2 needs <= 3 hops); DFSSSP lanes work.
+  const auto routes = collect_routes(r);
+  EXPECT_THROW(assign_three_lane(r.adjacency(), routes, 3), UserError);
+  EXPECT_TRUE(assign_dfsssp(r.adjacency(), routes, 15).per_lane_acyclic);
+  // exact3 (the default) keeps every adjacent pair on its single link: 350 of 2450 ordered pairs.
+  o.detours = Detours::Exact3;
+  const auto e16 = compute_path_stats(build_layers(g.adj, o), 16);
+  EXPECT_EQ(e16.disjoint_hist.at(1), 350);
+  EXPECT_LE(e16.share_at_least_3_disjoint, 2100.0 / 2450.0);
+  EXPECT_EQ(parse_detours("shortest"), Detours::Shortest);
+  EXPECT_THROW(parse_detours("range"), UserError);
+}
+
+// The layers are exactly those of the builder before the short-route guard kept its counts up to
+// date incrementally (main at b9063bb): FNV-1a of forwarding.txt's text (note line empty), values
+// computed from that version's `lbsim layers --tables` output.
+std::uint64_t fnv1a(const std::string& t) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : t) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+TEST(SlimFlyLayers, RoutesUnchangedBySpeedups) {
+  struct Case {
+    int q, layers;
+    std::uint64_t seed, hash;
+    std::size_t size;
+  };
+  for (const Case& c : {Case{5, 8, 3, 0xbc96d5337dbf73deULL, 57778}, Case{7, 8, 1, 0x40d9c96970688f58ULL, 226048}}) {
+    SCOPED_TRACE(testing::Message() << "q=" << c.q);
+    LayerOptions o;
+    o.layers = c.layers;
+    o.seed = c.seed;
+    const std::string text = format_forwarding_tables(build_layers(topo::build_mms_graph(c.q).adj, o), "");
+    EXPECT_EQ(text.size(), c.size);
+    EXPECT_EQ(fnv1a(text), c.hash);
+  }
 }
 
 TEST(SlimFlyLayers, Q5ThreeLaneSchemeNeedsThreeLanes) {

@@ -296,7 +296,7 @@ TEST(OpenSmFiles, ParseBackGrammar) {
   ASSERT_EQ(dump.size(), 50u);
   EXPECT_EQ(dump[0].guid, switch_guid(0));
   EXPECT_EQ(dump[0].entries.size(), static_cast<std::size_t>(t.lids.max_lid));  // every LID has an entry
-  for (const auto& e : dump[3].entries) EXPECT_FALSE(e.port_guid.empty());
+  for (const auto& e : dump[3].entries) EXPECT_TRUE(e.has_port_guid);
   const auto g2l = parse_guid2lid(t.guid2lid, "guid2lid");
   EXPECT_EQ(g2l.size(), 250u);
   EXPECT_EQ(g2l.at(f.endpoints[0].port_guid), std::make_pair(4, 7));
