@@ -6,7 +6,7 @@
 #   table3         docs/spritz.md       `lbsim reproduce spritz-table3 --seeds $SEEDS` (its report)
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
-#   fig6q, fig7q, fig9q                 the --quick versions of Fig. 6, 7, 9 (reduced networks)
+#   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
 # Usage: scripts/spritz_docs.sh [PART...] (default: paths-totals table2-queue table3).
 # Environment: BIN (default build/lbsim), OUT (default results/spritz-docs), SEEDS (default 5),
 # WORKERS (default 2).
@@ -39,7 +39,7 @@ for part in "${parts[@]}"; do
     paths-totals)
       for t in dragonfly slim_fly; do
         echo "$t (examples/spritz/${t}_table2.toml):"
-        "$BIN" paths "examples/spritz/${t}_table2.toml" | grep -E "^(switches|switch pairs|paths|total)|paths per pair|bounded paths" | sed 's/^/  /'
+        "$BIN" paths "examples/spritz/${t}_table2.toml" | grep -v '^time:' | sed 's/^/  /'
       done | block docs/topologies.md paths-totals ;;
     table2-queue)
       python3 scripts/spritz_table2_queue.py | block docs/topologies.md table2-queue ;;
@@ -48,6 +48,7 @@ for part in "${parts[@]}"; do
     fig6) reproduce spritz-fig6 | block docs/spritz.md fig6 ;;
     fig6q) reproduce spritz-fig6 --quick | block docs/spritz.md fig6q ;;
     fig7q) reproduce spritz-fig7 --quick | block docs/spritz.md fig7q ;;
+    fig8q) reproduce spritz-fig8 --quick | block docs/spritz.md fig8q ;;
     fig9q) reproduce spritz-fig9 --quick | block docs/spritz.md fig9q ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
   esac
