@@ -6,8 +6,10 @@ import re
 import sys
 
 doc, name = sys.argv[1], sys.argv[2]
-text = open(doc).read()
+# stdin first: in `long_command | doc_block.py` the doc must be read only when the block is ready,
+# or edits made to it meanwhile would be overwritten.
 body = sys.stdin.read()
+text = open(doc).read()
 if body and not body.endswith("\n"):
     body += "\n"
 pat = re.compile(r"(<!-- " + re.escape(name) + r":begin[^>]*-->\n)(.*?)(<!-- " + re.escape(name) + r":end -->)", re.S)
