@@ -8,7 +8,8 @@ prints each reading's packet count for the Dragonfly and the Slim Fly, then the 
 both 88 and 92. Dimensions:
   path      bounded (DF: up to 3 local + 2 global hops through one intermediate group; SF: up to 4
             switch hops, Valiant) | minimal (DF: local-global-local; SF: up to 2 hops); the longest by
-            latency in the set. An SF link is global (500 ns) between subgroups, local inside one.
+            latency in the set. An SF link is global (500 ns) between racks (a rack: the two
+            subgroups of one index), local inside one; a 4-hop path can be all global.
   switches  switch latencies per direction: every switch on the path (hops + 1) | hops | hops - 1 | none
   hosts     the two host links counted | not
   ser       data serialization per link (store and forward) | once | none

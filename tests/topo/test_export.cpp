@@ -156,8 +156,10 @@ TEST(TopoExport, DragonflyP2A4H2) {
 }
 
 TEST(TopoExport, SlimFlyQ5) {
-  // MMS graph, q = 5 = 4w + 1 (delta = 1): 2 q^2 = 50 switches of network degree (3q - delta) / 2 = 7:
-  // (q - delta) / 2 = 2 links inside the switch's subgroup and q = 5 to the other subgroup type.
+  // MMS graph, q = 5 = 4w + 1 (delta = 1): 2 q^2 = 50 switches of network degree (3q - delta) / 2 = 7.
+  // A rack holds the two subgroups of one index (q = 5 racks of 10 switches); local = inside the rack:
+  // (q - delta) / 2 = 2 links in the switch's subgroup + 1 to the rack's other subgroup; global = one
+  // link to every other rack, q - 1 = 4.
   const auto g = export_graph("sf", "[topology]\nkind = \"slim_fly\"\nq = 5\np = 3\n");
   // Labels with commas come back quoted and whole.
   EXPECT_EQ(std::count_if(g.edges.begin(), g.edges.end(), [](const Edge& e) { return e.b_label == "sw(0,0,0)"; }), 3);
@@ -168,8 +170,8 @@ TEST(TopoExport, SlimFlyQ5) {
   for (int n = 150; n < 200; ++n) {
     EXPECT_EQ(count(g, n, "host"), 3);
     EXPECT_EQ(count(g, n, "all") - 3, 7) << n;
-    EXPECT_EQ(count(g, n, "local"), 2) << n;
-    EXPECT_EQ(count(g, n, "global"), 5) << n;
+    EXPECT_EQ(count(g, n, "local"), 3) << n;
+    EXPECT_EQ(count(g, n, "global"), 4) << n;
   }
 }
 
