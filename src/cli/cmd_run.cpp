@@ -1,4 +1,5 @@
 // `lbsim run`, `lbsim topo`, `lbsim config`.
+#include <fstream>
 #include <iostream>
 
 #include <fmt/core.h>
@@ -8,6 +9,7 @@
 #include "config/reader.h"
 #include "routing/tables.h"
 #include "sim/memory.h"
+#include "topo/export.h"
 #include "topo/registry.h"
 #include "sim/simulation.h"
 
@@ -105,8 +107,24 @@ int do_run(const RunOptions& o) {
   return rc;
 }
 
-int do_topo(const std::string& file, const std::vector<std::string>& sets) {
-  auto cfg = load(file, sets);
+struct TopoOptions {
+  std::string config;
+  std::vector<std::string> sets;
+  std::string edges, nodes, format = "csv";
+};
+
+// Opens an export file for writing; a path that cannot be written is a UserError naming the option.
+std::ofstream open_export(const std::string& path, const char* option) {
+  std::ofstream f(path);
+  if (!f) throw UserError(fmt::format("{} {}: cannot write this file", option, path));
+  return f;
+}
+
+int do_topo(const TopoOptions& o) {
+  const auto format = topo::parse_graph_format(o.format);
+  if (!o.nodes.empty() && format != topo::GraphFormat::Csv)
+    throw UserError("--nodes writes CSV; with --format graphml or dot the --edges file holds the nodes already");
+  auto cfg = load(o.config, o.sets);
   // The estimate comes from the config alone; only what this command builds (the topology and its
   // tables) must fit, the run's estimate is printed for the user (`lbsim run` refuses above it).
   sim::check_memory(cfg, sim::MemoryUse::Topology);
@@ -114,6 +132,14 @@ int do_topo(const std::string& file, const std::vector<std::string>& sets) {
   const double limit = sim::memory_limit_bytes(cfg, &limit_why);
   const auto mem = sim::estimate_memory(cfg);
   const auto t = topo::build_topology(cfg);
+  if (!o.edges.empty()) {
+    auto f = open_export(o.edges, "--edges");
+    topo::write_graph(t, format, f);
+  }
+  if (!o.nodes.empty()) {
+    auto f = open_export(o.nodes, "--nodes");
+    topo::write_nodes_csv(t, f);
+  }
   const auto st = topo::graph_stats(t);
   fmt::print("topology: {}\n", t.kind);
   for (const auto& [k, v] : t.params) fmt::print("  {}: {}\n", k, v);
@@ -238,12 +264,16 @@ void add_run_commands(CLI::App& app, Commands& out) {
   run->add_flag("--quiet", opts->quiet, "No progress line and no summary on stdout");
   out.push_back({run, [opts] { return do_run(*opts); }});
 
-  auto topo_file = std::make_shared<std::string>();
-  auto topo_sets = std::make_shared<std::vector<std::string>>();
-  auto* topo = app.add_subcommand("topo", "Describe the topology of a config: counts, degree, diameter, path counts");
-  topo->add_option("config", *topo_file, "Config file (TOML)")->required()->check(CLI::ExistingFile);
-  topo->add_option("--set", *topo_sets, "Override a key: section.key=value (repeatable)");
-  out.push_back({topo, [topo_file, topo_sets] { return do_topo(*topo_file, *topo_sets); }});
+  auto topo_opts = std::make_shared<TopoOptions>();
+  auto* topo = app.add_subcommand("topo", "Describe the topology of a config: counts, degree, diameter, path counts; "
+                                          "export its graph (--edges)");
+  topo->add_option("config", topo_opts->config, "Config file (TOML)")->required()->check(CLI::ExistingFile);
+  topo->add_option("--set", topo_opts->sets, "Override a key: section.key=value (repeatable)");
+  topo->add_option("--edges", topo_opts->edges,
+                   "Write the graph to this file: one row per link (CSV), or the whole graph (--format graphml|dot)");
+  topo->add_option("--nodes", topo_opts->nodes, "Write one row per node (CSV: id, label, kind, group, tier, ports)");
+  topo->add_option("--format", topo_opts->format, "Format of --edges: csv (default), graphml, dot");
+  out.push_back({topo, [topo_opts] { return do_topo(*topo_opts); }});
 
   auto md = std::make_shared<bool>(false);
   auto check = std::make_shared<std::string>();

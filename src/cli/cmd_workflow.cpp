@@ -176,6 +176,7 @@ struct ReproOptions {
   std::string name;
   bool list = false, quick = false, print = false, slurm = false, no_plot = false;
   int workers = 0;
+  int seeds = 0;  // > 0: sweep run.seed = 1..seeds (an entry that sets or sweeps run.seed refuses)
   std::string out;
 };
 
@@ -228,8 +229,20 @@ int do_reproduce(const ReproOptions& o) {
     for (const auto& x : miss) m += (m.empty() ? "" : ", ") + x;
     throw UserError(fmt::format("{} ({}) cannot run in this build: needs {}", it->name, it->source, m));
   }
+  if (!it->command.empty() && o.seeds > 0)
+    throw UserError(fmt::format("--seeds: {} is an analysis with its own seed options, not a sweep", it->name));
   if (!it->command.empty()) return do_reproduce_command(*it, o);
-  const std::string text = wf::sweep_text(*it, o.quick, source_dir());
+  std::string text = wf::sweep_text(*it, o.quick, source_dir());
+  if (o.seeds > 0) {
+    // Every point over seeds 1..N (the reports print mean [min..max] over them).
+    if (text.find("\"run.seed\"") != std::string::npos)
+      throw UserError(fmt::format("--seeds: {} fixes or sweeps run.seed itself", it->name));
+    const auto grid = text.find("[grid]\n");
+    if (grid == std::string::npos) throw UserError(fmt::format("--seeds: {} has no [grid]", it->name));
+    std::string seeds = "\"run.seed\" = [";
+    for (int i = 1; i <= o.seeds; ++i) seeds += (i > 1 ? ", " : "") + std::to_string(i);
+    text.insert(grid + 7, seeds + "]\n");
+  }
   if (o.print) {
     std::cout << text;
     return 0;
@@ -304,6 +317,8 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   rp->add_flag("--slurm", ro->slurm, "Run the sweep on Slurm (see lbsim sweep --slurm)");
   rp->add_flag("--no-plot", ro->no_plot, "Do not plot");
   rp->add_option("--workers", ro->workers, "Parallel runs (default: number of cores)")->check(CLI::Range(1, 4096));
+  rp->add_option("--seeds", ro->seeds, "Run every point with run.seed = 1..N (reports: mean [min..max] over the seeds)")
+      ->check(CLI::Range(1, 1000));
   rp->add_option("--out", ro->out, "Output folder (default results/reproduce/<name>[-quick])");
   out.push_back({rp, [ro] { return do_reproduce(*ro); }});
 }

@@ -166,5 +166,13 @@ class RoundRobinPolicy final : public EntropyPolicy {
 // (resolved by the Simulation, routed by routing::PinnedDispatchRouter); not a policy name.
 inline constexpr std::string_view kViaGroupPrefix = "via_group:";
 inline bool is_via_group(const std::string& lb) { return lb.starts_with(kViaGroupPrefix); }
+// The workload lb value `pinned_ecmp`: ECMP over the bounded paths, pinned ([Spritz] sec. V-A's ECMP,
+// "each flow is assigned to a fixed path", for traffic that must not depend on the run's scheme, e.g.
+// the Fig. 7 background): one bounded path per flow drawn from (run.seed, workload index) alone, routed
+// like via_group by the fine-grained source-guided router whatever the run's routing. Not a policy name.
+inline constexpr std::string_view kPinnedEcmp = "pinned_ecmp";
+inline bool is_pinned_ecmp(const std::string& lb) { return lb == kPinnedEcmp; }
+// Flows whose packets carry net::kFlagPinned (a path resolved by the Simulation).
+inline bool is_pinned(const std::string& lb) { return is_via_group(lb) || is_pinned_ecmp(lb); }
 
 }  // namespace lbsim::lb

@@ -150,4 +150,48 @@ SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Byt
   return best;
 }
 
+SimTime longest_bounded_minimal_ack_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes,
+                                        Bytes ack_bytes) {
+  topo::PathEnumerator pe(t);
+  const auto dist = topo::switch_distances(t);
+  const auto one_way = [&](const topo::Link& l, Bytes bytes) { return serialization_ps(bytes, l.rate) + l.latency; };
+  std::vector<std::int32_t> sw;  // switches with hosts, and their first host link
+  std::vector<const topo::Link*> host_link;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s) {
+    const auto hs = t.hosts_of(t.switch_node(s));
+    if (hs.empty()) continue;
+    sw.push_back(t.switch_node(s));
+    host_link.push_back(&t.links[t.ports[hs.front()][0].link]);
+  }
+  SimTime best = 0;
+  for (std::size_t i = 0; i < sw.size(); ++i)
+    for (std::size_t j = 0; j < sw.size(); ++j) {
+      const auto& hi = *host_link[i];
+      const auto& hj = *host_link[j];
+      if (i == j) {
+        best = std::max(best, one_way(hi, data_bytes) + one_way(hj, data_bytes) + one_way(hj, ack_bytes) +
+                                  one_way(hi, ack_bytes) + 2 * switch_latency);
+        continue;
+      }
+      const std::int32_t d = dist[t.switch_index(sw[i])][t.switch_index(sw[j])];
+      SimTime data = 0, ack = 0;
+      pe.for_each_path(sw[i], sw[j], [&](const topo::PathView& v) {
+        SimTime x = one_way(hi, data_bytes) + one_way(hj, data_bytes) + static_cast<SimTime>(v.length + 1) * switch_latency;
+        SimTime y = one_way(hj, ack_bytes) + one_way(hi, ack_bytes) + static_cast<SimTime>(v.length + 1) * switch_latency;
+        for (std::int32_t k = 0; k < v.length; ++k) {
+          const auto& l = t.links[t.ports[v.hops[k].node][v.hops[k].port].link];
+          x += one_way(l, data_bytes);
+          y += one_way(l, ack_bytes);
+        }
+        data = std::max(data, x);
+        // Minimal (Table I categories): at most one global hop in a Dragonfly, else as many hops as
+        // the switch distance. Links are full duplex with equal rates, so the way back costs the same.
+        const bool minimal = t.minimal_one_global_hop ? v.global <= 1 : v.length == d;
+        if (minimal) ack = std::max(ack, y);
+      });
+      best = std::max(best, data + ack);
+    }
+  return best;
+}
+
 }  // namespace lbsim::routing

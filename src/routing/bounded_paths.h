@@ -128,5 +128,11 @@ namespace lbsim::routing {
 // bounded path instead of the longest shortest path (network.bdp_path = "longest_bounded";
 // [Spritz] sec. V-A: the BDP "is calculated based on the longest path for each topology").
 SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes, Bytes ack_bytes);
+// As longest_bounded_rtt, but the ACK returns over the pair's longest minimal path (Table I
+// category) instead of the data's path (network.bdp_path = "longest_bounded_minimal_ack"). Of the
+// readings of "1 BDP of the longest path" that scripts/spritz_table2_queue.py enumerates, the only
+// one that gives [Spritz] Table II's queue sizes, 88 (Dragonfly) and 92 (Slim Fly) packets.
+SimTime longest_bounded_minimal_ack_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes,
+                                        Bytes ack_bytes);
 
 }  // namespace lbsim::routing

@@ -22,7 +22,7 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
     : cfg_(cfg), topo_(topo), wl_(wl), default_lb_(cfg.text("lb.algorithm")),
       seed_(static_cast<std::uint64_t>(cfg.integer("run.seed"))) {
   sg_ = dynamic_cast<const routing::SourceGuidedRouter*>(&run_router);
-  const bool pins = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& f) { return lb::is_via_group(f.lb); });
+  const bool pins = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& f) { return lb::is_pinned(f.lb); });
   if ((!sg_ || sg_->coarse()) && pins) pin_sg_ = std::make_unique<routing::SourceGuidedRouter>(tables, false, seed_);
 
   // Background traffic that keeps ECMP while the rest uses lb.algorithm ([REPS] sec. 4.3.2).
@@ -90,12 +90,12 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
   run_ctx_.host_rate_bps = topo.num_hosts ? static_cast<double>(topo.links[static_cast<std::size_t>(topo.ports[0][0].link)].rate) : 0;
   // One maker per load balancer the workload uses (pinned flows need none).
   for (const auto& f : wl.flows) {
-    if (f.is_compute() || lb::is_via_group(f.lb)) continue;
+    if (f.is_compute() || lb::is_pinned(f.lb)) continue;
     const std::string name = lb_name(f);
     if (makers_.count(name)) continue;
     const auto* plugin = lb::balancers().find(name);
     if (!plugin)
-      throw UserError(fmt::format("workload: unknown load balancer '{}' (one of the lb.algorithm names or via_group:<group>){}",
+      throw UserError(fmt::format("workload: unknown load balancer '{}' (one of the lb.algorithm names, via_group:<group> or pinned_ecmp){}",
                                   name, config::did_you_mean(name, lb::balancers().names())));
     makers_.emplace(name, plugin->make(cfg, run_ctx_));
   }
@@ -104,9 +104,17 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
 FlowSetup::~FlowSetup() = default;
 
 // via_group:<g>: the lowest-latency bounded path of the flow's switch pair through group g.
+// pinned_ecmp: one of the pair's EV entries (every bounded path the fine-grained EVs reach), drawn
+// uniformly from (run.seed, workload index): the same path under every routing and load balancer.
 void FlowSetup::resolve_pins(const routing::SourceGuidedRouter& sg) {
   for (std::size_t i = 0; i < wl_.flows.size(); ++i) {
     const auto& f = wl_.flows[i];
+    if (lb::is_pinned_ecmp(f.lb) && !f.is_compute()) {
+      const auto& entries = sg.tables().entries(topo_.host_switch(f.src), topo_.host_switch(f.dst));
+      Rng pick(seed_, hash_name("pinned_ecmp"), i);
+      pinned_evs_[static_cast<std::uint32_t>(i)] = entries.empty() ? 0 : entries[pick.below(entries.size())].ev;
+      continue;
+    }
     if (!lb::is_via_group(f.lb)) continue;
     const std::string where = fmt::format("workload entry {} ({} -> {}), lb '{}'", i, f.src, f.dst, f.lb);
     std::int32_t g = -1;
@@ -219,9 +227,12 @@ void FlowSetup::write_path_usage(std::ostream& os) const {
         latency = fmt::format("{:.3f}", static_cast<double>(e.latency) / 1e3);
         category = e.minimal() ? "minimal" : "non_minimal";
       }
-      // Fine-grained source-guided routing: the switches the EV leads through (replayed).
-      if (sg_ && !sg_->coarse()) {
-        const auto walk = sg_->tables().walk(a, b, ev);
+      // Fine-grained source-guided routing (the run's, or the pinned flows' own): the switches the
+      // EV leads through (replayed).
+      const routing::SourceGuidedRouter* walker =
+          pinned_evs_.count(id) ? (pin_sg_ ? pin_sg_.get() : sg_) : (sg_ && !sg_->coarse() ? sg_ : nullptr);
+      if (walker) {
+        const auto walk = walker->tables().walk(a, b, ev);
         hops = std::to_string(walk.size());
         for (const auto& h : walk) path += topo_.nodes[h.node].label + ">";
         path += topo_.nodes[b].label;

@@ -31,7 +31,7 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
     auto& f = flows_[i];
     f.spec = &s;
     f.id = static_cast<std::uint32_t>(i);
-    f.pinned = lb::is_via_group(s.lb);
+    f.pinned = lb::is_pinned(s.lb);
     const auto check_host = [&](std::int32_t h, const char* what) {
       if (h < 0 || static_cast<std::size_t>(h) >= hosts)
         throw UserError("workload entry " + std::to_string(i) + ": " + what + " host " +

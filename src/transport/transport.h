@@ -86,7 +86,7 @@ struct FlowState {
   SimTime ready_time = 0;  // latest dependency completion + delay / start dependency
   SimTime start_time = -1, finish_time = -1, sender_done_time = -1;
   bool started = false, finished = false, sender_done = false;
-  bool pinned = false;  // lb = via_group:<g>: data packets carry net::kFlagPinned
+  bool pinned = false;  // lb = via_group:<g> or pinned_ecmp: data packets carry net::kFlagPinned
   std::uint8_t caps = 0;  // the load balancer's lb::kCap* flags
   // sender
   std::unique_ptr<CongestionControl> cc;

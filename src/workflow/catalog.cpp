@@ -135,20 +135,28 @@ std::vector<Scheme> baseline_schemes() {
 // quick: Dragonfly p=2 a=4 h=2 (72), Slim Fly q=5 p=3 (150). 400 Gb/s, 25 ns local / 500 ns global
 // links, 500 ns switches, one-BDP queues, Kmin/Kmax 0.2/0.8, trimming, DCTCP with QuickAdapt and
 // FastIncrease, window 1.5 BDP (sec. V-A).
+// Table II's queues: 88 (DF) / 92 (SF) packets, the ceiling of the BDP of network.bdp_path =
+// "longest_bounded_minimal_ack" (one queue_bdp = 87.9 / 91.4 packets); reduced scale: one BDP.
+std::string spritz_queue(bool quick, int packets) {
+  return quick ? std::string() : fmt::format("\"network.queue_packets\" = {}\n", packets);
+}
 std::string spritz_topo_cases(bool quick) {
   const std::string common =
       "\"topology.link_rate_gbps\" = 400\n\"topology.host_latency_ns\" = 25\n"
       "\"topology.local_latency_ns\" = 25\n\"topology.global_latency_ns\" = 500\n";
   return fmt::format("\n[[case]]\nname = \"dragonfly\"\n\"topology.kind\" = \"dragonfly\"\n\"topology.p\" = {}\n"
-                     "\"topology.a\" = {}\n\"topology.h\" = {}\n{}"
+                     "\"topology.a\" = {}\n\"topology.h\" = {}\n{}{}"
                      "\n[[case]]\nname = \"slim_fly\"\n\"topology.kind\" = \"slim_fly\"\n\"topology.q\" = {}\n"
-                     "\"topology.p\" = {}\n{}",
-                     quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, common, quick ? 5 : 9, quick ? 3 : 7, common);
+                     "\"topology.p\" = {}\n{}{}",
+                     quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, common, spritz_queue(quick, 88), quick ? 5 : 9,
+                     quick ? 3 : 7, common, spritz_queue(quick, 92));
 }
 
-// `longest_bdp`: size the BDP on the longest bounded path (sec. V-A), where the build has the key.
+// `longest_bdp`: size the BDP on the longest bounded path (sec. V-A) with the ACK back over the
+// longest minimal path, the reading that gives Table II's 88 (DF) / 92 (SF) packets
+// (scripts/spritz_table2_queue.py), where the build has the key.
 std::string spritz_set(bool longest_bdp) {
-  return std::string(longest_bdp ? "\"network.bdp_path\" = \"longest_bounded\"\n" : "") +
+  return std::string(longest_bdp ? "\"network.bdp_path\" = \"longest_bounded_minimal_ack\"\n" : "") +
          R"("network.switch_latency_ns" = 500
 "network.queue_bdp" = 1.0
 "network.kmin" = 0.2
@@ -177,18 +185,21 @@ std::string spritz_fig6(const std::string& name, const std::vector<Scheme>& ss, 
 }
 
 // Fig. 7: collectives on 128 random endpoints next to an ECMP background permutation, and the
-// web-search trace at load 1.0 for 1 ms with a cap on simultaneous senders per receiver.
-std::string spritz_fig7(const std::string& name, const std::vector<Scheme>& ss, bool full_build, bool quick,
-                        const std::string& extra = "") {
+// web-search trace at load 1.0 for 1 ms with a cap on simultaneous senders per receiver. The
+// background's load balancer: Fig. 7 pins it (pinned_ecmp: one bounded path per flow, the same in
+// every row, so that the rows differ only in the collective's scheme); Fig. 9 keeps `ecmp` (a pinned
+// path through a failed link would never deliver, and the paper's failure rows adapt or time out).
+std::string spritz_fig7(const std::string& name, const std::string& figure, const std::vector<Scheme>& ss,
+                        bool full_build, bool quick, const std::string& background_lb, const std::string& extra = "") {
   const int ranks = quick ? 16 : 128;
-  std::string s = spritz_header(name, "[Spritz] Fig. 7: AI collectives with background traffic and web-search traces", quick) +
+  std::string s = spritz_header(name, "[Spritz] " + figure + ": AI collectives with background traffic and web-search traces", quick) +
                   fmt::format("[set]\n{}{}\n[grid]\n{}\n", spritz_set(full_build), extra, scheme_axis(ss));
   std::string wl = "workload = [\n";
   for (const char* k : {"butterfly_allreduce", "ring_allreduce", "alltoall"})
     wl += fmt::format("  {{name = \"{}\", \"workload.kind\" = \"{}\", \"workload.ranks\" = {}, "
                       "\"workload.random_subset\" = true, \"workload.background\" = true, "
-                      "\"workload.background_lb\" = \"ecmp\", \"workload.size\" = \"{}\", \"workload.window\" = 4}},\n",
-                      k, k, ranks, quick ? "512KiB" : "4MiB");
+                      "\"workload.background_lb\" = \"{}\", \"workload.size\" = \"{}\", \"workload.window\" = 4}},\n",
+                      k, k, ranks, background_lb, quick ? "512KiB" : "4MiB");
   wl += fmt::format("  {{name = \"websearch\", \"workload.kind\" = \"cdf_trace\", \"workload.cdf\" = \"websearch\", "
                     "\"workload.load\" = 1.0, \"workload.duration_us\" = {}, \"workload.max_senders_per_receiver\" = 1}},\n]\n",
                     quick ? 100 : 1000);
@@ -204,10 +215,10 @@ std::string spritz_fig8(const std::vector<Scheme>& ss, bool quick) {
                      "\"topology.local_latency_ns\" = 25\n\"topology.global_latency_ns\" = 500\n"
                      "\"workload.kind\" = \"incast\"\n\"workload.incast_receiver\" = {}\n"
                      "\"workload.incast_first_sender\" = 0\n\"workload.incast_senders\" = {}\n"
-                     "\"workload.incast_bystanders\" = true\n\"workload.size\" = \"{}\"\n\n[grid]\n{}",
+                     "\"workload.incast_bystanders\" = true\n\"workload.size\" = \"{}\"\n{}\n[grid]\n{}",
                      spritz_set(true), quick ? 2 : 4, quick ? 4 : 8, quick ? 2 : 4, quick ? 40 : 160,
                      quick ? 8 : 32,
-                     quick ? "1MiB" : "4MiB", scheme_axis(ss));
+                     quick ? "1MiB" : "4MiB", spritz_queue(quick, 88), scheme_axis(ss));
 }
 
 // REPS failure modes (Fig. 8, [REPS] sec. 4.3.3): each a [[case]]-free named axis value.
@@ -393,7 +404,8 @@ std::vector<Entry> catalog() {
   const Need failures{"failures.random_fraction", "", "failure injection (failures.* keys)"};
   const Need fail_file{"failures.file", "", "failure schedules (failures.file)"};
   const Need mixed{"workload.ecmp_fraction", "", "mixed REPS/ECMP traffic (workload.ecmp_fraction)"};
-  const Need bdp{"network.bdp_path", "", "BDP on the longest path (network.bdp_path)"};
+  const Need bdp{"network.bdp_path", "longest_bounded_minimal_ack",
+                 "Table II's BDP (network.bdp_path = longest_bounded_minimal_ack)"};
   const Need fig5wl{"network.queue_packets", "", "Table II queue size in packets (network.queue_packets; the Fig. 5 scenario)"};
   const auto with = [](std::vector<Need> a, std::initializer_list<Need> b) {
     a.insert(a.end(), b.begin(), b.end());
@@ -499,26 +511,34 @@ std::vector<Entry> catalog() {
     Entry e{"spritz-table3", "[Spritz] Table III", "FCT of the monitored 4 MiB flow in the Fig. 5 scenario",
             with(scheme_needs(spritz_schemes()), {fig5wl, bdp}), t, t, "24 s", "24 s", {}};
     e.base = "examples/spritz/motivational.toml";
+    e.report = spritz_table3_report;
     c.push_back(e);
   }
-  c.push_back({"spritz-fig6", "[Spritz] Fig. 6", "permutation and adversarial, Dragonfly and Slim Fly, all schemes",
-               with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig6("spritz-fig6", spritz_schemes(), true, false),
-               spritz_fig6("spritz-fig6", spritz_schemes(), true, true), "~15 min", "17 s", {}});
+  {
+    Entry e{"spritz-fig6", "[Spritz] Fig. 6", "permutation and adversarial, Dragonfly and Slim Fly, all schemes",
+            with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig6("spritz-fig6", spritz_schemes(), true, false),
+            spritz_fig6("spritz-fig6", spritz_schemes(), true, true), "~15 min", "17 s", {}};
+    e.report = spritz_fig6_report;
+    c.push_back(e);
+  }
   c.push_back({"spritz-fig6-baselines", "[Spritz] Fig. 6 (Minimal, ECMP, OPS)",
                "Fig. 6 with the committed routing and load balancers", scheme_needs(baseline_schemes()),
                spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, false),
                spritz_fig6("spritz-fig6-baselines", baseline_schemes(), false, true), "~5 min", "10 s", {}});
+  c.back().report = spritz_fig6_report;
   c.push_back({"spritz-fig7", "[Spritz] Fig. 7", "collectives (128 random endpoints, ECMP background), traces",
-               with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig7("spritz-fig7", spritz_schemes(), true, false),
-               spritz_fig7("spritz-fig7", spritz_schemes(), true, true), "~30 min", "34 s", {}});
+               with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig7("spritz-fig7", "Fig. 7", spritz_schemes(), true, false, "pinned_ecmp"),
+               spritz_fig7("spritz-fig7", "Fig. 7", spritz_schemes(), true, true, "pinned_ecmp"), "~30 min", "34 s", {}});
+  c.back().report = spritz_fig7_report;
   c.push_back({"spritz-fig8", "[Spritz] Fig. 8", "32 x 4 MiB incast to node 160 with 1023 bystander flows",
                with(scheme_needs(spritz_schemes()), {bdp}), spritz_fig8(spritz_schemes(), false),
                spritz_fig8(spritz_schemes(), true), "4 min", "9 s", {}});
+  c.back().report = spritz_fig8_report;
   {
     const std::string fail = "\"failures.random_fraction\" = 0.02\n\"failures.random_links\" = \"switch_links\"\n"
                              "\"failures.random_kind\" = \"down\"\n";
-    auto full = spritz_fig7("spritz-fig9", spritz_failure_schemes(), true, false, fail);
-    auto quick = spritz_fig7("spritz-fig9", spritz_failure_schemes(), true, true, fail);
+    auto full = spritz_fig7("spritz-fig9", "Fig. 9 (2 % of the links failed)", spritz_failure_schemes(), true, false, "ecmp", fail);
+    auto quick = spritz_fig7("spritz-fig9", "Fig. 9 (2 % of the links failed)", spritz_failure_schemes(), true, true, "ecmp", fail);
     // Fig. 9 adds the permutation microbenchmark to the collectives and traces.
     const auto add_perm = [](std::string& s, const char* size) {
       s.insert(s.find("workload = [\n") + 13,
@@ -530,6 +550,7 @@ std::vector<Entry> catalog() {
     add_perm(quick, "1MiB");
     c.push_back({"spritz-fig9", "[Spritz] Fig. 9", "2 % of links failed: permutation, collectives, traces",
                  with(scheme_needs(spritz_failure_schemes()), {bdp, failures}), full, quick, "~40 min", "70 s", {}});
+    c.back().report = spritz_fig9_report;
   }
   {
     // [REPS] sec. 4.5.2 and 5.1: the balls-into-bins models (lbsim balls, no packets; every

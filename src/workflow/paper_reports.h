@@ -14,3 +14,22 @@ namespace lbsim::workflow {
 std::string reps_fig15_report(const Sweep& sw);
 
 }  // namespace lbsim::workflow
+
+namespace lbsim::workflow {
+
+// [Spritz] sec. V: the metric each figure shows, per scheme (the sweep's `scheme` axis) and setting
+// (case and the other axes), mean [min..max] over the seeds (run.seed axis), next to the paper's
+// value or statement. Runs that did not complete are left out (and counted).
+//   Table III: FCT of the monitored flow (tag `monitored`), loaded and solo.
+//   Fig. 6: p99 FCT, dropped (trimmed + dropped) packets, OOO %; Spray's margin over the next best.
+//   Fig. 7: collective duration (last finish - first start over the non-background flows), the
+//           background's p99, and the web-search p99 FCT.
+//   Fig. 8: incast p99 (tag incast), bystander p50 / p99 (tag bystander), retransmissions.
+//   Fig. 9: as Fig. 6 / 7 per workload, plus packets lost on failed links; Spritz's margin.
+std::string spritz_table3_report(const Sweep& sw);
+std::string spritz_fig6_report(const Sweep& sw);
+std::string spritz_fig7_report(const Sweep& sw);
+std::string spritz_fig8_report(const Sweep& sw);
+std::string spritz_fig9_report(const Sweep& sw);
+
+}  // namespace lbsim::workflow

@@ -216,7 +216,7 @@ using namespace config;
       text("workload.butterfly", "halving_doubling", "butterfly_allreduce variant.").one_of({"halving_doubling", "recursive_doubling"}),
       flag("workload.background", true, "Collectives: endpoints outside the collective run a permutation (tag background)."),
       bytes("workload.background_bytes", 0, "Collectives: background message size; 0 = size.").range(0, 1e15),
-      text("workload.background_lb", "ecmp", "Collectives: load balancer of the background permutation ([Spritz] V-B: ecmp)."),
+      text("workload.background_lb", "ecmp", "Collectives: load balancer of the background permutation ([Spritz] V-B: ECMP); `pinned_ecmp` = one bounded path per flow, the same under every routing and load balancer (docs/spritz.md, Fig. 7)."),
   }, "collectives");
   return true;
 }();
