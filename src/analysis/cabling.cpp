@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace lbsim::analysis {
 
@@ -149,20 +150,6 @@ const char* cable_kind(const PlannedLink& l) { return l.inter_rack ? "optical" :
 std::string port_range(int a, int b) {
   if (a > b) return "none";
   return a == b ? fmt::format("{}", a) : fmt::format("{}-{}", a, b);
-}
-
-std::string xml_escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
 }
 
 }  // namespace

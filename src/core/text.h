@@ -30,4 +30,19 @@ inline std::string csv_field(const std::string& v) {
   return out + "\"";
 }
 
+// XML/HTML character escaping for text and attribute values (GraphML, SVG, HTML sheets).
+inline std::string xml_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
 }  // namespace lbsim

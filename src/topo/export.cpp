@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace lbsim::topo {
 
@@ -11,26 +12,8 @@ namespace {
 
 const char* node_kind(const Node& n) { return n.kind == NodeKind::Host ? "host" : "switch"; }
 
-// Labels are generated (e.g. "sw(0,1,4)", "g0s3") but escape anyway: CSV quotes, XML entities, DOT quotes.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-std::string xml(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
+// Labels are generated (e.g. "sw(0,1,4)", "g0s3") but escaped anyway: CSV quotes and XML entities
+// (core/text.h), DOT quotes.
 std::string dot_str(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
@@ -81,13 +64,13 @@ void write_graphml(const Topology& t, std::ostream& out) {
          "  <key id=\"lkind\" for=\"edge\" attr.name=\"kind\" attr.type=\"string\"/>\n"
          "  <key id=\"rate_gbps\" for=\"edge\" attr.name=\"rate_gbps\" attr.type=\"double\"/>\n"
          "  <key id=\"latency_ns\" for=\"edge\" attr.name=\"latency_ns\" attr.type=\"double\"/>\n";
-  fmt::print(out, "  <graph id=\"{}\" edgedefault=\"undirected\">\n", xml(t.kind));
+  fmt::print(out, "  <graph id=\"{}\" edgedefault=\"undirected\">\n", xml_escape(t.kind));
   for (std::int32_t n = 0; n < t.size(); ++n) {
     const auto& v = t.nodes[n];
     fmt::print(out,
                "    <node id=\"n{}\"><data key=\"label\">{}</data><data key=\"kind\">{}</data>"
                "<data key=\"group\">{}</data><data key=\"tier\">{}</data><data key=\"ports\">{}</data></node>\n",
-               n, xml(v.label), node_kind(v), v.group, v.tier, t.ports[n].size());
+               n, xml_escape(v.label), node_kind(v), v.group, v.tier, t.ports[n].size());
   }
   for (std::size_t i = 0; i < t.links.size(); ++i) {
     const auto& l = t.links[i];
