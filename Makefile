@@ -30,7 +30,7 @@ test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The test suite (without the fuzz smoke) built with AddressSanitizer + UndefinedBehaviorSanitizer in
-# $(BUILD)/sanitize (g++, -O1, any report fails the test; docs/reliability.md). CI runs it after `test`.
+# $(BUILD)/sanitize (g++, -O1, any report fails the test; docs/reliability.md). Not yet in CI.
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 sanitize: deps
 	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \
