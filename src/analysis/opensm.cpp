@@ -583,11 +583,13 @@ PathSlTable parse_path_sl(std::string_view text, const std::string& src) {
     }
     if (!cur) fail(src, ln, "LID range before the first 'switch' line");
     const auto dash = w.find('-');
+    // Named strings: strtol's end pointer must point into a string that is still alive when read.
+    const std::string lo = w.substr(0, dash), hi = dash == std::string::npos ? std::string() : w.substr(dash + 1);
     char* end = nullptr;
-    const long a = std::strtol(w.substr(0, dash).c_str(), &end, 0);
-    if (*end != '\0') fail(src, ln, fmt::format("bad LID range '{}'", w));
-    const long b = dash == std::string::npos ? a : std::strtol(w.substr(dash + 1).c_str(), &end, 0);
-    if (*end != '\0' || a < 1 || b < a || b > kMaxUnicastLid) fail(src, ln, fmt::format("bad LID range '{}'", w));
+    const long a = std::strtol(lo.c_str(), &end, 0);
+    if (lo.empty() || *end != '\0') fail(src, ln, fmt::format("bad LID range '{}'", w));
+    const long b = dash == std::string::npos ? a : std::strtol(hi.c_str(), &end, 0);
+    if ((dash != std::string::npos && hi.empty()) || *end != '\0' || a < 1 || b < a || b > kMaxUnicastLid) fail(src, ln, fmt::format("bad LID range '{}'", w));
     if (static_cast<long>(cur->size()) <= b) cur->resize(static_cast<std::size_t>(b) + 1, -1);
     for (long lid = a; lid <= b; ++lid) {
       int sl = -1;
