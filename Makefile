@@ -36,7 +36,7 @@ sanitize: deps
 	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \
 	  -DLBSIM_WERROR=OFF -DLBSIM_PYTHON=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
 	cmake --build $(BUILD)/sanitize -j $(JOBS)
-	cd $(BUILD)/sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	cd $(BUILD)/sanitize && LBSIM_TOOLS_DIR=$(CURDIR)/tools ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE fuzz
 
 # libFuzzer harnesses (fuzz/, docs/fuzzing.md) in $(BUILD)/fuzz, built with clang + ASan + UBSan.
