@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build demo test sanitize fuzz fuzz-build bench docs clean
+.PHONY: all deps build demo test install sanitize fuzz fuzz-build bench docs clean
 
 all: build
 
@@ -23,6 +23,12 @@ demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lbsim
 	$(BUILD)/lbsim compare examples/demo.toml --lb ecmp,ops
 	$(BUILD)/lbsim report results/demo
+
+# Install under PREFIX (default ~/.local, no root needed): bin/lbsim, share/lbsim/{tools,examples,data}
+# and the Python package in the interpreter's site-packages for that prefix (README "Install").
+PREFIX ?= $(HOME)/.local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The whole test suite (unit, integration, CLI, and a fixed-length smoke of each fuzzer when clang is
 # installed: ctest label "fuzz"). Benchmarks are separate: `make bench`.

@@ -101,30 +101,39 @@ int do_sweep(const SweepOptions& o) {
 
 // ---- plot -------------------------------------------------------------------------------------------
 
+// The installed layout (`make install`): <prefix>/bin/lbsim with tools/, examples/ and data/ in
+// <prefix>/share/lbsim.
+fs::path installed_share_dir() {
+  return fs::path(wf::self_exe()).parent_path().parent_path() / "share" / "lbsim";
+}
+
 // The source tree (examples/ for reproduce): $LBSIM_SOURCE_DIR, one level above the executable (a
-// build folder inside the source tree), or the tree this file was compiled from.
+// build folder inside the source tree), the installed share folder, or the tree this file was
+// compiled from.
 fs::path source_dir() {
   std::vector<fs::path> cand;
   if (const char* e = std::getenv("LBSIM_SOURCE_DIR")) cand.emplace_back(e);
   cand.push_back(fs::path(wf::self_exe()).parent_path().parent_path());
+  cand.push_back(installed_share_dir());
 #ifdef LBSIM_SOURCE_DIR
   cand.push_back(fs::path(LBSIM_SOURCE_DIR));
 #endif
   cand.push_back(fs::path(__FILE__).parent_path().parent_path().parent_path());
   for (const auto& c : cand)
-    if (fs::is_directory(c / "examples") && fs::is_directory(c / "src")) return c;
+    if (fs::is_directory(c / "examples") && (fs::is_directory(c / "src") || c == installed_share_dir())) return c;
   return cand.back();
 }
 
-// tools/ is found, in order, at $LBSIM_TOOLS_DIR, next to the executable (installed layout), one
-// level up (a build folder inside the source tree) and in the source tree this file was compiled
-// from.
+// tools/ is found, in order, at $LBSIM_TOOLS_DIR, next to the executable, one level up (a build
+// folder inside the source tree), in the installed share folder and in the source tree this file
+// was compiled from.
 fs::path tools_dir() {
   std::vector<fs::path> cand;
   if (const char* e = std::getenv("LBSIM_TOOLS_DIR")) cand.emplace_back(e);
   const fs::path exe_dir = fs::path(wf::self_exe()).parent_path();
   cand.push_back(exe_dir / "tools");
   cand.push_back(exe_dir.parent_path() / "tools");
+  cand.push_back(installed_share_dir() / "tools");
 #ifdef LBSIM_SOURCE_DIR
   cand.push_back(fs::path(LBSIM_SOURCE_DIR) / "tools");
 #endif
