@@ -60,6 +60,10 @@ int do_run(const RunOptions& o) {
                j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>(),
                f["max"].get<double>(), f["p99"].get<double>(), f["p50"].get<double>(), f["mean"].get<double>(),
                j["ideal_fct_us"]["max"].get<double>());
+    // Dependency workloads (collectives, GOAL, triggered .cm): their completion time is the makespan.
+    if (j.value("has_dependencies", false) && !j["makespan_us"].is_null())
+      fmt::print("  makespan {:.2f} us (first start to last finish, computations included)\n",
+                 j["makespan_us"].get<double>());
     fmt::print("  drops {}  trims {}  ecn marks {}  retransmits {}  timeouts {}  out-of-order {:.2f}%\n",
                j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(), j["ecn_marks"].get<std::uint64_t>(),
                j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>());

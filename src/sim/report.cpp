@@ -91,6 +91,19 @@ nlohmann::json Simulation::summary() const {
     if (r.ideal > 0) slow.push_back(static_cast<double>(t) / static_cast<double>(r.ideal));
     by_tag[r.tag].push_back(to_us(t));
   }
+  // Makespan (issue 18, collectives and GOAL schedules): first entry start to last entry finish over
+  // every entry, computations included; none while an entry is unfinished.
+  SimTime first_start = kTimeNever, last_finish = -1;
+  bool all_finished = !rows.empty();
+  bool dependent = false;
+  for (const auto& r : rows) {
+    if (r.start >= 0) first_start = std::min(first_start, r.start);
+    if (r.finished) last_finish = std::max(last_finish, r.finish);
+    all_finished = all_finished && r.finished;
+    dependent = dependent || r.compute;
+  }
+  for (const auto& s : wl_.flows) dependent = dependent || !s.deps.empty() || !s.start_deps.empty();
+  const json makespan = all_finished ? json(to_us(last_finish - first_start)) : json(nullptr);
   for (const auto& f : tr_->flows()) received += f.rcv_count;
   std::uint64_t drops = 0, trims = 0, marks = 0, fdrops = 0;
   for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
@@ -128,6 +141,8 @@ nlohmann::json Simulation::summary() const {
       {"ideal_fct_us", dist(ideal)},
       {"slowdown", dist(slow)},
       {"fct_us_by_tag", tags},
+      {"makespan_us", makespan},
+      {"has_dependencies", dependent},
       {"drops", drops},
       {"failure_drops", fdrops},
       {"ttl_drops", net_->ttl_drops()},

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -129,7 +130,7 @@ std::string json_num(const nlohmann::json& j) {
 const std::vector<std::string>& metric_columns() {
   static const std::vector<std::string> cols{
       "status",      "completed",     "unfinished",  "transfers",   "max_fct_us", "p99_fct_us",
-      "p50_fct_us",  "mean_fct_us",   "mean_slowdown", "p99_slowdown", "max_slowdown", "drops",
+      "p50_fct_us",  "mean_fct_us",   "mean_slowdown", "p99_slowdown", "max_slowdown", "makespan_us", "drops",
       "failure_drops", "trims",       "ecn_marks",   "nacks",       "retransmits", "timeouts",
       "ooo_pct",     "events",        "sim_time_us", "wall_s",      "peak_rss_mb"};
   return cols;
@@ -432,6 +433,7 @@ std::vector<std::string> metrics_row(const Point& p) {
          dist("slowdown", "mean"),
          dist("slowdown", "p99"),
          dist("slowdown", "max"),
+         get({"makespan_us"}),
          get({"drops"}),
          get({"failure_drops"}),
          get({"trims"}),
@@ -456,18 +458,60 @@ std::vector<std::string> header(const SweepSpec& s) {
   return h;
 }
 
+namespace {
+
+// fct_us_by_tag of a point's summary.json (an empty object when the run has none).
+nlohmann::json tag_stats(const Point& p) {
+  const fs::path f = fs::path(p.cfg.text("output.dir")) / "summary.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(f, ec)) return nlohmann::json::object();
+  try {
+    const auto j = nlohmann::json::parse(read_text(f));
+    if (j.contains("fct_us_by_tag") && j["fct_us_by_tag"].is_object()) return j["fct_us_by_tag"];
+  } catch (const std::exception&) {
+  }
+  return nlohmann::json::object();
+}
+
+// The per-tag columns: one group per entry tag seen in any point, unless the only tag is "default".
+const char* const kTagStats[][2] = {{"completed", "count"}, {"mean_fct_us", "mean"}, {"p99_fct_us", "p99"}, {"max_fct_us", "max"}};
+
+}  // namespace
+
 std::string results_csv(const SweepSpec& s, const std::vector<Point>& points) {
   std::string out;
   const auto add_row = [&](const std::vector<std::string>& r) {
     for (std::size_t i = 0; i < r.size(); ++i) out += (i ? "," : "") + csv_field(r[i]);
     out += "\n";
   };
-  add_row(header(s));
+  std::vector<nlohmann::json> tags;
+  std::set<std::string> names;
   for (const auto& p : points) {
+    tags.push_back(tag_stats(p));
+    for (const auto& kv : tags.back().items()) names.insert(kv.key());
+  }
+  if (names.size() == 1 && *names.begin() == "default") names.clear();
+  auto h = header(s);
+  h.pop_back();  // "dir" stays last
+  for (const auto& t : names)
+    for (const auto& st : kTagStats) h.push_back(std::string(st[0]) + "." + t);
+  h.push_back("dir");
+  add_row(h);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
     std::vector<std::string> r{p.name};
     if (!s.cases.empty()) r.push_back(p.case_name);
     for (const auto& l : p.labels) r.push_back(l);
-    for (auto& m : metrics_row(p)) r.push_back(std::move(m));
+    const auto m = metrics_row(p);
+    const bool have = m[0] == "ok" || m[0] == "unfinished";
+    for (const auto& v : m) r.push_back(v);
+    for (const auto& t : names)
+      for (const auto& st : kTagStats) {
+        // A tag with no completed transfer: completed 0, the FCT cells empty (NaN in pandas).
+        const bool has = have && tags[i].contains(t);
+        const bool count = std::string(st[1]) == "count";
+        r.push_back(has ? json_num(tags[i][t][st[1]]) : (have && count ? "0" : ""));
+      }
     r.push_back("runs/" + p.name);
     add_row(r);
   }

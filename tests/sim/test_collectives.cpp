@@ -1,10 +1,13 @@
 // Collectives through the engine: every step waits for the messages it depends on, and on an idle
 // network the completion time matches the analytic value.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "helpers.h"
 
 using namespace lbsim;
+using namespace lbsim::test;
 
 // Ring allreduce over k = 4 hosts of one ToR (hosts 0-3 of a 16-host fat tree with 4 hosts per ToR):
 // 2(k-1) = 6 steps; in each step every rank sends size/k = 1 MiB to its ring neighbour. The four
@@ -68,4 +71,22 @@ TEST(Collectives, GoalBinaryTree32RunsToCompletion) {
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (auto d : wl.flows[i].deps) EXPECT_GE(rows[i].start, rows[d].finish);
   EXPECT_TRUE(test::conserved(s));
+}
+
+// The makespan of a dependency workload (issue 18 "Tidy results"): examples/workloads/ring4.goal has
+// every rank compute 1000 ns, send 64 KiB to its right neighbour, then compute 500 ns after its own
+// receive: first start 0, last finish 1 us + the slowest transfer + 0.5 us. summary.json and the
+// console report it.
+TEST(Collectives, GoalMakespanIsComputeTransferCompute) {
+  const std::string d = temp_dir("makespan");
+  write_file(d + "/goal.toml", "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
+                               "kind = \"goal\"\nfile = \"" LBSIM_SOURCE_DIR "/examples/workloads/ring4.goal\"\n");
+  const auto r = run_lbsim("run " + d + "/goal.toml --out " + d + "/out");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(read_file(d + "/out/summary.json"));
+  EXPECT_TRUE(j["has_dependencies"].get<bool>());
+  EXPECT_EQ(j["fct_us"]["count"].get<int>(), 4);
+  const double expect = 1.0 + j["fct_us"]["max"].get<double>() + 0.5;
+  EXPECT_NEAR(j["makespan_us"].get<double>(), expect, 1e-6);
+  EXPECT_NE(r.out.find(fmt::format("makespan {:.2f} us", expect)), std::string::npos) << r.out;
 }

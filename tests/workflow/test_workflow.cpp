@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -229,6 +230,43 @@ TEST(SweepSpec, RelativePathsFollowTheirFile) {
   EXPECT_EQ(expand(s2, (d / "out").string())[0].cfg.text("workload.file"), (d / "x" / "a.csv").string());
 }
 
+// Per-tag columns and the makespan (issue 18 "Tidy results"): two tags of an explicit flow list, one
+// flow starting at 5 us; a point whose end time cuts the late flow off has an empty makespan.
+TEST(SweepCli, TagColumnsAndMakespan) {
+  const auto d = scratch("tags");
+  write(d / "flows.csv", "src,dst,bytes,start_us,tag\n0,5,65536,0,a\n1,6,65536,0,a\n2,7,65536,5,b\n");
+  write(d / "base.toml", "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
+                         "kind = \"flows_csv\"\nfile = \"flows.csv\"\n");
+  write(d / "sweep.toml", "base = \"base.toml\"\n[grid]\n\"run.end_us\" = [1000, 6]\n");
+  const auto out = d / "out";
+  const auto r = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --workers 1 --out " + out.string());
+  ASSERT_EQ(r.rc, 3) << r.out;  // the 6 us point leaves the late flow unfinished
+  const auto rows = csv(out / "results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(rows[0].begin(), rows[0].end(), name);
+    EXPECT_NE(it, rows[0].end()) << name;
+    return static_cast<std::size_t>(it - rows[0].begin());
+  };
+  EXPECT_EQ(rows[0].back(), "dir");
+  const auto& full = rows[1];
+  const auto j = nlohmann::json::parse(read(out / full.back() / "summary.json"));
+  EXPECT_EQ(full[col("completed.a")], "2");
+  EXPECT_EQ(full[col("completed.b")], "1");
+  EXPECT_DOUBLE_EQ(std::stod(full[col("max_fct_us.a")]), j["fct_us_by_tag"]["a"]["max"].get<double>());
+  EXPECT_DOUBLE_EQ(std::stod(full[col("mean_fct_us.b")]), j["fct_us_by_tag"]["b"]["mean"].get<double>());
+  // First start 0, last finish: the later of flow b's (5 us + its FCT) and the a flows' largest FCT.
+  const double b_end = 5.0 + j["fct_us_by_tag"]["b"]["max"].get<double>();
+  EXPECT_NEAR(std::stod(full[col("makespan_us")]),
+              std::max(b_end, j["fct_us_by_tag"]["a"]["max"].get<double>()), 1e-6);
+  EXPECT_EQ(j["has_dependencies"], false);
+  const auto& cut = rows[2];
+  EXPECT_EQ(cut[col("status")], "unfinished");
+  EXPECT_EQ(cut[col("makespan_us")], "");
+  EXPECT_EQ(cut[col("completed.b")], "0");
+  EXPECT_EQ(cut[col("max_fct_us.b")], "");
+}
+
 TEST(SweepCli, RunsResumesAndWritesResults) {
   const auto d = scratch("resume");
   const auto sweep = tiny_sweep(d);
@@ -240,7 +278,7 @@ TEST(SweepCli, RunsResumesAndWritesResults) {
   ASSERT_EQ(rows.size(), 5u);
   const std::vector<std::string> head{"run", "lb.algorithm", "run.seed", "status", "completed", "unfinished",
                                       "transfers", "max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us",
-                                      "mean_slowdown", "p99_slowdown", "max_slowdown", "drops", "failure_drops",
+                                      "mean_slowdown", "p99_slowdown", "max_slowdown", "makespan_us", "drops", "failure_drops",
                                       "trims", "ecn_marks", "nacks", "retransmits", "timeouts", "ooo_pct",
                                       "events", "sim_time_us", "wall_s", "peak_rss_mb", "dir"};
   EXPECT_EQ(rows[0], head);
@@ -255,7 +293,9 @@ TEST(SweepCli, RunsResumesAndWritesResults) {
     // The row is the run's summary.
     const auto j = nlohmann::json::parse(read(out / rows[i].back() / "summary.json"));
     EXPECT_DOUBLE_EQ(std::stod(rows[i][7]), j["fct_us"]["max"].get<double>());
-    EXPECT_EQ(rows[i][19], std::to_string(j["retransmits"].get<std::uint64_t>()));
+    EXPECT_EQ(rows[i][20], std::to_string(j["retransmits"].get<std::uint64_t>()));
+    // Every transfer of the permutation starts at 0: the makespan is the largest FCT.
+    EXPECT_DOUBLE_EQ(std::stod(rows[i][14]), std::stod(rows[i][7]));
     EXPECT_TRUE(fs::is_regular_file(out / rows[i].back() / "queues.csv"));
   }
   // The swept value reached the run.
