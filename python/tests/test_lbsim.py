@@ -20,7 +20,7 @@ FLOW_COLUMNS = ["id", "src", "dst", "bytes", "tag", "lb", "kind", "finished", "s
                 "timeouts", "ecn_acks", "ooo_packets", "duplicates", "trimmed_rx", "max_reorder", "sender_fct_us"]
 PORT_COLUMNS = ["node", "node_label", "port", "peer", "peer_label", "link_kind", "rate_gbps", "tx_packets", "tx_bytes",
                 "utilization", "drops", "trims", "ecn_marks", "failure_drops", "max_queue_bytes"]
-QUEUE_COLUMNS = ["time_us", "node", "port", "peer", "data_bytes", "ctrl_bytes", "blocked"]
+QUEUE_COLUMNS = ["time_us", "node", "port", "peer", "data_bytes", "ctrl_bytes", "blocked", "node_label", "peer_label"]
 
 
 def cli(*args):

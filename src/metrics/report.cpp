@@ -48,11 +48,12 @@ void write_ports_csv(std::ostream& os, const std::vector<PortRow>& ports) {
                p.drops, p.trims, p.ecn_marks, p.failure_drops, p.max_queue_bytes);
 }
 
-void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples) {
-  os << "time_us,node,port,peer,data_bytes,ctrl_bytes,blocked\n";
+void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples,
+                      const std::function<const std::string&(std::int32_t)>& label) {
+  os << "time_us,node,port,peer,data_bytes,ctrl_bytes,blocked,node_label,peer_label\n";
   for (const auto& q : samples)
-    fmt::print(os, "{:.3f},{},{},{},{},{},{}\n", to_us(q.time), q.node, q.port, q.peer, q.data_bytes, q.ctrl_bytes,
-               q.blocked ? 1 : 0);
+    fmt::print(os, "{:.3f},{},{},{},{},{},{},{},{}\n", to_us(q.time), q.node, q.port, q.peer, q.data_bytes,
+               q.ctrl_bytes, q.blocked ? 1 : 0, csv_field(label(q.node)), csv_field(label(q.peer)));
 }
 
 }  // namespace lbsim::metrics

@@ -1,6 +1,7 @@
 // Per-flow results and the files a run writes (docs/outputs.md documents every column).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -56,6 +57,8 @@ struct QueueSample {
   Bytes data_bytes = 0, ctrl_bytes = 0;
   bool blocked = false;  // lossless modes: idle with packets that may not be sent (no credit / paused)
 };
-void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples);
+// `label(node)`: the node's name (topology labels), written beside the node and peer ids.
+void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples,
+                      const std::function<const std::string&(std::int32_t)>& label);
 
 }  // namespace lbsim::metrics

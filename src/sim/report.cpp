@@ -425,7 +425,8 @@ void Simulation::write_run_files(const std::string& dir) const {
   }
   if (queue_sample_ > 0) {
     auto f = open("queues.csv");
-    metrics::write_queues_csv(f, queue_samples_);
+    metrics::write_queues_csv(f, queue_samples_,
+                              [this](std::int32_t n) -> const std::string& { return topo_.nodes[n].label; });
   }
 }
 

@@ -107,6 +107,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   net_->set_host_handler(tr_.get());
   net_->on(net::kEvQueueSample, this);
   queue_sample_ = from_us(cfg_.real("output.queue_sample_us"));
+  queue_all_ports_ = cfg_.text("output.queue_ports") == "all";
   meter_ = std::make_unique<progress::Meter>("lbsim run", progress::mode_for_stderr(cfg_.text("run.progress")), "packets");
 }
 
@@ -117,10 +118,11 @@ void Simulation::set_progress(progress::Mode mode, std::string label) {
 Simulation::~Simulation() = default;
 
 void Simulation::on_event(const Event&) {
-  // Queue sampling: every non-empty switch queue (docs/outputs.md queues.csv).
+  // Queue sampling: every non-empty switch queue, or every switch port with output.queue_ports =
+  // "all" (docs/outputs.md queues.csv).
   for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
     const auto& p = net_->port(i);
-    if (p.is_nic || (p.data.bytes == 0 && p.ctrl.bytes == 0)) continue;
+    if (p.is_nic || (!queue_all_ports_ && p.data.bytes == 0 && p.ctrl.bytes == 0)) continue;
     queue_samples_.push_back(
         metrics::QueueSample{net_->now(), p.node, p.local, p.peer, p.data.bytes, p.ctrl.bytes, net_->port_blocked(i)});
   }

@@ -80,6 +80,7 @@ class Simulation final : public net::EventHandler {
   std::unique_ptr<FlowSetup> flows_;
   std::unique_ptr<transport::Transport> tr_;
   SimTime queue_sample_ = 0;
+  bool queue_all_ports_ = false;  // output.queue_ports = "all"
   std::vector<metrics::QueueSample> queue_samples_;
   double wall_s_ = 0;
   std::unique_ptr<progress::Meter> meter_;  // run.progress (or set_progress)

@@ -131,7 +131,7 @@ std::vector<QRow> queue_rows(const std::string& dir) {
   std::istringstream in(test::read_file(dir + "/queues.csv"));
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "time_us,node,port,peer,data_bytes,ctrl_bytes,blocked");
+  EXPECT_EQ(line, "time_us,node,port,peer,data_bytes,ctrl_bytes,blocked,node_label,peer_label");
   while (std::getline(in, line)) {
     std::vector<std::string> f;
     std::stringstream ss(line);

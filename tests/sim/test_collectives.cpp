@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "helpers.h"
 
 using namespace lbsim;
@@ -89,4 +94,46 @@ TEST(Collectives, GoalMakespanIsComputeTransferCompute) {
   const double expect = 1.0 + j["fct_us"]["max"].get<double>() + 0.5;
   EXPECT_NEAR(j["makespan_us"].get<double>(), expect, 1e-6);
   EXPECT_NE(r.out.find(fmt::format("makespan {:.2f} us", expect)), std::string::npos) << r.out;
+}
+
+// queues.csv (issue 18 "Tidy results"): output.queue_ports = "all" writes every switch port at every
+// sample, zeros included, and the busy rows are exactly the default (sparse) file's rows; both carry
+// the nodes' labels.
+TEST(QueuesCsv, DenseHasEverySwitchPortAndTheSparseRows) {
+  const std::string d = temp_dir("queues-dense");
+  write_file(d + "/q.toml", "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
+                            "kind = \"permutation\"\nsize = \"256KiB\"\n[output]\nqueue_sample_us = 2\n");
+  ASSERT_EQ(run_lbsim("run " + d + "/q.toml --quiet --out " + d + "/sparse").code, 0);
+  ASSERT_EQ(run_lbsim("run " + d + "/q.toml --quiet --set output.queue_ports=all --out " + d + "/dense").code, 0);
+  const auto rows = [](const std::string& file) {
+    std::vector<std::vector<std::string>> out;
+    std::istringstream in(read_file(file));
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ls(line);
+      std::string x;
+      while (std::getline(ls, x, ',')) f.push_back(x);
+      out.push_back(f);
+    }
+    return out;
+  };
+  const auto sparse = rows(d + "/sparse/queues.csv"), dense = rows(d + "/dense/queues.csv");
+  ASSERT_GT(sparse.size(), 1u);
+  EXPECT_EQ(dense[0], (std::vector<std::string>{"time_us", "node", "port", "peer", "data_bytes", "ctrl_bytes",
+                                                "blocked", "node_label", "peer_label"}));
+  // Switch ports: ports.csv rows whose node is not a host (hosts are nodes 0-15).
+  std::size_t switch_ports = 0;
+  for (const auto& r : rows(d + "/dense/ports.csv"))
+    if (r[0] != "node" && std::stoi(r[0]) >= 16) ++switch_ports;
+  EXPECT_EQ(switch_ports, 48u);  // 4 ToRs x 8 ports + 4 spines x 4 ports
+  std::set<std::string> times;
+  std::set<std::vector<std::string>> busy;
+  for (std::size_t i = 1; i < dense.size(); ++i) {
+    times.insert(dense[i][0]);
+    EXPECT_FALSE(dense[i][7].empty());
+    if (dense[i][4] != "0" || dense[i][5] != "0") busy.insert(dense[i]);
+  }
+  EXPECT_EQ(dense.size() - 1, times.size() * switch_ports);
+  EXPECT_EQ(busy, std::set<std::vector<std::string>>(sparse.begin() + 1, sparse.end()));
 }
