@@ -36,7 +36,7 @@ test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The test suite (without the fuzz smoke) built with AddressSanitizer + UndefinedBehaviorSanitizer in
-# $(BUILD)/sanitize (g++, -O1, any report fails the test; docs/reliability.md). Not yet in CI.
+# $(BUILD)/sanitize (g++, -O1, any report fails the test; docs/reliability.md). CI runs it after `make test`.
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 sanitize: deps
 	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \

@@ -364,9 +364,11 @@ TEST(SweepCli, InterruptStopsRunningPointsAndReportsThem) {
   write(d / "sweep.toml", "[set]\n\"topology.hosts\" = 128\n\"topology.radix\" = 16\n\"workload.size\" = \"1GiB\"\n"
                           "\"run.progress\" = \"off\"\n[grid]\n\"run.seed\" = [1, 2, 3]\n");
   const auto out = d / "out";
-  // The first point runs for minutes; stop the sweep once its run folder's parent exists and it ran a bit.
+  // The first point runs for minutes; stop the sweep once that run made its folder (lbsim run creates
+  // it after installing its signal handlers, so the run is sure to catch the SIGINT the sweep passes
+  // on: under a sanitizer on a loaded machine a fixed delay was not enough) and it ran a bit.
   const auto r = sh("{ " + kLbsim + " sweep " + (d / "sweep.toml").string() + " --workers 1 --out " + out.string() +
-                    " 2>&1 & pid=$!; for i in $(seq 100); do [ -d " + (out / "runs").string() +
+                    " 2>&1 & pid=$!; for i in $(seq 1200); do [ -d " + (out / "runs" / "seed-1").string() +
                     " ] && break; sleep 0.05; done; sleep 1; kill -INT $pid; wait $pid; }");
   EXPECT_EQ(r.rc, 130) << r.out;
   EXPECT_NE(r.out.find("sweep interrupted: 1 point(s) stopped mid-run (exit 130, folders written: seed-1), 2 not "
