@@ -137,60 +137,73 @@ std::string clean(const std::string& d) {
 
 }  // namespace
 
-std::string format_lfts_dump(const Fabric& f, const LidPlan& lids, const Lfts& lft) {
-  const auto owners = lid_owners(f, lids);
+LftsDumpFormatter::LftsDumpFormatter(const Fabric& f, const LidPlan& lids) : f_(&f), lids_(&lids) {
+  for (const auto& o : lid_owners(f, lids)) owner_.emplace_back(o.kind, o.index);
   // One destination text per owner, " : (<info>)\n", reused for every switch.
-  std::vector<std::string> sw_text, ep_text;
-  for (const auto& s : f.switches) sw_text.push_back(fmt::format(" : (Switch portguid 0x{}: '{}')\n", s.guid, clean(s.desc)));
+  for (const auto& s : f.switches) sw_text_.push_back(fmt::format(" : (Switch portguid 0x{}: '{}')\n", s.guid, clean(s.desc)));
   for (const auto& e : f.endpoints)
-    ep_text.push_back(fmt::format(" : (Channel Adapter portguid 0x{}: '{}')\n", e.port_guid, clean(e.desc)));
-  // The file is large (switches x LIDs lines): size it once and write the LID lines by hand, the
-  // same text as fmt's "0x{:04x} {:03d}" (a LID is at most 0xbfff, a port at most 254).
-  std::size_t size = 256;
-  for (int s = 0; s < f.num_switches(); ++s) {
-    const auto& t = lft[static_cast<std::size_t>(s)];
-    size += 256;
-    for (int lid = 1; lid <= lids.max_lid; ++lid) {
-      if (t[static_cast<std::size_t>(lid)] == kNoPort) continue;
-      const auto& ow = owners[static_cast<std::size_t>(lid)];
-      size += 10 + (ow.kind == 'S' ? sw_text : ep_text)[static_cast<std::size_t>(ow.index)].size();
-    }
-  }
-  std::string out;
-  out.reserve(size);
+    ep_text_.push_back(fmt::format(" : (Channel Adapter portguid 0x{}: '{}')\n", e.port_guid, clean(e.desc)));
+}
+
+long LftsDumpFormatter::header(std::string& out) const {
   out += fmt::format(
       "# lbsim layered routing: linear forwarding tables in the ibroute / dump_lfts format (docs/layered-routing.md)\n"
       "# load with: opensm -R file -U <this file> (LMC {}, {} layers); every LID line names its port GUID\n",
-      lids.lmc, lids.layers);
-  static constexpr char kHex[] = "0123456789abcdef";
-  char line[16];
-  for (int s = 0; s < f.num_switches(); ++s) {
-    const auto& sw = f.switches[static_cast<std::size_t>(s)];
-    out += fmt::format("Unicast lids [0x0-0x{:x}] of switch Lid {} guid 0x{} ({}):\n", lids.max_lid,
-                       lids.switch_lid[static_cast<std::size_t>(s)], sw.guid, clean(sw.desc));
-    out += "  Lid  Out   Destination\n       Port     Info \n";
-    long valid = 0;
-    const auto& t = lft[static_cast<std::size_t>(s)];
-    for (int lid = 1; lid <= lids.max_lid; ++lid) {
-      const std::uint8_t pt = t[static_cast<std::size_t>(lid)];
-      if (pt == kNoPort) continue;
-      const auto& ow = owners[static_cast<std::size_t>(lid)];
-      const std::string& dest = ow.kind == 'S' ? sw_text[static_cast<std::size_t>(ow.index)] : ep_text[static_cast<std::size_t>(ow.index)];
-      std::size_t k = 0;
-      line[k++] = '0';
-      line[k++] = 'x';
-      if (lid > 0xffff) line[k++] = kHex[(lid >> 16) & 15];
-      for (int sh = 12; sh >= 0; sh -= 4) line[k++] = kHex[(lid >> sh) & 15];
-      line[k++] = ' ';
-      line[k++] = static_cast<char>('0' + pt / 100);
-      line[k++] = static_cast<char>('0' + pt / 10 % 10);
-      line[k++] = static_cast<char>('0' + pt % 10);
-      out.append(line, k);
-      out += dest;
-      ++valid;
-    }
-    out += fmt::format("{} valid lids dumped \n", valid);
+      lids_->lmc, lids_->layers);
+  return 2;
+}
+
+std::size_t LftsDumpFormatter::block_size(const std::vector<std::uint8_t>& t) const {
+  std::size_t size = 256;
+  for (int lid = 1; lid <= lids_->max_lid; ++lid) {
+    if (t[static_cast<std::size_t>(lid)] == kNoPort) continue;
+    const auto& ow = owner_[static_cast<std::size_t>(lid)];
+    size += 10 + (ow.first == 'S' ? sw_text_ : ep_text_)[static_cast<std::size_t>(ow.second)].size();
   }
+  return size;
+}
+
+long LftsDumpFormatter::block(int s, const std::vector<std::uint8_t>& t, std::string& out) const {
+  // The LID lines by hand, the same text as fmt's "0x{:04x} {:03d}" (a LID is at most 0xbfff, a
+  // port at most 254): the dump has switches x LIDs lines.
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto& sw = f_->switches[static_cast<std::size_t>(s)];
+  out += fmt::format("Unicast lids [0x0-0x{:x}] of switch Lid {} guid 0x{} ({}):\n", lids_->max_lid,
+                     lids_->switch_lid[static_cast<std::size_t>(s)], sw.guid, clean(sw.desc));
+  out += "  Lid  Out   Destination\n       Port     Info \n";
+  char line[16];
+  long valid = 0;
+  for (int lid = 1; lid <= lids_->max_lid; ++lid) {
+    const std::uint8_t pt = t[static_cast<std::size_t>(lid)];
+    if (pt == kNoPort) continue;
+    const auto& ow = owner_[static_cast<std::size_t>(lid)];
+    const std::string& dest = ow.first == 'S' ? sw_text_[static_cast<std::size_t>(ow.second)] : ep_text_[static_cast<std::size_t>(ow.second)];
+    std::size_t k = 0;
+    line[k++] = '0';
+    line[k++] = 'x';
+    if (lid > 0xffff) line[k++] = kHex[(lid >> 16) & 15];
+    for (int sh = 12; sh >= 0; sh -= 4) line[k++] = kHex[(lid >> sh) & 15];
+    line[k++] = ' ';
+    line[k++] = static_cast<char>('0' + pt / 100);
+    line[k++] = static_cast<char>('0' + pt / 10 % 10);
+    line[k++] = static_cast<char>('0' + pt % 10);
+    out.append(line, k);
+    out += dest;
+    ++valid;
+  }
+  out += fmt::format("{} valid lids dumped \n", valid);
+  return valid + 4;
+}
+
+std::string format_lfts_dump(const Fabric& f, const LidPlan& lids, const Lfts& lft) {
+  const LftsDumpFormatter fm(f, lids);
+  // The file is large (switches x LIDs lines): size it once.
+  std::size_t size = 256;
+  for (int s = 0; s < f.num_switches(); ++s) size += fm.block_size(lft[static_cast<std::size_t>(s)]);
+  std::string out;
+  out.reserve(size);
+  fm.header(out);
+  for (int s = 0; s < f.num_switches(); ++s) fm.block(s, lft[static_cast<std::size_t>(s)], out);
   return out;
 }
 
@@ -404,8 +417,8 @@ namespace {
 
 // Calls fn(line_number, line) for every line (without '\n'; a trailing '\r' removed).
 template <class Fn>
-void for_lines(std::string_view text, Fn fn) {
-  long ln = 0;
+void for_lines(std::string_view text, Fn fn, long first = 0) {
+  long ln = first;
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t nl = text.find('\n', pos);
@@ -441,7 +454,7 @@ std::string guid_hex(unsigned long long v) { return fmt::format("{:016x}", v); }
 
 }  // namespace
 
-std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::string& src) {
+std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::string& src, long line_offset) {
   std::vector<LftDumpSwitch> out;
   for_lines(text, [&](long ln, std::string_view l) {
     std::size_t p = 0;
@@ -485,7 +498,7 @@ std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::str
       }
     }
     out.back().entries.push_back(e);
-  });
+  }, line_offset);
   return out;
 }
 
@@ -630,58 +643,61 @@ Sl2VlDump parse_sl2vl_dump(std::string_view text, const std::string& src) {
 
 // ============================================================================ install and walk
 
-InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSwitch>& dump,
-                                    const std::map<std::string, std::pair<int, int>>& assigned) {
-  InstalledTables t;
-  int top = 0;
-  for (const auto& [g, r] : assigned) top = std::max(top, r.second);
+OpenSmInstaller::OpenSmInstaller(const Fabric& f, const std::map<std::string, std::pair<int, int>>& assigned) {
+  for (const auto& [g, r] : assigned) top_ = std::max(top_, r.second);
   auto range_of = [&](const std::string& guid) {
     const auto it = assigned.find(guid);
     return it == assigned.end() ? std::make_pair(0, -1) : it->second;
   };
-  for (const auto& s : f.switches) t.switch_lids.push_back(range_of(s.guid));
-  for (const auto& e : f.endpoints) t.endpoint_lids.push_back(range_of(e.port_guid));
-  std::unordered_map<std::string, int> sw_of;
-  for (int s = 0; s < f.num_switches(); ++s) sw_of[f.switches[static_cast<std::size_t>(s)].guid] = s;
+  for (const auto& s : f.switches) t_.switch_lids.push_back(range_of(s.guid));
+  for (const auto& e : f.endpoints) t_.endpoint_lids.push_back(range_of(e.port_guid));
+  for (int s = 0; s < f.num_switches(); ++s) sw_of_[f.switches[static_cast<std::size_t>(s)].guid] = s;
   // The LID ranges by numeric GUID (an entry names its port GUID as a number); the keys of
   // `assigned` are GUIDs as hex text.
-  std::unordered_map<std::uint64_t, std::pair<int, int>> range_by_guid;
-  for (const auto& [g, r] : assigned) range_by_guid[std::strtoull(g.c_str(), nullptr, 16)] = r;
-  std::uint64_t last_guid = 0;
-  std::pair<int, int> last_range{0, -1};
-  bool have_last = false;
-  t.lft.assign(static_cast<std::size_t>(f.num_switches()), {});
-  for (const auto& blk : dump) {
-    const auto it = sw_of.find(blk.guid);
-    if (it == sw_of.end()) {
-      ++t.unknown_switches;  // OpenSM: "cannot find switch", the block is skipped
-      continue;
-    }
-    auto& lft = t.lft[static_cast<std::size_t>(it->second)];
-    lft.assign(static_cast<std::size_t>(top) + 1, kNoPort);  // memset(new_lft, OSM_NO_PATH) per block
-    for (const auto& e : blk.entries) {
-      int lid = e.lid;
-      if (e.has_port_guid) {
-        // remap_lid (osm_ucast_file.c): keep the LID if the port owns it, otherwise the same offset
-        // inside the port's block. (Consecutive entries mostly name the same port.)
-        if (!have_last || e.port_guid != last_guid) {
-          const auto it = range_by_guid.find(e.port_guid);
-          last_range = it == range_by_guid.end() ? std::make_pair(0, -1) : it->second;
-          last_guid = e.port_guid;
-          have_last = true;
-        }
-        const auto r = last_range;
-        if (r.second >= r.first && (lid < r.first || lid > r.second)) {
-          int lmc = 0;
-          while ((1 << (lmc + 1)) <= r.second - r.first + 1) ++lmc;
-          lid = r.first + (lid & ((1 << lmc) - 1));
-        }
-      }
-      if (lid >= 0 && lid <= top) lft[static_cast<std::size_t>(lid)] = static_cast<std::uint8_t>(e.port);
-    }
+  for (const auto& [g, r] : assigned) range_by_guid_[std::strtoull(g.c_str(), nullptr, 16)] = r;
+  t_.lft.assign(static_cast<std::size_t>(f.num_switches()), {});
+}
+
+void OpenSmInstaller::add(const LftDumpSwitch& blk) {
+  const auto it = sw_of_.find(blk.guid);
+  if (it == sw_of_.end()) {
+    ++t_.unknown_switches;  // OpenSM: "cannot find switch", the block is skipped
+    return;
   }
-  for (const auto& l : t.lft) t.switches_without_table += l.empty();
-  return t;
+  auto& lft = t_.lft[static_cast<std::size_t>(it->second)];
+  lft.assign(static_cast<std::size_t>(top_) + 1, kNoPort);  // memset(new_lft, OSM_NO_PATH) per block
+  for (const auto& e : blk.entries) {
+    int lid = e.lid;
+    if (e.has_port_guid) {
+      // remap_lid (osm_ucast_file.c): keep the LID if the port owns it, otherwise the same offset
+      // inside the port's block. (Consecutive entries mostly name the same port.)
+      if (!have_last_ || e.port_guid != last_guid_) {
+        const auto rit = range_by_guid_.find(e.port_guid);
+        last_range_ = rit == range_by_guid_.end() ? std::make_pair(0, -1) : rit->second;
+        last_guid_ = e.port_guid;
+        have_last_ = true;
+      }
+      const auto r = last_range_;
+      if (r.second >= r.first && (lid < r.first || lid > r.second)) {
+        int lmc = 0;
+        while ((1 << (lmc + 1)) <= r.second - r.first + 1) ++lmc;
+        lid = r.first + (lid & ((1 << lmc) - 1));
+      }
+    }
+    if (lid >= 0 && lid <= top_) lft[static_cast<std::size_t>(lid)] = static_cast<std::uint8_t>(e.port);
+  }
+}
+
+InstalledTables OpenSmInstaller::finish() {
+  for (const auto& l : t_.lft) t_.switches_without_table += l.empty();
+  return std::move(t_);
+}
+
+InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSwitch>& dump,
+                                    const std::map<std::string, std::pair<int, int>>& assigned) {
+  OpenSmInstaller ins(f, assigned);
+  for (const auto& blk : dump) ins.add(blk);
+  return ins.finish();
 }
 
 std::string WalkReport::text() const {
@@ -782,8 +798,9 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   int maxp = 0;
   for (const auto& s : f.switches) maxp = std::max(maxp, s.nports());
   const std::size_t stride = static_cast<std::size_t>(maxp) + 1;
-  // Per switch: its SL2VL rows as a dense array [in][out][sl] (-1 = missing).
-  std::vector<std::vector<int>> rows(static_cast<std::size_t>(n));
+  // Per switch: its SL2VL rows as a dense array [in][out][sl] (-1 = missing; bytes, so the rows of
+  // all switches stay in cache while the walk below jumps between switches).
+  std::vector<std::vector<std::int8_t>> rows(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
     auto& r = rows[static_cast<std::size_t>(s)];
@@ -794,7 +811,7 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
       if (io.first <= maxp && io.second <= maxp)
         for (int v = 0; v < 16; ++v)
           r[(static_cast<std::size_t>(io.first) * stride + static_cast<std::size_t>(io.second)) * 16 + static_cast<std::size_t>(v)] =
-              vls[static_cast<std::size_t>(v)];
+              static_cast<std::int8_t>(vls[static_cast<std::size_t>(v)]);  // 0..15 (parse_sl2vl_dump)
   }
   std::vector<char> vl_seen(16, 0);
   auto vc = [&](int sw, int port, int vl) {
