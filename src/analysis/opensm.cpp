@@ -434,17 +434,22 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' |
 
 // strtoull-like: digits of `base` from position i (no sign, no "0x" here); returns chars consumed.
 std::size_t read_number(std::string_view s, std::size_t i, int base, unsigned long long& v) {
+  // Digit values by character (-1: not a digit); hex letters in either case.
+  static const auto kDigit = [] {
+    std::array<signed char, 256> d{};
+    d.fill(-1);
+    for (int c = '0'; c <= '9'; ++c) d[static_cast<std::size_t>(c)] = static_cast<signed char>(c - '0');
+    for (int c = 'a'; c <= 'f'; ++c) d[static_cast<std::size_t>(c)] = d[static_cast<std::size_t>(c - 'a' + 'A')] = static_cast<signed char>(10 + c - 'a');
+    return d;
+  }();
+  const unsigned long long b = static_cast<unsigned long long>(base);
   std::size_t j = i;
   v = 0;
   while (j < s.size()) {
-    char c = s[j];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    int d = -1;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f') d = 10 + c - 'a';
-    if (d < 0) break;
-    if (v > (std::numeric_limits<unsigned long long>::max() - static_cast<unsigned>(d)) / static_cast<unsigned>(base)) return 0;
-    v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
+    const int d = kDigit[static_cast<unsigned char>(s[j])];
+    if (d < 0 || d >= base) break;
+    // 0 (no number) when the value does not fit.
+    if (__builtin_mul_overflow(v, b, &v) || __builtin_add_overflow(v, static_cast<unsigned long long>(d), &v)) return 0;
     ++j;
   }
   return j - i;
@@ -798,8 +803,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   int maxp = 0;
   for (const auto& s : f.switches) maxp = std::max(maxp, s.nports());
   const std::size_t stride = static_cast<std::size_t>(maxp) + 1;
-  // Per switch: its SL2VL rows as a dense array [in][out][sl] (-1 = missing; bytes, so the rows of
-  // all switches stay in cache while the walk below jumps between switches).
+  // Per switch: its SL2VL rows as a dense array [out][sl][in] (-1 = missing): bytes, and the
+  // injection ports of one (out, SL) side by side, so the walk below touches few cache lines.
   std::vector<std::vector<std::int8_t>> rows(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
@@ -810,25 +815,30 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
     for (const auto& [io, vls] : it->second)
       if (io.first <= maxp && io.second <= maxp)
         for (int v = 0; v < 16; ++v)
-          r[(static_cast<std::size_t>(io.first) * stride + static_cast<std::size_t>(io.second)) * 16 + static_cast<std::size_t>(v)] =
+          r[(static_cast<std::size_t>(io.second) * 16 + static_cast<std::size_t>(v)) * stride + static_cast<std::size_t>(io.first)] =
               static_cast<std::int8_t>(vls[static_cast<std::size_t>(v)]);  // 0..15 (parse_sl2vl_dump)
   }
   std::vector<char> vl_seen(16, 0);
+  // VLs the rows use (0..nv-1): the (channel, VL) nodes below have nv VLs per channel, not 16.
+  int nv = 1;
+  for (const auto& r : rows)
+    for (const std::int8_t v : r) nv = std::max(nv, v + 1);
+  const std::uint64_t nvl = static_cast<std::uint64_t>(nv);
   auto vc = [&](int sw, int port, int vl) {
-    return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * 16 + static_cast<std::uint64_t>(vl);
+    return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * nvl + static_cast<std::uint64_t>(vl);
   };
   // The (channel, VL) dependency edges. The head b of an edge a -> b sits on the switch at the far
-  // end of a's channel, so b is one of that switch's (port, VL) pairs: a bitmap of stride * 16 bits
+  // end of a's channel, so b is one of that switch's (port, VL) pairs: a bitmap of stride * nv bits
   // per node a holds the edge set without duplicates (a route per LID and injection port repeats
   // most edges). Falls back to a sorted list when the bitmap would be large.
-  const std::uint64_t nodes = stride * 16 * static_cast<std::uint64_t>(n);
-  const std::uint64_t heads = stride * 16;
+  const std::uint64_t nodes = stride * nvl * static_cast<std::uint64_t>(n);
+  const std::uint64_t heads = stride * nvl;
   const bool use_bits = nodes * heads <= (std::uint64_t{1} << 31);  // <= 256 MB
   std::vector<std::uint64_t> bits(use_bits ? (nodes * heads + 63) / 64 : 0, 0);
   std::vector<std::uint64_t> edges;
   auto add_edge = [&](std::uint64_t from, int head_port, int head_vl, std::uint64_t to) {
     if (use_bits) {
-      const std::uint64_t i = from * heads + static_cast<std::uint64_t>(head_port) * 16 + static_cast<std::uint64_t>(head_vl);
+      const std::uint64_t i = from * heads + static_cast<std::uint64_t>(head_port) * nvl + static_cast<std::uint64_t>(head_vl);
       bits[i >> 6] |= std::uint64_t{1} << (i & 63);
     } else {
       edges.push_back(from * nodes + to);
@@ -875,8 +885,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         ++c.routes;
         if (first_walked) {
           if (first_hop_ok) {
-            const int vl = rows[static_cast<std::size_t>(s)][(static_cast<std::size_t>(in0) * stride + static_cast<std::size_t>(first_out)) * 16 +
-                                                             static_cast<std::size_t>(sl)];
+            const int vl = rows[static_cast<std::size_t>(s)][(static_cast<std::size_t>(first_out) * 16 + static_cast<std::size_t>(sl)) * stride +
+                                                             static_cast<std::size_t>(in0)];
             if (vl < 0) {
               c.problem = fmt::format("sl2vl has no row ({} {}) for {}", in0, first_out, sw.name);
               break;
@@ -901,8 +911,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           if (out > xs.nports()) break;
           const auto& fp = xs.ports[static_cast<std::size_t>(out)];
           if (fp.kind != FabricPort::Switch) break;  // the last hop into an HCA: a sink, no dependency
-          const int vl = rows[static_cast<std::size_t>(x)][(static_cast<std::size_t>(in) * stride + static_cast<std::size_t>(out)) * 16 +
-                                                           static_cast<std::size_t>(sl)];
+          const int vl = rows[static_cast<std::size_t>(x)][(static_cast<std::size_t>(out) * 16 + static_cast<std::size_t>(sl)) * stride +
+                                                           static_cast<std::size_t>(in)];
           if (vl < 0) {
             c.problem = fmt::format("sl2vl has no row ({} {}) for {}", in, out, xs.name);
             break;
@@ -944,7 +954,7 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
       const auto& xs = f.switches[static_cast<std::size_t>(x)];
       for (int pt = 1; pt <= xs.nports(); ++pt)
         if (xs.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Switch)
-          for (int v = 0; v < 16; ++v) far[static_cast<std::size_t>(vc(x, pt, v))] = xs.ports[static_cast<std::size_t>(pt)].peer;
+          for (int v = 0; v < nv; ++v) far[static_cast<std::size_t>(vc(x, pt, v))] = xs.ports[static_cast<std::size_t>(pt)].peer;
     }
     auto for_heads = [&](std::uint64_t a, auto&& fn) {
       const std::uint64_t lo = a * heads, hi = lo + heads;
@@ -957,7 +967,7 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         i += static_cast<std::uint64_t>(__builtin_ctzll(word));
         if (i >= hi) break;
         const std::uint64_t h = i - lo;
-        fn(vc(far[static_cast<std::size_t>(a)], static_cast<int>(h / 16), static_cast<int>(h % 16)));
+        fn(vc(far[static_cast<std::size_t>(a)], static_cast<int>(h / nvl), static_cast<int>(h % nvl)));
         ++i;
       }
     };
