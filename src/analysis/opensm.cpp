@@ -579,21 +579,46 @@ std::map<std::string, std::string> parse_opensm_conf(std::string_view text, cons
   return out;
 }
 
+namespace {
+
+// The next blank-separated word of l from position i on (empty at the end), as istream >> string.
+std::string_view next_word(std::string_view l, std::size_t& i) {
+  while (i < l.size() && is_space(l[i])) ++i;
+  const std::size_t b = i;
+  while (i < l.size() && !is_space(l[i])) ++i;
+  return l.substr(b, i - b);
+}
+
+// A whole word as a (small) decimal int with an optional sign; false if it is not one.
+bool small_int(std::string_view w, int& v) {
+  std::size_t k = 0;
+  const bool neg = !w.empty() && w[0] == '-';
+  if (!w.empty() && (w[0] == '-' || w[0] == '+')) k = 1;
+  if (k == w.size() || w.size() - k > 9) return false;
+  long x = 0;
+  for (; k < w.size(); ++k) {
+    if (w[k] < '0' || w[k] > '9') return false;
+    x = x * 10 + (w[k] - '0');
+  }
+  v = static_cast<int>(neg ? -x : x);
+  return true;
+}
+
+}  // namespace
+
 PathSlTable parse_path_sl(std::string_view text, const std::string& src) {
   PathSlTable t;
   std::vector<int>* cur = nullptr;
   for_lines(text, [&](long ln, std::string_view l) {
     if (l.empty() || l[0] == '#') return;
-    std::istringstream in{std::string(l)};
-    std::string w;
-    in >> w;
+    std::size_t i = 0;
+    const std::string_view w = next_word(l, i);
     if (w == "scheme") {
-      in >> t.scheme;
+      t.scheme = std::string(next_word(l, i));
       return;
     }
     if (w == "switch") {
-      std::string g;
-      in >> g;
+      const std::string_view g = next_word(l, i);
       unsigned long long v = 0;
       if (g.rfind("0x", 0) != 0 || read_number(g, 2, 16, v) != g.size() - 2) fail(src, ln, fmt::format("bad switch GUID '{}'", g));
       cur = &t.by_switch[guid_hex(v)];
@@ -602,19 +627,19 @@ PathSlTable parse_path_sl(std::string_view text, const std::string& src) {
     if (!cur) fail(src, ln, "LID range before the first 'switch' line");
     const auto dash = w.find('-');
     // Named strings: strtol's end pointer must point into a string that is still alive when read.
-    const std::string lo = w.substr(0, dash), hi = dash == std::string::npos ? std::string() : w.substr(dash + 1);
+    const std::string lo(w.substr(0, dash)), hi = dash == std::string_view::npos ? std::string() : std::string(w.substr(dash + 1));
     char* end = nullptr;
     const long a = std::strtol(lo.c_str(), &end, 0);
     if (lo.empty() || *end != '\0') fail(src, ln, fmt::format("bad LID range '{}'", w));
-    const long b = dash == std::string::npos ? a : std::strtol(hi.c_str(), &end, 0);
-    if ((dash != std::string::npos && hi.empty()) || *end != '\0' || a < 1 || b < a || b > kMaxUnicastLid) fail(src, ln, fmt::format("bad LID range '{}'", w));
+    const long b = dash == std::string_view::npos ? a : std::strtol(hi.c_str(), &end, 0);
+    if ((dash != std::string_view::npos && hi.empty()) || *end != '\0' || a < 1 || b < a || b > kMaxUnicastLid) fail(src, ln, fmt::format("bad LID range '{}'", w));
     if (static_cast<long>(cur->size()) <= b) cur->resize(static_cast<std::size_t>(b) + 1, -1);
     for (long lid = a; lid <= b; ++lid) {
       int sl = -1;
-      if (!(in >> sl) || sl < 0 || sl > 15) fail(src, ln, fmt::format("expected {} SLs (0..15) for {}", b - a + 1, w));
+      if (!small_int(next_word(l, i), sl) || sl < 0 || sl > 15) fail(src, ln, fmt::format("expected {} SLs (0..15) for {}", b - a + 1, w));
       (*cur)[static_cast<std::size_t>(lid)] = sl;
     }
-    if (in >> w) fail(src, ln, fmt::format("more SLs than LIDs in {}", w));
+    if (const std::string_view extra = next_word(l, i); !extra.empty()) fail(src, ln, fmt::format("more SLs than LIDs in {}", extra));
   });
   return t;
 }
