@@ -137,60 +137,73 @@ std::string clean(const std::string& d) {
 
 }  // namespace
 
-std::string format_lfts_dump(const Fabric& f, const LidPlan& lids, const Lfts& lft) {
-  const auto owners = lid_owners(f, lids);
+LftsDumpFormatter::LftsDumpFormatter(const Fabric& f, const LidPlan& lids) : f_(&f), lids_(&lids) {
+  for (const auto& o : lid_owners(f, lids)) owner_.emplace_back(o.kind, o.index);
   // One destination text per owner, " : (<info>)\n", reused for every switch.
-  std::vector<std::string> sw_text, ep_text;
-  for (const auto& s : f.switches) sw_text.push_back(fmt::format(" : (Switch portguid 0x{}: '{}')\n", s.guid, clean(s.desc)));
+  for (const auto& s : f.switches) sw_text_.push_back(fmt::format(" : (Switch portguid 0x{}: '{}')\n", s.guid, clean(s.desc)));
   for (const auto& e : f.endpoints)
-    ep_text.push_back(fmt::format(" : (Channel Adapter portguid 0x{}: '{}')\n", e.port_guid, clean(e.desc)));
-  // The file is large (switches x LIDs lines): size it once and write the LID lines by hand, the
-  // same text as fmt's "0x{:04x} {:03d}" (a LID is at most 0xbfff, a port at most 254).
-  std::size_t size = 256;
-  for (int s = 0; s < f.num_switches(); ++s) {
-    const auto& t = lft[static_cast<std::size_t>(s)];
-    size += 256;
-    for (int lid = 1; lid <= lids.max_lid; ++lid) {
-      if (t[static_cast<std::size_t>(lid)] == kNoPort) continue;
-      const auto& ow = owners[static_cast<std::size_t>(lid)];
-      size += 10 + (ow.kind == 'S' ? sw_text : ep_text)[static_cast<std::size_t>(ow.index)].size();
-    }
-  }
-  std::string out;
-  out.reserve(size);
+    ep_text_.push_back(fmt::format(" : (Channel Adapter portguid 0x{}: '{}')\n", e.port_guid, clean(e.desc)));
+}
+
+long LftsDumpFormatter::header(std::string& out) const {
   out += fmt::format(
       "# lbsim layered routing: linear forwarding tables in the ibroute / dump_lfts format (docs/layered-routing.md)\n"
       "# load with: opensm -R file -U <this file> (LMC {}, {} layers); every LID line names its port GUID\n",
-      lids.lmc, lids.layers);
-  static constexpr char kHex[] = "0123456789abcdef";
-  char line[16];
-  for (int s = 0; s < f.num_switches(); ++s) {
-    const auto& sw = f.switches[static_cast<std::size_t>(s)];
-    out += fmt::format("Unicast lids [0x0-0x{:x}] of switch Lid {} guid 0x{} ({}):\n", lids.max_lid,
-                       lids.switch_lid[static_cast<std::size_t>(s)], sw.guid, clean(sw.desc));
-    out += "  Lid  Out   Destination\n       Port     Info \n";
-    long valid = 0;
-    const auto& t = lft[static_cast<std::size_t>(s)];
-    for (int lid = 1; lid <= lids.max_lid; ++lid) {
-      const std::uint8_t pt = t[static_cast<std::size_t>(lid)];
-      if (pt == kNoPort) continue;
-      const auto& ow = owners[static_cast<std::size_t>(lid)];
-      const std::string& dest = ow.kind == 'S' ? sw_text[static_cast<std::size_t>(ow.index)] : ep_text[static_cast<std::size_t>(ow.index)];
-      std::size_t k = 0;
-      line[k++] = '0';
-      line[k++] = 'x';
-      if (lid > 0xffff) line[k++] = kHex[(lid >> 16) & 15];
-      for (int sh = 12; sh >= 0; sh -= 4) line[k++] = kHex[(lid >> sh) & 15];
-      line[k++] = ' ';
-      line[k++] = static_cast<char>('0' + pt / 100);
-      line[k++] = static_cast<char>('0' + pt / 10 % 10);
-      line[k++] = static_cast<char>('0' + pt % 10);
-      out.append(line, k);
-      out += dest;
-      ++valid;
-    }
-    out += fmt::format("{} valid lids dumped \n", valid);
+      lids_->lmc, lids_->layers);
+  return 2;
+}
+
+std::size_t LftsDumpFormatter::block_size(const std::vector<std::uint8_t>& t) const {
+  std::size_t size = 256;
+  for (int lid = 1; lid <= lids_->max_lid; ++lid) {
+    if (t[static_cast<std::size_t>(lid)] == kNoPort) continue;
+    const auto& ow = owner_[static_cast<std::size_t>(lid)];
+    size += 10 + (ow.first == 'S' ? sw_text_ : ep_text_)[static_cast<std::size_t>(ow.second)].size();
   }
+  return size;
+}
+
+long LftsDumpFormatter::block(int s, const std::vector<std::uint8_t>& t, std::string& out) const {
+  // The LID lines by hand, the same text as fmt's "0x{:04x} {:03d}" (a LID is at most 0xbfff, a
+  // port at most 254): the dump has switches x LIDs lines.
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto& sw = f_->switches[static_cast<std::size_t>(s)];
+  out += fmt::format("Unicast lids [0x0-0x{:x}] of switch Lid {} guid 0x{} ({}):\n", lids_->max_lid,
+                     lids_->switch_lid[static_cast<std::size_t>(s)], sw.guid, clean(sw.desc));
+  out += "  Lid  Out   Destination\n       Port     Info \n";
+  char line[16];
+  long valid = 0;
+  for (int lid = 1; lid <= lids_->max_lid; ++lid) {
+    const std::uint8_t pt = t[static_cast<std::size_t>(lid)];
+    if (pt == kNoPort) continue;
+    const auto& ow = owner_[static_cast<std::size_t>(lid)];
+    const std::string& dest = ow.first == 'S' ? sw_text_[static_cast<std::size_t>(ow.second)] : ep_text_[static_cast<std::size_t>(ow.second)];
+    std::size_t k = 0;
+    line[k++] = '0';
+    line[k++] = 'x';
+    if (lid > 0xffff) line[k++] = kHex[(lid >> 16) & 15];
+    for (int sh = 12; sh >= 0; sh -= 4) line[k++] = kHex[(lid >> sh) & 15];
+    line[k++] = ' ';
+    line[k++] = static_cast<char>('0' + pt / 100);
+    line[k++] = static_cast<char>('0' + pt / 10 % 10);
+    line[k++] = static_cast<char>('0' + pt % 10);
+    out.append(line, k);
+    out += dest;
+    ++valid;
+  }
+  out += fmt::format("{} valid lids dumped \n", valid);
+  return valid + 4;
+}
+
+std::string format_lfts_dump(const Fabric& f, const LidPlan& lids, const Lfts& lft) {
+  const LftsDumpFormatter fm(f, lids);
+  // The file is large (switches x LIDs lines): size it once.
+  std::size_t size = 256;
+  for (int s = 0; s < f.num_switches(); ++s) size += fm.block_size(lft[static_cast<std::size_t>(s)]);
+  std::string out;
+  out.reserve(size);
+  fm.header(out);
+  for (int s = 0; s < f.num_switches(); ++s) fm.block(s, lft[static_cast<std::size_t>(s)], out);
   return out;
 }
 
@@ -404,8 +417,8 @@ namespace {
 
 // Calls fn(line_number, line) for every line (without '\n'; a trailing '\r' removed).
 template <class Fn>
-void for_lines(std::string_view text, Fn fn) {
-  long ln = 0;
+void for_lines(std::string_view text, Fn fn, long first = 0) {
+  long ln = first;
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t nl = text.find('\n', pos);
@@ -421,17 +434,22 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' |
 
 // strtoull-like: digits of `base` from position i (no sign, no "0x" here); returns chars consumed.
 std::size_t read_number(std::string_view s, std::size_t i, int base, unsigned long long& v) {
+  // Digit values by character (-1: not a digit); hex letters in either case.
+  static const auto kDigit = [] {
+    std::array<signed char, 256> d{};
+    d.fill(-1);
+    for (int c = '0'; c <= '9'; ++c) d[static_cast<std::size_t>(c)] = static_cast<signed char>(c - '0');
+    for (int c = 'a'; c <= 'f'; ++c) d[static_cast<std::size_t>(c)] = d[static_cast<std::size_t>(c - 'a' + 'A')] = static_cast<signed char>(10 + c - 'a');
+    return d;
+  }();
+  const unsigned long long b = static_cast<unsigned long long>(base);
   std::size_t j = i;
   v = 0;
   while (j < s.size()) {
-    char c = s[j];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    int d = -1;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f') d = 10 + c - 'a';
-    if (d < 0) break;
-    if (v > (std::numeric_limits<unsigned long long>::max() - static_cast<unsigned>(d)) / static_cast<unsigned>(base)) return 0;
-    v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
+    const int d = kDigit[static_cast<unsigned char>(s[j])];
+    if (d < 0 || d >= base) break;
+    // 0 (no number) when the value does not fit.
+    if (__builtin_mul_overflow(v, b, &v) || __builtin_add_overflow(v, static_cast<unsigned long long>(d), &v)) return 0;
     ++j;
   }
   return j - i;
@@ -441,7 +459,7 @@ std::string guid_hex(unsigned long long v) { return fmt::format("{:016x}", v); }
 
 }  // namespace
 
-std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::string& src) {
+std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::string& src, long line_offset) {
   std::vector<LftDumpSwitch> out;
   for_lines(text, [&](long ln, std::string_view l) {
     std::size_t p = 0;
@@ -485,7 +503,7 @@ std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::str
       }
     }
     out.back().entries.push_back(e);
-  });
+  }, line_offset);
   return out;
 }
 
@@ -561,21 +579,46 @@ std::map<std::string, std::string> parse_opensm_conf(std::string_view text, cons
   return out;
 }
 
+namespace {
+
+// The next blank-separated word of l from position i on (empty at the end), as istream >> string.
+std::string_view next_word(std::string_view l, std::size_t& i) {
+  while (i < l.size() && is_space(l[i])) ++i;
+  const std::size_t b = i;
+  while (i < l.size() && !is_space(l[i])) ++i;
+  return l.substr(b, i - b);
+}
+
+// A whole word as a (small) decimal int with an optional sign; false if it is not one.
+bool small_int(std::string_view w, int& v) {
+  std::size_t k = 0;
+  const bool neg = !w.empty() && w[0] == '-';
+  if (!w.empty() && (w[0] == '-' || w[0] == '+')) k = 1;
+  if (k == w.size() || w.size() - k > 9) return false;
+  long x = 0;
+  for (; k < w.size(); ++k) {
+    if (w[k] < '0' || w[k] > '9') return false;
+    x = x * 10 + (w[k] - '0');
+  }
+  v = static_cast<int>(neg ? -x : x);
+  return true;
+}
+
+}  // namespace
+
 PathSlTable parse_path_sl(std::string_view text, const std::string& src) {
   PathSlTable t;
   std::vector<int>* cur = nullptr;
   for_lines(text, [&](long ln, std::string_view l) {
     if (l.empty() || l[0] == '#') return;
-    std::istringstream in{std::string(l)};
-    std::string w;
-    in >> w;
+    std::size_t i = 0;
+    const std::string_view w = next_word(l, i);
     if (w == "scheme") {
-      in >> t.scheme;
+      t.scheme = std::string(next_word(l, i));
       return;
     }
     if (w == "switch") {
-      std::string g;
-      in >> g;
+      const std::string_view g = next_word(l, i);
       unsigned long long v = 0;
       if (g.rfind("0x", 0) != 0 || read_number(g, 2, 16, v) != g.size() - 2) fail(src, ln, fmt::format("bad switch GUID '{}'", g));
       cur = &t.by_switch[guid_hex(v)];
@@ -584,19 +627,19 @@ PathSlTable parse_path_sl(std::string_view text, const std::string& src) {
     if (!cur) fail(src, ln, "LID range before the first 'switch' line");
     const auto dash = w.find('-');
     // Named strings: strtol's end pointer must point into a string that is still alive when read.
-    const std::string lo = w.substr(0, dash), hi = dash == std::string::npos ? std::string() : w.substr(dash + 1);
+    const std::string lo(w.substr(0, dash)), hi = dash == std::string_view::npos ? std::string() : std::string(w.substr(dash + 1));
     char* end = nullptr;
     const long a = std::strtol(lo.c_str(), &end, 0);
     if (lo.empty() || *end != '\0') fail(src, ln, fmt::format("bad LID range '{}'", w));
-    const long b = dash == std::string::npos ? a : std::strtol(hi.c_str(), &end, 0);
-    if ((dash != std::string::npos && hi.empty()) || *end != '\0' || a < 1 || b < a || b > kMaxUnicastLid) fail(src, ln, fmt::format("bad LID range '{}'", w));
+    const long b = dash == std::string_view::npos ? a : std::strtol(hi.c_str(), &end, 0);
+    if ((dash != std::string_view::npos && hi.empty()) || *end != '\0' || a < 1 || b < a || b > kMaxUnicastLid) fail(src, ln, fmt::format("bad LID range '{}'", w));
     if (static_cast<long>(cur->size()) <= b) cur->resize(static_cast<std::size_t>(b) + 1, -1);
     for (long lid = a; lid <= b; ++lid) {
       int sl = -1;
-      if (!(in >> sl) || sl < 0 || sl > 15) fail(src, ln, fmt::format("expected {} SLs (0..15) for {}", b - a + 1, w));
+      if (!small_int(next_word(l, i), sl) || sl < 0 || sl > 15) fail(src, ln, fmt::format("expected {} SLs (0..15) for {}", b - a + 1, w));
       (*cur)[static_cast<std::size_t>(lid)] = sl;
     }
-    if (in >> w) fail(src, ln, fmt::format("more SLs than LIDs in {}", w));
+    if (const std::string_view extra = next_word(l, i); !extra.empty()) fail(src, ln, fmt::format("more SLs than LIDs in {}", extra));
   });
   return t;
 }
@@ -630,58 +673,61 @@ Sl2VlDump parse_sl2vl_dump(std::string_view text, const std::string& src) {
 
 // ============================================================================ install and walk
 
-InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSwitch>& dump,
-                                    const std::map<std::string, std::pair<int, int>>& assigned) {
-  InstalledTables t;
-  int top = 0;
-  for (const auto& [g, r] : assigned) top = std::max(top, r.second);
+OpenSmInstaller::OpenSmInstaller(const Fabric& f, const std::map<std::string, std::pair<int, int>>& assigned) {
+  for (const auto& [g, r] : assigned) top_ = std::max(top_, r.second);
   auto range_of = [&](const std::string& guid) {
     const auto it = assigned.find(guid);
     return it == assigned.end() ? std::make_pair(0, -1) : it->second;
   };
-  for (const auto& s : f.switches) t.switch_lids.push_back(range_of(s.guid));
-  for (const auto& e : f.endpoints) t.endpoint_lids.push_back(range_of(e.port_guid));
-  std::unordered_map<std::string, int> sw_of;
-  for (int s = 0; s < f.num_switches(); ++s) sw_of[f.switches[static_cast<std::size_t>(s)].guid] = s;
+  for (const auto& s : f.switches) t_.switch_lids.push_back(range_of(s.guid));
+  for (const auto& e : f.endpoints) t_.endpoint_lids.push_back(range_of(e.port_guid));
+  for (int s = 0; s < f.num_switches(); ++s) sw_of_[f.switches[static_cast<std::size_t>(s)].guid] = s;
   // The LID ranges by numeric GUID (an entry names its port GUID as a number); the keys of
   // `assigned` are GUIDs as hex text.
-  std::unordered_map<std::uint64_t, std::pair<int, int>> range_by_guid;
-  for (const auto& [g, r] : assigned) range_by_guid[std::strtoull(g.c_str(), nullptr, 16)] = r;
-  std::uint64_t last_guid = 0;
-  std::pair<int, int> last_range{0, -1};
-  bool have_last = false;
-  t.lft.assign(static_cast<std::size_t>(f.num_switches()), {});
-  for (const auto& blk : dump) {
-    const auto it = sw_of.find(blk.guid);
-    if (it == sw_of.end()) {
-      ++t.unknown_switches;  // OpenSM: "cannot find switch", the block is skipped
-      continue;
-    }
-    auto& lft = t.lft[static_cast<std::size_t>(it->second)];
-    lft.assign(static_cast<std::size_t>(top) + 1, kNoPort);  // memset(new_lft, OSM_NO_PATH) per block
-    for (const auto& e : blk.entries) {
-      int lid = e.lid;
-      if (e.has_port_guid) {
-        // remap_lid (osm_ucast_file.c): keep the LID if the port owns it, otherwise the same offset
-        // inside the port's block. (Consecutive entries mostly name the same port.)
-        if (!have_last || e.port_guid != last_guid) {
-          const auto it = range_by_guid.find(e.port_guid);
-          last_range = it == range_by_guid.end() ? std::make_pair(0, -1) : it->second;
-          last_guid = e.port_guid;
-          have_last = true;
-        }
-        const auto r = last_range;
-        if (r.second >= r.first && (lid < r.first || lid > r.second)) {
-          int lmc = 0;
-          while ((1 << (lmc + 1)) <= r.second - r.first + 1) ++lmc;
-          lid = r.first + (lid & ((1 << lmc) - 1));
-        }
-      }
-      if (lid >= 0 && lid <= top) lft[static_cast<std::size_t>(lid)] = static_cast<std::uint8_t>(e.port);
-    }
+  for (const auto& [g, r] : assigned) range_by_guid_[std::strtoull(g.c_str(), nullptr, 16)] = r;
+  t_.lft.assign(static_cast<std::size_t>(f.num_switches()), {});
+}
+
+void OpenSmInstaller::add(const LftDumpSwitch& blk) {
+  const auto it = sw_of_.find(blk.guid);
+  if (it == sw_of_.end()) {
+    ++t_.unknown_switches;  // OpenSM: "cannot find switch", the block is skipped
+    return;
   }
-  for (const auto& l : t.lft) t.switches_without_table += l.empty();
-  return t;
+  auto& lft = t_.lft[static_cast<std::size_t>(it->second)];
+  lft.assign(static_cast<std::size_t>(top_) + 1, kNoPort);  // memset(new_lft, OSM_NO_PATH) per block
+  for (const auto& e : blk.entries) {
+    int lid = e.lid;
+    if (e.has_port_guid) {
+      // remap_lid (osm_ucast_file.c): keep the LID if the port owns it, otherwise the same offset
+      // inside the port's block. (Consecutive entries mostly name the same port.)
+      if (!have_last_ || e.port_guid != last_guid_) {
+        const auto rit = range_by_guid_.find(e.port_guid);
+        last_range_ = rit == range_by_guid_.end() ? std::make_pair(0, -1) : rit->second;
+        last_guid_ = e.port_guid;
+        have_last_ = true;
+      }
+      const auto r = last_range_;
+      if (r.second >= r.first && (lid < r.first || lid > r.second)) {
+        int lmc = 0;
+        while ((1 << (lmc + 1)) <= r.second - r.first + 1) ++lmc;
+        lid = r.first + (lid & ((1 << lmc) - 1));
+      }
+    }
+    if (lid >= 0 && lid <= top_) lft[static_cast<std::size_t>(lid)] = static_cast<std::uint8_t>(e.port);
+  }
+}
+
+InstalledTables OpenSmInstaller::finish() {
+  for (const auto& l : t_.lft) t_.switches_without_table += l.empty();
+  return std::move(t_);
+}
+
+InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSwitch>& dump,
+                                    const std::map<std::string, std::pair<int, int>>& assigned) {
+  OpenSmInstaller ins(f, assigned);
+  for (const auto& blk : dump) ins.add(blk);
+  return ins.finish();
 }
 
 std::string WalkReport::text() const {
@@ -782,8 +828,9 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   int maxp = 0;
   for (const auto& s : f.switches) maxp = std::max(maxp, s.nports());
   const std::size_t stride = static_cast<std::size_t>(maxp) + 1;
-  // Per switch: its SL2VL rows as a dense array [in][out][sl] (-1 = missing).
-  std::vector<std::vector<int>> rows(static_cast<std::size_t>(n));
+  // Per switch: its SL2VL rows as a dense array [out][sl][in] (-1 = missing): bytes, and the
+  // injection ports of one (out, SL) side by side, so the walk below touches few cache lines.
+  std::vector<std::vector<std::int8_t>> rows(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
     auto& r = rows[static_cast<std::size_t>(s)];
@@ -793,25 +840,30 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
     for (const auto& [io, vls] : it->second)
       if (io.first <= maxp && io.second <= maxp)
         for (int v = 0; v < 16; ++v)
-          r[(static_cast<std::size_t>(io.first) * stride + static_cast<std::size_t>(io.second)) * 16 + static_cast<std::size_t>(v)] =
-              vls[static_cast<std::size_t>(v)];
+          r[(static_cast<std::size_t>(io.second) * 16 + static_cast<std::size_t>(v)) * stride + static_cast<std::size_t>(io.first)] =
+              static_cast<std::int8_t>(vls[static_cast<std::size_t>(v)]);  // 0..15 (parse_sl2vl_dump)
   }
   std::vector<char> vl_seen(16, 0);
+  // VLs the rows use (0..nv-1): the (channel, VL) nodes below have nv VLs per channel, not 16.
+  int nv = 1;
+  for (const auto& r : rows)
+    for (const std::int8_t v : r) nv = std::max(nv, v + 1);
+  const std::uint64_t nvl = static_cast<std::uint64_t>(nv);
   auto vc = [&](int sw, int port, int vl) {
-    return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * 16 + static_cast<std::uint64_t>(vl);
+    return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * nvl + static_cast<std::uint64_t>(vl);
   };
   // The (channel, VL) dependency edges. The head b of an edge a -> b sits on the switch at the far
-  // end of a's channel, so b is one of that switch's (port, VL) pairs: a bitmap of stride * 16 bits
+  // end of a's channel, so b is one of that switch's (port, VL) pairs: a bitmap of stride * nv bits
   // per node a holds the edge set without duplicates (a route per LID and injection port repeats
   // most edges). Falls back to a sorted list when the bitmap would be large.
-  const std::uint64_t nodes = stride * 16 * static_cast<std::uint64_t>(n);
-  const std::uint64_t heads = stride * 16;
+  const std::uint64_t nodes = stride * nvl * static_cast<std::uint64_t>(n);
+  const std::uint64_t heads = stride * nvl;
   const bool use_bits = nodes * heads <= (std::uint64_t{1} << 31);  // <= 256 MB
   std::vector<std::uint64_t> bits(use_bits ? (nodes * heads + 63) / 64 : 0, 0);
   std::vector<std::uint64_t> edges;
   auto add_edge = [&](std::uint64_t from, int head_port, int head_vl, std::uint64_t to) {
     if (use_bits) {
-      const std::uint64_t i = from * heads + static_cast<std::uint64_t>(head_port) * 16 + static_cast<std::uint64_t>(head_vl);
+      const std::uint64_t i = from * heads + static_cast<std::uint64_t>(head_port) * nvl + static_cast<std::uint64_t>(head_vl);
       bits[i >> 6] |= std::uint64_t{1} << (i & 63);
     } else {
       edges.push_back(from * nodes + to);
@@ -858,8 +910,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         ++c.routes;
         if (first_walked) {
           if (first_hop_ok) {
-            const int vl = rows[static_cast<std::size_t>(s)][(static_cast<std::size_t>(in0) * stride + static_cast<std::size_t>(first_out)) * 16 +
-                                                             static_cast<std::size_t>(sl)];
+            const int vl = rows[static_cast<std::size_t>(s)][(static_cast<std::size_t>(first_out) * 16 + static_cast<std::size_t>(sl)) * stride +
+                                                             static_cast<std::size_t>(in0)];
             if (vl < 0) {
               c.problem = fmt::format("sl2vl has no row ({} {}) for {}", in0, first_out, sw.name);
               break;
@@ -884,8 +936,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           if (out > xs.nports()) break;
           const auto& fp = xs.ports[static_cast<std::size_t>(out)];
           if (fp.kind != FabricPort::Switch) break;  // the last hop into an HCA: a sink, no dependency
-          const int vl = rows[static_cast<std::size_t>(x)][(static_cast<std::size_t>(in) * stride + static_cast<std::size_t>(out)) * 16 +
-                                                           static_cast<std::size_t>(sl)];
+          const int vl = rows[static_cast<std::size_t>(x)][(static_cast<std::size_t>(out) * 16 + static_cast<std::size_t>(sl)) * stride +
+                                                           static_cast<std::size_t>(in)];
           if (vl < 0) {
             c.problem = fmt::format("sl2vl has no row ({} {}) for {}", in, out, xs.name);
             break;
@@ -927,7 +979,7 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
       const auto& xs = f.switches[static_cast<std::size_t>(x)];
       for (int pt = 1; pt <= xs.nports(); ++pt)
         if (xs.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Switch)
-          for (int v = 0; v < 16; ++v) far[static_cast<std::size_t>(vc(x, pt, v))] = xs.ports[static_cast<std::size_t>(pt)].peer;
+          for (int v = 0; v < nv; ++v) far[static_cast<std::size_t>(vc(x, pt, v))] = xs.ports[static_cast<std::size_t>(pt)].peer;
     }
     auto for_heads = [&](std::uint64_t a, auto&& fn) {
       const std::uint64_t lo = a * heads, hi = lo + heads;
@@ -940,7 +992,7 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         i += static_cast<std::uint64_t>(__builtin_ctzll(word));
         if (i >= hi) break;
         const std::uint64_t h = i - lo;
-        fn(vc(far[static_cast<std::size_t>(a)], static_cast<int>(h / 16), static_cast<int>(h % 16)));
+        fn(vc(far[static_cast<std::size_t>(a)], static_cast<int>(h / nvl), static_cast<int>(h % nvl)));
         ++i;
       }
     };

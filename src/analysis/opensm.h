@@ -30,6 +30,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/deadlock.h"
@@ -64,6 +65,23 @@ using Lfts = std::vector<std::vector<std::uint8_t>>;
 Lfts compute_lfts(const routing::RoutingLayers& r, const Fabric& f, const LidPlan& lids);
 
 std::string format_lfts_dump(const Fabric& f, const LidPlan& lids, const Lfts& lft);
+// format_lfts_dump in pieces, so a large dump can be written (and checked) one switch at a time:
+// header() then block(s) for every switch in order give the same bytes. Each appends to `out` and
+// returns the number of lines appended.
+class LftsDumpFormatter {
+ public:
+  LftsDumpFormatter(const Fabric& f, const LidPlan& lids);
+  long header(std::string& out) const;
+  long block(int s, const std::vector<std::uint8_t>& lft, std::string& out) const;
+  // Bytes block(s, lft) appends (to size a buffer up front).
+  std::size_t block_size(const std::vector<std::uint8_t>& lft) const;
+
+ private:
+  const Fabric* f_;
+  const LidPlan* lids_;
+  std::vector<std::pair<char, int>> owner_;    // per LID: ('S' | 'H', index), kind 0 = none
+  std::vector<std::string> sw_text_, ep_text_;  // " : (<info>)\n" per switch / endpoint
+};
 std::string format_guid2lid(const Fabric& f, const LidPlan& lids);
 std::string format_lid_csv(const Fabric& f, const LidPlan& lids);
 // `lfts_file` is written as given (make it absolute); vls = 0: no deadlock scheme.
@@ -109,7 +127,9 @@ struct LftDumpSwitch {
   int line = 0;
   std::vector<LftEntry> entries;
 };
-std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::string& source);
+// `line_offset`: lines before `text` in the file (for parsing a file piece by piece; errors name
+// the file's line numbers).
+std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::string& source, long line_offset = 0);
 // guid2lid as osm_db_restore reads it: a key at column 0 starts an entry, the rest of the line is the
 // value, following non-blank lines continue it, a blank line ends it; the key must be a number and
 // the value "<min lid> <max lid>" (base 0 numbers). Returns port GUID -> (min, max).
@@ -141,6 +161,23 @@ struct InstalledTables {
 };
 InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSwitch>& dump,
                                     const std::map<std::string, std::pair<int, int>>& assigned);
+// install_like_opensm one switch block at a time (add the blocks in file order, then finish()):
+// the same tables without holding every parsed entry of a large dump at once.
+class OpenSmInstaller {
+ public:
+  OpenSmInstaller(const Fabric& f, const std::map<std::string, std::pair<int, int>>& assigned);
+  void add(const LftDumpSwitch& block);
+  InstalledTables finish();
+
+ private:
+  InstalledTables t_;
+  int top_ = 0;
+  std::unordered_map<std::string, int> sw_of_;
+  std::unordered_map<std::uint64_t, std::pair<int, int>> range_by_guid_;
+  std::uint64_t last_guid_ = 0;
+  std::pair<int, int> last_range_{0, -1};
+  bool have_last_ = false;
+};
 
 struct WalkReport {
   long routes = 0, delivered = 0;

@@ -216,18 +216,42 @@ int run_layers(const LayersArgs& a) {
       lids = make_lid_plan(fabric, r.num_layers());
       const Lfts lft = compute_lfts(r, fabric, lids);
       const std::string lfts_path = std::filesystem::absolute(dir / "lfts.dump").lexically_normal().string();
-      const std::string lfts_text = format_lfts_dump(fabric, lids, lft);
-      write_table(dir / "lfts.dump", lfts_text);
       const std::string guid2lid_text = format_guid2lid(fabric, lids);
       write_table(dir / "guid2lid", guid2lid_text);
       write_file(dir / "lids.csv", format_lid_csv(fabric, lids));
       write_file(dir / "opensm.conf", format_opensm_conf(lids, lfts_path, a.vls > 0 ? a.deadlock : "", a.vls));
-      clock.lap("tables");
-      // Read the files back as OpenSM would (the bytes written, the file's size checked) and walk
-      // every (source, destination LID) pair over the fabric's cables: the tables must deliver
-      // every route before anyone loads them.
-      installed = install_like_opensm(fabric, parse_lfts_dump(lfts_text, (dir / "lfts.dump").string()),
-                                      parse_guid2lid(guid2lid_text, (dir / "guid2lid").string()));
+      // lfts.dump (switches x LIDs lines, ~0.9 GB for q = 13 with 16 layers) is written one switch
+      // block at a time, and each block is read back as OpenSM would (the bytes written; the file's
+      // size checked at the end) while it is still in cache: the same file and the same installed
+      // tables as format_lfts_dump + parse_lfts_dump + install_like_opensm, without the whole dump
+      // and all its parsed entries in memory.
+      {
+        const std::string src = (dir / "lfts.dump").string();
+        std::ofstream of(dir / "lfts.dump", std::ios::binary);
+        if (!of) throw UserError(fmt::format("cannot write '{}'", src));
+        const LftsDumpFormatter fm(fabric, lids);
+        OpenSmInstaller ins(fabric, parse_guid2lid(guid2lid_text, (dir / "guid2lid").string()));
+        std::string buf;
+        std::uintmax_t bytes = 0;
+        long lines = 0;
+        auto put = [&](long block_lines) {
+          for (const auto& blk : parse_lfts_dump(buf, src, lines)) ins.add(blk);
+          of.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+          bytes += buf.size();
+          lines += block_lines;
+          buf.clear();
+        };
+        put(fm.header(buf));
+        for (int s = 0; s < fabric.num_switches(); ++s) put(fm.block(s, lft[static_cast<std::size_t>(s)], buf));
+        of.close();
+        if (!of) throw UserError(fmt::format("cannot write '{}' (disk full?)", src));
+        if (std::filesystem::file_size(dir / "lfts.dump") != bytes)
+          throw UserError(fmt::format("'{}' holds {} bytes after writing {}", src, std::filesystem::file_size(dir / "lfts.dump"), bytes));
+        installed = ins.finish();
+      }
+      clock.lap("tables and read-back");
+      // Walk every (source, destination LID) pair over the fabric's cables through the tables read
+      // back: they must deliver every route before anyone loads them.
       const WalkReport walk = walk_routes(fabric, installed);
       fmt::print("tables for {} ({} switches, {} endpoints, LMC {}, LIDs 1-{}): LFT walk {}", fabric.source,
                  fabric.num_switches(), fabric.num_endpoints(), lids.lmc, lids.max_lid, walk.text());
@@ -235,7 +259,7 @@ int run_layers(const LayersArgs& a) {
                       {"walk_routes", walk.routes},  {"walk_delivered", walk.delivered},
                       {"walk_failed", walk.failed},  {"walk_max_switch_hops", walk.max_switch_hops}};
       if (!walk.ok()) throw std::logic_error("the written forwarding tables do not deliver every route:\n" + walk.text());
-      clock.lap("read-back and walk");
+      clock.lap("walk");
       meter.update(++step, steps, "tables written and walked");
     }
   }

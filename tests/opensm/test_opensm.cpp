@@ -3,6 +3,7 @@
 // (source, destination LID) pair over the planned (or a discovered) cabling to its destination.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -374,4 +375,45 @@ TEST(Lfts, LstDumpOfThePlanGivesTheSameTables) {
   const Fabric fp = fabric_from_plan(plan);
   const RoundTrip tp = round_trip(fp, layers_for(fp, 4));
   EXPECT_EQ(t.lft, tp.lft);
+}
+
+TEST(Lfts, BlockByBlockWriteAndInstallEqualsTheWholeDump) {
+  // `lbsim layers --tables` writes lfts.dump one switch block at a time and installs each block as
+  // it is parsed back: the bytes must be format_lfts_dump's and the tables install_like_opensm's,
+  // also when OpenSM hands out other LIDs (remap by port GUID across blocks).
+  const Fabric f = fabric_from_plan(make_cabling_plan(5, 4, 36));
+  const RoundTrip t = round_trip(f, layers_for(f, 4));
+  auto assigned = parse_guid2lid(t.guid2lid, "guid2lid");
+  std::map<std::string, std::pair<int, int>> rotated;
+  for (int e = 0; e < 200; ++e)
+    rotated[f.endpoints[static_cast<std::size_t>(e)].port_guid] = assigned.at(f.endpoints[static_cast<std::size_t>((e + 7) % 200)].port_guid);
+  for (int s = 0; s < 50; ++s) rotated[f.switches[static_cast<std::size_t>(s)].guid] = assigned.at(f.switches[static_cast<std::size_t>(s)].guid);
+  for (const auto& lids_given : {assigned, rotated}) {
+    const LftsDumpFormatter fm(f, t.lids);
+    OpenSmInstaller ins(f, lids_given);
+    std::string all, buf;
+    long lines = 0;
+    lines += fm.header(all);
+    int blocks = 0;
+    for (int s = 0; s < f.num_switches(); ++s) {
+      buf.clear();
+      const long n = fm.block(s, t.lft[static_cast<std::size_t>(s)], buf);
+      EXPECT_EQ(n, static_cast<long>(std::count(buf.begin(), buf.end(), '\n')));
+      EXPECT_LE(buf.size(), fm.block_size(t.lft[static_cast<std::size_t>(s)]));
+      const auto parsed = parse_lfts_dump(buf, "lfts.dump", lines);
+      ASSERT_EQ(parsed.size(), 1u);
+      EXPECT_EQ(parsed[0].line, lines + 1);  // the block's header line, numbered as in the whole file
+      for (const auto& b : parsed) ins.add(b), ++blocks;
+      lines += n;
+      all += buf;
+    }
+    EXPECT_EQ(blocks, 50);
+    EXPECT_EQ(all, t.dump);
+    const InstalledTables got = ins.finish();
+    const InstalledTables want = install_like_opensm(f, parse_lfts_dump(t.dump, "lfts.dump"), lids_given);
+    EXPECT_EQ(got.lft, want.lft);
+    EXPECT_EQ(got.switch_lids, want.switch_lids);
+    EXPECT_EQ(got.endpoint_lids, want.endpoint_lids);
+    EXPECT_TRUE(walk_routes(f, got).ok());
+  }
 }
