@@ -391,6 +391,7 @@ def plot_fct(runs, out, formats, written):
                 body.set_facecolor(st["color"])
                 body.set_hatch(st["hatch"])
                 body.set_edgecolor("black")
+                body.set_label(s)
             ax.set_xticks(range(1, len(ss) + 1))
             ax.set_xticklabels(ss, rotation=30, ha="right")
         ax.set_ylabel("FCT (us)")
