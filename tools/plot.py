@@ -19,9 +19,9 @@ hosts, workload kind). Plots written to OUT (default DIR/plots), one file per fo
                  collective steps)
   fct_violin     FCT distribution per scheme
   fct_bars       max and p99 FCT per scheme (mean over seeds, whiskers min..max)
-  makespan       dependency workloads (summary.json has_dependencies: collectives, GOAL, triggered
-                 .cm): completion time of the whole workload per scheme (mean over seeds, whiskers
-                 min..max); these runs get it instead of fct_cdf, fct_violin and fct_bars
+  makespan       panels of dependency workloads (summary.json has_dependencies: collectives, GOAL,
+                 triggered .cm): completion time of the whole workload per scheme (mean over seeds,
+                 whiskers min..max); these panels are left out of the FCT plots above
   drops_ooo      drops, trims and out-of-order packets (%) per scheme
   queues         total bytes queued in switch data queues over time (needs queues.csv)
   queue_ports    data-queue bytes of single switch ports over time, one panel per port: those of
@@ -32,7 +32,7 @@ hosts, workload kind). Plots written to OUT (default DIR/plots), one file per fo
 
 queues.csv is sparse by default (a port with empty queues has no row at a sample); the queue plots
 put every sample time (multiples of output.queue_sample_us up to the end of the run) back with
-zero bytes. Panels whose values are all non-negative start their y axis at 0.
+zero bytes. Panels whose values are all non-negative start their y axis at 0 (all zero: 0..1).
 
 A folder written by `lbsim balls ... --out DIR` (balls.json) gets the plots of tools/plot_balls.py
 instead (the [REPS] balls-into-bins figures).
@@ -164,20 +164,31 @@ def load_runs(d):
 
 
 def scenario_title(runs):
-    """'fat_tree, 32 hosts, permutation' from the first run's summary.json; '' when unknown."""
-    s = read_json(os.path.join(runs[0][3], "summary.json"))
-    topo, wl = s.get("topology", {}), s.get("workload", {})
+    """'fat_tree, 32 hosts, workload permutation' from the runs' summary.json files (values that
+    differ between runs joined by ' / '); '' when unknown."""
+    topos, hosts, kinds = [], [], []
+    for _, _, _, d, _ in runs:
+        s = read_json(os.path.join(d, "summary.json"))
+        for lst, v in ((topos, s.get("topology", {}).get("kind")), (hosts, s.get("topology", {}).get("hosts")),
+                       (kinds, s.get("workload", {}).get("kind"))):
+            if v is not None and v not in lst:
+                lst.append(v)
     parts = []
-    if topo.get("kind"):
-        parts.append(f"{topo['kind']}, {topo.get('hosts', '?')} hosts")
-    if wl.get("kind"):
-        parts.append(f"workload {wl['kind']}")
+    if topos:
+        parts.append(" / ".join(map(str, topos)))
+    if hosts:
+        parts.append(" / ".join(map(str, hosts)) + " hosts")
+    if kinds:
+        parts.append("workload " + " / ".join(map(str, kinds)))
     return ", ".join(parts)
 
 
-def has_dependencies(runs):
-    """Every run's workload has dependencies (summary.json has_dependencies)."""
-    return all(read_json(os.path.join(d, "summary.json")).get("has_dependencies", False) for _, _, _, d, _ in runs)
+def dependency_panels(runs):
+    """Panels whose every run has a dependency workload (summary.json has_dependencies)."""
+    dep = {}
+    for p, _, _, d, _ in runs:
+        dep[p] = dep.get(p, True) and bool(read_json(os.path.join(d, "summary.json")).get("has_dependencies", False))
+    return {p for p, v in dep.items() if v}
 
 
 def read_csv(run_dir, name):
@@ -239,23 +250,28 @@ def grid(n, w=4.6, h=3.5):
 SCENARIO = ""  # the figure title (scenario_title), set by main
 
 
-def data_min_y(ax):
-    """Smallest y value drawn in ax (lines and bars), None when nothing is drawn."""
+def data_y_range(ax):
+    """(smallest, largest) y value drawn in ax (lines and bars), None when nothing is drawn."""
     ys = []
     for ln in ax.get_lines():
         ys.extend(float(y) for y in ln.get_ydata() if y == y)
     for p in ax.patches:
         if hasattr(p, "get_height"):
             ys.extend([p.get_y(), p.get_y() + p.get_height()])
-    return min(ys) if ys else None
+    return (min(ys), max(ys)) if ys else None
 
 
 def floor_y_at_zero(ax):
-    """Linear y axes whose data are all >= 0 start at 0 (an all-zero panel would show -0.05..0.05)."""
+    """Linear y axes whose data are all >= 0 start at 0; an all-zero panel shows 0..1 (matplotlib
+    would show -0.055..0.055)."""
     if ax.get_yscale() != "linear":
         return
-    m = data_min_y(ax)
-    if m is not None and m >= 0 and ax.get_ylim()[0] < 0:
+    r = data_y_range(ax)
+    if r is None or r[0] < 0:
+        return
+    if r[1] == 0:
+        ax.set_ylim(0, 1)
+    elif ax.get_ylim()[0] < 0:
         ax.set_ylim(bottom=0)
 
 
@@ -280,8 +296,9 @@ def finish(fig):
     for ax in fig.axes:
         if ax.get_visible():
             floor_y_at_zero(ax)
-    if SCENARIO:
-        fig.suptitle(SCENARIO)
+    if SCENARIO:  # wrapped to the figure's width (about 8 characters per inch at 13 pt)
+        import textwrap
+        fig.suptitle("\n".join(textwrap.wrap(SCENARIO, max(30, int(fig.get_figwidth() * 8)))))
     fig.tight_layout()
     legend_outside(fig)
 
@@ -435,19 +452,23 @@ def bars(ax, runs, panel, cols, labels, ylabel):
     ax.grid(alpha=0.3, axis="y")
 
 
-def plot_bars(runs, out, formats, written, dependencies):
-    panels = panels_of(runs)
-    fig, axes = grid(len(panels))
-    if dependencies:
-        for ax, p in zip(axes, panels):
-            bars(ax, runs, p, ["makespan_us"], ["makespan"], "completion time of the workload (us)")
-            ax.set_title(p or "makespan (first start to last finish)")
-        save(fig, out, "makespan", formats, written)
-    else:
-        for ax, p in zip(axes, panels):
-            bars(ax, runs, p, ["max_fct_us", "p99_fct_us"], ["max FCT", "p99 FCT"], "FCT (us)")
-        save(fig, out, "fct_bars", formats, written)
+def plot_bars(runs, out, formats, written, dep_panels=()):
+    """fct_bars for the panels without dependencies, makespan for those with, drops_ooo for all."""
+    for name, sel in (("fct_bars", [r for r in runs if r[0] not in dep_panels]),
+                      ("makespan", [r for r in runs if r[0] in dep_panels])):
+        if not sel:
+            continue
+        ps = panels_of(sel)
+        fig, axes = grid(len(ps))
+        for ax, p in zip(axes, ps):
+            if name == "makespan":
+                bars(ax, sel, p, ["makespan_us"], ["makespan"], "makespan (us)")
+                ax.set_title(p or "workload completion time")
+            else:
+                bars(ax, sel, p, ["max_fct_us", "p99_fct_us"], ["max FCT", "p99 FCT"], "FCT (us)")
+        save(fig, out, name, formats, written)
 
+    panels = panels_of(runs)
     fig, axes = plt.subplots(3, len(panels), figsize=(4.6 * len(panels), 9.5), squeeze=False)
     for j, p in enumerate(panels):
         bars(axes[0][j], runs, p, ["drops"], ["drops"], "dropped packets")
@@ -742,10 +763,12 @@ def main(argv=None):
     else:
         runs = load_runs(a.dir)
         SCENARIO = scenario_title(runs)
-        dependencies = has_dependencies(runs)
-        if not dependencies:  # dependency workloads: the makespan, not per-message FCTs
-            plot_fct(runs, out, formats, written)
-        plot_bars(runs, out, formats, written, dependencies)
+        # Dependency workloads (collectives, GOAL, triggered .cm): the makespan, not per-message FCTs.
+        dep = dependency_panels(runs)
+        fct_runs = [r for r in runs if r[0] not in dep]
+        if fct_runs:
+            plot_fct(fct_runs, out, formats, written)
+        plot_bars(runs, out, formats, written, dep)
         plot_queues(runs, out, formats, written, ports_spec, top)
         plot_ports(runs, out, formats, written)
         plot_tags(runs, out, formats, written)

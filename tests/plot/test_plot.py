@@ -97,7 +97,12 @@ def test_all_zero_panel_starts_at_zero():
     ax.plot([0, 1], [0, 0])
     assert ax.get_ylim()[0] < 0  # matplotlib's default for an all-zero panel
     plot.finish(fig)
-    assert ax.get_ylim()[0] == 0
+    assert ax.get_ylim() == (0, 1)
+    fig2, ax2 = plt.subplots()
+    ax2.bar([0, 1], [0, 3])
+    plot.finish(fig2)
+    assert ax2.get_ylim()[0] == 0 and ax2.get_ylim()[1] >= 3
+    plt.close(fig2)
     plt.close(fig)
 
 
