@@ -25,7 +25,8 @@ hosts, workload kind). Plots written to OUT (default DIR/plots), one file per fo
   drops_ooo      drops, trims and out-of-order packets (%) per scheme
   queues         total bytes queued in switch data queues over time (needs queues.csv)
   queue_ports    data-queue bytes of single switch ports over time, one panel per port: those of
-                 --ports, else the --top-ports busiest (most byte-samples summed over the schemes)
+                 --ports, else the degraded ports (slower than their link kind in ports.csv) and
+                 the busiest (most byte-samples summed over the schemes), --top-ports in all
   ports          mean utilisation of each link kind per scheme (ports.csv)
   tags           completion time and p99 FCT per entry tag (collective steps, incast/bystander)
   evs_size       a sweep over network.ev_bits: max FCT relative to the largest EVS per scheme
@@ -555,26 +556,50 @@ def parse_ports(spec):
     return out
 
 
-def pick_ports(queues, spec, top):
-    """The (node_label, port, peer_label) panels of queue_ports: those of spec, else the `top` ports
-    with the most queued byte-samples over every scheme."""
+def degraded_ports(run_dirs):
+    """(node_label, port) of the switch ports slower than the fastest port of their link kind in
+    ports.csv (e.g. the degraded ToR uplink of [REPS] Fig. 4), in ports.csv order."""
+    out = []
+    for d in run_dirs:
+        f = read_csv(d, "ports.csv")
+        if f is None or not len(f) or "rate_gbps" not in f.columns:
+            continue
+        fastest = f.groupby("link_kind")["rate_gbps"].transform("max")
+        slow = f[(f["rate_gbps"] < fastest) & (f["link_kind"] != "host")]
+        for n, p in zip(slow["node_label"].astype(str), slow["port"]):
+            if (n, int(p)) not in out:
+                out.append((n, int(p)))
+    return out
+
+
+def pick_ports(queues, spec, top, degraded=()):
+    """The (node_label, port, peer_label) panels of queue_ports: those of spec ('degraded' stands for
+    the degraded switch ports), else the degraded ports followed by the ports with the most queued
+    byte-samples over every scheme, `top` in all."""
     allq = pd.concat([q for q, _ in queues])
     peers = allq.groupby(["node_label", "port"])["peer_label"].first()
     if spec:
         chosen = []
         for label, port in spec:
-            keys = [k for k in peers.index if k[0] == label and (port is None or k[1] == port)]
-            if port is None:  # every port of the node that queued something
+            if label == "degraded" and port is None:
+                keys = [k for k in degraded if k in peers.index]
+                if not degraded:
+                    fail("--ports degraded: no port in ports.csv is slower than the others of its link kind")
+            else:
+                keys = [k for k in peers.index if k[0] == label and (port is None or k[1] == port)]
+            if port is None and label != "degraded":  # every port of the node that queued something
                 busy = allq[allq["node_label"] == label].groupby("port")["data_bytes"].sum()
                 keys = [k for k in keys if busy.get(k[1], 0) > 0] or keys[:1]
-            if not keys:
+            if not keys and label != "degraded":
                 known = sorted(set(allq["node_label"]), key=natural_key)
                 fail(f"--ports: no switch port '{label}{'' if port is None else f':{port}'}' in queues.csv "
                      f"(labels: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
             chosen += [k for k in keys if k not in chosen]
         return [(n, p, peers[(n, p)]) for n, p in chosen]
     tot = allq.groupby(["node_label", "port"])["data_bytes"].sum().sort_values(ascending=False, kind="stable")
-    return [(n, p, peers[(n, p)]) for (n, p) in tot.index[:top]]
+    chosen = [k for k in degraded if k in peers.index][:top]
+    chosen += [k for k in tot.index if k not in chosen][:top - len(chosen)]
+    return [(n, p, peers[(n, p)]) for (n, p) in chosen]
 
 
 def plot_queues(runs, out, formats, written, ports_spec=None, top=4):
@@ -608,7 +633,8 @@ def plot_queues(runs, out, formats, written, ports_spec=None, top=4):
             a.grid(alpha=0.3)
     save(fig, out, "queues", formats, written)
 
-    chosen = pick_ports(list(queues.values()), ports_spec, top)
+    degraded = degraded_ports([first_run(runs, p, s) for p, s in queues])
+    chosen = pick_ports(list(queues.values()), ports_spec, top, degraded)
     if not chosen:
         return
     cells = [(p, c) for p in panels for c in chosen]
@@ -619,7 +645,8 @@ def plot_queues(runs, out, formats, written, ports_spec=None, top=4):
                 q, times = queues[(p, s)]
                 ser = port_series(q, times, label, port)
                 ax.plot(ser.index, ser / 1024, label=s, markevery=0.1, markersize=5, **line_style(s))
-        ax.set_title(f"{p + ': ' if p else ''}{label} port {port} -> {peer}")
+        slow = " (degraded)" if (label, port) in degraded else ""
+        ax.set_title(f"{p + ': ' if p else ''}{label} port {port} -> {peer}{slow}")
         ax.set_xlabel("time (us)")
         ax.set_ylabel("data queue (KiB)")
         ax.grid(alpha=0.3)

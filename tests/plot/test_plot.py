@@ -213,3 +213,24 @@ def test_dependency_workload_plots_makespan(tmp_path):
     assert (tmp_path / "p" / "makespan.png").is_file()
     for fig in figs.values():
         plt.close(fig)
+
+
+def test_degraded_port_shown_first(tmp_path):
+    # [REPS] Fig. 4's scenario, small: one ToR uplink at 200 Gb/s (both directions of one link).
+    d = tmp_path / "deg"
+    r = lbsim("compare", DEMO, "--lb", "ops,reps", *SMALL, "--set", "failures.random_fraction=0.0001",
+              "--set", 'failures.random_kind="degrade"', "--set", "failures.random_rate_gbps=200", "--out", d)
+    assert r.returncode == 0, r.stderr
+    ports = __import__("pandas").read_csv(d / "ops" / "ports.csv")
+    slow = ports[(ports["rate_gbps"] == 200)]
+    assert len(slow) == 2  # the two directions of the degraded link
+    plot = load_plot()
+    figs = plot_figures(plot, d, tmp_path / "p", "--formats", "png", "--top-ports", "3")
+    titles = [a.get_title() for a in figs["queue_ports"].axes if a.get_visible()]
+    assert len(titles) == 3
+    want = {f"{n} port {p} -> {q} (degraded)" for n, p, q in zip(slow["node_label"], slow["port"], slow["peer_label"])}
+    assert set(titles[:2]) == want and "(degraded)" not in titles[2]
+    figs2 = plot_figures(plot, d, tmp_path / "q", "--formats", "png", "--ports", "degraded")
+    assert {a.get_title() for a in figs2["queue_ports"].axes if a.get_visible()} == want
+    for fig in list(figs.values()) + list(figs2.values()):
+        plt.close(fig)
