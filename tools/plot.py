@@ -297,9 +297,9 @@ def finish(fig):
     for ax in fig.axes:
         if ax.get_visible():
             floor_y_at_zero(ax)
-    if SCENARIO:  # wrapped to the figure's width (about 8 characters per inch at 13 pt)
+    if SCENARIO:  # wrapped to the figure's width (about 10 characters per inch at 13 pt)
         import textwrap
-        fig.suptitle("\n".join(textwrap.wrap(SCENARIO, max(30, int(fig.get_figwidth() * 8)))))
+        fig.suptitle("\n".join(textwrap.wrap(SCENARIO, max(30, int(fig.get_figwidth() * 10)))))
     fig.tight_layout()
     legend_outside(fig)
 
