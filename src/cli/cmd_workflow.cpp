@@ -330,8 +330,8 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   pl->add_option("--formats", po->formats, "Comma-separated file formats, e.g. png,pdf,svg (default png,pdf)");
   pl->add_option("--dpi", po->dpi, "Resolution of raster formats (default 150)")->check(CLI::Range(1, 4800));
   pl->add_option("--ports", po->ports,
-                 "queue_ports plot: switch ports by label, LABEL[:PORT],... (e.g. tor0:6,spine2); default the busiest");
-  pl->add_option("--top-ports", po->top_ports, "queue_ports plot without --ports: this many busiest ports (default 4)")
+                 "queue_ports plot: switch ports by label, LABEL[:PORT],... (e.g. tor0:6,spine2) or degraded; default: the degraded, then the busiest");
+  pl->add_option("--top-ports", po->top_ports, "queue_ports plot without --ports: this many ports, degraded first, then the busiest (default 4)")
       ->check(CLI::Range(1, 64));
   out.push_back({pl, [po] { return do_plot(*po); }});
 
