@@ -148,15 +148,35 @@ std::string python() {
   return e && *e ? e : "/usr/bin/python3";
 }
 
-int do_plot(const std::string& dir, const std::string& out) {
+// What `lbsim plot` passes on to tools/plot.py (empty / 0: plot.py's default). plot.py checks them
+// (a bad --formats value exits 2 naming the formats matplotlib can write).
+struct PlotOptions {
+  std::string dir, out, formats, ports;
+  int dpi = 0, top_ports = 0;
+};
+
+int do_plot(const PlotOptions& o) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw UserError(fmt::format("'{}' is not a folder", dir));
-  std::vector<std::string> args{python(), (tools_dir() / "plot.py").string(), dir};
-  if (!out.empty()) {
-    args.push_back("--out");
-    args.push_back(out);
-  }
+  if (!fs::is_directory(o.dir, ec)) throw UserError(fmt::format("'{}' is not a folder", o.dir));
+  std::vector<std::string> args{python(), (tools_dir() / "plot.py").string(), o.dir};
+  auto opt = [&args](const char* name, const std::string& v) {
+    if (v.empty()) return;
+    args.emplace_back(name);
+    args.push_back(v);
+  };
+  opt("--out", o.out);
+  opt("--formats", o.formats);
+  opt("--ports", o.ports);
+  if (o.dpi > 0) opt("--dpi", std::to_string(o.dpi));
+  if (o.top_ports > 0) opt("--top-ports", std::to_string(o.top_ports));
   return wf::wait_for(wf::spawn(args, ""));
+}
+
+int do_plot(const std::string& dir, const std::string& out) {
+  PlotOptions o;
+  o.dir = dir;
+  o.out = out;
+  return do_plot(o);
 }
 
 // ---- report ------------------------------------------------------------------------------------------
@@ -302,12 +322,18 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   sw->add_flag("--dry-run", so->dry_run, "Check the sweep and print its points; run nothing");
   out.push_back({sw, [so] { return do_sweep(*so); }});
 
-  auto pdir = std::make_shared<std::string>();
-  auto pout = std::make_shared<std::string>();
-  auto* pl = app.add_subcommand("plot", "Plot a run folder or a sweep folder (PNG and PDF) with tools/plot.py");
-  pl->add_option("dir", *pdir, "Run folder (summary.json) or sweep folder (results.csv)")->required();
-  pl->add_option("--out", *pout, "Folder for the plots (default: <dir>/plots)");
-  out.push_back({pl, [pdir, pout] { return do_plot(*pdir, *pout); }});
+  auto po = std::make_shared<PlotOptions>();
+  auto* pl = app.add_subcommand("plot", "Plot a run, compare or sweep folder (PNG and PDF by default) with tools/plot.py");
+  pl->add_option("dir", po->dir, "Run folder (summary.json), compare folder (run folders inside) or sweep folder (results.csv)")
+      ->required();
+  pl->add_option("--out", po->out, "Folder for the plots (default: <dir>/plots)");
+  pl->add_option("--formats", po->formats, "Comma-separated file formats, e.g. png,pdf,svg (default png,pdf)");
+  pl->add_option("--dpi", po->dpi, "Resolution of raster formats (default 150)")->check(CLI::Range(1, 4800));
+  pl->add_option("--ports", po->ports,
+                 "queue_ports plot: switch ports by label, LABEL[:PORT],... (e.g. tor0:6,spine2) or degraded; default: the degraded, then the busiest");
+  pl->add_option("--top-ports", po->top_ports, "queue_ports plot without --ports: this many ports, degraded first, then the busiest (default 4)")
+      ->check(CLI::Range(1, 64));
+  out.push_back({pl, [po] { return do_plot(*po); }});
 
   auto rdir = std::make_shared<std::string>();
   auto rout = std::make_shared<std::string>();
