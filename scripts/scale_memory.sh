@@ -29,25 +29,26 @@ cases=(
 )
 want="${SCALE_CASES:-ft16k ft64k sf29 ft8192}"
 
-measure() {  # label, command...: prints "rss_mib wall_s status"
+measure() {  # command...: prints "rss_mib wall_s cpu_s status"
   local log="$tmp/time.log"
   timeout "$timeout_s" /usr/bin/time -v "$@" >"$tmp/stdout" 2>"$log"
   local rc=$?
-  local rss wall
+  local rss wall cpu
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$log")
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$log")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log" | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
   local status=ok
   [[ $rc == 124 ]] && status="timeout ${timeout_s}s"
   [[ $rc == 3 ]] && status="ok (flows unfinished at run.end_us: exit 3)"
   [[ $rc != 0 && $rc != 3 && $rc != 124 ]] && status="exit $rc: $(grep -m1 -i 'error' "$log" | cut -c1-120)"
-  echo "${rss:-?} ${wall:-?} $status"
+  echo "${rss:-?} ${wall:-?} ${cpu:-?} $status"
 }
 
 {
   echo "binary: $lbsim ($(cd "$root" && git rev-parse --short HEAD 2>/dev/null)), machine: $(nproc) cores, $(date -u +%F)"
   echo
-  echo "| case | command | peak RSS (MiB) | wall (s) | routing tables (bytes, lbsim topo) | status |"
-  echo "|---|---|---|---|---|---|"
+  echo "| case | command | peak RSS (MiB) | wall (s) | CPU user+sys (s) | routing tables (bytes, lbsim topo) | status |"
+  echo "|---|---|---|---|---|---|---|"
 } >>"$out"
 for c in "${cases[@]}"; do
   IFS='|' read -r name cfg sets <<<"$c"
@@ -55,10 +56,10 @@ for c in "${cases[@]}"; do
   args=()
   for s in $sets; do args+=(--set "$s"); done
   echo "scale_memory: $name topo" >&2
-  read -r rss wall status <<<"$(measure "$lbsim" topo "$cfg" "${args[@]}")"
+  read -r rss wall cpu status <<<"$(measure "$lbsim" topo "$cfg" "${args[@]}")"
   tables=$(sed -nE 's/^routing tables: ([0-9]+) bytes.*/\1/p' "$tmp/stdout")
-  echo "| $name | topo | $rss | $wall | ${tables:--} | $status |" >>"$out"
+  echo "| $name | topo | $rss | $wall | $cpu | ${tables:--} | $status |" >>"$out"
   echo "scale_memory: $name run" >&2
-  read -r rss wall status <<<"$(measure "$lbsim" run "$cfg" "${args[@]}" --out "$tmp/run" --quiet --set output.ports_csv=false)"
-  echo "| $name | run | $rss | $wall | | $status |" >>"$out"
+  read -r rss wall cpu status <<<"$(measure "$lbsim" run "$cfg" "${args[@]}" --out "$tmp/run" --quiet --set output.ports_csv=false)"
+  echo "| $name | run | $rss | $wall | $cpu | | $status |" >>"$out"
 done

@@ -119,6 +119,8 @@ class SourceGuidedTables {
                         std::int32_t global) const;
   const topo::PathEnumerator& enumerator() const { return pe_; }
   std::size_t table_bytes() const;
+  // Switch pairs whose ECMP tables have been built so far.
+  std::size_t built_pairs() const { return fine_.built_pairs(); }
 
  private:
   void build_default(const MinimalTables& min);

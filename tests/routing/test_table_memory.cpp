@@ -8,6 +8,7 @@
 
 #include "routing/minimal.h"
 #include "routing/path_model.h"
+#include "routing/source_guided.h"
 #include "routing/tables.h"
 #include "topo/dragonfly.h"
 #include "topo/fat_tree.h"
@@ -148,4 +149,23 @@ TEST(RoutingTables, MinimalRoutesDeduplicateSets) {
   // per switch one set per (global or local port, distance <= 3) at most.
   EXPECT_LE(static_cast<double>(routes.distinct_sets()), nsw * 11 * 3 + nsw);
   EXPECT_LE(static_cast<double>(routes.bytes()), nsw * nsw * 2 + nsw * (4 + (11 * 3 + 1) * (8 + 2 * 2)));
+}
+
+// Source-guided ECMP tables are built per switch pair on first use, not for all pairs up front.
+TEST(RoutingTables, SourceGuidedTablesBuiltPerPairInUse) {
+  const auto t = slim_fly(5, 3);  // 50 switches, diameter 2
+  const routing::MinimalTables min(t);
+  const routing::SourceGuidedTables sg(min, /*coarse=*/true);
+  EXPECT_EQ(sg.built_pairs(), 0u);
+  const std::int32_t a = t.switch_node(0), b = t.switch_node(7);
+  const auto paths = sg.entries(a, b);
+  EXPECT_FALSE(paths.empty());
+  EXPECT_EQ(sg.built_pairs(), 1u);  // only (a, b): the walk's ECMP 2 lookups are in the same pair
+  // Every entry's walk ends at b and its EV replays the same hops (the tables did not change).
+  for (const auto& p : paths) {
+    EXPECT_EQ(sg.walk(a, b, p.ev), p.hops);
+    EXPECT_EQ(t.ports[p.hops.back().node][p.hops.back().port].peer, b);
+  }
+  EXPECT_EQ(sg.entries(a, b).size(), paths.size());
+  EXPECT_EQ(sg.built_pairs(), 1u);
 }
