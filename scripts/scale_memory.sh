@@ -25,9 +25,12 @@ cases=(
   "ft16k|$ft|topology.hosts=16384 topology.tiers=3 topology.radix=64 workload.size=1MiB run.end_us=5"
   "ft64k|$ft|topology.hosts=65536 topology.tiers=3 topology.radix=64 workload.size=1MiB run.end_us=5"
   "sf29|$sf|topology.q=29 topology.p=15 workload.size=1MiB run.end_us=5"
+  "sf29-sp|$sf|topology.q=29 topology.p=15 workload.size=1MiB run.end_us=5 network.bdp_path=shortest network.queue_packets=92"
   "ft8192|examples/htsim/permutation_8192.toml|workload.size=2MiB run.end_us=5"
 )
-want="${SCALE_CASES:-ft16k ft64k sf29 ft8192}"
+# sf29-sp: sf29 with the base RTT of the shortest paths (the example's "longest_bounded_minimal_ack"
+# enumerates every bounded path of every pair of switches: ~5e9 paths at q = 29, hours).
+want="${SCALE_CASES:-ft16k ft64k sf29 sf29-sp ft8192}"
 
 measure() {  # command...: prints "rss_mib wall_s cpu_s status"
   local log="$tmp/time.log"
