@@ -171,6 +171,8 @@ int do_topo(const TopoOptions& o) {
   };
   fmt::print("shortest paths between {} and {} (farthest from host 0's switch): {}\n", t.nodes[a].label,
              t.nodes[b].label, static_cast<std::uint64_t>(count(a)));
+  fmt::print("routing tables: {} bytes ({} distinct next-hop sets; min-hop tables as built for a run)\n", tables.bytes(),
+             tables.distinct_sets());
   fmt::print("memory estimate of a run: {}\n", mem.describe());
   fmt::print("memory limit: {}{}\n", limit_why,
              limit > 0 && mem.total() > limit ? ": `lbsim run` refuses this config" : "");

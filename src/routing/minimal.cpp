@@ -33,14 +33,14 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
       adj[s].push_back({t.switch_index(ports[p].peer), static_cast<std::int16_t>(p), is_global(t.links[ports[p].link])});
     }
   }
-  // Per destination d (rows [d * nsw + u]): d0 = hops from u to d over non-global links only, d1 =
-  // hops over paths with at most one global hop (Dragonfly); without the group rule no link is
-  // global and d1 == d0 == the min-hop distance.
-  std::vector<std::int32_t> d0(nsw_ * nsw_), d1(nsw_ * nsw_);
+  // Per destination d: r0[u] = hops from u to d over non-global links only, r1[u] = hops over paths
+  // with at most one global hop (Dragonfly); without the group rule no link is global and
+  // r1 == r0 == the min-hop distance. One destination at a time: no temporary per switch pair.
+  std::vector<std::int32_t> r0(nsw_), r1(nsw_);
+  std::vector<std::int16_t> out;
   topo::Bfs bfs(n);
+  begin();
   for (std::int32_t d = 0; d < n; ++d) {
-    std::int32_t* const r0 = d0.data() + static_cast<std::size_t>(d) * nsw_;
-    std::int32_t* const r1 = d1.data() + static_cast<std::size_t>(d) * nsw_;
     topo::switch_bfs(t, d, bfs, [&](const topo::Link& l) { return !is_global(l); });
     const auto hops = bfs.dist();
     for (std::int32_t u = 0; u < n; ++u) r0[u] = hops[static_cast<std::size_t>(u)] < 0 ? kInf : hops[static_cast<std::size_t>(u)];
@@ -59,19 +59,17 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
             changed = true;
           }
     }
+    for (std::int32_t u = 0; u < n; ++u) {
+      out.clear();
+      // A local hop keeps the one-global budget (r1); a global hop spends it, so the rest of the
+      // route must be local (r0): the packet is then in the destination group.
+      if (u != d && r1[u] < kInf)
+        for (const auto& e : adj[u])
+          if ((e.global ? r0[e.v] : r1[e.v]) + 1 == r1[u]) out.push_back(e.port);
+      set_pair(static_cast<std::size_t>(u), static_cast<std::size_t>(d), r1[u] < kInf ? r1[u] : -1, out);
+    }
   }
-  std::vector<std::int32_t> dist(nsw_ * nsw_);
-  for (std::size_t u = 0; u < nsw_; ++u)
-    for (std::size_t d = 0; d < nsw_; ++d) dist[u * nsw_ + d] = d1[d * nsw_ + u] < kInf ? d1[d * nsw_ + u] : -1;
-  fill(std::move(dist), [&](std::size_t u, std::size_t d, auto& out) {
-    const std::int32_t* const r0 = d0.data() + d * nsw_;
-    const std::int32_t* const r1 = d1.data() + d * nsw_;
-    if (u == d || r1[u] >= kInf) return;
-    // A local hop keeps the one-global budget (d1); a global hop spends it, so the rest of the
-    // route must be local (d0): the packet is then in the destination group.
-    for (const auto& e : adj[u])
-      if ((e.global ? r0[e.v] : r1[e.v]) + 1 == r1[u]) out.push_back(e.port);
-  });
+  finish();
 }
 
 std::vector<std::uint64_t> ecmp_salts(std::size_t nodes, std::uint64_t seed) {

@@ -3,34 +3,30 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
-#include "topo/graph.h"
 
 namespace lbsim::routing {
 
-PathModel::PathModel(const topo::Topology& t, SimTime switch_latency) : t_(t), sw_lat_(switch_latency) {
-  const auto nsw = t.num_switches();
-  parent_link_.assign(static_cast<std::size_t>(nsw), {});
-  topo::Bfs bfs(nsw);
-  for (std::int32_t s = 0; s < nsw; ++s) {
-    topo::switch_bfs(t, s, bfs, [](const topo::Link&) { return true; });
-    parent_link_[static_cast<std::size_t>(s)].assign(bfs.parent().begin(), bfs.parent().end());
-  }
-}
+PathModel::PathModel(const MinimalTables& tables, SimTime switch_latency)
+    : tables_(tables), t_(tables.topology()), sw_lat_(switch_latency) {}
 
 std::vector<std::int32_t> PathModel::path_links(std::int32_t a, std::int32_t b) const {
   const std::int32_t sa = t_.host_switch(a), sb = t_.host_switch(b);
-  std::vector<std::int32_t> rev;
-  rev.push_back(t_.ports[b][0].link);
-  const auto& parent = parent_link_[t_.switch_index(sa)];
-  for (std::int32_t n = sb; n != sa;) {
-    const std::int32_t l = parent[t_.switch_index(n)];
-    if (l < 0) throw UserError(fmt::format("host {} cannot reach host {}", a, b));
-    rev.push_back(l);
-    const auto& link = t_.links[l];
-    n = link.a == n ? link.b : link.a;
+  std::vector<std::int32_t> links;
+  links.push_back(t_.ports[a][0].link);
+  if (sa != sb && tables_.distance(sa, sb) < 0) throw UserError(fmt::format("host {} cannot reach host {}", a, b));
+  // Why the first candidate gives the BFS tree path: a BFS from sa visits the nodes of one level in
+  // the order of their tree paths' port sequences (by induction: the level before is in that order
+  // and each node scans its ports in order, the first discovery winning), so the tree path to any
+  // node is the smallest port sequence among its shortest paths; every candidate port continues
+  // some shortest path, so taking the smallest at every switch builds exactly that sequence.
+  for (std::int32_t n = sa; n != sb;) {
+    const std::int16_t p = tables_.candidates(n, sb).front();
+    const auto& port = t_.ports[n][p];
+    links.push_back(port.link);
+    n = port.peer;
   }
-  rev.push_back(t_.ports[a][0].link);
-  return {rev.rbegin(), rev.rend()};
+  links.push_back(t_.ports[b][0].link);
+  return links;
 }
 
 SimTime PathModel::ideal_fct(std::int32_t a, std::int32_t b, Bytes bytes, Bytes mtu, Bytes header) const {

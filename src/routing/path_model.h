@@ -1,17 +1,24 @@
 // One-way latency of a packet from host a to host b along a shortest path (per-hop serialization +
 // propagation + switch latency): the base RTT, the RTO and the ideal FCT of every flow come from it.
+//
+// The path is the lexicographically smallest shortest path by output-port sequence from the source
+// switch: the one a breadth-first search from the source switch (ports in order, first discovery
+// wins) records as its tree path. It is walked through the min-hop tables (MinimalTables), taking
+// the first (lowest) candidate port at every switch, so the model holds no state of its own
+// (docs/scale.md; it used to keep a BFS parent link per switch pair).
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "core/time.h"
+#include "routing/tables.h"
 #include "topo/topology.h"
 
 namespace lbsim::routing {
 
 class PathModel {
  public:
-  PathModel(const topo::Topology& t, SimTime switch_latency);
+  PathModel(const MinimalTables& tables, SimTime switch_latency);
   SimTime one_way(std::int32_t src_host, std::int32_t dst_host, Bytes bytes) const;
   // FCT of a `bytes` message alone on an idle network (NIC streams MTU packets back to back; exact
   // when every link on the path has the same rate, a lower bound otherwise).
@@ -20,10 +27,9 @@ class PathModel {
   std::vector<std::int32_t> path_links(std::int32_t src_host, std::int32_t dst_host) const;
 
  private:
+  const MinimalTables& tables_;
   const topo::Topology& t_;
   SimTime sw_lat_;
-  // [src switch index][switch index] -> the link towards src on the shortest path (-1: src or unreachable)
-  std::vector<std::vector<std::int32_t>> parent_link_;
 };
 
 }  // namespace lbsim::routing

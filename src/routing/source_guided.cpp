@@ -19,16 +19,17 @@ bool is_global(const topo::Topology& t, std::int32_t node, std::int32_t port) {
 }  // namespace
 
 void PairHopTables::reset(std::size_t pairs) {
-  t1_off_.assign(1, 0);
-  t1_off_.reserve(pairs + 1);
+  slot_.assign(pairs, 0);
+  recs_.clear();
   t1_.clear();
   t2_off_.assign(1, 0);
   t2_.clear();
 }
 
-void PairHopTables::add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops) {
+void PairHopTables::add_pair(std::size_t pi, std::vector<std::pair<std::int16_t, std::int16_t>>& hops) {
   std::sort(hops.begin(), hops.end());
   hops.erase(std::unique(hops.begin(), hops.end()), hops.end());
+  const auto first = static_cast<std::uint32_t>(t1_.size());
   std::size_t i = 0;
   while (i < hops.size()) {
     const std::int16_t h1 = hops[i].first;
@@ -37,12 +38,13 @@ void PairHopTables::add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>&
       if (hops[i].second >= 0) t2_.push_back(hops[i].second);
     t2_off_.push_back(static_cast<std::uint32_t>(t2_.size()));
   }
-  t1_off_.push_back(static_cast<std::uint32_t>(t1_.size()));
+  recs_.push_back({first, static_cast<std::uint32_t>(t1_.size()) - first});
+  slot_[pi] = static_cast<std::uint32_t>(recs_.size());
 }
 
 std::size_t PairHopTables::bytes() const {
-  return (t1_off_.size() + t2_off_.size()) * sizeof(std::uint32_t) +
-         (t1_.size() + t2_.size()) * sizeof(std::int16_t);
+  return slot_.capacity() * sizeof(std::uint32_t) + recs_.capacity() * sizeof(Rec) +
+         t2_off_.capacity() * sizeof(std::uint32_t) + (t1_.capacity() + t2_.capacity()) * sizeof(std::int16_t);
 }
 
 SourceGuidedTables::SourceGuidedTables(const MinimalTables& min, bool coarse, topo::PathOptions opt)
@@ -53,58 +55,45 @@ SourceGuidedTables::SourceGuidedTables(const MinimalTables& min, bool coarse, to
   // turn comes from Topology::minimal_one_global_hop unless the options name one.
   dragonfly_ = pe_.rule() == topo::PathRule::Dragonfly;
   build_default(min);
+  fine_.reset(nsw_ * nsw_);
+  has_coarse_ = coarse;
+  if (coarse)
+    for (auto& c : coarse_) c.reset(nsw_ * nsw_);
+}
 
+void SourceGuidedTables::build_pair(std::size_t pi) const {
+  const std::int32_t s = t_.switch_node(static_cast<std::int32_t>(pi / nsw_));
+  const std::int32_t d = t_.switch_node(static_cast<std::int32_t>(pi % nsw_));
   // Fine-grained ECMP tables: the first two hops of every bounded simple path (sec. III: "by
   // controlling up to the first two hops, the source can reach all bounded simple paths").
-  fine_.reset(nsw_ * nsw_);
   std::vector<std::pair<std::int16_t, std::int16_t>> hops;
-  for (std::size_t si = 0; si < nsw_; ++si) {
-    const std::int32_t s = t_.switch_node(static_cast<std::int32_t>(si));
-    for (std::size_t di = 0; di < nsw_; ++di) {
-      const std::int32_t d = t_.switch_node(static_cast<std::int32_t>(di));
-      hops.clear();
-      if (s != d) {
-        const bool same = same_group(s, d);
-        pe_.for_each_path(s, d, [&](const topo::PathView& v) {
-          if (v.length == 0) return;
-          // Same-group Dragonfly traffic: ECMP 2 uses the default table (sec. III-B).
-          const std::int16_t h2 = (v.length >= 2 && !same) ? static_cast<std::int16_t>(v.hops[1].port) : -1;
-          hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
-        });
-      }
-      fine_.add_pair(hops);
-      const std::size_t pi = si * nsw_ + di;
-      if (fine_.first(pi).size() > 256)
-        throw UserError(fmt::format("source_guided: switch '{}' has {} first hops; EV1 has 8 bits (256)",
-                                    t_.nodes[s].label, fine_.first(pi).size()));
-      for (std::size_t i1 = 0; i1 < fine_.first(pi).size(); ++i1)
-        if (fine_.second(pi, i1).size() > 256)
-          throw UserError("source_guided: more than 256 second hops; EV2 has 8 bits");
-    }
+  if (s != d) {
+    const bool same = same_group(s, d);
+    pe_.for_each_path(s, d, [&](const topo::PathView& v) {
+      if (v.length == 0) return;
+      // Same-group Dragonfly traffic: ECMP 2 uses the default table (sec. III-B).
+      const std::int16_t h2 = (v.length >= 2 && !same) ? static_cast<std::int16_t>(v.hops[1].port) : -1;
+      hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
+    });
   }
-
+  fine_.add_pair(pi, hops);
+  if (fine_.first(pi).size() > 256)
+    throw UserError(fmt::format("source_guided: switch '{}' has {} first hops; EV1 has 8 bits (256)",
+                                t_.nodes[s].label, fine_.first(pi).size()));
+  for (std::size_t i1 = 0; i1 < fine_.first(pi).size(); ++i1)
+    if (fine_.second(pi, i1).size() > 256) throw UserError("source_guided: more than 256 second hops; EV2 has 8 bits");
+  if (!has_coarse_) return;
   // Coarse-grained tables (sec. III-D): per category, the first two hops of the paths the
   // fine-grained EVs realize, so any (hash, hash) choice inside a category stays in it.
-  has_coarse_ = coarse;
-  if (coarse) {
-    std::vector<std::pair<std::int16_t, std::int16_t>> cat_hops[kNumCategories];
-    for (auto& c : coarse_) c.reset(nsw_ * nsw_);
-    for (std::size_t si = 0; si < nsw_; ++si) {
-      const std::int32_t s = t_.switch_node(static_cast<std::int32_t>(si));
-      for (std::size_t di = 0; di < nsw_; ++di) {
-        const std::int32_t d = t_.switch_node(static_cast<std::int32_t>(di));
-        for (auto& v : cat_hops) v.clear();
-        if (s != d) {
-          const bool same = same_group(s, d);
-          for (const auto& p : entries(s, d)) {
-            const std::int16_t h2 = (p.hops.size() >= 2 && !same) ? static_cast<std::int16_t>(p.hops[1].port) : -1;
-            cat_hops[static_cast<int>(p.category)].emplace_back(static_cast<std::int16_t>(p.hops[0].port), h2);
-          }
-        }
-        for (int c = 0; c < kNumCategories; ++c) coarse_[c].add_pair(cat_hops[c]);
-      }
+  std::vector<std::pair<std::int16_t, std::int16_t>> cat_hops[kNumCategories];
+  if (s != d) {
+    const bool same = same_group(s, d);
+    for (const auto& p : entries(s, d)) {
+      const std::int16_t h2 = (p.hops.size() >= 2 && !same) ? static_cast<std::int16_t>(p.hops[1].port) : -1;
+      cat_hops[static_cast<int>(p.category)].emplace_back(static_cast<std::int16_t>(p.hops[0].port), h2);
     }
   }
+  for (int c = 0; c < kNumCategories; ++c) coarse_[c].add_pair(pi, cat_hops[c]);
 }
 
 void SourceGuidedTables::build_default(const MinimalTables& min) {
@@ -177,14 +166,14 @@ std::vector<topo::Hop> SourceGuidedTables::walk(std::int32_t s, std::int32_t d, 
   for (int hops = 1; node != d && hops <= kMaxWalk; ++hops) {
     std::int32_t port = -1;
     if (hops == 1) {
-      const auto t1 = fine_.first(pair(node, d));
+      const auto t1 = fine(pair(node, d)).first(pair(node, d));
       port = t1.empty() ? default_port(node, d) : t1[((ev >> 8) & 0xFF) % t1.size()];
     } else if (hops == 2) {
       const std::int32_t prev = t_.ports[node][in_port].peer;
       port = default_port(node, d);
       if (!same_group(prev, d)) {
         const std::size_t pi = pair(prev, d);
-        const auto t1 = fine_.first(pi);
+        const auto t1 = fine(pi).first(pi);
         const auto pp = static_cast<std::int16_t>(t_.ports[node][in_port].peer_port);
         for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
           if (t1[i1] == pp) {
@@ -208,7 +197,7 @@ std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d) 
   std::vector<SgPath> out;
   if (s == d) return out;
   const std::size_t pi = pair(s, d);
-  const auto t1 = fine_.first(pi);
+  const auto t1 = fine(pi).first(pi);
   std::vector<std::int32_t> seen;
   for (std::size_t i1 = 0; i1 < t1.size(); ++i1) {
     const std::size_t n2 = std::max<std::size_t>(1, fine_.second(pi, i1).size());
@@ -271,16 +260,17 @@ std::int32_t SourceGuidedRouter::route(std::int32_t node, net::Packet& p) {
   if (node == d) return min_.host_port(p.dst);
   if (coarse_) return route_coarse(node, d, p);
   if (p.hops == 1) {  // ECMP 1: EV1 picks the first hop (identity hash modulo table size)
-    const auto t1 = sg_.fine().first(sg_.pair(node, d));
+    const std::size_t pi = sg_.pair(node, d);
+    const auto t1 = sg_.fine(pi).first(pi);
     if (!t1.empty()) return t1[((p.ev >> 8) & 0xFF) % t1.size()];
   } else if (p.hops == 2) {  // ECMP 2: EV2 picks the second hop
     const auto& in = topo_.ports[node][p.in_port];
     if (!sg_.same_group(in.peer, d)) {
       const std::size_t pi = sg_.pair(in.peer, d);
-      const auto t1 = sg_.fine().first(pi);
+      const auto t1 = sg_.fine(pi).first(pi);
       for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
         if (t1[i1] == in.peer_port) {
-          const auto t2 = sg_.fine().second(pi, i1);
+          const auto t2 = sg_.fine(pi).second(pi, i1);
           if (!t2.empty()) return t2[(p.ev & 0xFF) % t2.size()];
           break;
         }
@@ -299,7 +289,8 @@ std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d,
       p.route_aux = -1;
       return sg_.default_port(node, d);
     }
-    const auto t1 = sg_.coarse(static_cast<PathCategory>(p.route_aux)).first(sg_.pair(node, d));
+    const std::size_t pi = sg_.pair(node, d);
+    const auto t1 = sg_.coarse(static_cast<PathCategory>(p.route_aux), pi).first(pi);
     if (t1.empty()) {
       p.route_aux = -1;
       return sg_.default_port(node, d);
@@ -314,10 +305,10 @@ std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d,
     const auto& in = topo_.ports[node][p.in_port];
     if (!sg_.same_group(in.peer, d)) {
       const std::size_t pi = sg_.pair(in.peer, d);
-      const auto t1 = sg_.coarse(c).first(pi);
+      const auto t1 = sg_.coarse(c, pi).first(pi);
       for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
         if (t1[i1] == in.peer_port) {
-          const auto t2 = sg_.coarse(c).second(pi, i1);
+          const auto t2 = sg_.coarse(c, pi).second(pi, i1);
           if (!t2.empty()) return t2[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % t2.size()];
           break;
         }

@@ -45,33 +45,44 @@ struct SgPath {
   std::vector<topo::Hop> hops;   // switch-to-switch hops
 };
 
-// ECMP 1 / ECMP 2 tables for every (source switch, destination switch) pair, flat arrays.
+// ECMP 1 / ECMP 2 tables per (source switch, destination switch) pair, built on first use (only
+// the pairs a workload's packets start from are ever built; docs/scale.md): per pair a 32-bit slot
+// (0 = not built), per built pair its first hops, per first hop its second hops, in flat arrays.
 class PairHopTables {
  public:
   void reset(std::size_t pairs);
-  // Appends the table of pair `pi` (pairs must be added in increasing order): sorted (h1, h2) with
-  // h2 = -1 when the path has no second choice.
-  void add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops);
+  bool ready(std::size_t pi) const { return slot_[pi] != 0; }
+  // Sets the table of pair `pi` (once): sorted (h1, h2) with h2 = -1 when the path has no second
+  // choice.
+  void add_pair(std::size_t pi, std::vector<std::pair<std::int16_t, std::int16_t>>& hops);
   std::span<const std::int16_t> first(std::size_t pi) const {
-    return {t1_.data() + t1_off_[pi], static_cast<std::size_t>(t1_off_[pi + 1] - t1_off_[pi])};
+    const Rec& r = recs_[slot_[pi] - 1];
+    return {t1_.data() + r.t1, static_cast<std::size_t>(r.n1)};
   }
   // Second hops after first-hop entry `i1` of pair `pi` (empty: use the default table).
   std::span<const std::int16_t> second(std::size_t pi, std::size_t i1) const {
-    const std::size_t g = t1_off_[pi] + i1;
+    const std::size_t g = recs_[slot_[pi] - 1].t1 + i1;
     return {t2_.data() + t2_off_[g], static_cast<std::size_t>(t2_off_[g + 1] - t2_off_[g])};
   }
   std::size_t bytes() const;
+  std::size_t built_pairs() const { return recs_.size(); }
 
  private:
-  std::vector<std::uint32_t> t1_off_{0};
+  struct Rec {
+    std::uint32_t t1;  // first entry in t1_
+    std::uint32_t n1;  // first hops
+  };
+  std::vector<std::uint32_t> slot_;  // per pair: 1 + index into recs_, 0 = not built
+  std::vector<Rec> recs_;
   std::vector<std::int16_t> t1_;
-  std::vector<std::uint32_t> t2_off_{0};
+  std::vector<std::uint32_t> t2_off_{0};  // per t1_ entry (+1)
   std::vector<std::int16_t> t2_;
 };
 
 class SourceGuidedTables {
  public:
-  // Builds the fine-grained tables (and, if `coarse`, the per-category ones) for every switch pair.
+  // The fine-grained tables (and, if `coarse`, the per-category ones) of a switch pair are built
+  // the first time the pair is looked up (fine_first etc.; they are the same whenever built).
   SourceGuidedTables(const MinimalTables& min, bool coarse, topo::PathOptions opt = {});
 
   const topo::Topology& topology() const { return t_; }
@@ -82,8 +93,15 @@ class SourceGuidedTables {
   std::size_t pair(std::int32_t s_node, std::int32_t d_node) const {
     return static_cast<std::size_t>(t_.switch_index(s_node)) * nsw_ + t_.switch_index(d_node);
   }
-  const PairHopTables& fine() const { return fine_; }
-  const PairHopTables& coarse(PathCategory c) const { return coarse_[static_cast<int>(c)]; }
+  // ECMP 1 / ECMP 2 tables of pair `pi` (pair()): built on first use.
+  const PairHopTables& fine(std::size_t pi) const {
+    if (!fine_.ready(pi)) build_pair(pi);
+    return fine_;
+  }
+  const PairHopTables& coarse(PathCategory c, std::size_t pi) const {
+    if (!fine_.ready(pi)) build_pair(pi);
+    return coarse_[static_cast<int>(c)];
+  }
   bool has_coarse() const { return has_coarse_; }
   // Default (static minimal) output port at switch `node` towards destination switch `d_node`.
   std::int16_t default_port(std::int32_t node, std::int32_t d_node) const {
@@ -101,9 +119,12 @@ class SourceGuidedTables {
                         std::int32_t global) const;
   const topo::PathEnumerator& enumerator() const { return pe_; }
   std::size_t table_bytes() const;
+  // Switch pairs whose ECMP tables have been built so far.
+  std::size_t built_pairs() const { return fine_.built_pairs(); }
 
  private:
   void build_default(const MinimalTables& min);
+  void build_pair(std::size_t pi) const;  // fine (and coarse) tables of one pair
   const topo::Topology& t_;
   topo::PathEnumerator pe_;
   const MinimalTables& min_;
@@ -111,8 +132,9 @@ class SourceGuidedTables {
   bool dragonfly_ = false;
   bool has_coarse_ = false;
   std::vector<std::int16_t> default_;  // [si * nsw + di]
-  PairHopTables fine_;
-  PairHopTables coarse_[kNumCategories];
+  // Lazily built (a cache: the content of a pair does not depend on when it is built).
+  mutable PairHopTables fine_;
+  mutable PairHopTables coarse_[kNumCategories];
 };
 
 class SourceGuidedRouter final : public net::Router {

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -13,51 +14,65 @@
 
 namespace lbsim::routing {
 
-// Output ports per ordered (switch, destination switch) pair, with the pair's hop distance: one
-// offset per pair into one port array, so that a router's per-packet lookup is two loads without
-// pointer chasing. The subclasses differ only in which ports they list (their rule of "minimal").
+// Output ports per ordered (switch, destination switch) pair, with the pair's hop distance.
+// Layout (memory linear in the pairs at 2 bytes each, docs/scale.md): most destinations of a switch
+// share one candidate set (in a fat tree all up-ports on the way up), so every switch keeps a short
+// list of distinct (distance, ports) sets and every pair only a 16-bit index into its switch's list.
+// A router's per-packet lookup is the pair's index, the set record and the ports: three loads, the
+// last two in a per-switch list of a few hundred bytes that stays cached.
 class SwitchPairPorts {
  public:
   // Candidate output ports at switch node `node` towards destination switch node `dst_sw` (empty
-  // when node == dst_sw, where the host port is used, or when dst_sw is unreachable).
+  // when node == dst_sw, where the host port is used, or when dst_sw is unreachable), in increasing
+  // port order.
   std::span<const std::int16_t> candidates(std::int32_t node, std::int32_t dst_sw) const {
-    const std::size_t i = index(node, dst_sw);
-    return {ports_.data() + offset_[i], static_cast<std::size_t>(offset_[i + 1] - offset_[i])};
+    const Set& s = set(node, dst_sw);
+    return {ports_.data() + s.offset, static_cast<std::size_t>(s.count)};
   }
   // Switch-to-switch hops between two switch nodes under the table's rule (-1 unreachable).
-  std::int32_t distance(std::int32_t node, std::int32_t dst_sw) const { return dist_[index(node, dst_sw)]; }
+  std::int32_t distance(std::int32_t node, std::int32_t dst_sw) const { return set(node, dst_sw).dist; }
   const topo::Topology& topology() const { return topo_; }
+  // Bytes held (the containers' capacities): what docs/scale.md and sim/memory.cpp account for.
+  std::size_t bytes() const;
+  // Distinct (distance, ports) sets over all switches.
+  std::size_t distinct_sets() const { return sets_.size(); }
 
  protected:
-  explicit SwitchPairPorts(const topo::Topology& t)
-      : nsw_(static_cast<std::size_t>(t.num_switches())), topo_(t) {}
+  explicit SwitchPairPorts(const topo::Topology& t);
 
-  // Fills the table: `dist` holds the hops by switch index, row-major ([s * nsw + d], -1
-  // unreachable); `add_ports(s, d, out)` appends the ports of switch index s towards switch index d
-  // to `out` and is called once per pair in row-major order (it may read switch_hops()).
-  template <class AddPorts>
-  void fill(std::vector<std::int32_t> dist, AddPorts&& add_ports) {
-    dist_ = std::move(dist);
-    offset_.assign(nsw_ * nsw_ + 1, 0);
-    for (std::size_t s = 0; s < nsw_; ++s)
-      for (std::size_t d = 0; d < nsw_; ++d) {
-        offset_[s * nsw_ + d] = static_cast<std::uint32_t>(ports_.size());
-        add_ports(s, d, ports_);
-      }
-    offset_[nsw_ * nsw_] = static_cast<std::uint32_t>(ports_.size());
-  }
-  std::int32_t switch_hops(std::size_t s, std::size_t d) const { return dist_[s * nsw_ + d]; }
+  // Building, one destination switch at a time (so that no temporary per pair is needed): begin(),
+  // then set_pair(s, d, hops, ports) once for every ordered pair of switch indices (any order;
+  // `ports` in increasing port order, empty for s == d or unreachable, hops -1 when unreachable),
+  // then finish().
+  void begin();
+  void set_pair(std::size_t s, std::size_t d, std::int32_t hops, std::span<const std::int16_t> ports);
+  void finish();
 
   const std::size_t nsw_;  // switches
 
  private:
-  std::size_t index(std::int32_t node, std::int32_t dst_sw) const {
-    return static_cast<std::size_t>(topo_.switch_index(node)) * nsw_ + static_cast<std::size_t>(topo_.switch_index(dst_sw));
+  struct Set {
+    std::uint32_t offset;  // first port in ports_
+    std::uint16_t count;   // ports
+    std::int16_t dist;     // hops (-1 unreachable)
+  };
+  const Set& set(std::int32_t node, std::int32_t dst_sw) const {
+    const auto s = static_cast<std::size_t>(topo_.switch_index(node));
+    return sets_[set_first_[s] + pair_[s * nsw_ + static_cast<std::size_t>(topo_.switch_index(dst_sw))]];
   }
   const topo::Topology& topo_;
-  std::vector<std::int32_t> dist_;
-  std::vector<std::uint32_t> offset_;
+  std::vector<std::uint16_t> pair_;       // [s * nsw + d]: index into switch s's sets
+  std::vector<std::uint32_t> set_first_;  // per switch: its first set in sets_
+  std::vector<Set> sets_;
   std::vector<std::int16_t> ports_;
+  // Per-switch deduplication while building (emptied by finish()).
+  struct Builder {
+    std::vector<Set> sets;             // offsets into `ports`
+    std::vector<std::int16_t> ports;
+    std::unordered_multimap<std::uint64_t, std::uint16_t> by_hash;
+    std::uint16_t last = 0;            // the set of the previous pair (consecutive pairs often share it)
+  };
+  std::vector<Builder> build_;
 };
 
 // The min-hop tables of the file comment (distances and candidates over every switch-switch link).
@@ -67,6 +82,8 @@ class MinimalTables : public SwitchPairPorts {
 
   // The switch port a host hangs off (at its switch).
   std::int16_t host_port(std::int32_t host) const { return host_port_[host]; }
+  // The pair tables plus the host ports.
+  std::size_t bytes() const;
 
  private:
   std::vector<std::int16_t> host_port_;

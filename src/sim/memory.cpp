@@ -64,11 +64,28 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
             ports * kGrowth * static_cast<double>(sizeof(topo::Port)) + t.links * kGrowth * static_cast<double>(sizeof(topo::Link));
   if (run) m.graph += ports * static_cast<double>(sizeof(net::Port)) + nodes * 4;
 
-  // Per (switch, destination switch): MinimalTables (distance int32, offset uint32, next-hop ports
-  // int16 each; a run and `lbsim topo` build them), PathModel's parent link (int32; a run) or the
-  // all-pairs distances of the graph statistics (int32; `lbsim topo` and the toolkit).
+  // Per (switch, destination switch): MinimalTables keeps a 16-bit index into its switch's list of
+  // distinct (distance, ports) sets (routing/tables.h; a run and `lbsim topo` build them); the
+  // path model walks them (no state) and the graph statistics search one switch at a time. Per
+  // switch: the sets, at most one per (port, distance class) plus the shared multi-port ones
+  // (estimated as 2 per port + 4, measured: docs/scale.md), 8 B each plus 2 B per next hop.
   const double pairs = t.switches * t.switches;
-  m.tables = pairs * (4 + 4 + 4 + 2 * t.next_hops * kGrowth) + 2 * t.switches * sizeof(std::vector<std::int32_t>);
+  const double ports_per_switch = t.switches > 0 ? std::max(0.0, ports - t.hosts) / t.switches : 0;
+  const double sets_per_switch = std::min(t.switches, 2 * ports_per_switch + 4);
+  m.tables = pairs * 2 + t.switches * (4 + sets_per_switch * (8 + 2 * t.next_hops)) + t.hosts * 2;
+  // Routing plug-ins that keep more per switch pair (a run only): the non-minimal ones
+  // (routing/bounded_paths.h: their own minimal routes, a 20-byte path-set record and the path
+  // enumerator's int32 distance per pair) and source-guided routing (routing/source_guided.h: the
+  // default port, the path enumerator's distance and the first-hop table offset per pair).
+  if (run) {
+    const std::string& routing = cfg.text("routing.algorithm");
+    if (routing == "minimal")
+      m.tables += pairs * 2;
+    else if (routing == "valiant" || routing == "ugal_l" || routing == "ecmp_paths")
+      m.tables += pairs * (2 + 20 + 4);
+    else if (routing == "source_guided")
+      m.tables += pairs * (2 + 4 + 4);
+  }
   if (!run) return m;
 
   m.workload = workload::workload_size(cfg, t);

@@ -72,12 +72,12 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   }
   workload::check_packet_counts(wl_, cfg_.integer("network.mtu"),
                                 cfg_.where_any({"workload.file", "workload.size", "network.mtu"}));
-  paths_ = std::make_unique<routing::PathModel>(topo_, from_ns(cfg_.real("network.switch_latency_ns")));
+  tables_ = std::make_unique<routing::MinimalTables>(topo_);
+  paths_ = std::make_unique<routing::PathModel>(*tables_, from_ns(cfg_.real("network.switch_latency_ns")));
   d_ = derive(cfg_, topo_, *paths_);
 
   const auto seed = static_cast<std::uint64_t>(cfg_.integer("run.seed"));
   net_ = std::make_unique<net::Network>(topo_, net_config(cfg_, d_), seed);
-  tables_ = std::make_unique<routing::MinimalTables>(topo_);
   router_ = routing::make_router(routing::RoutingContext{cfg_, *tables_, *net_, seed, d_.base_rtt});
   flows_ = std::make_unique<FlowSetup>(cfg_, topo_, wl_, d_, *tables_, *router_);
   failures_ = std::make_unique<FailureSchedule>(cfg_, topo_);

@@ -72,8 +72,8 @@ class Simulation final : public net::EventHandler {
   topo::Topology topo_;
   workload::Workload wl_;
   Derived d_;
-  std::unique_ptr<routing::PathModel> paths_;
   std::unique_ptr<routing::MinimalTables> tables_;
+  std::unique_ptr<routing::PathModel> paths_;  // walks tables_
   std::unique_ptr<net::Network> net_;
   std::unique_ptr<net::Router> router_;  // the run's switch routing (routing.algorithm)
   std::unique_ptr<FailureSchedule> failures_;

@@ -91,32 +91,36 @@ GraphStats graph_stats(const Topology& t) {
     st.min_degree = std::min(st.min_degree, static_cast<std::int32_t>(a.size()));
     st.max_degree = std::max(st.max_degree, static_cast<std::int32_t>(a.size()));
   }
-  auto dist = switch_distances(t);
+  // One BFS per source switch (no table per switch pair: docs/scale.md).
+  std::vector<char> has_hosts(static_cast<std::size_t>(t.num_switches()), 0);
+  for (std::int32_t s = 0; s < t.num_switches(); ++s) has_hosts[static_cast<std::size_t>(s)] = !t.hosts_of(t.switch_node(s)).empty();
+  Bfs bfs(t.num_switches());
   double sum = 0;
   std::int64_t pairs = 0;
-  std::int32_t diam = 0;
-  for (std::size_t s = 0; s < dist.size(); ++s)
+  std::int32_t diam = 0, hd = 0;
+  bool any_hosts = false;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s) {
+    switch_bfs(t, s, bfs, [](const Link&) { return true; });
+    const auto dist = bfs.dist();
+    any_hosts = any_hosts || has_hosts[static_cast<std::size_t>(s)];
     for (std::size_t d = 0; d < dist.size(); ++d) {
-      if (s == d) continue;
-      if (dist[s][d] < 0) {
+      if (static_cast<std::int32_t>(d) == s) continue;
+      if (dist[d] < 0) {
         st.diameter = -1;
         st.host_diameter = -1;
         return st;
       }
-      diam = std::max(diam, dist[s][d]);
-      sum += dist[s][d];
+      diam = std::max(diam, dist[d]);
+      sum += dist[d];
       ++pairs;
+      // Farthest host pair: max switch distance among switches that have hosts, plus the two host links.
+      if (has_hosts[static_cast<std::size_t>(s)] && has_hosts[d]) hd = std::max(hd, dist[d]);
     }
+  }
   st.diameter = diam;
   st.avg_path_length = pairs ? sum / static_cast<double>(pairs) : 0.0;
-  // Farthest host pair: max switch distance among switches that have hosts, plus the two host links.
-  std::vector<std::int32_t> with_hosts;
-  for (std::int32_t s = 0; s < t.num_switches(); ++s)
-    if (!t.hosts_of(t.switch_node(s)).empty()) with_hosts.push_back(s);
-  std::int32_t hd = 0;
-  for (auto a : with_hosts)
-    for (auto b : with_hosts) hd = std::max(hd, dist[a][b]);
-  st.host_diameter = with_hosts.empty() ? 0 : hd + 2;
+  const bool with_hosts_empty = !any_hosts;
+  st.host_diameter = with_hosts_empty ? 0 : hd + 2;
   return st;
 }
 

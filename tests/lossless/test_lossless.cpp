@@ -248,7 +248,8 @@ TEST(Lossless, CreditLoopLimitsTheRateExactly) {
   const SimTime ser = serialization_ps(packet, gbps(400));
   const SimTime loop = ser + 2 * ns(500) + ns(500);  // host and tier1 links: 500 ns, switch 500 ns
   ASSERT_GT(loop, 2 * ser);                          // the buffer, not the link, is the limit
-  routing::PathModel pm(s.topology(), ns(500));
+  const routing::MinimalTables tables(s.topology());
+  routing::PathModel pm(tables, ns(500));
   const SimTime pair = pm.ideal_fct(0, 127, 2 * 4096, 4096, 64);
   const auto fr = s.flow_results();
   EXPECT_EQ(fr[0].fct(), (64 / 2 - 1) * loop + pair);

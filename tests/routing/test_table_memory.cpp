@@ -1,0 +1,171 @@
+// Routing state that grows with the network, not with the square of its hosts (issue 17;
+// docs/scale.md): the compact per-switch-pair tables (routing/tables.h) against a byte budget
+// counted from first principles, their content against the min-hop rule recomputed from all-pairs
+// distances, and the path model's path against the BFS tree path it replaced.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "routing/minimal.h"
+#include "routing/path_model.h"
+#include "routing/source_guided.h"
+#include "routing/tables.h"
+#include "topo/dragonfly.h"
+#include "topo/fat_tree.h"
+#include "topo/graph.h"
+#include "topo/slim_fly.h"
+
+using namespace lbsim;
+
+namespace {
+
+topo::Topology slim_fly(int q, int p) {
+  topo::SlimFlyParams sp;
+  sp.q = q;
+  sp.p = p;
+  return topo::build_slim_fly(sp);
+}
+
+// The min-hop rule of MinimalTables, recomputed the old way (a dense all-pairs distance matrix).
+void expect_min_hop_tables(const topo::Topology& t) {
+  const routing::MinimalTables tables(t);
+  const auto n = t.num_switches();
+  const auto dist = topo::all_pairs_distances(t.switch_adjacency());
+  for (std::int32_t s = 0; s < n; ++s)
+    for (std::int32_t d = 0; d < n; ++d) {
+      const auto h = dist[static_cast<std::size_t>(s) * static_cast<std::size_t>(n) + static_cast<std::size_t>(d)];
+      const std::int32_t sn = t.switch_node(s), dn = t.switch_node(d);
+      ASSERT_EQ(tables.distance(sn, dn), h) << s << " -> " << d;
+      std::vector<std::int16_t> want;
+      if (s != d && h > 0)
+        for (std::size_t p = 0; p < t.ports[sn].size(); ++p) {
+          const auto peer = t.ports[sn][p].peer;
+          if (!t.is_host(peer) &&
+              dist[static_cast<std::size_t>(t.switch_index(peer)) * static_cast<std::size_t>(n) + static_cast<std::size_t>(d)] == h - 1)
+            want.push_back(static_cast<std::int16_t>(p));
+        }
+      const auto got = tables.candidates(sn, dn);
+      ASSERT_EQ(std::vector<std::int16_t>(got.begin(), got.end()), want) << s << " -> " << d;
+    }
+}
+
+// The path the old PathModel took: walk the BFS tree of the source switch back from the destination.
+std::vector<std::int32_t> bfs_tree_path(const topo::Topology& t, std::int32_t a, std::int32_t b) {
+  topo::Bfs bfs(t.num_switches());
+  const std::int32_t sa = t.host_switch(a), sb = t.host_switch(b);
+  topo::switch_bfs(t, t.switch_index(sa), bfs, [](const topo::Link&) { return true; });
+  std::vector<std::int32_t> rev{t.ports[b][0].link};
+  for (std::int32_t n = sb; n != sa;) {
+    const std::int32_t l = bfs.parent()[static_cast<std::size_t>(t.switch_index(n))];
+    rev.push_back(l);
+    n = t.links[l].a == n ? t.links[l].b : t.links[l].a;
+  }
+  rev.push_back(t.ports[a][0].link);
+  return {rev.rbegin(), rev.rend()};
+}
+
+void expect_bfs_paths(const topo::Topology& t) {
+  const routing::MinimalTables tables(t);
+  const routing::PathModel pm(tables, 0);
+  // One host per switch (every switch pair with hosts), both directions.
+  std::vector<std::int32_t> rep;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s)
+    if (const auto hs = t.hosts_of(t.switch_node(s)); !hs.empty()) rep.push_back(hs.back());
+  for (const auto a : rep)
+    for (const auto b : rep)
+      if (a != b) {
+        ASSERT_EQ(pm.path_links(a, b), bfs_tree_path(t, a, b)) << a << " -> " << b;
+      }
+}
+
+}  // namespace
+
+TEST(RoutingTables, MinHopRuleOnFatTreeDragonflySlimFly) {
+  topo::FatTreeParams ft;
+  ft.hosts = 1024;
+  ft.tiers = 3;
+  ft.radix = 16;
+  expect_min_hop_tables(topo::build_fat_tree(ft));
+  expect_min_hop_tables(topo::build_dragonfly(topo::DragonflyParams{}));
+  expect_min_hop_tables(slim_fly(9, 7));
+}
+
+TEST(RoutingTables, PathModelTakesTheBfsTreePath) {
+  // The Dragonfly has equal-hop shortest paths with different link kinds (l-g-l vs g-l-g), so the
+  // choice among them changes the base RTT and the ideal FCT: it must stay the BFS tree's.
+  expect_bfs_paths(topo::build_dragonfly(topo::DragonflyParams{}));
+  expect_bfs_paths(slim_fly(5, 3));
+  topo::FatTreeParams ft;
+  ft.hosts = 128;
+  ft.tiers = 3;
+  ft.radix = 8;
+  expect_bfs_paths(topo::build_fat_tree(ft));
+}
+
+// A 16,384-host 3-tier fat tree (k = 64: 16 pods of 32 ToRs and 32 aggregation switches, 1,024
+// cores; 2,048 switches, 4,194,304 ordered switch pairs).
+TEST(RoutingTables, FatTree16kWithinByteBudget) {
+  topo::FatTreeParams ft;
+  ft.hosts = 16384;
+  ft.tiers = 3;
+  ft.radix = 64;
+  const auto t = topo::build_fat_tree(ft);
+  ASSERT_EQ(t.num_switches(), 2048);
+  const routing::MinimalTables tables(t);
+  const double nsw = 2048, pairs = nsw * nsw, k = 64;
+  // Budget from first principles. Per ordered pair: one 16-bit set index (2 B). Per switch: its
+  // first-set offset (4 B) and its distinct (distance, ports) sets, 8 B each plus 2 B per port. In
+  // a fat tree the candidates towards a destination are either all up-ports (k/2 of them, at most
+  // one set per distance 1..4) or one port; a single port is identified by (port, distance) with
+  // k ports and distances 1..4, but a down-port leads to one subtree, so it appears with at most
+  // 4 distances and an up-port alone only towards the cores above it (one distance). Bound:
+  // 4 all-up sets + 4k single-port sets + the empty set (self) per switch.
+  const double sets_per_switch = 4 + 4 * k + 1;
+  const double set_bytes = sets_per_switch * 8 + (4 * (k / 2) + 4 * k) * 2;
+  const double host_ports = 16384 * 2;
+  const double budget = pairs * 2 + nsw * (4 + set_bytes) + host_ports;  // = 8.0 MiB + 2.4 MiB + 32 KiB
+  EXPECT_LE(static_cast<double>(tables.bytes()), budget);
+  // The old layout (int32 distance + uint32 offset per pair, and every pair's ports in one array:
+  // the same ports, counted here from the new tables) does not fit the budget.
+  double old_ports = 0;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s)
+    for (std::int32_t d = 0; d < t.num_switches(); ++d)
+      old_ports += static_cast<double>(tables.candidates(t.switch_node(s), t.switch_node(d)).size());
+  const double old_layout = pairs * (4 + 4) + old_ports * 2;
+  EXPECT_GT(old_layout, 10 * budget) << "old layout " << old_layout << " B, budget " << budget << " B, new "
+                                      << tables.bytes() << " B";
+  // Every pair still has its candidates: a ToR reaches a ToR of another pod over all k/2 up-ports.
+  const auto tor0 = t.host_switch(0), far_tor = t.host_switch(16383);
+  EXPECT_EQ(tables.distance(tor0, far_tor), 4);
+  EXPECT_EQ(tables.candidates(tor0, far_tor).size(), 32u);
+}
+
+// MinimalRoutes (Dragonfly one-global-hop rule) uses the same compact layout: linear-size budget.
+TEST(RoutingTables, MinimalRoutesDeduplicateSets) {
+  const auto t = topo::build_dragonfly(topo::DragonflyParams{});  // 264 switches, degree 7 + 4 global
+  const routing::MinimalRoutes routes(t);
+  const double nsw = t.num_switches();
+  // At most one set per destination, and far fewer distinct ones per switch: l-g-l routing gives
+  // per switch one set per (global or local port, distance <= 3) at most.
+  EXPECT_LE(static_cast<double>(routes.distinct_sets()), nsw * 11 * 3 + nsw);
+  EXPECT_LE(static_cast<double>(routes.bytes()), nsw * nsw * 2 + nsw * (4 + (11 * 3 + 1) * (8 + 2 * 2)));
+}
+
+// Source-guided ECMP tables are built per switch pair on first use, not for all pairs up front.
+TEST(RoutingTables, SourceGuidedTablesBuiltPerPairInUse) {
+  const auto t = slim_fly(5, 3);  // 50 switches, diameter 2
+  const routing::MinimalTables min(t);
+  const routing::SourceGuidedTables sg(min, /*coarse=*/true);
+  EXPECT_EQ(sg.built_pairs(), 0u);
+  const std::int32_t a = t.switch_node(0), b = t.switch_node(7);
+  const auto paths = sg.entries(a, b);
+  EXPECT_FALSE(paths.empty());
+  EXPECT_EQ(sg.built_pairs(), 1u);  // only (a, b): the walk's ECMP 2 lookups are in the same pair
+  // Every entry's walk ends at b and its EV replays the same hops (the tables did not change).
+  for (const auto& p : paths) {
+    EXPECT_EQ(sg.walk(a, b, p.ev), p.hops);
+    EXPECT_EQ(t.ports[p.hops.back().node][p.hops.back().port].peer, b);
+  }
+  EXPECT_EQ(sg.entries(a, b).size(), paths.size());
+  EXPECT_EQ(sg.built_pairs(), 1u);
+}
