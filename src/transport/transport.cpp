@@ -20,8 +20,11 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
   p_.cc.mtu = p_.header + p_.mtu;
   const auto n = wl.flows.size();
   flows_.resize(n);
-  dependents_.resize(n);
-  start_dependents_.resize(n);
+  // The lists of waiting entries exist only in workloads with dependencies.
+  const bool deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.deps.empty(); });
+  const bool start_deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.start_deps.empty(); });
+  if (deps) dependents_.resize(n);
+  if (start_deps) start_dependents_.resize(n);
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
   hosts_.resize(hosts);
   class_paused_.assign(hosts, 0);
@@ -85,13 +88,15 @@ void Transport::begin(std::uint32_t id) {
   if (f.started) return;
   f.started = true;
   f.start_time = net_.now();
-  for (auto d : start_dependents_[id]) {
-    auto& g = flows_[d];
-    g.ready_time = std::max(g.ready_time, net_.now());
-    --g.pending_start_deps;
-    make_ready(d);
+  if (!start_dependents_.empty()) {
+    for (auto d : start_dependents_[id]) {
+      auto& g = flows_[d];
+      g.ready_time = std::max(g.ready_time, net_.now());
+      --g.pending_start_deps;
+      make_ready(d);
+    }
+    std::vector<std::uint32_t>().swap(start_dependents_[id]);
   }
-  std::vector<std::uint32_t>().swap(start_dependents_[id]);
   const auto& s = *f.spec;
   if (s.is_compute()) {
     net_.events().push(net_.now() + s.compute, net::kEvComputeDone, id);
@@ -130,13 +135,15 @@ void Transport::complete(std::uint32_t id) {
   f.finish_time = net_.now();
   ++completed_;
   if (f.sender_done) release(f);
-  for (auto d : dependents_[id]) {
-    auto& g = flows_[d];
-    g.ready_time = std::max(g.ready_time, net_.now() + g.spec->delay);
-    --g.pending_deps;
-    make_ready(d);
+  if (!dependents_.empty()) {
+    for (auto d : dependents_[id]) {
+      auto& g = flows_[d];
+      g.ready_time = std::max(g.ready_time, net_.now() + g.spec->delay);
+      --g.pending_deps;
+      make_ready(d);
+    }
+    std::vector<std::uint32_t>().swap(dependents_[id]);
   }
-  std::vector<std::uint32_t>().swap(dependents_[id]);
   if (all_done() && (!p_.wait_senders || senders_pending_ == 0)) net_.stop();
 }
 
@@ -892,7 +899,8 @@ FlowMemory Transport::memory() const {
   const auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   for (std::size_t i = 0; i < flows_.size(); ++i) {
     const auto& f = flows_[i];
-    m.vector_bytes += vec(dependents_[i]) + vec(start_dependents_[i]);
+    if (!dependents_.empty()) m.vector_bytes += vec(dependents_[i]);
+    if (!start_dependents_.empty()) m.vector_bytes += vec(start_dependents_[i]);
     if (f.lb) ++m.policies;
     if (!f.live) continue;
     const auto& L = *f.live;

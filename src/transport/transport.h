@@ -20,6 +20,11 @@
 // at it, and comes back on its wake time, its next feedback (holds), XON or the pause timeout.
 // Entries of the workload start when their start time has come and their dependencies are met
 // (workload/flow_spec.h); computations take their duration and send nothing.
+// NIC scheduler: pull_data is a round robin over the host's active flows; only those that can send
+// (a packet and a window for it, or a hold to ask about, or a pacing slot to wait for) are marked
+// ready, so a host with thousands of flows waiting for ACKs costs O(1) per packet.
+// Memory: a workload entry holds its FlowState record for the whole run; a transfer holds a FlowLive
+// from its start until both ends are done (docs/architecture.md "Per-flow state").
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,5 @@
 // The NIC scheduler (Transport::pull_data, docs/architecture.md "NIC scheduler") and per-flow memory
-// (docs/scale.md): the ready list picks the same packets in the same order as visiting every active
+// (docs/scale-flows.md): the ready list picks the same packets in the same order as visiting every active
 // flow, the round robin is the one transport.h describes, and what a finished flow holds returns to
 // the per-entry record.
 #include <gtest/gtest.h>
