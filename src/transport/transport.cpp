@@ -200,7 +200,7 @@ restart:
   const auto start = q.cursor;
   for (int pass = 0; pass < 2; ++pass) {
     const std::uint32_t hi = pass == 0 ? static_cast<std::uint32_t>(q.slots.size()) : start;
-    for (std::uint32_t s = q.ready.next(pass == 0 ? start : 0); s < hi; s = q.ready.next(s + 1)) {
+    for (std::uint32_t s = next_slot(q, pass == 0 ? start : 0); s < hi; s = next_slot(q, s + 1)) {
       auto& f = flows_[q.slots[s]];
       auto& L = *f.live;
       // Drop stale retransmit entries (acknowledged after being declared lost).
@@ -211,7 +211,7 @@ restart:
       }
       std::uint32_t next = 0;
       if (!has_packet(f, next)) {
-        if (!p_.scan_all) q.ready.clear(s);
+        if (q.bits) q.ready.clear(s);
         continue;
       }
       if (f.caps & lb::kCapHold) {
@@ -231,7 +231,7 @@ restart:
         }
       }
       if (!window_allows(f, next)) {
-        if (!p_.scan_all && !(f.caps & lb::kCapHold)) q.ready.clear(s);
+        if (q.bits && !(f.caps & lb::kCapHold)) q.ready.clear(s);
         continue;
       }
       if (L.next_tx > now) {
@@ -282,7 +282,6 @@ restart:
 }
 
 bool Transport::sendable(FlowState& f) const {
-  if (p_.scan_all) return true;
   auto& L = *f.live;
   // As pull_data sees it: the head of the retransmit queue once stale entries are dropped.
   while (L.rtx_head < L.rtx.size() && L.state[L.rtx[L.rtx_head]] != PsnState::Lost) ++L.rtx_head;
@@ -298,6 +297,7 @@ bool Transport::sendable(FlowState& f) const {
 void Transport::refresh(FlowState& f) {
   if (!f.live || f.live->slot == SlotBits::kNone) return;
   auto& q = hosts_[static_cast<std::size_t>(f.spec->src)];
+  if (!q.bits) return;
   if (sendable(f))
     q.ready.set(f.live->slot);
   else
@@ -306,11 +306,21 @@ void Transport::refresh(FlowState& f) {
 
 void Transport::add_active(FlowState& f) {
   auto& q = hosts_[static_cast<std::size_t>(f.spec->src)];
-  if (q.slots.size() >= 64 && q.slots.size() >= 2 * static_cast<std::size_t>(q.active)) compact(f.spec->src);
+  if (q.slots.size() >= 2 * static_cast<std::size_t>(q.active) + 8) compact(f.spec->src);
   f.live->slot = static_cast<std::uint32_t>(q.slots.size());
   q.slots.push_back(f.id);
   ++q.active;
-  refresh(f);
+  if (q.bits)
+    refresh(f);
+  else if (q.active >= kReadyFrom && !p_.scan_all)
+    use_bits(q);
+}
+
+void Transport::use_bits(HostQueue& q) {
+  q.bits = true;
+  q.ready.reset();
+  for (const auto id : q.slots)
+    if (id != kNil) refresh(flows_[id]);
 }
 
 void Transport::remove_active(FlowState& f) {
@@ -321,6 +331,7 @@ void Transport::remove_active(FlowState& f) {
   q.slots[s] = kNil;
   q.ready.clear(s);
   --q.active;
+  if (q.bits && q.active < kReadyFrom / 2) q.bits = false;
   while (!q.slots.empty() && q.slots.back() == kNil) q.slots.pop_back();
   // The cursor keeps pointing at the same flow, or at the one after the flow that left; past the
   // last flow it wraps to the first.
@@ -343,7 +354,8 @@ void Transport::compact(std::int32_t host) {
   if (q.cursor >= q.slots.size()) cursor = 0;
   q.slots.resize(out);
   q.cursor = cursor;
-  for (std::uint32_t s = 0; s < out; ++s) refresh(flows_[q.slots[s]]);
+  if (q.bits)
+    for (std::uint32_t s = 0; s < out; ++s) refresh(flows_[q.slots[s]]);
 }
 
 void SlotBits::grow(std::uint32_t i) {
@@ -361,7 +373,7 @@ void SlotBits::grow(std::uint32_t i) {
   }
 }
 
-void SlotBits::set(std::uint32_t i) {
+void SlotBits::set_slow(std::uint32_t i) {
   if ((i >> 6) >= lv_[0].size()) grow(i);
   std::size_t idx = i;
   for (auto& words : lv_) {
@@ -373,7 +385,7 @@ void SlotBits::set(std::uint32_t i) {
   }
 }
 
-void SlotBits::clear(std::uint32_t i) {
+void SlotBits::clear_slow(std::uint32_t i) {
   if ((i >> 6) >= lv_[0].size()) return;
   std::size_t idx = i;
   for (auto& words : lv_) {
