@@ -171,6 +171,14 @@ std::unique_ptr<lb::EntropyPolicy> FlowSetup::make_policy(const workload::FlowSp
   return recorder;
 }
 
+bool FlowSetup::keeps_policy(std::uint32_t id) const {
+  const auto& s = wl_.flows[id];
+  if (s.tag == record_tag_) return true;
+  if (pinned_evs_.count(id)) return false;
+  const auto* plugin = lb::balancers().find(lb_name(s));
+  return plugin && plugin->summarize;
+}
+
 void FlowSetup::add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const {
   // Spritz endpoint table ([Spritz] sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
   // destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of

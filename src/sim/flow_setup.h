@@ -45,6 +45,9 @@ class FlowSetup {
   net::Router& router(net::Router& run_router);
   // One policy per flow (handed to the transport).
   std::unique_ptr<lb::EntropyPolicy> make_policy(const workload::FlowSpec& s, std::uint32_t id);
+  // Whether entry id's policy must stay after its transfer (transport::PolicyKeep): its plug-in has a
+  // summary.json block over every flow's policy, or the flow's path usage is recorded.
+  bool keeps_policy(std::uint32_t id) const;
 
   // summary.json blocks: "spritz" (endpoint tables) and each load balancer's own block.
   void add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const;

@@ -95,6 +95,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
                                                                         : transport::Recovery::Buffer;
   fct_at_sender_ = cfg_.text("output.fct_at") == "sender";
   tp.wait_senders = fct_at_sender_;
+  tp.scan_all = cfg_.text("transport.nic_scheduler") == "scan";
   tp.pause_timeout = cfg_.real("transport.pause_timeout_us") > 0 ? from_us(cfg_.real("transport.pause_timeout_us")) : d_.rto;
   transport::CcParams cc;
   cc.init_cwnd = d_.init_cwnd;
@@ -102,7 +103,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   cc.base_rtt = d_.base_rtt;
   tp.cc = transport::cc_params(cfg_, cc);
   tr_ = std::make_unique<transport::Transport>(
-      *net_, wl_, tp, [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->make_policy(s, id); });
+      *net_, wl_, tp, [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->make_policy(s, id); },
+      [f = flows_.get()](std::uint32_t id) { return f->keeps_policy(id); });
   net_->set_router(&router);
   net_->set_host_handler(tr_.get());
   net_->on(net::kEvQueueSample, this);

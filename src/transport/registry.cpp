@@ -88,6 +88,7 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
       real("transport.ack_delay_us", 1.0, "us", "With ack_every > 1: send a partial ACK after this delay.").range(0, 1e9),
       text("transport.delivery", "ooo", "Receiver: ooo = place packets in any order; in_order = deliver in PSN order like RoCE, an out-of-order arrival (PSN != expected, [Flowcut] sec. III-C2) is handled by transport.in_order_recovery. Both count ooo_packets and max_reorder.").one_of({"ooo", "in_order"}),
       text("transport.in_order_recovery", "buffer", "in_order delivery: buffer = hold out-of-order packets in a reorder buffer (occupancy in summary.json); go_back_n = discard them and NACK the expected PSN, the sender resends from there.").one_of({"buffer", "go_back_n"}),
+      text("transport.nic_scheduler", "ready", "How the NIC picks the next flow to send from (round robin either way, the same packets in the same order): ready = a list of the flows that can send, O(1) per packet; scan = visit every active flow of the host (the reference the tests compare the ready list with).").one_of({"ready", "scan"}),
       real("transport.pause_timeout_us", 0, "us", "A flow paused by a switch (Flowcut XOFF) or held by flowcut_nic's drain resumes after this long without XON / without its ACKs ([Flowcut] sec. IV-A); 0 = the RTO.").range(0, 1e9),
   });
   declare_check([](const Config& c) {

@@ -12,19 +12,21 @@ using net::Packet;
 using net::PacketType;
 
 Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
-                     PolicyFactory policies)
-    : net_(net), wl_(wl), p_(params), policies_(std::move(policies)) {
+                     PolicyFactory policies, PolicyKeep keep)
+    : net_(net), wl_(wl), p_(params), policies_(std::move(policies)), keep_(std::move(keep)) {
   for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush, net::kEvHoldWake,
                        net::kEvPauseTimeout, net::kEvPaceWake})
     net_.on(k, this);
   p_.cc.mtu = p_.header + p_.mtu;
   const auto n = wl.flows.size();
   flows_.resize(n);
-  dependents_.resize(n);
-  start_dependents_.resize(n);
+  // The lists of waiting entries exist only in workloads with dependencies.
+  const bool deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.deps.empty(); });
+  const bool start_deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.start_deps.empty(); });
+  if (deps) dependents_.resize(n);
+  if (start_deps) start_dependents_.resize(n);
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
-  active_.resize(hosts);
-  cursor_.assign(hosts, 0);
+  hosts_.resize(hosts);
   class_paused_.assign(hosts, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& s = wl.flows[i];
@@ -86,11 +88,14 @@ void Transport::begin(std::uint32_t id) {
   if (f.started) return;
   f.started = true;
   f.start_time = net_.now();
-  for (auto d : start_dependents_[id]) {
-    auto& g = flows_[d];
-    g.ready_time = std::max(g.ready_time, net_.now());
-    --g.pending_start_deps;
-    make_ready(d);
+  if (!start_dependents_.empty()) {
+    for (auto d : start_dependents_[id]) {
+      auto& g = flows_[d];
+      g.ready_time = std::max(g.ready_time, net_.now());
+      --g.pending_start_deps;
+      make_ready(d);
+    }
+    std::vector<std::uint32_t>().swap(start_dependents_[id]);
   }
   const auto& s = *f.spec;
   if (s.is_compute()) {
@@ -105,18 +110,21 @@ void Transport::begin(std::uint32_t id) {
     complete(id);
     return;
   }
-  f.cc = make_cc(p_.cc);
-  f.cc->set_line_rate(net_.port(net_.nic_port(s.src)).rate);
-  f.paced = f.cc->paced();
+  f.live = std::make_unique<FlowLive>();
+  if (++live_ > peak_live_) peak_live_ = live_;
+  auto& L = *f.live;
+  L.cc = make_cc(p_.cc);
+  L.cc->set_line_rate(net_.port(net_.nic_port(s.src)).rate);
+  L.paced = L.cc->paced();
   f.lb = policies_(s, id);
   f.caps = f.lb->caps();
-  f.state.assign(f.npkts, PsnState::Unsent);
+  L.state.assign(f.npkts, PsnState::Unsent);
   const std::size_t words = (f.npkts + 63) / 64;
-  f.sacked.assign(words, 0);
-  f.received.assign(words, 0);
-  f.sent_at.assign(f.npkts, 0);
-  f.ev_of.assign(f.npkts, 0);
-  active_[s.src].push_back(id);
+  L.sacked.assign(words, 0);
+  L.received.assign(words, 0);
+  L.sent_at.assign(f.npkts, 0);
+  L.ev_of.assign(f.npkts, 0);
+  add_active(f);
   net_.kick_nic(s.src);
 }
 
@@ -126,174 +134,335 @@ void Transport::complete(std::uint32_t id) {
   f.finished = true;
   f.finish_time = net_.now();
   ++completed_;
-  for (auto d : dependents_[id]) {
-    auto& g = flows_[d];
-    g.ready_time = std::max(g.ready_time, net_.now() + g.spec->delay);
-    --g.pending_deps;
-    make_ready(d);
+  if (f.sender_done) release(f);
+  if (!dependents_.empty()) {
+    for (auto d : dependents_[id]) {
+      auto& g = flows_[d];
+      g.ready_time = std::max(g.ready_time, net_.now() + g.spec->delay);
+      --g.pending_deps;
+      make_ready(d);
+    }
+    std::vector<std::uint32_t>().swap(dependents_[id]);
   }
   if (all_done() && (!p_.wait_senders || senders_pending_ == 0)) net_.stop();
 }
 
 bool Transport::has_packet(const FlowState& f, std::uint32_t& psn) const {
   if (f.sender_done) return false;
-  if (f.rtx_head < f.rtx.size())
-    psn = f.rtx[f.rtx_head];
-  else if (f.next_new < f.npkts)
-    psn = f.next_new;
+  if (f.live->rtx_head < f.live->rtx.size())
+    psn = f.live->rtx[f.live->rtx_head];
+  else if (f.live->next_new < f.npkts)
+    psn = f.live->next_new;
   else
     return false;
   return true;
 }
 
 bool Transport::window_allows(const FlowState& f, std::uint32_t psn) const {
-  return f.inflight == 0 || static_cast<double>(f.inflight + packet_bytes(f, psn)) <= f.cc->cwnd();
+  return f.live->inflight == 0 || static_cast<double>(f.live->inflight + packet_bytes(f, psn)) <= f.live->cc->cwnd();
 }
 
 lb::SendView Transport::send_view(const FlowState& f, std::uint32_t psn) const {
   lb::SendView v;
-  v.inflight = f.inflight;
+  v.inflight = f.live->inflight;
   v.psn = psn;
-  v.snd_una = f.snd_cum;
-  v.retransmit = f.state[psn] == PsnState::Lost;
+  v.snd_una = f.live->snd_cum;
+  v.retransmit = f.live->state[psn] == PsnState::Lost;
   return v;
 }
 
 std::uint32_t Transport::next_psn(FlowState& f) {
-  if (f.rtx_head < f.rtx.size()) {
-    const std::uint32_t psn = f.rtx[f.rtx_head++];
-    if (f.rtx_head == f.rtx.size()) {
-      f.rtx.clear();
-      f.rtx_head = 0;
-    } else if (f.rtx_head >= 1024 && f.rtx_head * 2 >= f.rtx.size()) {
+  if (f.live->rtx_head < f.live->rtx.size()) {
+    const std::uint32_t psn = f.live->rtx[f.live->rtx_head++];
+    if (f.live->rtx_head == f.live->rtx.size()) {
+      f.live->rtx.clear();
+      f.live->rtx_head = 0;
+    } else if (f.live->rtx_head >= 1024 && f.live->rtx_head * 2 >= f.live->rtx.size()) {
       // A flow that loses a packet per RTO and resends one never empties the queue: drop the
       // consumed prefix, or the queue grows with simulated time (a stuck flow, docs/reliability.md).
-      f.rtx.erase(f.rtx.begin(), f.rtx.begin() + static_cast<std::ptrdiff_t>(f.rtx_head));
-      f.rtx_head = 0;
+      f.live->rtx.erase(f.live->rtx.begin(), f.live->rtx.begin() + static_cast<std::ptrdiff_t>(f.live->rtx_head));
+      f.live->rtx_head = 0;
     }
     return psn;
   }
-  return f.next_new++;
+  return f.live->next_new++;
 }
 
 std::uint32_t Transport::pull_data(std::int32_t host) {
   // A PFC class pause stops every data packet of the NIC (the ACKs it sends are another class).
   if (class_pauses_ && class_paused_[host]) return kNil;
-  auto& list = active_[host];
+  auto& q = hosts_[static_cast<std::size_t>(host)];
   const SimTime now = net_.now();
+  // Round robin over the host's active flows from the cursor, wrapping once; only the flows that can
+  // send (or whose load balancer may hold them, or that wait for their pacing slot) are in `ready`,
+  // the others would be passed over without effect. A hold parks the flow and starts over from it.
 restart:
-  const std::size_t n = list.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t idx = (cursor_[host] + k) % n;
-    auto& f = flows_[list[idx]];
-    // Drop stale retransmit entries (acknowledged after being declared lost).
-    while (f.rtx_head < f.rtx.size() && f.state[f.rtx[f.rtx_head]] != PsnState::Lost) ++f.rtx_head;
-    if (f.rtx_head == f.rtx.size() && f.rtx_head) {
-      f.rtx.clear();
-      f.rtx_head = 0;
-    }
-    std::uint32_t next = 0;
-    if (!has_packet(f, next)) continue;
-    if (f.caps & lb::kCapHold) {
-      // The load balancer may hold the flow (e.g. a Flowcut drain): park it until its wake time or
-      // its next feedback, and look at the other flows.
-      const SimTime until = f.lb->hold(now, send_view(f, next));
-      // kTimeNever (until the next feedback) or a future time holds; kSendNow or a past time sends.
-      if (until == kTimeNever || until > now) {
-        cursor_[host] = static_cast<std::uint32_t>(idx);
-        park(f, kParkHold);
-        if (until != kTimeNever) {
-          f.hold_wake = until;
-          net_.events().push(until, net::kEvHoldWake, f.id);
+  const auto start = q.cursor;
+  for (int pass = 0; pass < 2; ++pass) {
+    const std::uint32_t hi = pass == 0 ? static_cast<std::uint32_t>(q.slots.size()) : start;
+    for (std::uint32_t s = next_slot(q, pass == 0 ? start : 0); s < hi; s = next_slot(q, s + 1)) {
+      auto& f = flows_[q.slots[s]];
+      auto& L = *f.live;
+      // Drop stale retransmit entries (acknowledged after being declared lost).
+      while (L.rtx_head < L.rtx.size() && L.state[L.rtx[L.rtx_head]] != PsnState::Lost) ++L.rtx_head;
+      if (L.rtx_head == L.rtx.size() && L.rtx_head) {
+        L.rtx.clear();
+        L.rtx_head = 0;
+      }
+      std::uint32_t next = 0;
+      if (!has_packet(f, next)) {
+        if (q.bits) q.ready.clear(s);
+        continue;
+      }
+      if (f.caps & lb::kCapHold) {
+        // The load balancer may hold the flow (e.g. a Flowcut drain): park it until its wake time or
+        // its next feedback, and look at the other flows.
+        const SimTime until = f.lb->hold(now, send_view(f, next));
+        // kTimeNever (until the next feedback) or a future time holds; kSendNow or a past time sends.
+        if (until == kTimeNever || until > now) {
+          q.cursor = s;
+          park(f, kParkHold);
+          if (until != kTimeNever) {
+            L.hold_wake = until;
+            net_.events().push(until, net::kEvHoldWake, f.id);
+          }
+          if (q.active == 0) return kNil;
+          goto restart;
         }
-        if (list.empty()) return kNil;
-        if (cursor_[host] >= list.size()) cursor_[host] = 0;
-        goto restart;
       }
-    }
-    if (!window_allows(f, next)) continue;
-    if (f.next_tx > now) {
-      // Paced (rate-based CC): not before its slot; the NIC looks again then.
-      if (f.pace_wake != f.next_tx) {
-        f.pace_wake = f.next_tx;
-        net_.events().push(f.next_tx, net::kEvPaceWake, f.id);
+      if (!window_allows(f, next)) {
+        if (q.bits && !(f.caps & lb::kCapHold)) q.ready.clear(s);
+        continue;
       }
-      continue;
+      if (L.next_tx > now) {
+        // Paced (rate-based CC): not before its slot; the NIC looks again then.
+        if (L.pace_wake != L.next_tx) {
+          L.pace_wake = L.next_tx;
+          net_.events().push(L.next_tx, net::kEvPaceWake, f.id);
+        }
+        continue;
+      }
+      q.cursor = s + 1 < q.slots.size() ? s + 1 : 0;
+      const std::uint32_t psn = next_psn(f);
+      const std::uint32_t pi = net_.packets().alloc();
+      Packet& p = net_.pkt(pi);
+      p.type = PacketType::Data;
+      p.flow = f.id;
+      p.psn = psn;
+      p.src = f.spec->src;
+      p.dst = f.spec->dst;
+      p.size = static_cast<std::uint32_t>(packet_bytes(f, psn));
+      p.payload = p.size - static_cast<std::uint32_t>(p_.header);
+      p.sent_time = now;
+      p.ev = f.lb->next_ev(now);
+      if (f.caps & lb::kCapPaths) {
+        f.lb->on_sent(psn, p.ev, now, p.size);
+        std::uint32_t probe_ev = 0;
+        while (f.lb->take_probe(probe_ev, now)) send_probe(f, probe_ev);
+      }
+      if (f.pinned) p.flags |= net::kFlagPinned;
+      if (L.state[psn] == PsnState::Lost) {
+        p.flags |= net::kFlagRetransmit;
+        ++f.n.retransmits;
+      }
+      ++f.n.packets_sent;
+      L.state[psn] = PsnState::InFlight;
+      L.sent_at[psn] = now;
+      L.ev_of[psn] = p.ev;
+      L.inflight += p.size;
+      L.sendlog.emplace_back(psn, now);
+      if (L.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
+      // NIC pacing at the CC's rate: the next packet starts size x 8 / rate after this one.
+      if (L.paced) L.next_tx = now + serialization_ps(p.size, L.cc->rate(now));
+      refresh(f);
+      return pi;
     }
-    cursor_[host] = static_cast<std::uint32_t>((idx + 1) % n);
-    const std::uint32_t psn = next_psn(f);
-    const std::uint32_t pi = net_.packets().alloc();
-    Packet& p = net_.pkt(pi);
-    p.type = PacketType::Data;
-    p.flow = f.id;
-    p.psn = psn;
-    p.src = f.spec->src;
-    p.dst = f.spec->dst;
-    p.size = static_cast<std::uint32_t>(packet_bytes(f, psn));
-    p.payload = p.size - static_cast<std::uint32_t>(p_.header);
-    p.sent_time = now;
-    p.ev = f.lb->next_ev(now);
-    if (f.caps & lb::kCapPaths) {
-      f.lb->on_sent(psn, p.ev, now, p.size);
-      std::uint32_t probe_ev = 0;
-      while (f.lb->take_probe(probe_ev, now)) send_probe(f, probe_ev);
-    }
-    if (f.pinned) p.flags |= net::kFlagPinned;
-    if (f.state[psn] == PsnState::Lost) {
-      p.flags |= net::kFlagRetransmit;
-      ++f.n.retransmits;
-    }
-    ++f.n.packets_sent;
-    f.state[psn] = PsnState::InFlight;
-    f.sent_at[psn] = now;
-    f.ev_of[psn] = p.ev;
-    f.inflight += p.size;
-    f.sendlog.emplace_back(psn, now);
-    if (f.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
-    // NIC pacing at the CC's rate: the next packet starts size x 8 / rate after this one.
-    if (f.paced) f.next_tx = now + serialization_ps(p.size, f.cc->rate(now));
-    return pi;
   }
   return kNil;
 }
 
+bool Transport::sendable(FlowState& f) const {
+  auto& L = *f.live;
+  // As pull_data sees it: the head of the retransmit queue once stale entries are dropped.
+  while (L.rtx_head < L.rtx.size() && L.state[L.rtx[L.rtx_head]] != PsnState::Lost) ++L.rtx_head;
+  if (L.rtx_head == L.rtx.size() && L.rtx_head) {
+    L.rtx.clear();
+    L.rtx_head = 0;
+  }
+  std::uint32_t next = 0;
+  if (!has_packet(f, next)) return false;
+  return (f.caps & lb::kCapHold) || window_allows(f, next);
+}
+
+void Transport::refresh(FlowState& f) {
+  if (!f.live || f.live->slot == SlotBits::kNone) return;
+  auto& q = hosts_[static_cast<std::size_t>(f.spec->src)];
+  if (!q.bits) return;
+  if (sendable(f))
+    q.ready.set(f.live->slot);
+  else
+    q.ready.clear(f.live->slot);
+}
+
+void Transport::add_active(FlowState& f) {
+  auto& q = hosts_[static_cast<std::size_t>(f.spec->src)];
+  if (q.slots.size() >= 2 * static_cast<std::size_t>(q.active) + 8) compact(f.spec->src);
+  f.live->slot = static_cast<std::uint32_t>(q.slots.size());
+  q.slots.push_back(f.id);
+  ++q.active;
+  if (q.bits)
+    refresh(f);
+  else if (q.active >= kReadyFrom && !p_.scan_all)
+    use_bits(q);
+}
+
+void Transport::use_bits(HostQueue& q) {
+  q.bits = true;
+  q.ready.reset();
+  for (const auto id : q.slots)
+    if (id != kNil) refresh(flows_[id]);
+}
+
+void Transport::remove_active(FlowState& f) {
+  if (!f.live || f.live->slot == SlotBits::kNone) return;
+  auto& q = hosts_[static_cast<std::size_t>(f.spec->src)];
+  const std::uint32_t s = f.live->slot;
+  f.live->slot = SlotBits::kNone;
+  q.slots[s] = kNil;
+  q.ready.clear(s);
+  --q.active;
+  if (q.bits && q.active < kReadyFrom / 2) q.bits = false;
+  while (!q.slots.empty() && q.slots.back() == kNil) q.slots.pop_back();
+  // The cursor keeps pointing at the same flow, or at the one after the flow that left; past the
+  // last flow it wraps to the first.
+  if (q.cursor >= q.slots.size()) q.cursor = 0;
+  if (q.slots.empty()) q.ready.reset();
+}
+
+void Transport::compact(std::int32_t host) {
+  auto& q = hosts_[static_cast<std::size_t>(host)];
+  std::uint32_t out = 0, cursor = 0;
+  q.ready.reset();
+  for (std::uint32_t s = 0; s < q.slots.size(); ++s) {
+    if (s == q.cursor) cursor = out;
+    const std::uint32_t id = q.slots[s];
+    if (id == kNil) continue;
+    flows_[id].live->slot = out;
+    q.slots[out] = id;
+    ++out;
+  }
+  if (q.cursor >= q.slots.size()) cursor = 0;
+  q.slots.resize(out);
+  q.cursor = cursor;
+  if (q.bits)
+    for (std::uint32_t s = 0; s < out; ++s) refresh(flows_[q.slots[s]]);
+}
+
+void SlotBits::grow(std::uint32_t i) {
+  std::size_t need = (static_cast<std::size_t>(i) >> 6) + 1;
+  for (std::size_t k = 0;; ++k) {
+    if (k == lv_.size()) {
+      // A new level above: the non-zero words of the one below.
+      lv_.emplace_back((lv_[k - 1].size() + 63) / 64, 0);
+      for (std::size_t w = 0; w < lv_[k - 1].size(); ++w)
+        if (lv_[k - 1][w]) lv_[k][w >> 6] |= 1ULL << (w & 63);
+    }
+    if (lv_[k].size() < need) lv_[k].resize(need, 0);
+    if (lv_[k].size() <= 1) break;
+    need = (lv_[k].size() + 63) / 64;
+  }
+}
+
+void SlotBits::set_slow(std::uint32_t i) {
+  if ((i >> 6) >= lv_[0].size()) grow(i);
+  std::size_t idx = i;
+  for (auto& words : lv_) {
+    std::uint64_t& w = words[idx >> 6];
+    const bool was = w != 0;
+    w |= 1ULL << (idx & 63);
+    if (was) return;
+    idx >>= 6;
+  }
+}
+
+void SlotBits::clear_slow(std::uint32_t i) {
+  if ((i >> 6) >= lv_[0].size()) return;
+  std::size_t idx = i;
+  for (auto& words : lv_) {
+    std::uint64_t& w = words[idx >> 6];
+    w &= ~(1ULL << (idx & 63));
+    if (w) return;
+    idx >>= 6;
+  }
+}
+
+std::uint32_t SlotBits::find(std::size_t level, std::uint32_t i) const {
+  const auto& words = lv_[level];
+  std::size_t w = i >> 6;
+  if (w >= words.size()) return kNone;
+  if (const std::uint64_t m = words[w] & (~0ULL << (i & 63)))
+    return static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(m)));
+  // The next non-zero word of this level: from the level above, or by looking (top level, one word).
+  if (level + 1 < lv_.size()) {
+    const std::uint32_t nw = find(level + 1, static_cast<std::uint32_t>(w + 1));
+    if (nw == kNone) return kNone;
+    w = nw;
+  } else {
+    do {
+      if (++w >= words.size()) return kNone;
+    } while (!words[w]);
+  }
+  return static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(words[w])));
+}
+
+void SlotBits::reset() {
+  for (auto& words : lv_) std::fill(words.begin(), words.end(), 0);
+}
+
+std::size_t SlotBits::bytes() const {
+  std::size_t b = 0;
+  for (const auto& words : lv_) b += words.capacity() * sizeof(std::uint64_t);
+  return b;
+}
+
 void Transport::arm_rto(FlowState& f, SimTime at) {
-  f.rto_armed = at;
+  f.live->rto_armed = at;
   net_.events().push(at, net::kEvRto, f.id);
 }
 
 void Transport::on_rto(std::uint32_t id) {
   auto& f = flows_[id];
-  f.rto_armed = kTimeNever;
+  f.live->rto_armed = kTimeNever;
   if (f.sender_done) return;
   const SimTime now = net_.now();
   bool lost_any = false;
-  while (f.log_head < f.sendlog.size()) {
-    const auto [psn, sent] = f.sendlog[f.log_head];
-    if (f.state[psn] != PsnState::InFlight || f.sent_at[psn] != sent) {
-      ++f.log_head;  // acknowledged, or superseded by a later transmission
+  while (f.live->log_head < f.live->sendlog.size()) {
+    const auto [psn, sent] = f.live->sendlog[f.live->log_head];
+    if (f.live->state[psn] != PsnState::InFlight || f.live->sent_at[psn] != sent) {
+      ++f.live->log_head;  // acknowledged, or superseded by a later transmission
       continue;
     }
     if (sent + p_.rto > now) {
       arm_rto(f, sent + p_.rto);
       break;
     }
-    ++f.log_head;
+    ++f.live->log_head;
     // Lost silently (e.g. a black-holed link): retransmit and tell CC and LB.
-    f.state[psn] = PsnState::Lost;
-    f.inflight -= packet_bytes(f, psn);
-    f.rtx.push_back(psn);
+    f.live->state[psn] = PsnState::Lost;
+    f.live->inflight -= packet_bytes(f, psn);
+    f.live->rtx.push_back(psn);
     ++f.n.timeouts;
-    f.cc->on_timeout(now, packet_bytes(f, psn), f.inflight);
-    f.lb->on_feedback(f.ev_of[psn], lb::Feedback::Timeout, now);
+    f.live->cc->on_timeout(now, packet_bytes(f, psn), f.live->inflight);
+    f.lb->on_feedback(f.live->ev_of[psn], lb::Feedback::Timeout, now);
     lost_any = true;
   }
   // Compact the log once its consumed prefix dominates.
-  if (f.log_head > 4096 && f.log_head * 2 > f.sendlog.size()) {
-    f.sendlog.erase(f.sendlog.begin(), f.sendlog.begin() + static_cast<std::ptrdiff_t>(f.log_head));
-    f.log_head = 0;
+  if (f.live->log_head > 4096 && f.live->log_head * 2 > f.live->sendlog.size()) {
+    f.live->sendlog.erase(f.live->sendlog.begin(), f.live->sendlog.begin() + static_cast<std::ptrdiff_t>(f.live->log_head));
+    f.live->log_head = 0;
   }
   if (lost_any) {
+    refresh(f);
     if (f.park & kParkHold) unpark(f, kParkHold);
     net_.kick_nic(f.spec->src);
   }
@@ -309,37 +478,37 @@ void Transport::on_packet(std::uint32_t pkt) {
   net_.packets().release(pkt);
 }
 
-void Transport::send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_host) {
+void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std::int32_t to_host) {
   const std::uint32_t ai = net_.packets().alloc();
   Packet& a = net_.pkt(ai);
   a.type = PacketType::Ack;
   a.flow = f.id;
-  a.psn = f.ack_last_psn;
-  a.cum_ack = f.rcv_cum;
-  a.sack = received_word(f, f.ack_last_psn >> 6);
-  a.ev = f.ack_last_ev;
+  a.psn = R.ack_last_psn;
+  a.cum_ack = R.rcv_cum;
+  a.sack = received_word(f, R.ack_last_psn >> 6);
+  a.ev = R.ack_last_ev;
   a.src = from_host;
   a.dst = to_host;
   a.size = static_cast<std::uint32_t>(p_.header);
-  a.sent_time = f.ack_last_sent_time;
-  a.payload = f.ack_pending_bytes;
-  a.echo_hops = f.ack_last_hops;
-  a.ecn_count = static_cast<std::uint16_t>(std::min<std::uint32_t>(f.ack_pending_ecn, 0xFFFF));
-  if (f.ack_pending_ecn) a.flags |= net::kFlagEcn;
-  if (f.carry_n) {
-    a.carry_n = f.carry_n;
-    std::copy(f.carry_ev, f.carry_ev + f.carry_n, a.carry_ev);
-    f.carry_n = 0;
+  a.sent_time = R.ack_last_sent_time;
+  a.payload = R.ack_pending_bytes;
+  a.echo_hops = R.ack_last_hops;
+  a.ecn_count = static_cast<std::uint16_t>(std::min<std::uint32_t>(R.ack_pending_ecn, 0xFFFF));
+  if (R.ack_pending_ecn) a.flags |= net::kFlagEcn;
+  if (R.carry_n) {
+    a.carry_n = R.carry_n;
+    std::copy(R.carry_ev, R.carry_ev + R.carry_n, a.carry_ev);
+    R.carry_n = 0;
   } else {
-    a.rx_time = f.ack_last_rx;
+    a.rx_time = R.ack_last_rx;
   }
-  f.ack_pending = 0;
-  f.ack_pending_ecn = 0;
-  f.ack_pending_bytes = 0;
+  R.ack_pending = 0;
+  R.ack_pending_ecn = 0;
+  R.ack_pending_bytes = 0;
   net_.send_control(from_host, ai);
 }
 
-void Transport::send_nack(FlowState& f, const Packet& p, std::uint32_t psn, bool go_back_n) {
+void Transport::send_nack(FlowState& f, FlowLive& R, const Packet& p, std::uint32_t psn, bool go_back_n) {
   const std::uint32_t ni = net_.packets().alloc();
   Packet& n = net_.pkt(ni);
   n.type = PacketType::Nack;
@@ -350,7 +519,7 @@ void Transport::send_nack(FlowState& f, const Packet& p, std::uint32_t psn, bool
   n.dst = p.src;
   n.size = static_cast<std::uint32_t>(p_.header);
   n.sent_time = p.sent_time;
-  n.cum_ack = f.rcv_cum;
+  n.cum_ack = R.rcv_cum;
   n.payload = static_cast<std::uint32_t>(packet_bytes(f, p.psn));  // the data packet it answers
   n.echo_hops = p.hops;
   if (go_back_n) n.flags |= net::kFlagGoBackN;
@@ -371,7 +540,7 @@ void Transport::send_probe(FlowState& f, std::uint32_t ev) {
   net_.send_control(f.spec->src, pi);
 }
 
-void Transport::answer_probe(FlowState& f, const Packet& p) {
+void Transport::answer_probe(FlowState& f, FlowLive& R, const Packet& p) {
   const std::uint32_t ai = net_.packets().alloc();
   Packet& a = net_.pkt(ai);
   a.type = PacketType::Ack;
@@ -384,7 +553,7 @@ void Transport::answer_probe(FlowState& f, const Packet& p) {
   a.sent_time = p.sent_time;
   a.rx_time = net_.now();
   a.echo_hops = p.hops;
-  a.cum_ack = f.rcv_cum;
+  a.cum_ack = R.rcv_cum;
   net_.send_control(p.dst, ai);
 }
 
@@ -398,7 +567,7 @@ void Transport::on_probe_ack(FlowState& f, const Packet& a) {
   d.one_way = a.rx_time - a.sent_time;
   d.sent = a.sent_time;
   d.probe = true;
-  d.inflight = f.inflight;
+  d.inflight = f.live ? f.live->inflight : 0;  // released: every byte was acknowledged
   f.lb->on_ack_detail(d);
 }
 
@@ -406,10 +575,10 @@ void Transport::resend_lost(FlowState& f) {
   lost_buf_.clear();
   f.lb->take_lost(lost_buf_);
   for (const auto& [psn, sent] : lost_buf_) {
-    if (psn >= f.npkts || f.state[psn] != PsnState::InFlight || f.sent_at[psn] != sent) continue;
-    f.state[psn] = PsnState::Lost;
-    f.inflight -= packet_bytes(f, psn);
-    f.rtx.push_back(psn);
+    if (psn >= f.npkts || f.live->state[psn] != PsnState::InFlight || f.live->sent_at[psn] != sent) continue;
+    f.live->state[psn] = PsnState::Lost;
+    f.live->inflight -= packet_bytes(f, psn);
+    f.live->rtx.push_back(psn);
   }
 }
 
@@ -419,21 +588,22 @@ void Transport::count_rob(FlowState& f, std::int32_t host, std::uint32_t before)
     rob_hist_.assign(1025, 0);
   }
   auto& h = rob_host_[static_cast<std::size_t>(host)];
-  h = h - before + (f.rcv_count - f.rcv_cum);
+  h = h - before + (f.rcv_count - f.live->rcv_cum);
   ++rob_hist_[std::min<std::size_t>(h, rob_hist_.size() - 1)];
 }
 
 void Transport::on_data(std::uint32_t pkt) {
   Packet& p = net_.pkt(pkt);
   auto& f = flows_[p.flow];
+  FlowLive& R = receiver(f);
   if (p.flags & net::kFlagProbe) {
-    if (!p.trimmed()) answer_probe(f, p);  // a trimmed probe is lost: the path stays excluded
+    if (!p.trimmed()) answer_probe(f, R, p);  // a trimmed probe is lost: the path stays excluded
     return;
   }
   if (p.trimmed()) {
     // The payload was cut in the network: ask for a retransmission right away.
     ++f.n.trimmed_rx;
-    send_nack(f, p, p.psn, false);
+    send_nack(f, R, p, p.psn, false);
     return;
   }
   // Did the network reorder this packet: was a packet sent after it received before it?
@@ -444,57 +614,65 @@ void Transport::on_data(std::uint32_t pkt) {
   const std::uint32_t psn = p.psn;
   const std::uint64_t bit = 1ULL << (psn & 63);
   bool newly_complete = false;
-  if (f.finished || (f.received[psn >> 6] & bit)) {  // a finished receiver has freed its bitmap: all held
+  if (f.finished || (R.received[psn >> 6] & bit)) {  // a finished receiver has freed its bitmap: all held
     ++f.n.duplicates;
   } else {
-    std::uint64_t& word = f.received[psn >> 6];
-    if (psn != f.rcv_cum) {
+    std::uint64_t& word = R.received[psn >> 6];
+    if (psn != R.rcv_cum) {
       // Out of order ([Flowcut] sec. III-C2: the expected PSN does not match the received one).
       ++f.n.ooo;
-      f.n.max_reorder = std::max(f.n.max_reorder, psn - f.rcv_cum);
+      f.n.max_reorder = std::max(f.n.max_reorder, psn - R.rcv_cum);
       if (p_.delivery == Delivery::InOrder && p_.recovery == Recovery::GoBackN) {
         // RoCE go-back-N: discard it and tell the sender where to resume.
-        send_nack(f, p, f.rcv_cum, true);
+        send_nack(f, R, p, R.rcv_cum, true);
         return;
       }
     }
-    const std::uint32_t rob_before = f.rcv_count - f.rcv_cum;
+    const std::uint32_t rob_before = f.rcv_count - R.rcv_cum;
     word |= bit;
     ++f.rcv_count;
     ++delivered_;
     last_progress_ = net_.now();
-    while (f.rcv_cum < f.npkts && (f.received[f.rcv_cum >> 6] >> (f.rcv_cum & 63) & 1)) ++f.rcv_cum;
+    while (R.rcv_cum < f.npkts && (R.received[R.rcv_cum >> 6] >> (R.rcv_cum & 63) & 1)) ++R.rcv_cum;
     if (p_.delivery == Delivery::InOrder) {  // packets above the first gap wait in the reorder buffer
-      f.n.rob_max = std::max(f.n.rob_max, f.rcv_count - f.rcv_cum);
+      f.n.rob_max = std::max(f.n.rob_max, f.rcv_count - R.rcv_cum);
       count_rob(f, p.dst, rob_before);
     }
     newly_complete = f.rcv_count == f.npkts;
   }
-  f.ack_last_psn = psn;
-  f.ack_last_ev = p.ev;
-  f.ack_last_sent_time = p.sent_time;
-  f.ack_last_rx = net_.now();
-  f.ack_last_hops = p.hops;
-  f.ack_pending_bytes += p.size;
-  ++f.ack_pending;
+  R.ack_last_psn = psn;
+  R.ack_last_ev = p.ev;
+  R.ack_last_sent_time = p.sent_time;
+  R.ack_last_rx = net_.now();
+  R.ack_last_hops = p.hops;
+  R.ack_pending_bytes += p.size;
+  ++R.ack_pending;
   if (p.ecn())
-    ++f.ack_pending_ecn;
-  else if (p_.ack_carry_evs && f.carry_n < net::kMaxCarriedEvs)
-    f.carry_ev[f.carry_n++] = static_cast<std::uint16_t>(p.ev);
-  if (f.ack_pending >= p_.ack_every || newly_complete || f.finished) {
-    send_ack(f, p.dst, p.src);
-  } else if (!f.ack_flush_armed) {
-    f.ack_flush_armed = true;
+    ++R.ack_pending_ecn;
+  else if (p_.ack_carry_evs && R.carry_n < net::kMaxCarriedEvs)
+    R.carry_ev[R.carry_n++] = static_cast<std::uint16_t>(p.ev);
+  if (R.ack_pending >= p_.ack_every || newly_complete || f.finished) {
+    send_ack(f, R, p.dst, p.src);
+  } else if (!R.ack_flush_armed) {
+    R.ack_flush_armed = true;
     net_.events().push(net_.now() + p_.ack_delay, net::kEvAckFlush, f.id);
   }
   if (newly_complete) {
+    std::vector<std::uint64_t>().swap(R.received);  // every PSN is held: received_word() answers
     complete(f.id);
-    std::vector<std::uint64_t>().swap(f.received);  // every PSN is held: received_word() answers
   }
 }
 
+FlowLive& Transport::receiver(FlowState& f) {
+  if (f.live) return *f.live;
+  // Released: every PSN is held and no ACK is pending (a finished receiver ACKs every arrival).
+  scratch_ = FlowLive{};
+  scratch_.rcv_cum = f.npkts;
+  return scratch_;
+}
+
 std::uint64_t Transport::received_word(const FlowState& f, std::uint32_t w) const {
-  if (!f.received.empty()) return f.received[w];
+  if (f.live && !f.live->received.empty()) return f.live->received[w];
   // Freed on completion: the PSNs of word w below npkts are all held.
   const std::uint32_t in_word = f.npkts - std::min(f.npkts, w * 64);
   return in_word >= 64 ? ~0ULL : (1ULL << in_word) - 1;
@@ -502,14 +680,14 @@ std::uint64_t Transport::received_word(const FlowState& f, std::uint32_t w) cons
 
 void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
                            std::uint32_t& newly) {
-  std::uint64_t& w = f.sacked[psn >> 6];
+  std::uint64_t& w = f.live->sacked[psn >> 6];
   const std::uint64_t bit = 1ULL << (psn & 63);
   if (w & bit) return;
   w |= bit;
   const Bytes b = packet_bytes(f, psn);
-  if (f.state[psn] == PsnState::InFlight) f.inflight -= b;
-  f.state[psn] = PsnState::Acked;
-  ++f.acked;
+  if (f.live->state[psn] == PsnState::InFlight) f.live->inflight -= b;
+  f.live->state[psn] = PsnState::Acked;
+  ++f.live->acked;
   ++newly;
   acked_bytes += b;
 }
@@ -527,15 +705,15 @@ void Transport::on_ack(std::uint32_t pkt) {
   std::uint32_t newly = 0;
   // Selective part: the 64-PSN word holding a.psn.
   const std::uint32_t base = a.psn & ~63u;
-  std::uint64_t fresh = a.sack & ~f.sacked[base >> 6];
+  std::uint64_t fresh = a.sack & ~f.live->sacked[base >> 6];
   while (fresh) {
     const int b = std::countr_zero(fresh);
     fresh &= fresh - 1;
     mark_acked(f, base + static_cast<std::uint32_t>(b), acked_bytes, newly);
   }
   // Cumulative part.
-  while (f.snd_cum < a.cum_ack) mark_acked(f, f.snd_cum++, acked_bytes, newly);
-  while (f.snd_cum < f.npkts && (f.sacked[f.snd_cum >> 6] >> (f.snd_cum & 63) & 1)) ++f.snd_cum;
+  while (f.live->snd_cum < a.cum_ack) mark_acked(f, f.live->snd_cum++, acked_bytes, newly);
+  while (f.live->snd_cum < f.npkts && (f.live->sacked[f.live->snd_cum >> 6] >> (f.live->snd_cum & 63) & 1)) ++f.live->snd_cum;
 
   Bytes marked = 0;
   if (a.ecn()) {
@@ -544,7 +722,7 @@ void Transport::on_ack(std::uint32_t pkt) {
     marked = newly <= 1 ? acked_bytes
                         : acked_bytes * std::min<Bytes>(a.ecn_count, newly) / newly;
   }
-  f.cc->on_ack(acked_bytes, marked, now);
+  f.live->cc->on_ack(acked_bytes, marked, now);
   f.lb->on_rtt(now - a.sent_time, now);
   if (f.caps & lb::kCapAckDetail) {
     lb::AckDetail d;
@@ -555,7 +733,7 @@ void Transport::on_ack(std::uint32_t pkt) {
     d.hops = a.echo_hops;
     d.bytes = a.payload;
     d.tx_per_hop = net_.port(net_.nic_port(f.spec->src)).serialization(a.payload);
-    d.inflight = f.inflight;
+    d.inflight = f.live->inflight;
     d.ecn = a.ecn();
     d.sent = a.sent_time;
     d.one_way = a.carry_n ? 0 : a.rx_time - a.sent_time;
@@ -567,9 +745,10 @@ void Transport::on_ack(std::uint32_t pkt) {
   } else {
     f.lb->on_feedback(a.ev, a.ecn() ? lb::Feedback::AckEcn : lb::Feedback::Ack, now);
   }
-  if (f.acked == f.npkts) {
+  if (f.live->acked == f.npkts) {
     sender_finished(f);
   } else {
+    refresh(f);
     if (f.park & kParkHold) unpark(f, kParkHold);
     net_.kick_nic(f.spec->src);
   }
@@ -588,14 +767,15 @@ void Transport::on_nack(std::uint32_t pkt) {
     const std::uint32_t psn = n.psn;
     // Only the NACK of the latest transmission triggers a retransmission (an older copy's NACK may
     // arrive after a timeout already resent it).
-    if (f.state[psn] == PsnState::InFlight && f.sent_at[psn] == n.sent_time) {
-      f.state[psn] = PsnState::Lost;
-      f.inflight -= packet_bytes(f, psn);
-      f.rtx.push_back(psn);
-      f.cc->on_nack(now, packet_bytes(f, psn), f.inflight);
+    if (f.live->state[psn] == PsnState::InFlight && f.live->sent_at[psn] == n.sent_time) {
+      f.live->state[psn] = PsnState::Lost;
+      f.live->inflight -= packet_bytes(f, psn);
+      f.live->rtx.push_back(psn);
+      f.live->cc->on_nack(now, packet_bytes(f, psn), f.live->inflight);
     }
   }
   if (f.sender_done) return;
+  refresh(f);
   if (f.park & kParkHold) unpark(f, kParkHold);
   net_.kick_nic(f.spec->src);
 }
@@ -605,30 +785,30 @@ void Transport::on_go_back_n(FlowState& f, const Packet& n) {
   // The NACK is also a cumulative ACK: the receiver holds every PSN below the one it expects.
   Bytes acked_bytes = 0;
   std::uint32_t newly = 0;
-  while (f.snd_cum < n.cum_ack) mark_acked(f, f.snd_cum++, acked_bytes, newly);
-  while (f.snd_cum < f.npkts && (f.sacked[f.snd_cum >> 6] >> (f.snd_cum & 63) & 1)) ++f.snd_cum;
-  if (acked_bytes) f.cc->on_ack(acked_bytes, 0, now);
-  if (f.acked == f.npkts) {
+  while (f.live->snd_cum < n.cum_ack) mark_acked(f, f.live->snd_cum++, acked_bytes, newly);
+  while (f.live->snd_cum < f.npkts && (f.live->sacked[f.live->snd_cum >> 6] >> (f.live->snd_cum & 63) & 1)) ++f.live->snd_cum;
+  if (acked_bytes) f.live->cc->on_ack(acked_bytes, 0, now);
+  if (f.live->acked == f.npkts) {
     sender_finished(f);
     return;
   }
   const std::uint32_t expected = n.psn;
   // One rewind per gap: a NACK caused by a packet sent before the last rewind is already answered
   // by it (the rewind resent everything from a PSN at or below this one).
-  if (expected >= f.npkts || f.state[expected] == PsnState::Acked || n.sent_time < f.last_rewind) return;
-  f.last_rewind = now;
+  if (expected >= f.npkts || f.live->state[expected] == PsnState::Acked || n.sent_time < f.live->last_rewind) return;
+  f.live->last_rewind = now;
   ++f.n.rewinds;
   // Go back N: everything from the expected PSN on is sent again, in order.
-  f.rtx.clear();
-  f.rtx_head = 0;
-  for (std::uint32_t psn = expected; psn < f.next_new; ++psn) {
-    if (f.state[psn] == PsnState::InFlight) {
-      f.state[psn] = PsnState::Lost;
-      f.inflight -= packet_bytes(f, psn);
+  f.live->rtx.clear();
+  f.live->rtx_head = 0;
+  for (std::uint32_t psn = expected; psn < f.live->next_new; ++psn) {
+    if (f.live->state[psn] == PsnState::InFlight) {
+      f.live->state[psn] = PsnState::Lost;
+      f.live->inflight -= packet_bytes(f, psn);
     }
-    if (f.state[psn] == PsnState::Lost) f.rtx.push_back(psn);
+    if (f.live->state[psn] == PsnState::Lost) f.live->rtx.push_back(psn);
   }
-  f.cc->on_nack(now, packet_bytes(f, expected), f.inflight);
+  f.live->cc->on_nack(now, packet_bytes(f, expected), f.live->inflight);
 }
 
 void Transport::on_pause(std::uint32_t pkt) {
@@ -642,11 +822,11 @@ void Transport::on_pause(std::uint32_t pkt) {
     } else if (!f.class_paused && !f.sender_done && f.started) {
       ++f.n.pauses;
       f.class_paused = true;
-      f.class_since = net_.now();
+      f.live->class_since = net_.now();
       ++class_paused_[f.spec->src];
       ++class_pauses_;
-      f.pause_deadline = net_.now() + p_.pause_timeout;
-      net_.events().push(f.pause_deadline, net::kEvPauseTimeout, f.id);
+      f.live->pause_deadline = net_.now() + p_.pause_timeout;
+      net_.events().push(f.live->pause_deadline, net::kEvPauseTimeout, f.id);
     }
     return;
   }
@@ -658,32 +838,21 @@ void Transport::on_pause(std::uint32_t pkt) {
   if (f.sender_done || !f.started || (f.park & kParkPause)) return;
   ++f.n.pauses;
   park(f, kParkPause);
-  f.pause_deadline = net_.now() + p_.pause_timeout;
-  net_.events().push(f.pause_deadline, net::kEvPauseTimeout, f.id);
+  f.live->pause_deadline = net_.now() + p_.pause_timeout;
+  net_.events().push(f.live->pause_deadline, net::kEvPauseTimeout, f.id);
 }
 
 void Transport::end_class_pause(FlowState& f) {
   f.class_paused = false;
-  f.n.held += net_.now() - f.class_since;
+  f.n.held += net_.now() - f.live->class_since;
   --class_pauses_;
   if (--class_paused_[f.spec->src] == 0) net_.kick_nic(f.spec->src);
-}
-
-void Transport::remove_active(FlowState& f) {
-  auto& list = active_[f.spec->src];
-  auto it = std::find(list.begin(), list.end(), f.id);
-  if (it == list.end()) return;
-  const auto idx = static_cast<std::uint32_t>(it - list.begin());
-  list.erase(it);
-  auto& cur = cursor_[f.spec->src];
-  if (cur > idx) --cur;
-  if (cur >= list.size()) cur = 0;
 }
 
 void Transport::park(FlowState& f, std::uint8_t reason) {
   if (f.park == 0) {
     remove_active(f);
-    f.parked_since = net_.now();
+    f.live->parked_since = net_.now();
   }
   f.park |= reason;
 }
@@ -692,8 +861,8 @@ void Transport::unpark(FlowState& f, std::uint8_t reason) {
   if (!(f.park & reason)) return;
   f.park &= static_cast<std::uint8_t>(~reason);
   if (f.park) return;
-  f.n.held += net_.now() - f.parked_since;
-  active_[f.spec->src].push_back(f.id);
+  f.n.held += net_.now() - f.live->parked_since;
+  add_active(f);
   net_.kick_nic(f.spec->src);
 }
 
@@ -704,7 +873,7 @@ void Transport::sender_finished(FlowState& f) {
   // output.fct_at = "sender": the run goes on until the last sender has its final ACK.
   if (p_.wait_senders && senders_pending_ == 0 && all_done()) net_.stop();
   if (f.park) {
-    f.n.held += net_.now() - f.parked_since;
+    f.n.held += net_.now() - f.live->parked_since;
     f.park = 0;
   } else {
     remove_active(f);
@@ -712,13 +881,47 @@ void Transport::sender_finished(FlowState& f) {
   if (f.class_paused) end_class_pause(f);
   // Per-packet state is no longer needed (every sender path checks sender_done first); keep
   // counters and times only.
-  std::vector<std::uint32_t>().swap(f.rtx);
-  std::vector<std::pair<std::uint32_t, SimTime>>().swap(f.sendlog);
-  std::vector<PsnState>().swap(f.state);
-  std::vector<std::uint64_t>().swap(f.sacked);
-  std::vector<SimTime>().swap(f.sent_at);
-  std::vector<std::uint32_t>().swap(f.ev_of);
-  f.log_head = f.rtx_head = 0;
+  std::vector<std::uint32_t>().swap(f.live->rtx);
+  std::vector<std::pair<std::uint32_t, SimTime>>().swap(f.live->sendlog);
+  std::vector<PsnState>().swap(f.live->state);
+  std::vector<std::uint64_t>().swap(f.live->sacked);
+  std::vector<SimTime>().swap(f.live->sent_at);
+  std::vector<std::uint32_t>().swap(f.live->ev_of);
+  f.live->log_head = f.live->rtx_head = 0;
+  f.live->cc.reset();
+  // The load balancer goes too unless the run's summary reads it or it answers probes that may
+  // still come back (lb::kCapPaths: on_probe_ack).
+  if (!(f.caps & lb::kCapPaths) && !(keep_ && keep_(f.id))) f.lb.reset();
+  if (f.finished) release(f);
+}
+
+// The transfer is over at both ends: only the FlowState (what flows.csv reports) stays. Late packets
+// of the flow (duplicates, probes) are answered from scratch_ (on_data).
+void Transport::release(FlowState& f) {
+  if (!f.live) return;
+  f.live.reset();
+  --live_;
+}
+
+FlowMemory Transport::memory() const {
+  FlowMemory m;
+  m.entries = flows_.size();
+  m.live = live_;
+  m.peak_live = peak_live_;
+  const auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    const auto& f = flows_[i];
+    if (!dependents_.empty()) m.vector_bytes += vec(dependents_[i]);
+    if (!start_dependents_.empty()) m.vector_bytes += vec(start_dependents_[i]);
+    if (f.lb) ++m.policies;
+    if (!f.live) continue;
+    const auto& L = *f.live;
+    if (L.cc) ++m.ccs;
+    m.vector_bytes += vec(L.state) + vec(L.sacked) + vec(L.sent_at) + vec(L.ev_of) + vec(L.rtx) + vec(L.sendlog) +
+                      vec(L.received);
+  }
+  for (const auto& q : hosts_) m.scheduler_bytes += vec(q.slots) + q.ready.bytes();
+  return m;
 }
 
 void Transport::on_event(const Event& e) {
@@ -730,7 +933,7 @@ void Transport::on_event(const Event& e) {
       break;
     case net::kEvRto: {
       auto& f = flows_[e.obj];
-      if (f.rto_armed == e.time) on_rto(e.obj);  // otherwise a stale, superseded timer
+      if (f.live && f.live->rto_armed == e.time) on_rto(e.obj);  // otherwise a stale, superseded timer
       break;
     }
     case net::kEvComputeDone:
@@ -740,22 +943,23 @@ void Transport::on_event(const Event& e) {
       break;
     case net::kEvAckFlush: {
       auto& f = flows_[e.obj];
-      f.ack_flush_armed = false;
-      if (f.ack_pending) send_ack(f, f.spec->dst, f.spec->src);
+      if (!f.live) break;  // over: nothing was pending (a finished receiver ACKs every arrival)
+      f.live->ack_flush_armed = false;
+      if (f.live->ack_pending) send_ack(f, *f.live, f.spec->dst, f.spec->src);
       break;
     }
     case net::kEvHoldWake: {
       auto& f = flows_[e.obj];
-      if (f.hold_wake == e.time && (f.park & kParkHold)) {
-        f.hold_wake = kTimeNever;
+      if (f.live && f.live->hold_wake == e.time && (f.park & kParkHold)) {
+        f.live->hold_wake = kTimeNever;
         unpark(f, kParkHold);
       }
       break;
     }
     case net::kEvPaceWake: {
       auto& f = flows_[e.obj];
-      if (f.pace_wake == e.time) {
-        f.pace_wake = kTimeNever;
+      if (f.live && f.live->pace_wake == e.time) {
+        f.live->pace_wake = kTimeNever;
         if (!f.sender_done) net_.kick_nic(f.spec->src);
       }
       break;
@@ -764,8 +968,8 @@ void Transport::on_event(const Event& e) {
       // [Flowcut] sec. IV-A: no XON came (e.g. an ACK was lost and the switch never drained the
       // flow): the source resumes on its own; the switches keep routing it on its old path.
       auto& f = flows_[e.obj];
-      if (f.pause_deadline != e.time) break;
-      f.pause_deadline = kTimeNever;
+      if (!f.live || f.live->pause_deadline != e.time) break;
+      f.live->pause_deadline = kTimeNever;
       if (f.park & kParkPause) {
         ++f.n.pause_timeouts;
         unpark(f, kParkPause);

@@ -20,7 +20,13 @@
 // at it, and comes back on its wake time, its next feedback (holds), XON or the pause timeout.
 // Entries of the workload start when their start time has come and their dependencies are met
 // (workload/flow_spec.h); computations take their duration and send nothing.
+// NIC scheduler: pull_data is a round robin over the host's active flows; only those that can send
+// (a packet and a window for it, or a hold to ask about, or a pacing slot to wait for) are marked
+// ready, so a host with thousands of flows waiting for ACKs costs O(1) per packet.
+// Memory: a workload entry holds its FlowState record for the whole run; a transfer holds a FlowLive
+// from its start until both ends are done (docs/architecture.md "Per-flow state").
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,6 +56,55 @@ struct TransportParams {
   // Stop the run only when every sender also holds its final ACK (output.fct_at = "sender"), not
   // when the last receiver holds every byte.
   bool wait_senders = false;
+  // NIC scheduler (transport.nic_scheduler): false = the ready list (only flows that can send are
+  // visited); true = visit every active flow, the reference the ready list must match packet for packet.
+  bool scan_all = false;
+};
+
+// A set of small integers with O(1) insert and erase and a find-next that costs one step per 64x
+// level (3 levels cover 262,144 slots): the NIC scheduler's ready slots.
+class SlotBits {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  // Fast paths inline: the word of slot i already has (keeps) another member, so the levels above
+  // do not change; the rest in set_slow / clear_slow / find.
+  void set(std::uint32_t i) {
+    if ((i >> 6) < lv_[0].size()) {
+      std::uint64_t& w = lv_[0][i >> 6];
+      if (w) {
+        w |= 1ULL << (i & 63);
+        return;
+      }
+    }
+    set_slow(i);
+  }
+  void clear(std::uint32_t i) {
+    if ((i >> 6) >= lv_[0].size()) return;
+    std::uint64_t& w = lv_[0][i >> 6];
+    const std::uint64_t bit = 1ULL << (i & 63);
+    if (!(w & bit)) return;
+    if (w != bit) {
+      w &= ~bit;
+      return;
+    }
+    clear_slow(i);
+  }
+  bool test(std::uint32_t i) const { return (i >> 6) < lv_[0].size() && (lv_[0][i >> 6] >> (i & 63) & 1); }
+  // The smallest member >= i, or kNone.
+  std::uint32_t next(std::uint32_t i) const {
+    if ((i >> 6) < lv_[0].size())
+      if (const std::uint64_t m = lv_[0][i >> 6] & (~0ULL << (i & 63))) return (i & ~63u) + static_cast<std::uint32_t>(std::countr_zero(m));
+    return find(0, i);
+  }
+  void reset();  // empty, keeping the capacity
+  std::size_t bytes() const;
+
+ private:
+  std::uint32_t find(std::size_t level, std::uint32_t i) const;
+  void grow(std::uint32_t i);
+  void set_slow(std::uint32_t i);
+  void clear_slow(std::uint32_t i);
+  std::vector<std::vector<std::uint64_t>> lv_{1};  // lv_[0]: one bit per slot; lv_[k + 1]: non-zero words of lv_[k]
 };
 
 struct FlowCounters {
@@ -77,20 +132,13 @@ inline constexpr std::uint8_t kParkPause = 2;  // a switch paused it (FGFC XOFF)
 
 enum class PsnState : std::uint8_t { Unsent = 0, InFlight = 1, Acked = 2, Lost = 3 };
 
-struct FlowState {
-  const workload::FlowSpec* spec = nullptr;
-  std::uint32_t id = 0;
-  std::uint32_t npkts = 0;
-  // lifecycle
-  std::uint32_t pending_deps = 0, pending_start_deps = 0;
-  SimTime ready_time = 0;  // latest dependency completion + delay / start dependency
-  SimTime start_time = -1, finish_time = -1, sender_done_time = -1;
-  bool started = false, finished = false, sender_done = false;
-  bool pinned = false;  // lb = via_group:<g> or pinned_ecmp: data packets carry net::kFlagPinned
-  std::uint8_t caps = 0;  // the load balancer's lb::kCap* flags
+// The state of a transfer in progress (sender and receiver), made when the entry starts
+// (Transport::begin) and released as a whole once the receiver holds every byte and the sender has
+// its final ACK (docs/architecture.md "Per-flow state"). The per-PSN vectors go earlier: the
+// sender's at its final ACK, the receiver's bitmap at completion.
+struct FlowLive {
   // sender
-  std::unique_ptr<CongestionControl> cc;
-  std::unique_ptr<lb::EntropyPolicy> lb;
+  std::unique_ptr<CongestionControl> cc;  // freed at the final ACK
   Bytes inflight = 0;
   std::uint32_t next_new = 0;     // next never-sent PSN
   std::uint32_t acked = 0;        // PSNs acknowledged
@@ -106,9 +154,10 @@ struct FlowState {
   std::size_t log_head = 0;
   SimTime rto_armed = kTimeNever;  // time of the pending RTO event, if any
   SimTime last_rewind = -1;        // go_back_n: when the sender last resent from a NACKed PSN
+  // NIC scheduler (Transport::pull_data): the flow's slot in its host's list of sendable flows while
+  // it is there (not parked, sender not done).
+  std::uint32_t slot = 0xFFFFFFFFu;
   // parking (holds and pauses)
-  std::uint8_t park = 0;           // kPark* reasons; non-zero = not in the host's active list
-  bool class_paused = false;       // this flow's drain paused the NIC's class (PFC)
   SimTime parked_since = 0, class_since = 0;
   SimTime hold_wake = kTimeNever;  // time of the pending kEvHoldWake
   SimTime pause_deadline = kTimeNever;  // time of the pending kEvPauseTimeout
@@ -118,29 +167,63 @@ struct FlowState {
   SimTime pace_wake = kTimeNever;
   bool paced = false;
   // receiver
+  bool ack_flush_armed = false;
+  std::uint8_t ack_last_hops = 0;
+  std::uint8_t carry_n = 0;  // ack_carry_evs: non-ECN EVs received since the last ACK
   std::vector<std::uint64_t> received;  // PSN bitmap; freed when every PSN is held
-  std::uint32_t rcv_count = 0;
   std::uint32_t rcv_cum = 0;  // lowest PSN not yet received
   std::uint32_t ack_pending = 0, ack_pending_ecn = 0;
   std::uint32_t ack_last_psn = 0, ack_last_ev = 0;
   std::uint32_t ack_pending_bytes = 0;  // wire bytes of the data packets the next ACK answers
-  std::uint8_t ack_last_hops = 0;
   SimTime ack_last_sent_time = 0;
   SimTime ack_last_rx = 0;       // arrival time of the data packet the next ACK answers
-  SimTime rcv_latest_sent = -1;  // latest send time among the data packets received
-  bool ack_flush_armed = false;
-  std::uint8_t carry_n = 0;  // ack_carry_evs: non-ECN EVs received since the last ACK
   std::uint16_t carry_ev[net::kMaxCarriedEvs] = {};
+};
+
+// One per workload entry for the whole run: what flows.csv and summary.json report, the entry's
+// dependencies, and its load balancer (kept to the end only when the run's summary reads it:
+// Transport's PolicyKeep). The transfer's working state is `live` while it is in progress.
+struct FlowState {
+  const workload::FlowSpec* spec = nullptr;
+  std::uint32_t id = 0;
+  std::uint32_t npkts = 0;
+  // lifecycle
+  std::uint32_t pending_deps = 0, pending_start_deps = 0;
+  SimTime ready_time = 0;  // latest dependency completion + delay / start dependency
+  SimTime start_time = -1, finish_time = -1, sender_done_time = -1;
+  bool started = false, finished = false, sender_done = false;
+  bool pinned = false;  // lb = via_group:<g> or pinned_ecmp: data packets carry net::kFlagPinned
+  std::uint8_t caps = 0;  // the load balancer's lb::kCap* flags
+  std::uint8_t park = 0;           // kPark* reasons; non-zero = not in the host's active list
+  bool class_paused = false;       // this flow's drain paused the NIC's class (PFC)
+  std::uint32_t rcv_count = 0;     // receiver: distinct PSNs held
+  SimTime rcv_latest_sent = -1;    // receiver: latest send time among the data packets received
+  std::unique_ptr<lb::EntropyPolicy> lb;
+  std::unique_ptr<FlowLive> live;  // null before the start and once the transfer is over
   FlowCounters n;
 };
 
 using PolicyFactory =
     std::function<std::unique_ptr<lb::EntropyPolicy>(const workload::FlowSpec&, std::uint32_t id)>;
+// Whether entry id's load balancer must outlive its transfer (the run's summary or path usage reads
+// it); empty = none does. Policies that answer probes (lb::kCapPaths) are always kept.
+using PolicyKeep = std::function<bool(std::uint32_t id)>;
+
+// Memory held by per-flow state, counted from the containers (tests, docs/scale.md).
+struct FlowMemory {
+  std::size_t entries = 0;       // workload entries (one FlowState each)
+  std::size_t live = 0;          // transfers with a FlowLive (started, not yet over)
+  std::size_t peak_live = 0;     // most FlowLive objects at once
+  std::size_t policies = 0;      // load-balancer objects held
+  std::size_t ccs = 0;           // congestion-control objects held
+  std::size_t vector_bytes = 0;  // capacity of every per-flow vector (PSN state, bitmaps, logs, dependents)
+  std::size_t scheduler_bytes = 0;  // the NIC scheduler's per-host slot lists and ready bits
+};
 
 class Transport final : public net::HostHandler, public net::EventHandler {
  public:
   Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
-            PolicyFactory policies);
+            PolicyFactory policies, PolicyKeep keep = {});
 
   // Schedule every entry whose dependencies are already met.
   void start();
@@ -164,6 +247,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // (index = packets, the last bin collecting larger values).
   const std::vector<std::uint64_t>& rob_histogram() const { return rob_hist_; }
   Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const;
+  FlowMemory memory() const;
 
   // net::HostHandler
   void on_packet(std::uint32_t pkt) override;
@@ -185,20 +269,29 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void on_nack(std::uint32_t pkt);
   void on_go_back_n(FlowState& f, const net::Packet& n);
   void on_pause(std::uint32_t pkt);
-  void send_nack(FlowState& f, const net::Packet& p, std::uint32_t psn, bool go_back_n);
+  void send_nack(FlowState& f, FlowLive& R, const net::Packet& p, std::uint32_t psn, bool go_back_n);
   // Parking: take the flow out of / put it back into its host's active list.
   void park(FlowState& f, std::uint8_t reason);
   void unpark(FlowState& f, std::uint8_t reason);
+  void add_active(FlowState& f);
   void remove_active(FlowState& f);
+  // Re-evaluates whether the flow may be picked by pull_data (after anything that changes its
+  // packets, window or bytes in flight).
+  void refresh(FlowState& f);
+  bool sendable(FlowState& f) const;
+  void compact(std::int32_t host);
+  void release(FlowState& f);
   void end_class_pause(FlowState& f);
-  void send_ack(FlowState& f, std::int32_t from_host, std::int32_t to_host);
+  void send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std::int32_t to_host);
   // [LAPS] sec. 3.4: a header-only probe on the path `ev` names, and the receiver's answer.
   void send_probe(FlowState& f, std::uint32_t ev);
-  void answer_probe(FlowState& f, const net::Packet& p);
+  void answer_probe(FlowState& f, FlowLive& R, const net::Packet& p);
   void on_probe_ack(FlowState& f, const net::Packet& a);
   // A policy's per-path loss verdicts ([LAPS] sec. 3.7): resend the transmissions still in flight.
   void resend_lost(FlowState& f);
   void count_rob(FlowState& f, std::int32_t host, std::uint32_t before);
+  // The receiver state of f: its own, or scratch_ once the transfer is released.
+  FlowLive& receiver(FlowState& f);
   // Word w of the receiver's PSN bitmap (also once it is freed, when the entry is complete).
   std::uint64_t received_word(const FlowState& f, std::uint32_t w) const;
   void mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes, std::uint32_t& newly);
@@ -212,8 +305,29 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   PolicyFactory policies_;
   std::vector<FlowState> flows_;
   std::vector<std::vector<std::uint32_t>> dependents_, start_dependents_;
-  std::vector<std::vector<std::uint32_t>> active_;  // per host: flows with data to send
-  std::vector<std::uint32_t> cursor_;               // per host: round-robin position
+  PolicyKeep keep_;
+  // NIC scheduler, per host: the active flows (not parked, sender not done) in round-robin order,
+  // one slot each (kNil = a flow that left; trailing ones are trimmed, the rest compacted when they
+  // outnumber the flows), the slots of the flows that can send, and the round-robin position (the
+  // next flow considered is the first ready one at or after it, wrapping).
+  // A host with few active flows is scanned slot by slot (cheaper than keeping the bits, and the
+  // same order); `ready` is kept from kReadyFrom flows on until they drop below kReadyFrom / 2.
+  struct HostQueue {
+    std::vector<std::uint32_t> slots;
+    SlotBits ready;
+    std::uint32_t active = 0;
+    std::uint32_t cursor = 0;
+    bool bits = false;  // `ready` is in use
+  };
+  static constexpr std::uint32_t kReadyFrom = 16;
+  std::uint32_t next_slot(const HostQueue& q, std::uint32_t s) const {
+    if (q.bits) return q.ready.next(s);
+    while (s < q.slots.size() && q.slots[s] == net::kNil) ++s;
+    return s < q.slots.size() ? s : SlotBits::kNone;
+  }
+  void use_bits(HostQueue& q);
+  std::vector<HostQueue> hosts_;
+  std::size_t live_ = 0, peak_live_ = 0;
   std::vector<std::uint32_t> class_paused_;         // per host: PFC class pauses in force
   std::uint32_t class_pauses_ = 0;                  // in force over all hosts (0: skip the per-host check)
   std::size_t completed_ = 0;
@@ -222,6 +336,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   SimTime last_progress_ = 0;
   std::size_t senders_pending_ = 0;  // transfers whose sender has not had every packet acknowledged
   std::vector<std::pair<std::uint32_t, SimTime>> lost_buf_;
+  FlowLive scratch_;  // receiver state of a transfer already released (late duplicates, probes)
   std::vector<std::uint32_t> rob_host_;   // per host: packets held in its flows' reorder buffers
   std::vector<std::uint64_t> rob_hist_;
 };

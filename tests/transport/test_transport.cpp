@@ -60,6 +60,7 @@ struct Bench {
     tr->start();
   }
   const transport::FlowState& flow() const { return tr->flows()[0]; }
+  const transport::FlowLive& live() const { return *tr->flows()[0].live; }
   // The sender's link black-holes everything it transmits (a failed link).
   void cut_sender_link() { net->port(net->nic_port(0)).up = false; }
   void run_to(SimTime t) { net->run(t); }
@@ -76,7 +77,7 @@ struct Bench {
     a.src = 1;
     a.dst = 0;
     a.size = kHeader;
-    a.sent_time = flow().sent_at.empty() ? 0 : flow().sent_at[psn];
+    a.sent_time = !flow().live || live().sent_at.empty() ? 0 : live().sent_at[psn];
     tr->on_packet(i);
   }
   void nack(std::uint32_t psn, SimTime sent_time) {
@@ -105,14 +106,14 @@ TEST(Transport, RtoWalkDeclaresEachPacketLostOneRtoAfterItsLatestTransmission) {
   b.cut_sender_link();
   b.run_to(kRto - 1);
   EXPECT_EQ(b.flow().n.packets_sent, 4u);  // the window holds all four: sent back to back
-  EXPECT_EQ(b.flow().sent_at[3], 3 * kSer);
+  EXPECT_EQ(b.live().sent_at[3], 3 * kSer);
   EXPECT_EQ(b.flow().n.timeouts, 0u);
   // The first RTO fires at rto: only PSN 0 (sent at 0) has expired; the timer moves to PSN 1's.
   b.run_to(kRto);
   EXPECT_EQ(b.flow().n.timeouts, 1u);
-  EXPECT_EQ(b.flow().rto_armed, kSer + kRto);
+  EXPECT_EQ(b.live().rto_armed, kSer + kRto);
   EXPECT_EQ(b.flow().n.retransmits, 1u);  // resent at once: the NIC was idle
-  EXPECT_EQ(b.flow().sent_at[0], kRto);
+  EXPECT_EQ(b.live().sent_at[0], kRto);
   b.run_to(kRto + 3 * kSer);
   EXPECT_EQ(b.flow().n.timeouts, 4u);
   // Second and third rounds: one rto later each (a backoff would double the gap).
@@ -122,7 +123,7 @@ TEST(Transport, RtoWalkDeclaresEachPacketLostOneRtoAfterItsLatestTransmission) {
   EXPECT_EQ(b.flow().n.timeouts, 12u);
   EXPECT_EQ(b.flow().n.retransmits, 12u);
   EXPECT_EQ(b.flow().n.packets_sent, 16u);
-  EXPECT_EQ(b.flow().inflight, 4 * kWire);  // every resent copy is in flight again
+  EXPECT_EQ(b.live().inflight, 4 * kWire);  // every resent copy is in flight again
 }
 
 // Only the NACK of a PSN's latest transmission triggers a retransmission; a NACK of an older copy
@@ -132,32 +133,32 @@ TEST(Transport, StaleNackIsIgnored) {
   b.cut_sender_link();
   b.run_to(us(1));
   ASSERT_EQ(b.flow().n.packets_sent, 4u);
-  const SimTime sent2 = b.flow().sent_at[2];
+  const SimTime sent2 = b.live().sent_at[2];
   // A NACK echoing a different send time: an older copy of PSN 2.
   b.nack(2, sent2 - 1);
   EXPECT_EQ(b.flow().n.nacks, 1u);
-  EXPECT_EQ(b.flow().state[2], PsnState::InFlight);
-  EXPECT_EQ(b.flow().inflight, 4 * kWire);
-  EXPECT_TRUE(b.flow().rtx.empty());
+  EXPECT_EQ(b.live().state[2], PsnState::InFlight);
+  EXPECT_EQ(b.live().inflight, 4 * kWire);
+  EXPECT_TRUE(b.live().rtx.empty());
   // PSN 0 acknowledged, then a NACK of it arrives late.
   b.ack(0, 1, 1);
-  EXPECT_EQ(b.flow().state[0], PsnState::Acked);
-  b.nack(0, b.flow().sent_at[0]);
+  EXPECT_EQ(b.live().state[0], PsnState::Acked);
+  b.nack(0, b.live().sent_at[0]);
   EXPECT_EQ(b.flow().n.nacks, 2u);
-  EXPECT_EQ(b.flow().state[0], PsnState::Acked);
-  EXPECT_EQ(b.flow().inflight, 3 * kWire);
-  EXPECT_TRUE(b.flow().rtx.empty());
+  EXPECT_EQ(b.live().state[0], PsnState::Acked);
+  EXPECT_EQ(b.live().inflight, 3 * kWire);
+  EXPECT_TRUE(b.live().rtx.empty());
   // The NACK of the latest transmission: lost and resent at once (the NIC is idle), so in flight
   // again with a new send time.
   b.nack(2, sent2);
   EXPECT_EQ(b.flow().n.retransmits, 1u);
-  EXPECT_EQ(b.flow().state[2], PsnState::InFlight);
-  EXPECT_EQ(b.flow().sent_at[2], b.net->now());
-  EXPECT_GT(b.flow().sent_at[2], sent2);
-  EXPECT_EQ(b.flow().inflight, 3 * kWire);
+  EXPECT_EQ(b.live().state[2], PsnState::InFlight);
+  EXPECT_EQ(b.live().sent_at[2], b.net->now());
+  EXPECT_GT(b.live().sent_at[2], sent2);
+  EXPECT_EQ(b.live().inflight, 3 * kWire);
   // The first copy's NACK is now stale too.
   b.nack(2, sent2);
-  EXPECT_EQ(b.flow().state[2], PsnState::InFlight);
+  EXPECT_EQ(b.live().state[2], PsnState::InFlight);
   b.run_to(us(3));
   EXPECT_EQ(b.flow().n.retransmits, 1u);
 }
@@ -172,57 +173,61 @@ TEST(Transport, SackAndCumulativeAckMarkExactlyTheirPsns) {
   ASSERT_EQ(b.flow().n.packets_sent, 130u);
   // PSNs 64, 66 and 70 arrived (word 1), nothing below 64.
   b.ack(70, 0, (1ULL << 0) | (1ULL << 2) | (1ULL << 6));
-  EXPECT_EQ(b.flow().acked, 3u);
-  EXPECT_EQ(b.flow().snd_cum, 0u);
-  EXPECT_EQ(b.flow().state[64], PsnState::Acked);
-  EXPECT_EQ(b.flow().state[65], PsnState::InFlight);
-  EXPECT_EQ(b.flow().state[66], PsnState::Acked);
-  EXPECT_EQ(b.flow().state[70], PsnState::Acked);
-  EXPECT_EQ(b.flow().inflight, 127 * kWire);
+  EXPECT_EQ(b.live().acked, 3u);
+  EXPECT_EQ(b.live().snd_cum, 0u);
+  EXPECT_EQ(b.live().state[64], PsnState::Acked);
+  EXPECT_EQ(b.live().state[65], PsnState::InFlight);
+  EXPECT_EQ(b.live().state[66], PsnState::Acked);
+  EXPECT_EQ(b.live().state[70], PsnState::Acked);
+  EXPECT_EQ(b.live().inflight, 127 * kWire);
   // A cumulative ACK of 2 with PSN 1's word (bits 0 and 1).
   b.ack(1, 2, 0b11);
-  EXPECT_EQ(b.flow().acked, 5u);
-  EXPECT_EQ(b.flow().snd_cum, 2u);
+  EXPECT_EQ(b.live().acked, 5u);
+  EXPECT_EQ(b.live().snd_cum, 2u);
   // The same ACK again: nothing new.
   b.ack(1, 2, 0b11);
-  EXPECT_EQ(b.flow().acked, 5u);
-  EXPECT_EQ(b.flow().inflight, 125 * kWire);
+  EXPECT_EQ(b.live().acked, 5u);
+  EXPECT_EQ(b.live().inflight, 125 * kWire);
   // The last word holds only PSNs 128 and 129.
   b.ack(129, 2, 0b11);
-  EXPECT_EQ(b.flow().acked, 7u);
+  EXPECT_EQ(b.live().acked, 7u);
   // The RTO walk skips acknowledged PSNs: the other 123 time out.
   b.run_to(rto + us(12));
   EXPECT_EQ(b.flow().n.timeouts, 123u);
-  EXPECT_EQ(b.flow().state[64], PsnState::Acked);
+  EXPECT_EQ(b.live().state[64], PsnState::Acked);
   // A cumulative ACK of everything finishes the sender.
   b.ack(129, 130, 0b11);
   EXPECT_TRUE(b.flow().sender_done);
 }
 
-// Per-PSN state is allocated when the flow starts and freed when it is done: the sender's when
-// every PSN is acknowledged, the receiver's when every PSN is held. A late duplicate is still
-// counted and acknowledged after that.
+// Per-PSN state is allocated when the flow starts and freed when it is done: the receiver's bitmap
+// when every PSN is held, the sender's vectors, congestion control and load balancer at the final
+// ACK, and the whole FlowLive then (docs/architecture.md). A late duplicate is still counted and
+// acknowledged after that.
 TEST(Transport, PerFlowStateIsFreedWhenTheFlowFinishes) {
   Bench b(200);
   b.run_to(us(1));
-  EXPECT_EQ(b.flow().state.size(), 200u);
-  EXPECT_EQ(b.flow().sent_at.size(), 200u);
-  EXPECT_EQ(b.flow().received.size(), 4u);  // ceil(200 / 64) words
+  EXPECT_EQ(b.live().state.size(), 200u);
+  EXPECT_EQ(b.live().sent_at.size(), 200u);
+  EXPECT_EQ(b.live().received.size(), 4u);  // ceil(200 / 64) words
+  EXPECT_EQ(b.tr->memory().live, 1u);
   // The run stops when the last entry completes at its receiver; run on to deliver the last ACKs.
   b.run_to(kTimeNever);
   const auto& f = b.flow();
   ASSERT_TRUE(f.finished);
-  EXPECT_EQ(f.received.capacity(), 0u);  // the receiver's bitmap goes at completion
+  ASSERT_TRUE(f.live);
+  EXPECT_EQ(f.live->received.capacity(), 0u);  // the receiver's bitmap goes at completion
   b.run_to(kTimeNever);
   ASSERT_TRUE(f.sender_done);
   EXPECT_EQ(f.n.packets_sent, 200u);
-  EXPECT_EQ(f.state.capacity(), 0u);
-  EXPECT_EQ(f.sacked.capacity(), 0u);
-  EXPECT_EQ(f.sent_at.capacity(), 0u);
-  EXPECT_EQ(f.ev_of.capacity(), 0u);
-  EXPECT_EQ(f.rtx.capacity(), 0u);
-  EXPECT_EQ(f.sendlog.capacity(), 0u);
-  EXPECT_EQ(f.received.capacity(), 0u);
+  EXPECT_FALSE(f.live);  // both ends are done: the transfer's state is released
+  EXPECT_FALSE(f.lb);    // no summary reads this flow's load balancer
+  const auto m = b.tr->memory();
+  EXPECT_EQ(m.live, 0u);
+  EXPECT_EQ(m.peak_live, 1u);
+  EXPECT_EQ(m.policies, 0u);
+  EXPECT_EQ(m.ccs, 0u);
+  EXPECT_EQ(m.vector_bytes, 0u);
   EXPECT_EQ(b.tr->completed(), 1u);
   // A duplicate of PSN 5 arrives after the receiver is done (a retransmission overtaken by the
   // original, say): counted, acknowledged (the sender, done, ignores the ACK).
