@@ -461,21 +461,21 @@ TEST(Laps, RunReportsTablesAndReorderBuffer) {
 TEST(Laps, Ns3RateRuleSteps) {
   const SimTime T = us(10);
   lb::LapsRate r(100e9, 1e9, 2);
-  EXPECT_EQ(r.update_ns3(0, true, T), -1);
+  EXPECT_EQ(r.update_ns3(us(1), true, T), -1);
   EXPECT_DOUBLE_EQ(r.rate(), 50e9);
-  EXPECT_EQ(r.update_ns3(us(5), true, T), 0);  // decrease timer: once per 2T
-  EXPECT_EQ(r.update_ns3(us(21), true, T), -1);
+  EXPECT_EQ(r.update_ns3(us(5), true, T), 0);  // decrease timer (strictly after it, as the code): once per 2T
+  EXPECT_EQ(r.update_ns3(us(22), true, T), -1);
   EXPECT_DOUBLE_EQ(r.rate(), 25e9);
   EXPECT_DOUBLE_EQ(r.expected(), 50e9);
-  EXPECT_EQ(r.update_ns3(us(22), false, T), 1);  // the increase timer is its own
+  EXPECT_EQ(r.update_ns3(us(23), false, T), 1);  // the increase timer is its own
   EXPECT_DOUBLE_EQ(r.rate(), 37.5e9);
   EXPECT_EQ(r.update_ns3(us(30), false, T), 0);  // within 2T of the last increase
-  EXPECT_EQ(r.update_ns3(us(43), false, T), 1);
+  EXPECT_EQ(r.update_ns3(us(44), false, T), 1);
   EXPECT_DOUBLE_EQ(r.rate(), 43.75e9);
-  EXPECT_EQ(r.update_ns3(us(64), false, T), 1);
+  EXPECT_EQ(r.update_ns3(us(65), false, T), 1);
   EXPECT_DOUBLE_EQ(r.rate(), 46.875e9);
   EXPECT_EQ(r.hyper_phases(), 0u);
-  EXPECT_EQ(r.update_ns3(us(85), false, T), 1);  // 3 > N = 2 increases: expRate doubles first
+  EXPECT_EQ(r.update_ns3(us(86), false, T), 1);  // 3 > N = 2 increases: expRate doubles first
   EXPECT_EQ(r.hyper_phases(), 1u);
   EXPECT_DOUBLE_EQ(r.expected(), 100e9);
   EXPECT_DOUBLE_EQ(r.rate(), 73.4375e9);
