@@ -14,6 +14,57 @@ LOADS=${LOADS:-0.5 0.8}
 SEED=${SEED:-1}
 mkdir -p "$OUT"
 
+# MODE=ns3: the comparison of docs/laps.md "The authors' ns-3 code vs the paper" instead: Dragonfly RPC
+# and Rail DM at load 0.8, PFC on, launch window WINDOW us (default 200), seeds SEEDS (default "1 2"),
+# for LAPS as the paper reads (defaults), LAPS with the authors' code's rules (lb.laps_rate_rule = ns3,
+# lb.laps_spray_paths = all, beta 4) and ECMP (minimal ECMP, one EV per flow, DCTCP).
+if [ "${MODE:-}" = ns3 ]; then
+  WINDOW=${WINDOW:-200}
+  SEEDS=${SEEDS:-1 2}
+  ns3_args() {
+    case $1 in
+      laps) echo "" ;;
+      laps_ns3) echo "--set lb.laps_rate_rule=ns3 --set lb.laps_spray_paths=all --set lb.laps_beta=4" ;;
+      ecmp) echo "--set routing.algorithm=ecmp --set lb.algorithm=ecmp --set transport.cc=dctcp" ;;
+    esac
+  }
+  for sc in "dragonfly_144 googlerpc" "rail_64 ../../data/flow-size-cdf/VL2_CDF.txt"; do
+    read -r topo cdf <<<"$sc"
+    for seed in $SEEDS; do
+      for scheme in laps laps_ns3 ecmp; do
+        # shellcheck disable=SC2046
+        "$BIN" run "examples/laps/${topo}.toml" --seed "$seed" --set output.ports_csv=false \
+          --set network.flow_control=pfc --set "workload.cdf=\"${cdf}\"" --set workload.load=0.8 \
+          --set "workload.duration_us=${WINDOW}" $(ns3_args "$scheme") --out "$OUT/ns3_${topo}_${seed}_${scheme}" --quiet \
+          >/dev/null 2>&1 || echo "run failed: ${topo} seed ${seed} ${scheme}" >&2
+      done
+    done
+  done
+  python3 - "$OUT" "$SEEDS" <<'PY'
+import csv, json, math, os, sys
+out, seeds = sys.argv[1], sys.argv[2].split()
+def stats(d):
+    p = os.path.join(out, d, "flows.csv")
+    if not os.path.exists(p):
+        return None
+    f = sorted(float(r["fct_us"]) for r in csv.DictReader(open(p)) if r["finished"] == "1")
+    if not f:
+        return None
+    lj = json.load(open(os.path.join(out, d, "summary.json"))).get("laps", {})
+    return sum(f) / len(f), f[min(len(f) - 1, math.ceil(0.99 * len(f)) - 1)], len(f), lj.get("rate_decreases"), lj.get("rate_increases")
+print("| topology, workload | seed | flows | LAPS (paper rules) | LAPS (ns-3 code rules, beta 4) | ECMP + DCTCP | decreases / increases (paper) | decreases / increases (ns-3) |")
+print("|---|---|---|---|---|---|---|---|")
+for topo, wl in (("dragonfly_144", "Dragonfly 144, RPC"), ("rail_64", "Rail 64, DM")):
+    for seed in seeds:
+        r = {s: stats(f"ns3_{topo}_{seed}_{s}") for s in ("laps", "laps_ns3", "ecmp")}
+        c = lambda v: "-" if v is None else f"{v[0]:.1f} / {v[1]:.1f}"
+        rc = lambda v: "-" if v is None else f"{v[3]} / {v[4]}"
+        n = next((v[2] for v in r.values() if v), 0)
+        print(f"| {wl} | {seed} | {n} | {c(r['laps'])} | {c(r['laps_ns3'])} | {c(r['ecmp'])} | {rc(r['laps'])} | {rc(r['laps_ns3'])} |")
+PY
+  exit 0
+fi
+
 run() {  # name config extra-args...
   local name=$1 cfg=$2
   shift 2

@@ -50,6 +50,30 @@ int LapsRate::update(SimTime now, bool all_slow, SimTime T, SimTime interval_T) 
   return 1;
 }
 
+// The authors' ns-3 code (rdma-hw.cc IncreaseRateForLaps / DecreaseRateForLaps / UpdateRateForLaps).
+int LapsRate::update_ns3(SimTime now, bool all_slow, SimTime T) {
+  if (all_slow) {
+    if (now <= next_dec_) return 0;
+    next_dec_ = now + 2 * T;
+    exp_ = std::max(min_, cur_);
+    cur_ = std::max(min_, cur_ / 2);
+    consecutive_ = 0;
+    ++dec_;
+    return -1;
+  }
+  if (now <= next_inc_) return 0;
+  next_inc_ = now + 2 * T;
+  if (consecutive_ > n_) {
+    exp_ = std::min(line_, exp_ * 2);
+    consecutive_ = 0;
+    ++hyper_phases_;
+  }
+  cur_ = std::min(line_, (cur_ + exp_) / 2);
+  ++consecutive_;
+  ++inc_total_;
+  return 1;
+}
+
 void PathLossDetector::acked(std::uint32_t path, std::uint32_t psn, SimTime t,
                              std::vector<std::pair<std::uint32_t, SimTime>>& out) {
   auto& q = q_[path];
@@ -74,6 +98,12 @@ LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
   caps_ = kCapHold | kCapAckDetail | kCapPaths;
   const auto& base = ctx_.candidates->base_latency;
   model_T_ = *std::max_element(base.begin(), base.end());
+  if (sh_->p.rate_ns3) {
+    const auto& slack = ctx_.candidates->slack;
+    threshold_.resize(base.size());
+    for (std::size_t i = 0; i < base.size(); ++i) threshold_[i] = base[i] + (i < slack.size() ? slack[i] : 0);
+    ns3_T_ = *std::max_element(threshold_.begin(), threshold_.end());
+  }
   const auto key = host_pair(ctx_.src, ctx_.dst);
   auto it = sh_->pits.find(key);
   if (it == sh_->pits.end()) {
@@ -125,7 +155,7 @@ std::uint32_t LapsPolicy::next_ev(SimTime now) {
     }
   // sec. 3.5: Eq. 1 over the valid paths.
   inputs(d_, valid_);
-  if (std::find(valid_.begin(), valid_.end(), 1) == valid_.end()) valid_.assign(valid_.size(), 1);
+  if (sh_->p.spray_all || std::find(valid_.begin(), valid_.end(), 1) == valid_.end()) valid_.assign(valid_.size(), 1);
   w_ = softmax_probabilities(d_, sh_->p.beta, valid_);
   double r = ctx_.rng.uniform();
   for (std::uint32_t i = 0; i < w_.size(); ++i) {
@@ -178,6 +208,13 @@ void LapsPolicy::on_ack_detail(const AckDetail& a) {
     ++sh_->probe_answers;
   } else if (sh_->p.loss_detection) {
     loss_.acked(a.ev, a.psn, a.sent, lost_);
+  }
+  if (sh_->p.rate_ns3) {
+    // The authors' code: every path against its own idle latency + one packet per link.
+    bool all_slow = true;
+    for (std::size_t i = 0; i < pit_->size(); ++i) all_slow = all_slow && (*pit_)[i].real > threshold_[i];
+    rate_.update_ns3(a.now, all_slow, ns3_T_);
+    return;
   }
   // sec. 3.6: slow down only when every valid path is above the largest idle latency T.
   const SimTime T = largest_idle();
@@ -232,7 +269,8 @@ nlohmann::json laps_summary(const std::vector<const EntropyPolicy*>& used) {
     pit_total += e.second;
   }
   return {{"flows", sh.flows}, {"beta", sh.p.beta}, {"normalize", sh.p.normalize_max_base ? "max_base" : "us"},
-          {"idle", sh.p.idle_measured ? "measured" : "model"}, {"clock_offset_us", sh.p.clock_offset_us},
+          {"idle", sh.p.idle_measured ? "measured" : "model"}, {"rate_rule", sh.p.rate_ns3 ? "ns3" : "paper"},
+          {"spray_paths", sh.p.spray_all ? "all" : "valid"}, {"clock_offset_us", sh.p.clock_offset_us},
           {"probes_sent", sh.probes}, {"probe_answers", sh.probe_answers}, {"path_losses", sh.path_losses},
           {"rate_decreases", dec}, {"rate_increases", inc}, {"hyper_phases", hyper},
           {"pst_entries_max_per_host", pst_e}, {"pit_entries_max_per_host", pit_e}, {"pit_entries_total", pit_total},
@@ -248,6 +286,8 @@ const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over sour
         real("lb.laps_min_rate_gbps", 0.1, "Gb/s", "LAPS: the lowest rate a decrease goes to.").range(1e-6, 1e6),
         flag("lb.laps_probing", true, "LAPS: active probing of stale paths ([LAPS] sec. 3.4)."),
         flag("lb.laps_loss_detection", true, "LAPS: per-path loss detection from ACK order ([LAPS] sec. 3.7); off = only NACKs and the RTO."),
+        text("lb.laps_rate_rule", "paper", "LAPS: rate control: paper = decrease when every valid path's realVal exceeds T (the largest idle latency), one adjustment per 2T ([LAPS] sec. 3.6); ns3 = the authors' code: a path is slow above its own idle latency + one packet per link, every path counts, separate 2T timers for decreases and increases (docs/laps.md).").one_of({"paper", "ns3"}),
+        text("lb.laps_spray_paths", "valid", "LAPS: the paths Eq. 1 sprays over: valid = those without a pending probe ([LAPS] sec. 3.4), all = every candidate (the authors' ns-3 code).").one_of({"valid", "all"}),
         real("lb.laps_clock_offset_us", 0, "us", "LAPS: each host's clock is off by a uniform draw in [-x, x] (the one-way latencies the sender reads carry receiver - sender offset).").range(0, 1e9),
     },
     {"routing.algorithm=\"source_route\""}},
@@ -264,6 +304,8 @@ const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over sour
       p.probing = c.flag("lb.laps_probing");
       p.loss_detection = c.flag("lb.laps_loss_detection");
       p.clock_offset_us = c.real("lb.laps_clock_offset_us");
+      p.rate_ns3 = c.text("lb.laps_rate_rule") == "ns3";
+      p.spray_all = c.text("lb.laps_spray_paths") == "all";
       if (p.clock_offset_us > 0) {
         Rng rng(static_cast<std::uint64_t>(c.integer("run.seed")), hash_name("laps-clock"));
         sh->clock_offset.resize(run.hosts);

@@ -43,6 +43,11 @@ class LapsRate {
   // -1 decreased, +1 increased, 0 not allowed yet (within 2T of the last adjustment).
   // `all_slow` was decided against T; `interval_T` (default T) spaces the adjustments 2 x interval_T apart.
   int update(SimTime now, bool all_slow, SimTime T, SimTime interval_T = -1);
+  // The authors' ns-3 variant (lb.laps_rate_rule = "ns3"; wany16/Laps-ns3 rdma-hw.cc
+  // UpdateRateForLaps): decreases and increases each have their own timer of 2T, so an increase may
+  // follow a decrease at once; an increase first doubles expRate (then restarts the count) when more
+  // than N increases have passed since the last decrease or doubling.
+  int update_ns3(SimTime now, bool all_slow, SimTime T);
   double rate() const { return cur_; }
   double expected() const { return exp_; }
   bool hyper() const { return hyper_; }
@@ -56,6 +61,7 @@ class LapsRate {
   int consecutive_ = 0;
   bool hyper_ = false;
   SimTime last_ = -1;
+  SimTime next_dec_ = 0, next_inc_ = 0;  // ns3 variant's timers
   std::uint64_t dec_ = 0, inc_total_ = 0, hyper_phases_ = 0;
 };
 
@@ -83,6 +89,11 @@ struct LapsParams {
   bool probing = true;
   bool loss_detection = true;
   double clock_offset_us = 0;      // per-host clock offsets drawn uniformly in [-x, x]
+  // lb.laps_rate_rule = "ns3" (the authors' code): a path is slow when realVal > its own idle latency +
+  // one packet per link; every path counts (pending or not); T = the largest of those thresholds;
+  // separate 2T timers for decrease and increase (LapsRate::update_ns3).
+  bool rate_ns3 = false;
+  bool spray_all = false;          // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
 };
 
 struct PitEntry {
@@ -126,6 +137,8 @@ class LapsPolicy final : public EntropyPolicy {
   std::shared_ptr<LapsShared> sh_;
   std::vector<PitEntry>* pit_;
   SimTime model_T_ = 0;
+  std::vector<SimTime> threshold_;  // rate_ns3: per path, idle latency + one packet per link
+  SimTime ns3_T_ = 0;
   LapsRate rate_;
   PathLossDetector loss_;
   SimTime next_send_ = 0;

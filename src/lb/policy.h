@@ -57,6 +57,7 @@ inline constexpr std::uint8_t kCapPaths = 4;
 struct CandidateSet {
   std::vector<SimTime> base_latency;
   std::vector<std::uint8_t> anchors;
+  std::vector<SimTime> slack;  // one full packet's serialisation per link (the ns-3 code's congestion margin)
 };
 
 // What a policy may know about its connection when it is created.

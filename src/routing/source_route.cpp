@@ -102,7 +102,11 @@ void CandidatePaths::finish(SourcePath& p, std::int32_t a, std::int32_t b) const
       if (topo_.is_host(port.peer)) return &topo_.links[static_cast<std::size_t>(port.link)];
     return nullptr;
   };
-  if (const auto* l = host_link(a)) lat += ser(wire_, l->rate) + l->latency;
+  SimTime slack = 0;
+  if (const auto* l = host_link(a)) {
+    lat += ser(wire_, l->rate) + l->latency;
+    slack += ser(wire_, l->rate);
+  }
   for (std::size_t h = 0; h + 1 < n.size(); ++h) {
     const std::int32_t o = port_to(n[h], n[h + 1]);
     const auto& port = topo_.ports[static_cast<std::size_t>(n[h])][static_cast<std::size_t>(o)];
@@ -110,10 +114,15 @@ void CandidatePaths::finish(SourcePath& p, std::int32_t a, std::int32_t b) const
     p.back_ports.push_back(static_cast<std::int16_t>(port.peer_port));
     const auto& l = topo_.links[static_cast<std::size_t>(port.link)];
     lat += ser(wire_, l.rate) + l.latency;
+    slack += ser(wire_, l.rate);
   }
-  if (const auto* l = host_link(b)) lat += ser(wire_, l->rate) + l->latency;
+  if (const auto* l = host_link(b)) {
+    lat += ser(wire_, l->rate) + l->latency;
+    slack += ser(wire_, l->rate);
+  }
   lat += sw_lat_ * static_cast<SimTime>(n.size());
   p.base_latency = lat;
+  p.slack = slack;
 }
 
 // Yen's k shortest loopless paths by switch hops; spur paths by breadth-first search in port order.

@@ -67,6 +67,7 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
       lb::CandidateSet set;
       for (const auto& p : sr->candidates().paths(a, b)) {
         set.base_latency.push_back(p.base_latency);
+        set.slack.push_back(p.slack);
         set.anchors.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(p.anchors.size(), 255)));
       }
       candidates_.emplace(key, std::move(set));

@@ -454,3 +454,97 @@ TEST(Laps, RunReportsTablesAndReorderBuffer) {
   EXPECT_GT(j["reorder_buffer"]["samples"].get<int>(), 150);
   for (const auto& r : s.flow_results()) EXPECT_GT(r.fct(), 0);
 }
+
+// The authors' ns-3 rate rule (lb.laps_rate_rule = "ns3", rdma-hw.cc UpdateRateForLaps): decreases
+// and increases have separate 2T timers, so an increase may follow a decrease at once; after more
+// than N increases the next one first doubles expRate.
+TEST(Laps, Ns3RateRuleSteps) {
+  const SimTime T = us(10);
+  lb::LapsRate r(100e9, 1e9, 2);
+  EXPECT_EQ(r.update_ns3(us(1), true, T), -1);
+  EXPECT_DOUBLE_EQ(r.rate(), 50e9);
+  EXPECT_EQ(r.update_ns3(us(5), true, T), 0);  // decrease timer (strictly after it, as the code): once per 2T
+  EXPECT_EQ(r.update_ns3(us(22), true, T), -1);
+  EXPECT_DOUBLE_EQ(r.rate(), 25e9);
+  EXPECT_DOUBLE_EQ(r.expected(), 50e9);
+  EXPECT_EQ(r.update_ns3(us(23), false, T), 1);  // the increase timer is its own
+  EXPECT_DOUBLE_EQ(r.rate(), 37.5e9);
+  EXPECT_EQ(r.update_ns3(us(30), false, T), 0);  // within 2T of the last increase
+  EXPECT_EQ(r.update_ns3(us(44), false, T), 1);
+  EXPECT_DOUBLE_EQ(r.rate(), 43.75e9);
+  EXPECT_EQ(r.update_ns3(us(65), false, T), 1);
+  EXPECT_DOUBLE_EQ(r.rate(), 46.875e9);
+  EXPECT_EQ(r.hyper_phases(), 0u);
+  EXPECT_EQ(r.update_ns3(us(86), false, T), 1);  // 3 > N = 2 increases: expRate doubles first
+  EXPECT_EQ(r.hyper_phases(), 1u);
+  EXPECT_DOUBLE_EQ(r.expected(), 100e9);
+  EXPECT_DOUBLE_EQ(r.rate(), 73.4375e9);
+  EXPECT_EQ(r.decreases(), 2u);
+  EXPECT_EQ(r.increases(), 4u);
+}
+
+// The two readings of "slow" (docs/laps.md): the paper compares every valid path with T, the largest
+// idle latency of the pair; the authors' code compares each path with its own idle latency plus one
+// packet per link. Paths of 5 and 8 us idle, 1 us of slack each.
+TEST(Laps, Ns3SlowTestIsPerPath) {
+  for (const bool ns3 : {false, true}) {
+    Bench b;
+    b.sh->p.rate_ns3 = ns3;
+    b.set.slack = {us(1), us(1)};
+    auto pol = b.make({us(5), us(8)}, 1.0);
+    // Path 0 at 7 us: above its own 6 us, below T = 8 us; path 1 at 9.5 us: above both readings.
+    pol->on_ack_detail(ack(1, us(9) + us(1) / 2, us(1)));
+    pol->on_ack_detail(ack(0, us(7), us(2)));
+    if (ns3) {
+      EXPECT_EQ(pol->rate().decreases(), 1u) << "both paths above their own idle + slack";
+      EXPECT_DOUBLE_EQ(pol->rate().rate(), 50e9);
+    } else {
+      EXPECT_EQ(pol->rate().decreases(), 0u) << "path 0 is below T = 8 us";
+      EXPECT_DOUBLE_EQ(pol->rate().rate(), 100e9);
+    }
+  }
+}
+
+// The slack of a candidate path is one full packet's serialisation per link, host links included:
+// on the LAPS Dragonfly, 1048 B at 100 Gb/s = 83.84 ns per link.
+TEST(Laps, CandidateSlackIsOnePacketPerLink) {
+  auto c = laps_dragonfly();
+  c.set("routing.source_paths", "dragonfly");
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", flows_file("laps-slack", {{0, 100, 1000, 0.0}}));
+  sim::Simulation s(c);
+  const auto& t = s.topology();
+  routing::MinimalTables mt(t);
+  auto r = source_router(c, mt);
+  const auto& paths = r->candidates().paths(t.host_switch(0), t.host_switch(100));
+  ASSERT_EQ(paths.size(), 8u);
+  for (const auto& p : paths) EXPECT_EQ(p.slack, static_cast<SimTime>(p.nodes.size() + 1) * from_ns(83.84));
+}
+
+// In a run: a lone flow never sees a path above its own idle + slack (no decrease under the ns-3
+// rule), an 8-to-1 incast congests every path of each pair at the receiver's link (decreases).
+TEST(Laps, Ns3RuleInSimulation) {
+  for (const bool incast : {false, true}) {
+    auto c = laps_dragonfly();
+    c.set("transport.ack_every", 1);
+    c.set("lb.laps_rate_rule", "ns3");
+    c.set("lb.laps_spray_paths", "all");
+    c.set("workload.kind", "flows_csv");
+    std::vector<std::tuple<int, int, long, double>> flows;
+    if (incast)
+      for (int s = 0; s < 8; ++s) flows.emplace_back(20 + 16 * s, 0, 200000, 0.0);
+    else
+      flows.emplace_back(20, 0, 200000, 0.0);
+    c.set("workload.file", flows_file(incast ? "laps-ns3-incast" : "laps-ns3-lone", flows));
+    sim::Simulation s(c);
+    ASSERT_EQ(s.run(), 0);
+    const auto j = s.summary();
+    EXPECT_EQ(j["laps"]["rate_rule"], "ns3");
+    EXPECT_EQ(j["laps"]["spray_paths"], "all");
+    for (const auto& f : s.flow_results()) EXPECT_GT(f.fct(), 0);
+    if (incast)
+      EXPECT_GT(j["laps"]["rate_decreases"].get<int>(), 0);
+    else
+      EXPECT_EQ(j["laps"]["rate_decreases"].get<int>(), 0);
+  }
+}
