@@ -11,6 +11,20 @@ using net::kNil;
 using net::Packet;
 using net::PacketType;
 
+namespace {
+
+// Drop the retransmit queue's stale head entries (PSNs acknowledged after being declared lost); an
+// emptied queue is reset.
+inline void drop_stale_rtx(FlowLive& L) {
+  while (L.rtx_head < L.rtx.size() && L.state[L.rtx[L.rtx_head]] != PsnState::Lost) ++L.rtx_head;
+  if (L.rtx_head == L.rtx.size() && L.rtx_head) {
+    L.rtx.clear();
+    L.rtx_head = 0;
+  }
+}
+
+}  // namespace
+
 Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
                      PolicyFactory policies, PolicyKeep keep)
     : net_(net), wl_(wl), p_(params), policies_(std::move(policies)), keep_(std::move(keep)) {
@@ -203,12 +217,7 @@ restart:
     for (std::uint32_t s = next_slot(q, pass == 0 ? start : 0); s < hi; s = next_slot(q, s + 1)) {
       auto& f = flows_[q.slots[s]];
       auto& L = *f.live;
-      // Drop stale retransmit entries (acknowledged after being declared lost).
-      while (L.rtx_head < L.rtx.size() && L.state[L.rtx[L.rtx_head]] != PsnState::Lost) ++L.rtx_head;
-      if (L.rtx_head == L.rtx.size() && L.rtx_head) {
-        L.rtx.clear();
-        L.rtx_head = 0;
-      }
+      drop_stale_rtx(L);
       std::uint32_t next = 0;
       if (!has_packet(f, next)) {
         if (q.bits) q.ready.clear(s);
@@ -283,12 +292,7 @@ restart:
 
 bool Transport::sendable(FlowState& f) const {
   auto& L = *f.live;
-  // As pull_data sees it: the head of the retransmit queue once stale entries are dropped.
-  while (L.rtx_head < L.rtx.size() && L.state[L.rtx[L.rtx_head]] != PsnState::Lost) ++L.rtx_head;
-  if (L.rtx_head == L.rtx.size() && L.rtx_head) {
-    L.rtx.clear();
-    L.rtx_head = 0;
-  }
+  drop_stale_rtx(L);  // as pull_data sees it
   std::uint32_t next = 0;
   if (!has_packet(f, next)) return false;
   return (f.caps & lb::kCapHold) || window_allows(f, next);
