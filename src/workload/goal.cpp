@@ -219,6 +219,13 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
       } else if (verb.text == "calc") {
         op.kind = Kind::kCalc;
         op.size = ps.size("a calc amount");
+      } else if (verb.text == "put" || verb.text == "get" || verb.text == "append") {
+        // The sPIN / one-sided extensions of some GOAL generators (ATLAHS): not modelled (no
+        // handler execution on the NIC); docs/workloads.md.
+        fail(Where{name, verb.line},
+             fmt::format("operation '{}' (sPIN / one-sided GOAL extension) is not supported; lbsim reads send, "
+                         "recv and calc (docs/workloads.md, GOAL)",
+                         verb.text));
       } else {
         fail(Where{name, verb.line}, fmt::format("unknown operation '{}'; expected send, recv or calc", verb.text));
       }

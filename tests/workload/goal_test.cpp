@@ -168,6 +168,12 @@ TEST(Goal, UnmatchedSendIsAWarning) {
 }
 
 TEST(Goal, MalformedInputGivesTheRightLine) {
+  // sPIN / one-sided operations are named as unsupported, not as typos (issue 18).
+  for (const char* op : {"put", "get", "append"})
+    EXPECT_NE(error_of(std::string("num_ranks 2\nrank 0 {\n  l1: ") + op + " 8b to 1\n}\n")
+                  .find(std::string("s.goal:3: operation '") + op + "' (sPIN / one-sided GOAL extension) is not supported"),
+              std::string::npos)
+        << op;
   EXPECT_NE(error_of("num_ranks 2\nrank 0 {\n  l1: sned 8b to 1\n}\n").find("s.goal:3: unknown operation 'sned'"),
             std::string::npos);
   EXPECT_NE(error_of("num_ranks 2\nrank 0 {\n  l1: send 8x to 1\n}\n").find("s.goal:3:"), std::string::npos);
