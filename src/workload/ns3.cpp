@@ -124,11 +124,13 @@ Workload read_ns3_flows(const Ns3FlowParams& p, std::int32_t num_hosts, std::vec
 namespace {
 using namespace config;
 const RegisterWorkload kNs3{{{"ns3", "An HPCC/ns-3 flow file (src dst pg dport bytes start_s), node ids mapped to hosts (docs/workloads.md).",
-    {file("workload.ns3_topology", "ns3: HPCC topology file giving the switch node ids (node ids are hosts first otherwise).")}, {}},
+    {file("workload.ns3_topology", "ns3: HPCC topology file giving the switch node ids (default: topology.file when topology.kind = \"ns3\"; otherwise node ids are hosts first).")}, {}},
     [](const WorkloadContext& c) {
       Ns3FlowParams p;
       p.path = c.cfg.path("workload.file");
       p.topology_path = c.cfg.path("workload.ns3_topology");
+      // A network read from an ns-3 topology file (topology.kind = "ns3") gives the switch ids too.
+      if (p.topology_path.empty() && c.cfg.text("topology.kind") == "ns3") p.topology_path = c.cfg.path("topology.file");
       return read_ns3_flows(p, c.topo.num_hosts, c.warnings);
     }, &file_entries, true}};
 }  // namespace
