@@ -121,7 +121,9 @@ config::Config load_base(const SweepSpec& s) {
 std::string json_num(const nlohmann::json& j) {
   if (j.is_number_unsigned()) return std::to_string(j.get<std::uint64_t>());
   if (j.is_number_integer()) return std::to_string(j.get<std::int64_t>());
-  if (j.is_number_float()) return fmt::format("{}", j.get<double>());
+  // Fixed decimals (issue 18 "no float noise"): 6, the picosecond resolution of the us columns, as
+  // in flows.csv.
+  if (j.is_number_float()) return fmt::format("{:.6f}", j.get<double>());
   return "";
 }
 
