@@ -75,16 +75,21 @@ struct Reader {
     if (used != t.size() || t.empty()) fail(fmt::format("{} '{}': expected an integer", what, t));
     return v;
   }
+  // The number at the start of `t` and the text after it (used = 0: no number).
+  double number(const std::string& t, std::size_t& used) const {
+    used = 0;
+    try {
+      return std::stod(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+      return 0;
+    }
+  }
   // "100Gbps" -> 1e11; "1000ns" -> 1000 (unit scale given per suffix, in the base unit).
   double quantity(const std::string& t, const char* what,
                   std::initializer_list<std::pair<const char*, double>> units) const {
     std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
+    const double v = number(t, used);
     const std::string unit = used > 0 ? t.substr(used) : "";
     for (const auto& [u, scale] : units)
       if (used > 0 && unit == u && std::isfinite(v) && v >= 0) return v * scale;
@@ -149,12 +154,7 @@ Topology build_ns3(const config::Config& c) {
     if (bps < 1e6) r.fail(fmt::format("rate '{}': expected at least 1 Mbps", f[2]));
     if (ns > 1e12) r.fail(fmt::format("delay '{}': expected at most 1000 s", f[3]));
     std::size_t used = 0;
-    double err = -1;
-    try {
-      err = std::stod(f[4], &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
+    const double err = r.number(f[4], used);
     if (used != f[4].size() || !(err >= 0 && err <= 1)) r.fail(fmt::format("error rate '{}': expected a number in [0, 1]", f[4]));
     if (err > 0)
       r.fail(fmt::format("error rate {}: random loss on a link is not read from the topology file; set it with "

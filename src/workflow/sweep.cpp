@@ -394,7 +394,11 @@ std::vector<const Point*> pending(const Sweep& sw) {
 
 // ---- results table --------------------------------------------------------------------------------
 
-std::vector<std::string> metrics_row(const Point& p) {
+namespace {
+
+// The row of metric_columns() for a point; `summary` (if given) receives its parsed summary.json
+// (unchanged when the run has none), so results_csv reads each file once.
+std::vector<std::string> metrics_row_of(const Point& p, nlohmann::json* summary) {
   const fs::path dir = p.cfg.text("output.dir");
   std::vector<std::string> row(metric_columns().size());
   const int rc = recorded_exit_code(dir);
@@ -411,6 +415,7 @@ std::vector<std::string> metrics_row(const Point& p) {
     row[0] = "corrupt";
     return row;
   }
+  if (summary) *summary = j;
   const auto get = [&](std::initializer_list<const char*> path) -> std::string {
     const nlohmann::json* cur = &j;
     for (const char* k : path) {
@@ -451,6 +456,10 @@ std::vector<std::string> metrics_row(const Point& p) {
   return row;
 }
 
+}  // namespace
+
+std::vector<std::string> metrics_row(const Point& p) { return metrics_row_of(p, nullptr); }
+
 std::vector<std::string> header(const SweepSpec& s) {
   std::vector<std::string> h{"run"};
   if (!s.cases.empty()) h.push_back("case");
@@ -461,19 +470,6 @@ std::vector<std::string> header(const SweepSpec& s) {
 }
 
 namespace {
-
-// fct_us_by_tag of a point's summary.json (an empty object when the run has none).
-nlohmann::json tag_stats(const Point& p) {
-  const fs::path f = fs::path(p.cfg.text("output.dir")) / "summary.json";
-  std::error_code ec;
-  if (!fs::is_regular_file(f, ec)) return nlohmann::json::object();
-  try {
-    const auto j = nlohmann::json::parse(read_text(f));
-    if (j.contains("fct_us_by_tag") && j["fct_us_by_tag"].is_object()) return j["fct_us_by_tag"];
-  } catch (const std::exception&) {
-  }
-  return nlohmann::json::object();
-}
 
 // The per-tag columns: one group per entry tag seen in any point, unless the only tag is "default".
 const char* const kTagStats[][2] = {{"completed", "count"}, {"mean_fct_us", "mean"}, {"p99_fct_us", "p99"}, {"max_fct_us", "max"}};
@@ -486,10 +482,15 @@ std::string results_csv(const SweepSpec& s, const std::vector<Point>& points) {
     for (std::size_t i = 0; i < r.size(); ++i) out += (i ? "," : "") + csv_field(r[i]);
     out += "\n";
   };
+  // Each point's metrics and fct_us_by_tag, from one read of its summary.json.
+  std::vector<std::vector<std::string>> metrics;
   std::vector<nlohmann::json> tags;
   std::set<std::string> names;
   for (const auto& p : points) {
-    tags.push_back(tag_stats(p));
+    nlohmann::json j = nlohmann::json::object();
+    metrics.push_back(metrics_row_of(p, &j));
+    tags.push_back(j.contains("fct_us_by_tag") && j["fct_us_by_tag"].is_object() ? j["fct_us_by_tag"]
+                                                                                  : nlohmann::json::object());
     for (const auto& kv : tags.back().items()) names.insert(kv.key());
   }
   if (names.size() == 1 && *names.begin() == "default") names.clear();
@@ -504,7 +505,7 @@ std::string results_csv(const SweepSpec& s, const std::vector<Point>& points) {
     std::vector<std::string> r{p.name};
     if (!s.cases.empty()) r.push_back(p.case_name);
     for (const auto& l : p.labels) r.push_back(l);
-    const auto m = metrics_row(p);
+    const auto& m = metrics[i];
     const bool have = m[0] == "ok" || m[0] == "unfinished";
     for (const auto& v : m) r.push_back(v);
     for (const auto& t : names)
