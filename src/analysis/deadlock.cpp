@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <fmt/core.h>
@@ -112,12 +113,41 @@ std::vector<int> route_channels(const Channels& ch, const Route& r) {
 std::vector<Route> collect_routes(const RoutingLayers& r, int layers) {
   const int n = r.num_switches();
   const int nl = layers <= 0 ? r.num_layers() : std::min(layers, r.num_layers());
-  std::set<Route> uniq;
-  for (int l = 0; l < nl; ++l)
-    for (int s = 0; s < n; ++s)
-      for (int d = 0; d < n; ++d)
-        if (s != d) uniq.insert(r.path(l, s, d));
-  return {uniq.begin(), uniq.end()};
+  // Sorted and de-duplicated like a std::set of all routes, but one source at a time: every route
+  // starts with its source, so the routes of source s form one contiguous, sorted run of the set.
+  std::vector<Route> out;
+  std::vector<int> nodes;
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // (offset in nodes, length)
+  for (int s = 0; s < n; ++s) {
+    nodes.clear();
+    spans.clear();
+    for (int l = 0; l < nl; ++l)
+      for (int d = 0; d < n; ++d) {
+        if (s == d) continue;
+        const std::size_t off = nodes.size();
+        nodes.push_back(s);
+        for (int x = s; x != d;) {
+          x = r.next_hop(l, x, d);
+          if (x < 0 || static_cast<int>(nodes.size() - off) > n)
+            throw std::logic_error(fmt::format("layer {}: no loop-free route {} -> {}", l, s, d));
+          nodes.push_back(x);
+        }
+        spans.emplace_back(off, nodes.size() - off);
+      }
+    auto less = [&](const std::pair<std::size_t, std::size_t>& a, const std::pair<std::size_t, std::size_t>& b) {
+      return std::lexicographical_compare(nodes.begin() + static_cast<std::ptrdiff_t>(a.first),
+                                          nodes.begin() + static_cast<std::ptrdiff_t>(a.first + a.second),
+                                          nodes.begin() + static_cast<std::ptrdiff_t>(b.first),
+                                          nodes.begin() + static_cast<std::ptrdiff_t>(b.first + b.second));
+    };
+    std::sort(spans.begin(), spans.end(), less);
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      if (i > 0 && !less(spans[i - 1], spans[i])) continue;  // equal to the previous route
+      const auto b = nodes.begin() + static_cast<std::ptrdiff_t>(spans[i].first);
+      out.emplace_back(b, b + static_cast<std::ptrdiff_t>(spans[i].second));
+    }
+  }
+  return out;
 }
 
 bool cdg_acyclic(const Adjacency& adj, const std::vector<Route>& routes, std::string* cycle) {

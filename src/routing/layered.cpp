@@ -359,55 +359,122 @@ struct Builder {
   // keeps_short_routes; our addition, so that the fallback of App. B.1.4 stays short).
   std::vector<int> find_path(int l, int src, int dst, Rng& rng, bool guard) {
     const int t = target_hops(src, dst);
-    struct Cand {
-      long w;
-      std::uint64_t key;  // random tie-break
-      std::vector<int> p;
+    cands.clear();
+    cand_nodes.clear();
+    // Candidates are numbered in the order of the depth-first enumeration (neighbours in ascending
+    // order at every step), each with one draw of rng for the tie-break, so both enumerations below
+    // give the same candidates with the same keys.
+    auto consider = [&](const int* p, int len, long wsum) {
+      cands.push_back({wsum, rng.next(), cand_nodes.size(), len});
+      cand_nodes.insert(cand_nodes.end(), p, p + len);
     };
-    std::vector<Cand> cands;
-    std::vector<int> cur{src};
-    std::vector<char> on_path(static_cast<std::size_t>(n), 0);
-    on_path[static_cast<std::size_t>(src)] = 1;
-    auto consider = [&](const std::vector<int>& p, long wsum) { cands.push_back({wsum, rng.next(), p}); };
-    // Depth-first enumeration with pruning by the remaining hop budget.
-    auto dfs = [&](auto&& self, int x, int remaining, long wsum) -> void {
-      if (x == dst) {
-        if (remaining == 0) consider(cur, wsum);
-        return;
-      }
-      if (remaining == 0) return;
-      if (x != src && r.next_hop(l, x, dst) >= 0) {
-        // The rest of the route is already fixed in this layer: it must use exactly the remaining
-        // budget and must not revisit the prefix.
-        std::vector<int> p = cur;
-        long ws = wsum;
-        int y = x;
-        while (y != dst) {
-          int z = r.next_hop(l, y, dst);
-          ws += w[id(y, z)];
-          if (z != dst && on_path[static_cast<std::size_t>(z)]) return;
-          p.push_back(z);
-          y = z;
+    if (t == 3) {
+      find_3hop(l, src, dst, consider);
+    } else {
+      std::vector<int> cur{src};
+      std::vector<char> on_path(static_cast<std::size_t>(n), 0);
+      on_path[static_cast<std::size_t>(src)] = 1;
+      // Depth-first enumeration with pruning by the remaining hop budget.
+      auto dfs = [&](auto&& self, int x, int remaining, long wsum) -> void {
+        if (x == dst) {
+          if (remaining == 0) consider(cur.data(), static_cast<int>(cur.size()), wsum);
+          return;
         }
-        if (static_cast<int>(p.size()) - 1 == t) consider(p, ws);
-        return;
-      }
-      for (int y : adj[static_cast<std::size_t>(x)]) {
-        auto yi = static_cast<std::size_t>(y);
-        if (on_path[yi] || r.distance(y, dst) > remaining - 1) continue;
-        on_path[yi] = 1;
-        cur.push_back(y);
-        self(self, y, remaining - 1, wsum + w[id(x, y)]);
-        cur.pop_back();
-        on_path[yi] = 0;
-      }
-    };
-    dfs(dfs, src, t, 0);
+        if (remaining == 0) return;
+        if (x != src && r.next_hop(l, x, dst) >= 0) {
+          // The rest of the route is already fixed in this layer: it must use exactly the remaining
+          // budget and must not revisit the prefix.
+          std::vector<int> p = cur;
+          long ws = wsum;
+          int y = x;
+          while (y != dst) {
+            int z = r.next_hop(l, y, dst);
+            ws += w[id(y, z)];
+            if (z != dst && on_path[static_cast<std::size_t>(z)]) return;
+            p.push_back(z);
+            y = z;
+          }
+          if (static_cast<int>(p.size()) - 1 == t) consider(p.data(), static_cast<int>(p.size()), ws);
+          return;
+        }
+        for (int y : adj[static_cast<std::size_t>(x)]) {
+          auto yi = static_cast<std::size_t>(y);
+          if (on_path[yi] || r.distance(y, dst) > remaining - 1) continue;
+          on_path[yi] = 1;
+          cur.push_back(y);
+          self(self, y, remaining - 1, wsum + w[id(x, y)]);
+          cur.pop_back();
+          on_path[yi] = 0;
+        }
+      };
+      dfs(dfs, src, t, 0);
+    }
     std::sort(cands.begin(), cands.end(),
               [](const Cand& a, const Cand& b) { return a.w != b.w ? a.w < b.w : a.key < b.key; });
-    for (auto& c : cands)
-      if (!guard || keeps_short_routes(l, c.p)) return std::move(c.p);
+    for (const auto& c : cands) {
+      const int* p = cand_nodes.data() + c.off;
+      if (!guard || keeps_short_routes(l, p, c.len)) {
+        std::vector<int> out(static_cast<std::size_t>(c.len));
+        std::copy_n(p, c.len, out.begin());
+        return out;
+      }
+    }
     return {};
+  }
+
+  // The enumeration of find_path for t = 3 hops, without the search: a 3-hop path src -> y1 -> y2
+  // -> dst has y2 a common neighbour of y1 and dst, so the candidates are read off the common-
+  // neighbour lists (ascending, as the depth-first search meets them) instead of trying every
+  // neighbour of every neighbour. Same candidates in the same order as the search:
+  //   * y1 == dst or dist(y1, dst) > 2: none;
+  //   * y1 routed towards dst: its fixed route, when it has 2 hops and does not pass through src;
+  //   * y1 unrouted: per y2 in N(y1) & N(dst), y2 != src: a routed y2 only when its next hop is dst,
+  //     an unrouted y2 always (its last hop is the link to dst).
+  struct Cand {
+    long w;
+    std::uint64_t key;  // random tie-break
+    std::size_t off;    // nodes in cand_nodes[off .. off + len)
+    int len;
+  };
+  std::vector<Cand> cands;
+  std::vector<int> cand_nodes;
+  std::vector<int> cn_off, cn;  // common neighbours of (a, d): cn[cn_off[a*n+d] .. cn_off[a*n+d+1])
+  void build_common_neighbours() {
+    const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+    cn_off.assign(nn + 1, 0);
+    for (int a = 0; a < n; ++a)
+      for (int b : adj[static_cast<std::size_t>(a)])
+        for (int d : adj[static_cast<std::size_t>(b)]) ++cn_off[id(a, d) + 1];
+    for (std::size_t i = 0; i < nn; ++i) cn_off[i + 1] += cn_off[i];
+    cn.assign(static_cast<std::size_t>(cn_off[nn]), 0);
+    std::vector<int> fill(cn_off.begin(), cn_off.end() - 1);
+    for (int a = 0; a < n; ++a)  // b ascending: every list comes out sorted
+      for (int b : adj[static_cast<std::size_t>(a)])
+        for (int d : adj[static_cast<std::size_t>(b)]) cn[static_cast<std::size_t>(fill[id(a, d)]++)] = b;
+  }
+  template <class Consider>
+  void find_3hop(int l, int src, int dst, Consider& consider) {
+    if (cn_off.empty()) build_common_neighbours();
+    int p[4] = {src, 0, 0, dst};
+    for (int y1 : adj[static_cast<std::size_t>(src)]) {
+      if (y1 == dst || r.distance(y1, dst) > 2) continue;
+      p[1] = y1;
+      const long w1 = w[id(src, y1)];
+      if (const int z = r.next_hop(l, y1, dst); z >= 0) {
+        if (z == dst || z == src || r.next_hop(l, z, dst) != dst) continue;
+        p[2] = z;
+        consider(p, 4, w1 + w[id(y1, z)] + w[id(z, dst)]);
+        continue;
+      }
+      const auto k = id(y1, dst);
+      for (int i = cn_off[k]; i < cn_off[k + 1]; ++i) {
+        const int y2 = cn[static_cast<std::size_t>(i)];
+        if (y2 == src) continue;
+        if (const int z = r.next_hop(l, y2, dst); z >= 0 && z != dst) continue;
+        p[2] = y2;
+        consider(p, 4, w1 + w[id(y1, y2)] + w[id(y2, dst)]);
+      }
+    }
   }
 
   // Current route length of a switch that has a next hop towards d in layer l.
@@ -442,9 +509,9 @@ struct Builder {
   // option (options can vanish up to two hops away)? Evaluated by inserting the path's next hops
   // tentatively and undoing them. On a diameter-2 graph those 2 hops reach every switch, so the
   // count of such switches answers at once.
-  bool keeps_short_routes(int l, const std::vector<int>& p) {
-    const int d = p.back();
-    const int t = static_cast<int>(p.size()) - 1;
+  bool keeps_short_routes(int l, const int* p, int len) {
+    const int d = p[len - 1];
+    const int t = len - 1;
     int j = 0;
     while (j < t && r.next_hop(l, p[static_cast<std::size_t>(j)], d) < 0) ++j;
     for (int k = j - 1; k >= 0; --k) set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
