@@ -343,68 +343,112 @@ SlTables make_sl_tables(const routing::RoutingLayers& r, const Fabric& f, const 
   return t;
 }
 
+namespace {
+
+// Number output for the large tables (path-sl.txt: one line per (switch, destination port), ~0.8 M
+// lines for q = 13): the bytes fmt writes for "{:#06x}", "{}" and "{:<W}", without parsing a format
+// string per number.
+void put_lid_hex(std::string& out, unsigned v) {  // fmt "{:#06x}"
+  char d[16];
+  int k = 0;
+  do {
+    d[k++] = "0123456789abcdef"[v & 15u];
+    v >>= 4;
+  } while (v != 0);
+  out += "0x";
+  for (int i = k; i < 4; ++i) out += '0';
+  while (k > 0) out += d[--k];
+}
+void put_uint(std::string& out, unsigned v, int width = 0) {  // fmt "{}" / "{:<width}"
+  char d[16];
+  int k = 0;
+  do {
+    d[k++] = static_cast<char>('0' + v % 10u);
+    v /= 10u;
+  } while (v != 0);
+  for (int i = k - 1; i >= 0; --i) out += d[i];
+  for (int i = k; i < width; ++i) out += ' ';
+}
+
+}  // namespace
+
 std::string format_path_sl(const Fabric& f, const LidPlan& lids, const SlTables& t) {
-  fmt::memory_buffer out;
-  auto it = std::back_inserter(out);
-  fmt::format_to(it,
-                 "# lbsim path SLs v1 (docs/layered-routing.md): the SL that packets from the endpoints of a switch (and from\n"
-                 "# the switch itself) carry towards each destination LID; one line per destination port: LID range and\n"
-                 "# one SL per LID of the range ([SlimFly] sec. 5.2)\n"
-                 "scheme {} vls {} layers {} lmc {}\n",
-                 t.scheme, t.vls, lids.layers, lids.lmc);
+  std::string out = fmt::format(
+      "# lbsim path SLs v1 (docs/layered-routing.md): the SL that packets from the endpoints of a switch (and from\n"
+      "# the switch itself) carry towards each destination LID; one line per destination port: LID range and\n"
+      "# one SL per LID of the range ([SlimFly] sec. 5.2)\n"
+      "scheme {} vls {} layers {} lmc {}\n",
+      t.scheme, t.vls, lids.layers, lids.lmc);
   const int n = f.num_switches();
   for (int s = 0; s < n; ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
-    fmt::format_to(it, "switch 0x{} \"{}\"\n", sw.guid, clean(sw.name));
+    out += fmt::format("switch 0x{} \"{}\"\n", sw.guid, clean(sw.name));
     for (int d = 0; d < n; ++d) {
       const int base = lids.switch_lid[static_cast<std::size_t>(d)];
       const int k = lids.switch_lids();
-      fmt::format_to(it, "{:#06x}-{:#06x}", base, base + k - 1);
-      for (int o = 0; o < k; ++o) fmt::format_to(it, " {}", d == s ? 0 : t.sl(lids.switch_blocks ? o % lids.layers : 0, s, d));
-      fmt::format_to(it, "\n");
+      put_lid_hex(out, static_cast<unsigned>(base));
+      out += '-';
+      put_lid_hex(out, static_cast<unsigned>(base + k - 1));
+      for (int o = 0; o < k; ++o) {
+        out += ' ';
+        put_uint(out, static_cast<unsigned>(d == s ? 0 : t.sl(lids.switch_blocks ? o % lids.layers : 0, s, d)));
+      }
+      out += '\n';
     }
     for (int e = 0; e < f.num_endpoints(); ++e) {
       const auto& ep = f.endpoints[static_cast<std::size_t>(e)];
       const int base = lids.endpoint_base[static_cast<std::size_t>(e)];
-      fmt::format_to(it, "{:#06x}-{:#06x}", base, base + lids.block() - 1);
-      for (int o = 0; o < lids.block(); ++o) fmt::format_to(it, " {}", ep.sw == s ? 0 : t.sl(o % lids.layers, s, ep.sw));
-      fmt::format_to(it, "\n");
+      put_lid_hex(out, static_cast<unsigned>(base));
+      out += '-';
+      put_lid_hex(out, static_cast<unsigned>(base + lids.block() - 1));
+      for (int o = 0; o < lids.block(); ++o) {
+        out += ' ';
+        put_uint(out, static_cast<unsigned>(ep.sw == s ? 0 : t.sl(o % lids.layers, s, ep.sw)));
+      }
+      out += '\n';
     }
   }
-  return fmt::to_string(out);
+  return out;
 }
 
 std::string format_sl2vl_dump(const Fabric& f, const LidPlan& lids, const SlTables& t) {
   // The layout of OpenSM's opensm-sl2vl.dump (osm_dump.c, dump_sl2vl_tbl).
   static const char* header = "#in out : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15";
   static const char* sep = "#--------------------------------------------------------";
-  fmt::memory_buffer out;
-  auto it = std::back_inserter(out);
+  std::string out;
   for (int s = 0; s < f.num_switches(); ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
-    fmt::format_to(it, "Switch 0x{}, base LID {}, \"{}\"\n{}\n{}\n", sw.guid, lids.switch_lid[static_cast<std::size_t>(s)],
-                   clean(sw.desc), header, sep);
+    out += fmt::format("Switch 0x{}, base LID {}, \"{}\"\n{}\n{}\n", sw.guid, lids.switch_lid[static_cast<std::size_t>(s)],
+                       clean(sw.desc), header, sep);
     const int np = sw.nports() + 1;
     const auto& tab = t.sl2vl[static_cast<std::size_t>(s)];
     for (int o = 1; o < np; ++o) {
       if (sw.ports[static_cast<std::size_t>(o)].kind == FabricPort::None) continue;  // no table for a port that is down
       for (int in = 0; in < np; ++in) {
-        fmt::format_to(it, "{:<3} {:<3} :", in, o);
-        for (int v = 0; v < 16; ++v)
-          fmt::format_to(it, " {:<2}", tab[(static_cast<std::size_t>(in) * static_cast<std::size_t>(np) + static_cast<std::size_t>(o)) * 16 + static_cast<std::size_t>(v)]);
-        fmt::format_to(it, "\n");
+        put_uint(out, static_cast<unsigned>(in), 3);  // "{:<3} {:<3} :"
+        out += ' ';
+        put_uint(out, static_cast<unsigned>(o), 3);
+        out += " :";
+        for (int v = 0; v < 16; ++v) {
+          out += ' ';  // " {:<2}"
+          put_uint(out, tab[(static_cast<std::size_t>(in) * static_cast<std::size_t>(np) + static_cast<std::size_t>(o)) * 16 + static_cast<std::size_t>(v)], 2);
+        }
+        out += '\n';
       }
     }
-    fmt::format_to(it, "{}\n\n", sep);
+    out += fmt::format("{}\n\n", sep);
   }
   for (int e = 0; e < f.num_endpoints(); ++e) {
     const auto& ep = f.endpoints[static_cast<std::size_t>(e)];
-    fmt::format_to(it, "Channel Adapter 0x{}, base LID {}, \"{}\"\n{}\n{}\n{:<3} {:<3} :", ep.port_guid,
-                   lids.endpoint_base[static_cast<std::size_t>(e)], clean(ep.desc), header, sep, 0, 0);
-    for (int v = 0; v < 16; ++v) fmt::format_to(it, " {:<2}", t.ca_sl2vl[static_cast<std::size_t>(v)]);
-    fmt::format_to(it, "\n{}\n\n", sep);
+    out += fmt::format("Channel Adapter 0x{}, base LID {}, \"{}\"\n{}\n{}\n{:<3} {:<3} :", ep.port_guid,
+                       lids.endpoint_base[static_cast<std::size_t>(e)], clean(ep.desc), header, sep, 0, 0);
+    for (int v = 0; v < 16; ++v) {
+      out += ' ';
+      put_uint(out, t.ca_sl2vl[static_cast<std::size_t>(v)], 2);
+    }
+    out += fmt::format("\n{}\n\n", sep);
   }
-  return fmt::to_string(out);
+  return out;
 }
 
 // ============================================================================ parsers

@@ -413,7 +413,7 @@ struct Builder {
               [](const Cand& a, const Cand& b) { return a.w != b.w ? a.w < b.w : a.key < b.key; });
     for (const auto& c : cands) {
       const int* p = cand_nodes.data() + c.off;
-      if (!guard || keeps_short_routes(l, p, c.len)) {
+      if (!guard || keeps_short_routes(l, p, c.len, /*keep=*/true)) {
         std::vector<int> out(static_cast<std::size_t>(c.len));
         std::copy_n(p, c.len, out.begin());
         return out;
@@ -509,7 +509,11 @@ struct Builder {
   // option (options can vanish up to two hops away)? Evaluated by inserting the path's next hops
   // tentatively and undoing them. On a diameter-2 graph those 2 hops reach every switch, so the
   // count of such switches answers at once.
-  bool keeps_short_routes(int l, const int* p, int len) {
+  // With keep, a path that passes stays inserted (its next hops set; kept_j = how many were new), so
+  // insert_path does not set them again: the tracked counts are pure functions of the entries, so
+  // this is the state that clearing and setting them again would give.
+  int kept_j = -1;
+  bool keeps_short_routes(int l, const int* p, int len, bool keep) {
     const int d = p[len - 1];
     const int t = len - 1;
     int j = 0;
@@ -525,6 +529,10 @@ struct Builder {
           for (int y : adj[static_cast<std::size_t>(x)]) ok = ok && fine(l, y, d);
           if (!ok) break;
         }
+    }
+    if (ok && keep) {
+      kept_j = j;
+      return ok;
     }
     for (int k = 0; k < j; ++k) set_hop(l, p[static_cast<std::size_t>(k)], d, -1);
     return ok;
@@ -571,9 +579,13 @@ struct Builder {
   int insert_path(int l, const std::vector<int>& p) {
     const int d = p.back();
     const int t = static_cast<int>(p.size()) - 1;
-    // Nodes without a next hop form a prefix p[0..j-1]; the suffix from p[j] is already routed.
-    int j = 0;
-    while (j < t && r.next_hop(l, p[static_cast<std::size_t>(j)], d) < 0) ++j;
+    // Nodes without a next hop form a prefix p[0..j-1]; the suffix from p[j] is already routed
+    // (counted before find_path's check kept the path in the layer, if it did).
+    const bool already_set = kept_j >= 0;
+    int j = kept_j;
+    kept_j = -1;
+    if (!already_set)
+      for (j = 0; j < t && r.next_hop(l, p[static_cast<std::size_t>(j)], d) < 0;) ++j;
     // App. B.1.3: each link's weight grows by the number of new routes that now cross it. New
     // routes start at the j newly attached nodes; link i (p[i] -> p[i+1]) is crossed by those of
     // p[0..i], i.e. min(i+1, j) of them (Fig. 15 counts endpoints; we count switch-level routes,
@@ -581,7 +593,8 @@ struct Builder {
     for (int i = 0; i < t; ++i)
       w[id(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(i) + 1])] +=
           std::min(i + 1, j);
-    for (int k = j - 1; k >= 0; --k) set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
+    if (!already_set)
+      for (int k = j - 1; k >= 0; --k) set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
     for (int k = 0; k < j; ++k) {
       int u = p[static_cast<std::size_t>(k)];
       // App. B.1.2: every pair that now has a non-minimal route in this layer (the pair itself
