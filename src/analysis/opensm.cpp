@@ -935,8 +935,48 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   std::vector<int> seen(static_cast<std::size_t>(n) * stride * 16, 0);  // LID that last walked the state
   std::vector<long> rem(seen.size(), -1);  // hops counted from the state on (-1: walk in progress)
   std::vector<std::size_t> trail;
+  // LIDs whose walks are the same: the LIDs of the endpoints of one switch in one layer are
+  // forwarded alike up to their last switch, where each leaves through its own HCA port (a sink) and
+  // carries the same SLs. A LID whose tables read back as another's (per switch: the same cable out,
+  // or a stop; per source: the same SL) adds that LID's routes and hops and no new dependency, so
+  // it is looked up (hash of its column, then compared entry by entry) instead of walked again.
+  auto lid_out = [&](int x, int lid) {  // next switch-to-switch port of LID at switch x; -1 = the walk stops
+    const auto& lft = t.lft[static_cast<std::size_t>(x)];
+    if (lft.empty()) return -1;
+    const int out = lft[static_cast<std::size_t>(lid)];
+    if (out == kNoPort || out == 0) return -1;
+    const auto& xs = f.switches[static_cast<std::size_t>(x)];
+    if (out > xs.nports() || xs.ports[static_cast<std::size_t>(out)].kind != FabricPort::Switch) return -1;
+    return out;
+  };
+  auto sl_of = [&](int s, int lid) {
+    const auto& slv = *sl_row[static_cast<std::size_t>(s)];
+    return lid < static_cast<int>(slv.size()) ? slv[static_cast<std::size_t>(lid)] : -1;
+  };
+  std::unordered_map<std::uint64_t, std::vector<int>> walked;  // column hash -> LIDs walked
+  std::vector<long> lid_routes(static_cast<std::size_t>(top) + 1, 0), lid_hops(static_cast<std::size_t>(top) + 1, 0);
   for (int lid = 1; lid <= top && c.problem.empty(); ++lid) {
     if (!owner[static_cast<std::size_t>(lid)].first) continue;
+    std::uint64_t h = 1469598103934665603ULL;
+    for (int x = 0; x < n; ++x) h = (h ^ static_cast<std::uint64_t>(lid_out(x, lid) + 2)) * 1099511628211ULL;
+    for (int s = 0; s < n; ++s) h = (h ^ static_cast<std::uint64_t>(sl_of(s, lid) + 2)) * 1099511628211ULL;
+    auto& same_hash = walked[h];
+    int like = -1;
+    for (const int a : same_hash) {
+      bool same = true;
+      for (int x = 0; x < n && same; ++x) same = lid_out(x, lid) == lid_out(x, a) && sl_of(x, lid) == sl_of(x, a);
+      if (same) {
+        like = a;
+        break;
+      }
+    }
+    if (like >= 0) {
+      c.routes += lid_routes[static_cast<std::size_t>(like)];
+      c.hops += lid_hops[static_cast<std::size_t>(like)];
+      continue;
+    }
+    same_hash.push_back(lid);
+    const long routes_before = c.routes, hops_before = c.hops;
     for (int s = 0; s < n && c.problem.empty(); ++s) {
       const auto& sw = f.switches[static_cast<std::size_t>(s)];
       const auto& slv = *sl_row[static_cast<std::size_t>(s)];
@@ -1012,6 +1052,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         if (!c.problem.empty()) break;
       }
     }
+    lid_routes[static_cast<std::size_t>(lid)] = c.routes - routes_before;
+    lid_hops[static_cast<std::size_t>(lid)] = c.hops - hops_before;
   }
   for (char v : vl_seen) c.vls_used += v;
   if (!c.problem.empty()) return c;

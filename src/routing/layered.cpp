@@ -423,9 +423,9 @@ struct Builder {
   }
 
   // The enumeration of find_path for t = 3 hops, without the search: a 3-hop path src -> y1 -> y2
-  // -> dst has y2 a common neighbour of y1 and dst, so the candidates are read off the common-
-  // neighbour lists (ascending, as the depth-first search meets them) instead of trying every
-  // neighbour of every neighbour. Same candidates in the same order as the search:
+  // -> dst has y2 a common neighbour of y1 and dst, so the candidates are read off the
+  // intersection of two adjacency bitsets (ascending, as the depth-first search meets them)
+  // instead of trying every neighbour of every neighbour. Same candidates in the same order as the search:
   //   * y1 == dst or dist(y1, dst) > 2: none;
   //   * y1 routed towards dst: its fixed route, when it has 2 hops and does not pass through src;
   //   * y1 unrouted: per y2 in N(y1) & N(dst), y2 != src: a routed y2 only when its next hop is dst,
@@ -438,24 +438,23 @@ struct Builder {
   };
   std::vector<Cand> cands;
   std::vector<int> cand_nodes;
-  std::vector<int> cn_off, cn;  // common neighbours of (a, d): cn[cn_off[a*n+d] .. cn_off[a*n+d+1])
-  void build_common_neighbours() {
-    const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-    cn_off.assign(nn + 1, 0);
+  // Adjacency rows as bitsets (n bits per switch, n^2 / 8 bytes: cache-resident for the sizes the
+  // layers are built for): the common neighbours of (y1, dst) are the bits of row(y1) & row(dst),
+  // met in ascending order.
+  std::size_t words = 0;
+  std::vector<std::uint64_t> nbr_bits;
+  void build_neighbour_bits() {
+    words = (static_cast<std::size_t>(n) + 63) / 64;
+    nbr_bits.assign(static_cast<std::size_t>(n) * words, 0);
     for (int a = 0; a < n; ++a)
       for (int b : adj[static_cast<std::size_t>(a)])
-        for (int d : adj[static_cast<std::size_t>(b)]) ++cn_off[id(a, d) + 1];
-    for (std::size_t i = 0; i < nn; ++i) cn_off[i + 1] += cn_off[i];
-    cn.assign(static_cast<std::size_t>(cn_off[nn]), 0);
-    std::vector<int> fill(cn_off.begin(), cn_off.end() - 1);
-    for (int a = 0; a < n; ++a)  // b ascending: every list comes out sorted
-      for (int b : adj[static_cast<std::size_t>(a)])
-        for (int d : adj[static_cast<std::size_t>(b)]) cn[static_cast<std::size_t>(fill[id(a, d)]++)] = b;
+        nbr_bits[static_cast<std::size_t>(a) * words + static_cast<std::size_t>(b) / 64] |= std::uint64_t{1} << (b % 64);
   }
   template <class Consider>
   void find_3hop(int l, int src, int dst, Consider& consider) {
-    if (cn_off.empty()) build_common_neighbours();
+    if (nbr_bits.empty()) build_neighbour_bits();
     int p[4] = {src, 0, 0, dst};
+    const std::uint64_t* row_d = nbr_bits.data() + static_cast<std::size_t>(dst) * words;
     for (int y1 : adj[static_cast<std::size_t>(src)]) {
       if (y1 == dst || r.distance(y1, dst) > 2) continue;
       p[1] = y1;
@@ -466,14 +465,15 @@ struct Builder {
         consider(p, 4, w1 + w[id(y1, z)] + w[id(z, dst)]);
         continue;
       }
-      const auto k = id(y1, dst);
-      for (int i = cn_off[k]; i < cn_off[k + 1]; ++i) {
-        const int y2 = cn[static_cast<std::size_t>(i)];
-        if (y2 == src) continue;
-        if (const int z = r.next_hop(l, y2, dst); z >= 0 && z != dst) continue;
-        p[2] = y2;
-        consider(p, 4, w1 + w[id(y1, y2)] + w[id(y2, dst)]);
-      }
+      const std::uint64_t* row_y = nbr_bits.data() + static_cast<std::size_t>(y1) * words;
+      for (std::size_t k = 0; k < words; ++k)
+        for (std::uint64_t m = row_y[k] & row_d[k]; m != 0; m &= m - 1) {
+          const int y2 = static_cast<int>(k * 64 + static_cast<std::size_t>(__builtin_ctzll(m)));
+          if (y2 == src) continue;
+          if (const int z = r.next_hop(l, y2, dst); z >= 0 && z != dst) continue;
+          p[2] = y2;
+          consider(p, 4, w1 + w[id(y1, y2)] + w[id(y2, dst)]);
+        }
     }
   }
 
