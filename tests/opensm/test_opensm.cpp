@@ -345,6 +345,57 @@ TEST(SlVl, DeadlockFreeLanesOnThePlan) {
   }
 }
 
+// check_vls walks one LID per class of LIDs whose tables read back alike (the endpoints of one switch
+// in one layer): its route and hop counts must still be those of every route, and a LID that differs
+// from its class in one entry must be walked on its own.
+TEST(SlVl, CheckCountsEveryRouteAndWalksADifferingLidOnItsOwn) {
+  const Fabric f = fabric_from_plan(make_cabling_plan(5, 4, 36));
+  const auto r = layers_for(f, 4);
+  RoundTrip t = round_trip(f, r);
+  const auto routes = collect_routes(r);
+  const VlAssignment v = assign_three_lane(r.adjacency(), routes, 3, 16);
+  const SlTables sl = make_sl_tables(r, f, v, routes);
+  const auto paths = parse_path_sl(format_path_sl(f, t.lids, sl), "path-sl.txt");
+  const auto sl2vl = parse_sl2vl_dump(format_sl2vl_dump(f, t.lids, sl), "sl2vl.dump");
+  const int n = f.num_switches();
+  std::vector<long> eps(static_cast<std::size_t>(n), 0);  // injection ports per switch
+  for (const auto& ep : f.endpoints) ++eps[static_cast<std::size_t>(ep.sw)];
+  // Every endpoint injects one route per LID; its switch-to-switch hops are those of the layer's path
+  // (endpoint LID base + o: layer o mod |L|; switch LIDs: layer 0).
+  long hops = 0;
+  for (int s = 0; s < n; ++s) {
+    for (const auto& ep : f.endpoints)
+      for (int o = 0; o < t.lids.block(); ++o)
+        if (ep.sw != s) hops += eps[static_cast<std::size_t>(s)] * r.hops(o % t.lids.layers, s, ep.sw);
+    for (int d = 0; d < n; ++d)
+      if (d != s) hops += eps[static_cast<std::size_t>(s)] * r.hops(0, s, d);
+  }
+  const VlCheck c = check_vls(f, t.installed, paths, sl2vl);
+  ASSERT_TRUE(c.problem.empty()) << c.problem;
+  EXPECT_EQ(c.routes, 200L * (200 * 4 + 50));
+  EXPECT_EQ(c.hops, hops);
+  // Endpoint 0's LID of layer 1 loses its entry at switch x (the second switch of some 2-hop route):
+  // the routes through x stop there, those of the other endpoints of its switch do not.
+  const int d0 = f.endpoints[0].sw, lid = t.lids.endpoint_base[0] + 1;
+  int x = -1;
+  for (int s = 0; s < n && x < 0; ++s)
+    if (s != d0 && r.hops(1, s, d0) == 2) x = r.path(1, s, d0)[1];
+  ASSERT_GE(x, 0);
+  long lost = 0;
+  for (int s = 0; s < n; ++s) {
+    if (s == d0) continue;
+    const auto p = r.path(1, s, d0);
+    for (std::size_t i = 0; i + 1 < p.size(); ++i)
+      if (p[i] == x) lost += eps[static_cast<std::size_t>(s)] * static_cast<long>(p.size() - 1 - i);
+  }
+  ASSERT_GT(lost, 0);
+  t.installed.lft[static_cast<std::size_t>(x)][static_cast<std::size_t>(lid)] = kNoPort;
+  const VlCheck cut = check_vls(f, t.installed, paths, sl2vl);
+  EXPECT_TRUE(cut.problem.empty()) << cut.problem;
+  EXPECT_EQ(cut.routes, c.routes);
+  EXPECT_EQ(cut.hops, hops - lost);
+}
+
 TEST(Lfts, LstDumpOfThePlanGivesTheSameTables) {
   // The LST format (opensm-subnet.lst / ibdiagnet .lst), one line per link, with other GUIDs.
   const CablingPlan plan = make_cabling_plan(5, 4, 36);
