@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Readings of [SlimFly] Fig. 8 / sec. 6.3, 6.5 (q = 5: ~60 % of switch pairs with >= 3 disjoint
 paths at 4 layers, 88.5 % at 8, ~100 % at 16): builds the q = 5 layers with each construction rule
-(--detours exact3 | shortest, with and without our short-route guard) and counts ">= 3 disjoint
+(--detours exact3 | shortest | range, with and without our short-route guard) and counts ">= 3 disjoint
 paths" in several ways from forwarding.txt. Prints a markdown table (docs/layered-routing.md,
 "Path diversity: which rule reproduces Fig. 8").
 Usage: scripts/layers_fig8_readings.py LBSIM [SEED ...]"""
@@ -76,7 +76,7 @@ def shares(n, nh, L, dist):
 print("| construction | seed | counting | 4 layers | 8 layers | 16 layers |")
 print("|---|---|---|---|---|---|")
 with tempfile.TemporaryDirectory() as work:
-    for rule in ["exact3", "shortest"]:
+    for rule in ["exact3", "shortest", "range"]:
         for guard in [[], ["--no-guard"]]:
             for seed in seeds:
                 subprocess.run([exe, "layers", cfg, "-L", "16", "--seed", str(seed), "--detours", rule, *guard,

@@ -324,7 +324,8 @@ void add_layers_commands(CLI::App& app, Commands& out) {
                 "layered: plain Algorithm 1 without the short-route guard (fallbacks may exceed 3 hops)");
   sub->add_option("--detours", args->detours,
                   "layered: almost-minimal path length, exact3 (App. B.1.1: 3 hops) | shortest (the shortest existing "
-                  "length >= 3, 4 hops for adjacent girth-5 pairs; reproduces Fig. 8)")
+                  "length >= 3, 4 hops for adjacent girth-5 pairs) | range (3 or 4 hops, the lighter path; App. B.1.1 \"a range of "
+                  "valid lengths\")")
       ->capture_default_str();
   sub->add_flag("--tables", args->tables,
                 "write forwarding.txt and the OpenSM files lfts.dump, guid2lid, lids.csv, opensm.conf (+ path-sl.txt, "

@@ -165,8 +165,8 @@ void add_mat_commands(CLI::App& app, Commands& out) {
       ->capture_default_str();
   sub->add_flag("--no-guard", args->no_guard, "layered: plain Algorithm 1 without the short-route guard");
   sub->add_option("--detours", args->detours,
-                  "layered: almost-minimal path length, exact3 (App. B.1.1) | shortest (Fig. 8: 4 hops where no 3-hop "
-                  "path exists)")
+                  "layered: almost-minimal path length, exact3 (App. B.1.1) | shortest (4 hops where no 3-hop "
+                  "path exists) | range (3 or 4 hops, the lighter path)")
       ->capture_default_str();
   sub->add_option("--out", args->out, "write mat.json into DIR");
   out.push_back({sub, [args] { return run_mat(*args); }});

@@ -322,7 +322,7 @@ struct Builder {
   std::vector<int> target_memo;
   int target_hops(int s, int d) {
     const int t = std::max(3, r.distance(s, d) + 1);
-    if (detours == Detours::Exact3) return t;
+    if (detours != Detours::Shortest) return t;
     if (target_memo.empty()) target_memo.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0);
     int& m = target_memo[id(s, d)];
     if (m == 0) {
@@ -368,13 +368,11 @@ struct Builder {
       cands.push_back({wsum, rng.next(), cand_nodes.size(), len});
       cand_nodes.insert(cand_nodes.end(), p, p + len);
     };
-    if (t == 3) {
-      find_3hop(l, src, dst, consider);
-    } else {
+    // Depth-first enumeration of the paths of exactly tt hops, with pruning by the remaining budget.
+    auto enumerate = [&](int tt) {
       std::vector<int> cur{src};
       std::vector<char> on_path(static_cast<std::size_t>(n), 0);
       on_path[static_cast<std::size_t>(src)] = 1;
-      // Depth-first enumeration with pruning by the remaining hop budget.
       auto dfs = [&](auto&& self, int x, int remaining, long wsum) -> void {
         if (x == dst) {
           if (remaining == 0) consider(cur.data(), static_cast<int>(cur.size()), wsum);
@@ -394,7 +392,7 @@ struct Builder {
             p.push_back(z);
             y = z;
           }
-          if (static_cast<int>(p.size()) - 1 == t) consider(p.data(), static_cast<int>(p.size()), ws);
+          if (static_cast<int>(p.size()) - 1 == tt) consider(p.data(), static_cast<int>(p.size()), ws);
           return;
         }
         for (int y : adj[static_cast<std::size_t>(x)]) {
@@ -407,8 +405,14 @@ struct Builder {
           on_path[yi] = 0;
         }
       };
-      dfs(dfs, src, t, 0);
-    }
+      dfs(dfs, src, tt, 0);
+    };
+    if (t == 3)
+      find_3hop(l, src, dst, consider);
+    else
+      enumerate(t);
+    // Detours::Range: App. B.1.1's "range of valid lengths", t and t + 1 hops in one candidate set.
+    if (detours == Detours::Range) enumerate(t + 1);
     std::sort(cands.begin(), cands.end(),
               [](const Cand& a, const Cand& b) { return a.w != b.w ? a.w < b.w : a.key < b.key; });
     for (const auto& c : cands) {
@@ -714,10 +718,13 @@ LayerScheme parse_layer_scheme(const std::string& name) {
 Detours parse_detours(const std::string& name) {
   if (name == "exact3") return Detours::Exact3;
   if (name == "shortest") return Detours::Shortest;
-  throw UserError(fmt::format("unknown detour rule '{}' (expected exact3 or shortest)", name));
+  if (name == "range") return Detours::Range;
+  throw UserError(fmt::format("unknown detour rule '{}' (expected exact3, shortest or range)", name));
 }
 
-const char* detours_name(Detours d) { return d == Detours::Exact3 ? "exact3" : "shortest"; }
+const char* detours_name(Detours d) {
+  return d == Detours::Exact3 ? "exact3" : d == Detours::Shortest ? "shortest" : "range";
+}
 
 const char* layer_scheme_name(LayerScheme s) {
   switch (s) {

@@ -33,8 +33,12 @@ enum class LayerScheme { Layered, Rues, FatPaths };
 //             pair (4 hops for adjacent pairs of a girth-5 graph, 3 otherwise). Reproduces Fig. 8's
 //             numbers (docs/layered-routing.md); the 4-hop routes rule out the three-lane scheme
 //             (sec. 5.2 needs <= 3 hops), DFSSSP lanes work.
-enum class Detours { Exact3, Shortest };
-Detours parse_detours(const std::string& name);  // "exact3" | "shortest"
+//   Range:    App. B.1.1's "in theory one could also define a range of valid lengths": paths of t
+//             and t + 1 hops (t as for Exact3: 3 and 4 on Slim Fly) in one candidate set, the lightest
+//             taken. One of the readings tried for Fig. 8 (docs/layered-routing.md); 4-hop routes
+//             rule out the three-lane scheme.
+enum class Detours { Exact3, Shortest, Range };
+Detours parse_detours(const std::string& name);  // "exact3" | "shortest" | "range"
 const char* detours_name(Detours d);
 LayerScheme parse_layer_scheme(const std::string& name);  // "layered" | "rues" | "fatpaths"
 const char* layer_scheme_name(LayerScheme s);

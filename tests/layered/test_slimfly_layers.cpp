@@ -81,7 +81,34 @@ TEST(SlimFlyLayers, Q5ShortestDetoursGiveAdjacentPairsFourHopPaths) {
   EXPECT_EQ(e16.disjoint_hist.at(1), 350);
   EXPECT_LE(e16.share_at_least_3_disjoint, 2100.0 / 2450.0);
   EXPECT_EQ(parse_detours("shortest"), Detours::Shortest);
-  EXPECT_THROW(parse_detours("range"), UserError);
+  EXPECT_EQ(parse_detours("range"), Detours::Range);
+  EXPECT_THROW(parse_detours("longest"), UserError);
+}
+
+// Detours::Range (App. B.1.1: "a range of valid lengths"): 3- and 4-hop candidates in one set, the
+// lightest taken. Adjacent pairs get their 4-hop detours as with Shortest; the fallback stays within
+// 4 hops (guard), and no pair's route exceeds 4 hops.
+TEST(SlimFlyLayers, Q5RangeDetoursMixThreeAndFourHopPaths) {
+  auto g = topo::build_mms_graph(5);
+  LayerOptions o;
+  o.layers = 8;
+  o.detours = Detours::Range;
+  auto r = build_layers(g.adj, o);
+  ASSERT_EQ(validate_layers(r), "");
+  long adjacent_long = 0, three = 0;
+  for (int l = 1; l < r.num_layers(); ++l)
+    for (int s = 0; s < 50; ++s)
+      for (int d = 0; d < 50; ++d) {
+        if (s == d) continue;
+        const int h = r.hops(l, s, d);
+        ASSERT_LE(h, 4);
+        if (h == 4 && r.distance(s, d) == 1) ++adjacent_long;
+        if (h == 3) ++three;
+      }
+  EXPECT_GT(adjacent_long, 0);
+  EXPECT_GT(three, 0);
+  // Adjacent pairs reach 3 disjoint paths too, so the share passes exact3's cap of 2100 / 2450.
+  EXPECT_GT(compute_path_stats(r, 8).share_at_least_3_disjoint, 2100.0 / 2450.0);
 }
 
 // The layers are exactly those of the builder before the short-route guard kept its counts up to
