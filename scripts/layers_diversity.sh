@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Path diversity of the layered routing under both almost-minimal path rules (--detours exact3 |
+# Path diversity of the layered routing under the almost-minimal path rules (--detours exact3 | range |
 # shortest) against [SlimFly] Fig. 8 / sec. 6.3, 6.5 (q = 5: ~60 % of switch pairs with >= 3
 # link-disjoint paths at 4 layers, 88.5 % at 8, ~100 % at 16). Prints a markdown table.
 # Usage: scripts/layers_diversity.sh LBSIM [SEEDS]
@@ -10,7 +10,7 @@ work=$(mktemp -d)
 echo "| q | --detours | seed | >= 3 disjoint, 4 layers | 8 layers | 16 layers | longest route (16) | mean of per-pair max length (16) |"
 echo "|---|---|---|---|---|---|---|---|"
 for q in 5 7; do
-  for rule in exact3 shortest; do
+  for rule in exact3 shortest range; do
     for seed in $seeds; do
       "$exe" layers "$root/examples/layered/sf-q$q.toml" -L 16 --sweep --detours "$rule" --seed "$seed" --out "$work/o" >/dev/null
       python3 - "$work/o/layers.json" "$q" "$rule" "$seed" <<'PY'
