@@ -5,6 +5,9 @@
 #   table2-queue   docs/topologies.md   scripts/spritz_table2_queue.py (which RTT gives 88 / 92 packets)
 #   table3         docs/spritz.md       `lbsim reproduce spritz-table3 --seeds $SEEDS` (its report)
 #   table3-noqa    docs/spritz.md       the same (loaded) with transport.quick_adapt = false
+#   table3-qa      docs/spritz.md       the same (loaded) under each transport.quick_adapt_window
+#   table3-valiant docs/spritz.md       Valiant (loaded) under each routing.valiant_mode
+#   table3-scout   docs/spritz.md       Scout (loaded): re-insertion hold-off x QuickAdapt window
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
 #   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
@@ -35,6 +38,38 @@ reproduce() {  # entry [--quick]
   sed -n '/^\[Spritz\]/,$p' "$dir.log"
 }
 
+# The Table III scenario (loaded case) with extra [set] lines ($2, TOML), optionally only the schemes
+# named in $3 (comma-separated): prints the monitored flow's FCT per scheme, mean [min..max] over
+# seeds 1..SEEDS.
+table3_with() {  # name set-lines [schemes]
+  local dir="${OUT}/spritz-$1-s${SEEDS}"
+  mkdir -p "$dir"
+  "$BIN" reproduce spritz-table3 --print | python3 -c '
+import sys
+name, sets, seeds, only = sys.argv[1:5]
+s = sys.stdin.read().replace("name = \"spritz-table3\"", "name = \"spritz-" + name + "\"")
+s = s.replace("[grid]\n", "[set]\n" + sets + "\n\n[grid]\n\"run.seed\" = [" + seeds + "]\n", 1)
+if only:
+    keep = only.split(",")
+    s = "\n".join(l for l in s.split("\n") if not l.startswith("  {name = ") or l.split("\"")[1] in keep)
+print(s[:s.index("[[case]]\nname = \"solo\"")], end="")' "$1" "$2" "$(seq -s, 1 "$SEEDS")" "${3:-}" > "$dir/sweep.toml"
+  "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
+  python3 - "$dir" "$2" <<'PY'
+import json, os, sys
+root = os.path.join(sys.argv[1], "runs")
+by = {}
+for name in sorted(os.listdir(root)):
+    f = os.path.join(root, name, "summary.json")
+    if not os.path.exists(f):
+        continue
+    scheme = name.split("scheme-")[1]
+    by.setdefault(scheme, []).append(json.load(open(f))["fct_us_by_tag"]["monitored"]["max"])
+print("Table III scenario, " + ", ".join(sys.argv[2].split("\n")) + ": FCT of the monitored flow (us), mean [min..max]")
+for k, v in by.items():
+    print(f"  {k:<10} {sum(v) / len(v):8.1f} [{min(v):.1f}..{max(v):.1f}]  ({len(v)} seeds)")
+PY
+}
+
 for part in "${parts[@]}"; do
   case $part in
     paths-totals)
@@ -51,32 +86,28 @@ for part in "${parts[@]}"; do
     fig7q) reproduce spritz-fig7 --quick | block docs/spritz.md fig7q ;;
     fig8q) reproduce spritz-fig8 --quick | block docs/spritz.md fig8q ;;
     fig9q) reproduce spritz-fig9 --quick | block docs/spritz.md fig9q ;;
-    table3-noqa)
-      # The Table III scenario (loaded) with transport.quick_adapt = false: the QuickAdapt reading.
-      dir="${OUT}/spritz-table3-noqa-s${SEEDS}"
-      mkdir -p "$dir"
-      seeds=$(seq -s, 1 "$SEEDS")
-      "$BIN" reproduce spritz-table3 --print | python3 -c '
-import sys
-s = sys.stdin.read().replace("name = \"spritz-table3\"", "name = \"spritz-table3-noqa\"")
-s = s.replace("[grid]\n", "[set]\n\"transport.quick_adapt\" = false\n\n[grid]\n\"run.seed\" = [" + sys.argv[1] + "]\n", 1)
-print(s[:s.index("[[case]]\nname = \"solo\"")], end="")' "$seeds" > "$dir/sweep.toml"
-      "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
-      python3 - "$dir" <<'PY' | block docs/spritz.md table3-noqa
-import json, os, sys
-root = os.path.join(sys.argv[1], "runs")
-by = {}
-for name in sorted(os.listdir(root)):
-    f = os.path.join(root, name, "summary.json")
-    if not os.path.exists(f):
-        continue
-    scheme = name.split("scheme-")[1]
-    by.setdefault(scheme, []).append(json.load(open(f))["fct_us_by_tag"]["monitored"]["max"])
-print("Table III scenario, transport.quick_adapt = false: FCT of the monitored flow (us), mean [min..max]")
-for k, v in by.items():
-    print(f"  {k:<10} {sum(v) / len(v):8.1f} [{min(v):.1f}..{max(v):.1f}]  ({len(v)} seeds)")
-PY
-      ;;
+    table3-noqa) table3_with table3-noqa '"transport.quick_adapt" = false' | block docs/spritz.md table3-noqa ;;
+    table3-qa)
+      # QuickAdapt's measurement window, one reading per block line (docs/spritz.md "QuickAdapt").
+      for w in base_rtt target_rtt measured_rtt; do
+        table3_with "table3-qa-$w" "\"transport.quick_adapt_window\" = \"$w\""
+      done | block docs/spritz.md table3-qa ;;
+    table3-valiant)
+      # Valiant readings (docs/spritz.md "Valiant"): next hop drawn per hop (the default) or one whole
+      # Valiant path per packet; each with QuickAdapt's base_rtt and target_rtt windows.
+      for v in per_hop path; do for w in base_rtt target_rtt; do
+        table3_with "table3-valiant-$v-$w" "\"routing.valiant_mode\" = \"$v\"
+\"transport.quick_adapt_window\" = \"$w\"" valiant
+      done; done | block docs/spritz.md table3-valiant ;;
+    table3-scout)
+      # Scout readings under Table II's BDP (docs/spritz.md "Scout"): re-insertion hold-off 0 / 2 base RTTs,
+      # each with QuickAdapt's base_rtt and target_rtt windows.
+      for w in base_rtt target_rtt; do
+        for h in 0 2; do
+          table3_with "table3-scout-$w-h$h" "\"transport.quick_adapt_window\" = \"$w\"
+\"lb.spritz_reinsert_holdoff_rtts\" = $h" scout
+        done
+      done | block docs/spritz.md table3-scout ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
   esac
 done

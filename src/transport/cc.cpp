@@ -10,6 +10,9 @@ namespace lbsim::transport {
 
 CongestionControl::CongestionControl(const CcParams& p)
     : p_(p), cwnd_(static_cast<double>(p.init_cwnd)) {
+  period_ = p.quick_adapt_window == QaWindow::TargetRtt
+                ? static_cast<SimTime>(std::llround(static_cast<double>(p.base_rtt) * p.quick_adapt_target_factor))
+                : p.base_rtt;
   clamp();
 }
 
@@ -18,20 +21,25 @@ void CongestionControl::clamp() {
 }
 
 void CongestionControl::roll_window(SimTime now) {
-  if (p_.base_rtt <= 0 || first_ack_ < 0) return;
-  while (now - win_start_ >= p_.base_rtt) {
+  if (period_ <= 0 || first_ack_ < 0) return;
+  while (now - win_start_ >= period_) {
     acked_prev_ = acked_cur_;
     acked_cur_ = 0;
-    win_start_ += p_.base_rtt;
-    if (now - win_start_ >= p_.base_rtt) {  // a whole idle window passed
+    win_start_ += period_;
+    if (now - win_start_ >= period_) {  // a whole idle window passed
       acked_prev_ = 0;
-      win_start_ = now - (now - win_start_) % p_.base_rtt;
+      win_start_ = now - (now - win_start_) % period_;
     }
+    // measured_rtt: the next window lasts the smoothed RTT measured so far.
+    if (p_.quick_adapt_window == QaWindow::MeasuredRtt && srtt_ > 0)
+      period_ = std::max<SimTime>(1, static_cast<SimTime>(std::llround(srtt_)));
   }
 }
 
-void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
+void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt) {
   now_ = now;
+  if (p_.quick_adapt_window == QaWindow::MeasuredRtt && rtt > 0)
+    srtt_ = srtt_ < 0 ? static_cast<double>(rtt) : srtt_ + (static_cast<double>(rtt) - srtt_) / 8.0;
   if (first_ack_ < 0) {
     first_ack_ = now;
     win_start_ = now;
@@ -55,14 +63,12 @@ void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now) {
 // Returns true when QuickAdapt handled (or deliberately ignored) the loss signal.
 bool CongestionControl::quick_adapt(SimTime now, Bytes inflight) {
   if (!p_.quick_adapt) return false;
-  if (first_ack_ < 0 || now - first_ack_ < p_.base_rtt) return false;  // no full RTT measured yet
+  if (first_ack_ < 0 || now - first_ack_ < period_) return false;  // no full window measured yet
   roll_window(now);
   if (now < qa_quiet_until_) return true;  // already adapted for this episode
-  // Bytes delivered over the last base RTT: the current partial window plus the overlapping share
+  // Bytes delivered over the last window: the current partial window plus the overlapping share
   // of the previous one.
-  const double frac_cur = p_.base_rtt > 0 ? static_cast<double>(now - win_start_) /
-                                                static_cast<double>(p_.base_rtt)
-                                          : 1.0;
+  const double frac_cur = period_ > 0 ? static_cast<double>(now - win_start_) / static_cast<double>(period_) : 1.0;
   const double delivered = static_cast<double>(acked_cur_) +
                            static_cast<double>(acked_prev_) * std::max(0.0, 1.0 - frac_cur);
   // The gate: a mild episode (the flow still delivers more than max_cwnd / 2^gate per base RTT)
@@ -71,7 +77,7 @@ bool CongestionControl::quick_adapt(SimTime now, Bytes inflight) {
   cwnd_ = std::min(cwnd_, delivered);
   to_ignore_ = inflight;
   ignored_ = 0;
-  qa_quiet_until_ = now + p_.base_rtt;
+  qa_quiet_until_ = now + period_;
   ++quick_adapts_;
   return true;
 }

@@ -22,6 +22,13 @@
 //                 fires, the congestion signals (ECN marks, NACKs) of the bytes that were in flight
 //                 at that moment are stale, the window already accounts for them: they cause no
 //                 further decrease until that many bytes have been acknowledged or NACKed.
+//                 The measurement window (quick_adapt_window, docs/spritz.md "QuickAdapt"):
+//                   base_rtt      the base RTT (the Table II / longest-path RTT)
+//                   target_rtt    base RTT x quick_adapt_target_factor: SMaRTT's and UEC NSCC's period,
+//                                 base RTT + target queueing delay (UEC 1.0 sec. 3.6.13 QuickAdapt:
+//                                 achieved bytes over base_rtt + target_qdelay; SMaRTT scales the
+//                                 base-RTT bytes by target RTT / base RTT = 1.5)
+//                   measured_rtt  the flow's smoothed measured RTT (EWMA 1/8 of the ACKs' samples)
 //   FastIncrease  after a whole window of ACKs without any congestion signal, grow by
 //                 fast_increase_gain * acked per ACK (about doubling per RTT with gain 1) until the
 //                 next ECN mark, NACK or timeout.
@@ -51,6 +58,9 @@ struct DcqcnParams {
   SimTime cnp_interval = 0;               // at most one CNP per interval (0 = every marked ACK)
 };
 
+// QuickAdapt's measurement window (above).
+enum class QaWindow { BaseRtt, TargetRtt, MeasuredRtt };
+
 struct CcParams {
   std::string name = "dctcp_ack";
   Bytes mtu = 4160;             // wire bytes of a full data packet
@@ -63,6 +73,8 @@ struct CcParams {
   double dctcp_g = 1.0 / 16.0;  // dctcp: EWMA gain
   bool quick_adapt = false;
   int quick_adapt_gate = 3;     // QuickAdapt fires only below max_cwnd >> gate delivered bytes
+  QaWindow quick_adapt_window = QaWindow::BaseRtt;
+  double quick_adapt_target_factor = 1.5;  // target_rtt window = base_rtt x this
   bool fast_increase = false;
   double fast_increase_gain = 1.0;
   SimTime fast_increase_from = 0;  // FastIncrease acts only from this time on (htsim turns it on mid-run)
@@ -74,8 +86,9 @@ class CongestionControl {
   explicit CongestionControl(const CcParams& p);
   virtual ~CongestionControl() = default;
   double cwnd() const { return cwnd_; }
-  // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark.
-  void on_ack(Bytes acked, Bytes marked, SimTime now);
+  // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark; `rtt` the
+  // ACK's round-trip sample (< 0: none).
+  void on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt = -1);
   // A trimmed (NACKed) or timed-out packet of `bytes`; `inflight` = bytes still in flight after it.
   void on_nack(SimTime now, Bytes bytes, Bytes inflight);
   void on_timeout(SimTime now, Bytes bytes, Bytes inflight);
@@ -107,7 +120,10 @@ class CongestionControl {
     return true;
   }
   void roll_window(SimTime now);
-  // QuickAdapt bookkeeping: bytes acked in the current and previous base-RTT windows.
+  // QuickAdapt bookkeeping: bytes acked in the current and previous measurement windows of
+  // period_ (the base RTT, the target RTT, or the smoothed measured RTT taken at each roll).
+  SimTime period_ = 0;
+  double srtt_ = -1;
   SimTime first_ack_ = -1;  // QuickAdapt needs one full base RTT of delivery history first
   SimTime win_start_ = 0;
   Bytes acked_cur_ = 0, acked_prev_ = 0;

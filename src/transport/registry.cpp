@@ -19,6 +19,9 @@ CcParams cc_params(const config::Config& c, CcParams p) {
   p.timeout_decrease = c.real("transport.timeout_decrease");
   p.quick_adapt = c.flag("transport.quick_adapt");
   p.quick_adapt_gate = static_cast<int>(c.integer("transport.quick_adapt_gate"));
+  const std::string& w = c.text("transport.quick_adapt_window");
+  p.quick_adapt_window = w == "target_rtt" ? QaWindow::TargetRtt : w == "measured_rtt" ? QaWindow::MeasuredRtt : QaWindow::BaseRtt;
+  p.quick_adapt_target_factor = c.real("transport.quick_adapt_target_factor");
   p.fast_increase = c.flag("transport.fast_increase");
   p.fast_increase_gain = c.real("transport.fast_increase_gain");
   p.fast_increase_from = from_us(c.real("transport.fast_increase_from_us"));
@@ -78,6 +81,8 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
       real("transport.timeout_decrease", 1.0, "MTUs", "Window decrease per retransmission timeout.").range(0, 1e6),
       flag("transport.quick_adapt", false, "SMaRTT QuickAdapt: on NACK/timeout set the window to the bytes delivered in the last base RTT, once per base RTT, when that is below max window / 2^quick_adapt_gate; the congestion signals of the bytes then in flight cause no further decrease (src/transport/cc.h)."),
       integer("transport.quick_adapt_gate", 3, "", "SMaRTT QA gate: QuickAdapt acts only when the bytes delivered in the last base RTT are below max window / 2^gate (3 = 12.5%); 0 = every loss episode.").range(0, 30),
+      text("transport.quick_adapt_window", "base_rtt", "QuickAdapt's measurement window (the bytes delivered over it become the window; also its once-per-window period): base_rtt = the base RTT; target_rtt = base RTT x quick_adapt_target_factor (SMaRTT / UEC NSCC: base RTT + target queueing delay); measured_rtt = the flow's smoothed measured RTT (EWMA 1/8). docs/spritz.md \"QuickAdapt\".").one_of({"base_rtt", "target_rtt", "measured_rtt"}),
+      real("transport.quick_adapt_target_factor", 1.5, "base RTTs", "quick_adapt_window = target_rtt: the window's length in base RTTs (SMaRTT's target RTT / base RTT).").range(1, 100),
       flag("transport.fast_increase", false, "SMaRTT FastIncrease: after a window of unmarked ACKs grow by fast_increase_gain x acked per ACK."),
       real("transport.fast_increase_gain", 1.0, "", "FastIncrease growth per acked byte.").range(0, 100),
       real("transport.fast_increase_from_us", 0, "us", "With fast_increase: FastIncrease acts only from this simulated time on (htsim switches it on mid-run in a failure scenario; REPS artifact (htsim), docs/htsim.md); 0 = from the start.").range(0, 1e12),

@@ -154,7 +154,8 @@ std::string spritz_topo_cases(bool quick) {
 
 // `longest_bdp`: size the BDP on the longest bounded path (sec. V-A) with the ACK back over the
 // longest minimal path, the reading that gives Table II's 88 (DF) / 92 (SF) packets
-// (scripts/spritz_table2_queue.py), where the build has the key.
+// (scripts/spritz_table2_queue.py), where the build has the key. QuickAdapt measures over the target
+// RTT (1.5 base RTTs, SMaRTT / UEC NSCC; docs/spritz.md "QuickAdapt").
 std::string spritz_set(bool longest_bdp) {
   return std::string(longest_bdp ? "\"network.bdp_path\" = \"longest_bounded_minimal_ack\"\n" : "") +
          R"("network.switch_latency_ns" = 500
@@ -164,6 +165,7 @@ std::string spritz_set(bool longest_bdp) {
 "network.trimming" = true
 "transport.cc" = "dctcp_ack"
 "transport.quick_adapt" = true
+"transport.quick_adapt_window" = "target_rtt"
 "transport.fast_increase" = true
 "transport.init_cwnd_bdp" = 1.5
 "transport.max_cwnd_bdp" = 1.5

@@ -1,4 +1,4 @@
-// Congestion control unit tests: the SMaRTT QuickAdapt gate and the stale-feedback window after a
+// Congestion control unit tests: the SMaRTT QuickAdapt gate, its measurement window and the stale-feedback window after a
 // QuickAdapt (src/transport/cc.h), on the per-ACK DCTCP variant ([Spritz] sec. IV-C, V-A).
 #include <gtest/gtest.h>
 
@@ -78,4 +78,40 @@ TEST(QuickAdapt, FeedbackOfPacketsInFlightAtTheAdaptIsStale) {
   // The first mark after the in-flight bytes are accounted for is fresh: -0.5 MTU (ecn_decrease).
   cc->on_ack(kMtu, kMtu, t + 50);
   EXPECT_DOUBLE_EQ(cc->cwnd(), grown - 0.5 * kMtu);
+}
+
+// transport.quick_adapt_window: the same delivery history (one MTU acknowledged per microsecond
+// for 30 us, every ACK's RTT sample 18 us) measured over a base RTT (10 us), a target RTT (1.5 base
+// RTTs = 15 us) and the smoothed measured RTT (18 us): the window QuickAdapt sets is the bytes of
+// one such window, ~10 / ~15 / ~18 MTUs (all below the gate of 20 MTUs).
+TEST(QuickAdapt, WindowIsTheBytesDeliveredOverTheChosenPeriod) {
+  const auto adapted = [](QaWindow w) {
+    CcParams p = params(3);
+    p.quick_adapt_window = w;
+    p.quick_adapt_target_factor = 1.5;
+    auto cc = make_cc(p);
+    for (int i = 0; i < 30; ++i) cc->on_ack(kMtu, 0, i * kRtt / 10, 18 * kRtt / 10);
+    cc->on_nack(3 * kRtt + 1, kMtu, 50 * kMtu);
+    EXPECT_EQ(cc->quick_adapts(), 1u);
+    return cc->cwnd() / kMtu;
+  };
+  EXPECT_NEAR(adapted(QaWindow::BaseRtt), 10.0, 1.0);
+  EXPECT_NEAR(adapted(QaWindow::TargetRtt), 15.0, 1.0);
+  EXPECT_NEAR(adapted(QaWindow::MeasuredRtt), 18.0, 1.0);
+}
+
+// The gate compares the bytes of the chosen window: 12 MTUs per 10 us is 18 per target RTT of
+// 15 us (QuickAdapt, below 20) but 24 per 20 us (factor 2: above the gate, a 1-MTU decrease).
+TEST(QuickAdapt, GateAppliesToTheChosenWindow) {
+  const auto run = [](double factor) {
+    CcParams p = params(3);
+    p.quick_adapt_window = QaWindow::TargetRtt;
+    p.quick_adapt_target_factor = factor;
+    auto cc = make_cc(p);
+    acks(*cc, 48, 0, 4 * kRtt);
+    cc->on_nack(4 * kRtt + 1, kMtu, 50 * kMtu);
+    return cc->quick_adapts();
+  };
+  EXPECT_EQ(run(1.5), 1u);
+  EXPECT_EQ(run(2.0), 0u);
 }
