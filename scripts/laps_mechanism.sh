@@ -97,3 +97,35 @@ for wl in ("RPC", "HDP"):
             print(f"| {s} | {mean(a):.1f} [{min(a):.1f}..{max(a):.1f}] | {mean([x[1] for x in r]):.1f} | "
                   f"{mean([x[2] for x in r]):.2f} | {mean([x[3] for x in r]):.0f} |")
 PY
+
+# Mean queue per switch port by link kind (RPC, load 0.8, seed 1, queues sampled every 1 us over the
+# 20 us window and 5 us after it): where the detours' extra bytes wait.
+for s in laps ecmp; do
+  d="$OUT/queues_${s}"
+  # shellcheck disable=SC2046
+  [ -f "$d/summary.json" ] || "$BIN" run examples/laps/dragonfly_144.toml --seed 1 --set workload.load=0.8 \
+    --set workload.duration_us=20 --set output.queue_sample_us=1 --set output.queue_ports=all $(args "$s") \
+    --out "$d" --quiet >/dev/null 2>&1 || echo "run failed: $d" >&2
+done
+python3 - "$OUT" <<'PY'
+import csv, os, sys
+out = sys.argv[1]
+print("\n(Dragonfly 144, RPC, load 0.8, seed 1): mean data queue per switch port (KB), samples every 1 us up to 25 us\n")
+print("| scheme | local links | global links | switch-to-host links |")
+print("|---|---|---|---|")
+for s in ("ecmp", "laps"):
+    d = os.path.join(out, f"queues_{s}")
+    if not os.path.exists(os.path.join(d, "queues.csv")):
+        print(f"| {s} | - | - | - |")
+        continue
+    kind = {(r["node"], r["port"]): r["link_kind"] for r in csv.DictReader(open(os.path.join(d, "ports.csv")))}
+    agg = {}
+    for r in csv.DictReader(open(os.path.join(d, "queues.csv"))):
+        if float(r["time_us"]) > 25:
+            continue
+        a = agg.setdefault(kind.get((r["node"], r["port"]), "?"), [0, 0])
+        a[0] += int(r["data_bytes"])
+        a[1] += 1
+    m = {k: v[0] / v[1] / 1000 for k, v in agg.items()}
+    print(f"| {s} | {m.get('local', 0):.1f} | {m.get('global', 0):.1f} | {m.get('host', 0):.1f} |")
+PY

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include <fmt/core.h>
@@ -585,4 +586,44 @@ TEST(Laps, DragonflyDetoursLoadGlobalLinks) {
   const double minimal = global_per_host_byte(true), laps = global_per_host_byte(false);
   EXPECT_LE(minimal, 1.0);
   EXPECT_GT(laps, minimal * 1.3);
+}
+
+// [LAPS] Fig. 9 over time: output.reorder_sample_us writes reorder_buffer.csv, one row per sample
+// and host holding packets. A parameter-server AllReduce (63 GPUs to GPU 0, 64 KiB each) on the
+// Rail sprays over 8 rails with in-order delivery, so the receiver holds packets at some samples;
+// no sample can exceed what the senders send (63 x 66 packets of 1000 B), and only the receiver
+// ever holds packets.
+TEST(Laps, ReorderBufferTimeSeries) {
+  const auto dir = test::temp_dir("laps-rob-series");
+  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml --set transport.delivery=in_order" +
+                                 " --set output.reorder_sample_us=0.5 --set workload.kind=ps_allreduce" +
+                                 " --set workload.size=64KiB --set output.ports_csv=false --quiet --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto csv = test::read_file(dir + "/reorder_buffer.csv");
+  std::istringstream in(csv);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "time_us,host,host_label,packets,kb");
+  const std::uint64_t max_packets = 63 * 66;
+  int rows = 0;
+  std::set<std::string> hosts;
+  double last_t = -1;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream l(line);
+    std::string c;
+    while (std::getline(l, c, ',')) f.push_back(c);
+    ASSERT_EQ(f.size(), 5u) << line;
+    const double t = std::stod(f[0]);
+    EXPECT_GE(t, last_t);
+    last_t = t;
+    hosts.insert(f[1]);
+    const auto packets = std::stoull(f[3]);
+    EXPECT_GT(packets, 0u);
+    EXPECT_LE(packets, max_packets);
+    EXPECT_NEAR(std::stod(f[4]), static_cast<double>(packets) * 1000 / 1e3, 1e-6);
+    ++rows;
+  }
+  EXPECT_GT(rows, 0);
+  EXPECT_EQ(hosts.size(), 1u);
 }
