@@ -287,7 +287,7 @@ nlohmann::json Simulation::flow_control_summary() const {
 
 const std::vector<std::string>& run_files() {
   static const std::vector<std::string> files{"config.toml", "summary.json", "flows.csv",
-                                              "ports.csv",   "path_usage.csv", "queues.csv"};
+                                              "ports.csv",   "path_usage.csv", "queues.csv", "reorder_buffer.csv"};
   return files;
 }
 
@@ -422,6 +422,14 @@ void Simulation::write_run_files(const std::string& dir) const {
   if (flows_->recording()) {
     auto f = open("path_usage.csv");
     flows_->write_path_usage(f);
+  }
+  if (reorder_sample_ > 0) {
+    auto f = open("reorder_buffer.csv");
+    const auto mtu = static_cast<double>(cfg_.integer("network.mtu"));
+    f << "time_us,host,host_label,packets,kb\n";
+    for (const auto& s : rob_samples_)
+      f << fmt::format("{:.3f},{},{},{},{:.3f}\n", to_us(s.time), s.host, topo_.nodes[s.host].label, s.packets,
+                       static_cast<double>(s.packets) * mtu / 1e3);
   }
   if (queue_sample_ > 0) {
     auto f = open("queues.csv");

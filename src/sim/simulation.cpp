@@ -110,6 +110,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   net_->on(net::kEvQueueSample, this);
   queue_sample_ = from_us(cfg_.real("output.queue_sample_us"));
   queue_all_ports_ = cfg_.text("output.queue_ports") == "all";
+  reorder_sample_ = from_us(cfg_.real("output.reorder_sample_us"));
   meter_ = std::make_unique<progress::Meter>("lbsim run", progress::mode_for_stderr(cfg_.text("run.progress")), "packets");
 }
 
@@ -119,7 +120,15 @@ void Simulation::set_progress(progress::Mode mode, std::string label) {
 
 Simulation::~Simulation() = default;
 
-void Simulation::on_event(const Event&) {
+void Simulation::on_event(const Event& e) {
+  if (e.obj == 1) {
+    // [LAPS] Fig. 9: the reorder-buffer occupancy of every host holding packets (reorder_buffer.csv).
+    const auto& rob = tr_->rob_per_host();
+    for (std::size_t h = 0; h < rob.size(); ++h)
+      if (rob[h] > 0) rob_samples_.push_back(RobSample{net_->now(), static_cast<std::int32_t>(h), static_cast<std::uint64_t>(rob[h])});
+    net_->events().push(net_->now() + reorder_sample_, net::kEvQueueSample, 1);
+    return;
+  }
   // Queue sampling: every non-empty switch queue, or every switch port with output.queue_ports =
   // "all" (docs/outputs.md queues.csv).
   for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
@@ -172,6 +181,7 @@ int Simulation::run() {
   net_->set_progress_hook(&Simulation::progress, this);
   tr_->start();
   if (queue_sample_ > 0) net_->events().push(0, net::kEvQueueSample, 0);
+  if (reorder_sample_ > 0) net_->events().push(0, net::kEvQueueSample, 1);
   failures_->schedule();
   quiet_from_ = failures_->last_change();
   if (const double w = cfg_.real("run.watchdog_us"); w > 0) watchdog_ = std::max(from_us(w), 20 * d_.rto);

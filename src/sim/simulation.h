@@ -59,7 +59,7 @@ class Simulation final : public net::EventHandler {
   // Replaces the progress display chosen from run.progress (e.g. `compare` labels each run).
   void set_progress(progress::Mode mode, std::string label);
 
-  // kEvQueueSample
+  // kEvQueueSample (obj 0: switch queues, obj 1: reorder buffers)
   void on_event(const Event& e) override;
 
  private:
@@ -82,6 +82,15 @@ class Simulation final : public net::EventHandler {
   SimTime queue_sample_ = 0;
   bool queue_all_ports_ = false;  // output.queue_ports = "all"
   std::vector<metrics::QueueSample> queue_samples_;
+  // output.reorder_sample_us ([LAPS] Fig. 9): (time, host, packets held) for every host with a
+  // non-empty reorder buffer at each sample.
+  struct RobSample {
+    SimTime time;
+    std::int32_t host;
+    std::uint64_t packets;
+  };
+  SimTime reorder_sample_ = 0;
+  std::vector<RobSample> rob_samples_;
   double wall_s_ = 0;
   std::unique_ptr<progress::Meter> meter_;  // run.progress (or set_progress)
   std::uint64_t total_packets_ = 0;         // data packets of every transfer (the progress total)

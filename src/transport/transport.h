@@ -246,6 +246,8 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // data arrival, the packets the receiving host holds above the first gap of its flows, counted
   // (index = packets, the last bin collecting larger values).
   const std::vector<std::uint64_t>& rob_histogram() const { return rob_hist_; }
+  // Packets each host holds in its reorder buffer now (empty until the first in-order arrival).
+  const auto& rob_per_host() const { return rob_host_; }
   Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const;
   FlowMemory memory() const;
 

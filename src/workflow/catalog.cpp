@@ -391,6 +391,42 @@ std::string fc_case(const std::string& name, const std::string& body) {
 const char* kUniformCdf =
     "# [Flowcut] Fig. 13 \"Random\" distribution: sizes uniform in 4 KiB - 1 MiB (the range is lbsim's choice).\n"
     "0 0\n4096 0\n1048576 100\n";
+// [LAPS] sec. 4.1-4.2: the schemes of Fig. 5-8 and Table 1 that lbsim has. The paper's baselines run
+// DCQCN (the authors' ns-3 code), PLB runs over DCTCP there; LAPS paces by its own rate
+// (transport.cc = none). CONGA is leaf-spine only in lbsim and ConWeave is not built (docs/laps.md),
+// so neither has a row; LetFlow on the Dragonfly has a single shortest path to choose from.
+std::vector<FcScheme> laps_schemes() {
+  return {{"ecmp", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "ecmp", "transport.cc" = "dcqcn")"},
+          {"letflow", R"("routing.algorithm" = "letflow", "lb.algorithm" = "ecmp", "transport.cc" = "dcqcn")"},
+          {"plb", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "plb", "transport.cc" = "dctcp")"},
+          {"laps", R"("routing.algorithm" = "source_route", "lb.algorithm" = "laps", "transport.cc" = "none")"}};
+}
+std::vector<Need> laps_needs() {
+  return {{"lb.algorithm", "laps", "lb laps"},
+          {"routing.algorithm", "source_route", "routing source_route"},
+          {"routing.algorithm", "letflow", "routing letflow"},
+          {"lb.algorithm", "plb", "lb plb"},
+          {"transport.cc", "dcqcn", "transport dcqcn"}};
+}
+// Fig. 5-8: a flow-size CDF at loads 50-100 % (quick: 50 and 80 %), All2all Poisson traffic over a
+// launch window (the paper's is longer; quick windows keep a run to seconds).
+std::string laps_fig(const std::string& name, const std::string& what, const std::string& cdf, int window_us,
+                     bool quick) {
+  return fmt::format("# {} ({}).\nname = \"{}\"\nbase = \"@BASE@\"\n\n[set]\n\"workload.cdf\" = \"{}\"\n"
+                     "\"workload.duration_us\" = {}\n\n[grid]\n{}\"workload.load\" = {}\n\"run.seed\" = {}\n",
+                     what, quick ? "reduced: --quick" : "loads 50-100 %", name, cdf, window_us, fc_axis(laps_schemes()),
+                     quick ? "[0.5, 0.8]" : "[0.5, 0.6, 0.7, 0.8, 0.9, 1.0]", quick ? "[1]" : "[1, 2, 3]");
+}
+// Table 1: LLM gradient aggregation (parameter-server AllReduce: every GPU to one) on Rail, with and
+// without 0.0001 % random drops on every link. The paper's 64 MB per sender; quick: 1 MiB.
+std::string laps_table1(bool quick) {
+  return fmt::format("# [LAPS] Table 1: gradient aggregation (ps_allreduce, {} per sender) on Rail, drop ratio 0 and 1e-6.\n"
+                     "name = \"laps-table1\"\nbase = \"@BASE@\"\n\n[set]\n\"workload.kind\" = \"ps_allreduce\"\n"
+                     "\"workload.size\" = \"{}\"\n\"failures.random_links\" = \"all\"\n\"failures.random_kind\" = \"loss\"\n"
+                     "\"failures.random_loss\" = 0.000001\n\n[grid]\n{}\"run.seed\" = {}\n\n[[case]]\nname = \"drop_0\"\n"
+                     "\"failures.random_fraction\" = 0.0\n\n[[case]]\nname = \"drop_1e-6\"\n\"failures.random_fraction\" = 1.0\n",
+                     quick ? "1 MiB" : "64 MB", quick ? "1MiB" : "64MB", fc_axis(laps_schemes()), quick ? "[1]" : "[1, 2, 3]");
+}
 }  // namespace
 
 std::vector<std::string> missing_needs(const Entry& e) {
@@ -701,6 +737,33 @@ std::vector<Entry> catalog() {
     };
     c.push_back({"flowcut-fig7", "[Flowcut] Fig. 7", "heatmap: mean FCT of the permutation over flowcut.rtt_ratio x flowcut.alpha, full switch",
                  fc_needs(flowcut_variant_schemes()), fig7(false), fig7(true), "~45 min", "19 s", {}});
+  }
+  {
+    // [LAPS] sec. 4.2 (docs/laps.md): Fig. 5-8 and Table 1 at lbsim's scale, with the examples'
+    // network (examples/laps/*.toml); the report prints the average and p99 FCT per scheme and load
+    // next to the paper's numbers.
+    const auto fig = [&](const std::string& name, const std::string& src, const std::string& what, const std::string& base,
+                         const std::string& cdf, int window_full, int window_quick, const std::string& rt_full,
+                         const std::string& rt_quick) {
+      Entry e{name, src, what, with(laps_needs(), {}), laps_fig(name, src + ": " + what, cdf, window_full, false),
+              laps_fig(name, src + ": " + what, cdf, window_quick, true), rt_full, rt_quick, {}};
+      e.base = base;
+      e.report = laps_report;
+      return e;
+    };
+    c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+                    "examples/laps/rail_64.toml", "../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "~30 min", "~40 s"));
+    c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+                    "examples/laps/rail_64.toml", "alistorage", 500, 100, "~30 min", "~40 s"));
+    c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+                    "examples/laps/dragonfly_144.toml", "googlerpc", 100, 20, "~20 min", "~30 s"));
+    c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+                    "examples/laps/dragonfly_144.toml", "hadoop", 300, 50, "~40 min", "~60 s"));
+    Entry t{"laps-table1", "[LAPS] Table 1", "Rail, parameter-server gradient aggregation, drop ratio 0 and 0.0001 %",
+            with(laps_needs(), {failures}), laps_table1(false), laps_table1(true), "hours", "~60 s", {}};
+    t.base = "examples/laps/rail_64.toml";
+    t.report = laps_report;
+    c.push_back(t);
   }
   return c;
 }

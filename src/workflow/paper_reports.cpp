@@ -385,3 +385,70 @@ std::string spritz_fig9_report(const Sweep& sw) {
 }
 
 }  // namespace lbsim::workflow
+
+// ---- [LAPS] sec. 4.2 ----------------------------------------------------------------------------
+
+namespace lbsim::workflow {
+
+std::string laps_report(const Sweep& sw) {
+  int skipped = 0;
+  const auto runs = spritz_runs(sw, skipped);
+  const std::string& name = sw.spec.name;
+  const bool table1 = name == "laps-table1";
+  const double unit = table1 ? 1000.0 : 1.0;  // Table 1 is in ms
+  const std::string u = table1 ? "ms" : "us";
+  Table t;
+  for (const auto& r : runs) {
+    const std::string setting = table1 ? r.setting : "load " + r.setting;
+    const double avg = num(r.summary, {"fct_us", "mean"}), p99 = num(r.summary, {"fct_us", "p99"});
+    t.add(setting, "average FCT (" + u + ")", r.scheme, avg < 0 ? -1 : avg / unit);
+    t.add(setting, "p99 FCT (" + u + ")", r.scheme, p99 < 0 ? -1 : p99 / unit);
+  }
+  // Average FCT of each scheme over LAPS's (the paper's "LAPS improves the average FCT by x").
+  for (const auto& setting : t.settings) {
+    const auto* laps = t.get(setting, "average FCT (" + u + ")", "laps");
+    if (!laps || laps->empty()) continue;
+    const double l = range(*laps).mean;
+    for (const auto& sc : t.schemes) {
+      const auto* v = t.get(setting, "average FCT (" + u + ")", sc);
+      if (v && !v->empty() && l > 0) t.add(setting, "average FCT / LAPS's", sc, range(*v).mean / l);
+    }
+  }
+  std::string s = fmt::format("{}: average and p99 FCT per scheme (lbsim's reduced scale; the paper's ConWeave and "
+                              "CONGA are not in this build); {}",
+                              name, seeds_line(runs, skipped));
+  s += render(t, [&](const std::string& setting, const std::string& m, const std::string& sc) -> std::string {
+    const bool at80 = setting == "load 0.8";
+    if (name == "laps-fig5" && at80 && m == "average FCT / LAPS's") {
+      if (sc == "ecmp") return "3.3x";
+      if (sc == "letflow") return "2.8x";
+      if (sc == "plb") return "1.6x";
+      if (sc == "laps") return "1 (lowest)";
+    }
+    if (name == "laps-fig6" && at80 && m == "p99 FCT (us)") {
+      if (sc == "ecmp") return "670";
+      if (sc == "letflow") return "700";
+      if (sc == "plb") return "480";
+      if (sc == "laps") return "120 (lowest)";
+    }
+    if ((name == "laps-fig7" || name == "laps-fig8") && sc == "laps" && m != "average FCT / LAPS's")
+      return "lowest of all schemes at every load";
+    if (table1) {
+      // Table 1 in the order ECMP, LetFlow, CONGA, ConWeave, PLB, LAPS (the text's 1.4x "CONGA" and
+      // 3.6x "PLB" ratios match the table's PLB and CONGA columns swapped).
+      const bool drop = setting != "drop_0";
+      const bool avg = m == "average FCT (ms)", p99 = m == "p99 FCT (ms)";
+      if (!avg && !p99) return "";
+      if (sc == "ecmp") return avg ? (drop ? "580" : "564") : (drop ? "645" : "617");
+      if (sc == "letflow") return avg ? (drop ? "578" : "553") : (drop ? "633" : "589");
+      if (sc == "plb") return avg ? (drop ? "219" : "211") : (drop ? "240" : "235");
+      if (sc == "laps") return avg ? "162" : "175";
+    }
+    return "";
+  });
+  if (name == "laps-fig5")
+    s += "paper (Fig. 5): from 50 % to 100 % load the average FCT grows by 0.64 ms (LAPS), 4.6 (ECMP), 4.3 (LetFlow), 1.1 ms (PLB)\n";
+  return s;
+}
+
+}  // namespace lbsim::workflow

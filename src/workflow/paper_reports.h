@@ -33,3 +33,13 @@ std::string spritz_fig8_report(const Sweep& sw);
 std::string spritz_fig9_report(const Sweep& sw);
 
 }  // namespace lbsim::workflow
+
+namespace lbsim::workflow {
+
+// [LAPS] sec. 4.2 (entries laps-fig5 .. laps-fig8, laps-table1): average and p99 FCT per scheme (the
+// sweep's `scheme` axis) and load (or Table 1's drop case), mean [min..max] over the seeds, each
+// scheme's average FCT over LAPS's, next to the paper's numbers (Fig. 5 ratios at 80 % load, Fig. 6
+// p99 at 80 %, Table 1 in ms) or its statement (Fig. 7, 8). Runs that did not complete are left out.
+std::string laps_report(const Sweep& sw);
+
+}  // namespace lbsim::workflow
