@@ -13,7 +13,9 @@
 # Usage: scripts/scale_flows.sh [BIN ...]   (default: build/lbsim). Several binaries are measured
 # side by side (e.g. main's and this branch's). Environment: DURATIONS (us of arrivals, one run
 # each; default "700 2100 7000", about 10k, 30k and 100k flows), SENDERS (8), FLOWS_PER_HOST (2000),
-# WINDOW (2), SKIP_A=1 / SKIP_B=1. Prints Markdown tables.
+# WINDOW (2), SKIP_A=1 / SKIP_B=1, BASE_A (the config of (a); default the 1024-host one, e.g.
+# examples/demo.toml for its 128 hosts at 400 Gb/s: some 1.9 flows per us at load 0.5). Prints
+# Markdown tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bins=("$@")
@@ -25,6 +27,7 @@ window=${WINDOW:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 base=examples/fat_tree_1024_permutation.toml
+base_a=${BASE_A:-$base}
 
 report() {  # summary.json -> one table row
   python3 - "$@" <<'PY'
@@ -45,7 +48,7 @@ PY
 }
 
 if [ "${SKIP_A:-0}" != 1 ]; then
-  echo "(a) WebSearch, 1024-host fat tree, load 0.5, REPS ($base + cdf_trace)"
+  echo "(a) WebSearch, load 0.5, REPS ($base_a + cdf_trace)"
   echo
   echo "| binary | entries | completed | events | wall s | peak RSS MiB | MiB growth per entry (bytes) |"
   echo "|---|---|---|---|---|---|---|"
@@ -53,7 +56,7 @@ if [ "${SKIP_A:-0}" != 1 ]; then
     prev=""
     for d in $durations; do
       out="$tmp/a-$(basename "$bin")-$d"
-      "$bin" run "$base" --out "$out" --quiet --set output.ports_csv=false --set output.flows_csv=true \
+      "$bin" run "$base_a" --out "$out" --quiet --set output.ports_csv=false --set output.flows_csv=true \
         --set 'workload.kind="cdf_trace"' --set 'workload.cdf="websearch"' --set workload.load=0.5 \
         --set "workload.duration_us=$d" --set 'lb.algorithm="reps"' >/dev/null
       report "$bin, ${d} us" "$out/summary.json" ${prev:+"$prev"}

@@ -17,6 +17,17 @@ namespace lbsim::lb {
 
 using PolicyMaker = std::function<std::unique_ptr<EntropyPolicy>(PolicyContext)>;
 
+// A load balancer's summary.json block built flow by flow: each policy is added when its flow no
+// longer needs it (the transport's final ACK), so the policy can be freed at once instead of being
+// kept to the end of the run (docs/scale-flows.md). The block must not depend on the order in which
+// the policies are added (sums, counts, minima).
+struct SummaryFold {
+  virtual ~SummaryFold() = default;
+  virtual void add(const EntropyPolicy& policy) = 0;
+  virtual std::unique_ptr<SummaryFold> clone() const = 0;
+  virtual nlohmann::json json() const = 0;
+};
+
 struct LbPlugin : config::PluginInfo {
   // `run` is the run-wide part of every flow's context (base RTT, RTO, BDP, EV space, trimming), for
   // defaults derived from it (e.g. REPS' freezing timeout = the RTO).
@@ -24,6 +35,9 @@ struct LbPlugin : config::PluginInfo {
   // Optional: a summary.json block ("summary_key") over the policies of every flow that used it.
   std::string summary_key;
   std::function<nlohmann::json(const std::vector<const EntropyPolicy*>&)> summarize;
+  // Optional, with `summarize`: the same block as a fold (a fresh, empty one per call). A plug-in that
+  // has it does not keep its policies to the end of the run.
+  std::function<std::unique_ptr<SummaryFold>()> fold;
 };
 
 config::Registry<LbPlugin>& balancers();

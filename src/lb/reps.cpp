@@ -160,24 +160,37 @@ RepsParams reps_params(const Config& c, const PolicyContext& run) {
   return p;
 }
 
-// summary.json "reps": per-connection state ([REPS] Table 1) and freezing-mode activity (sec. 3.2).
-nlohmann::json reps_summary(const std::vector<const EntropyPolicy*>& policies) {
-  std::uint64_t flows = 0, frozen = 0, entries = 0, failures = 0;
-  std::size_t bits = 0;
-  SimTime first = -1;
-  for (const auto* e : policies) {
-    const auto* r = dynamic_cast<const RepsPolicy*>(e);
-    if (!r) continue;
-    ++flows;
-    bits = r->state_bits();
-    entries += r->freeze_entries();
-    failures += r->failures_detected();
-    if (r->freeze_entries()) ++frozen;
-    if (r->first_freeze_time() >= 0 && (first < 0 || r->first_freeze_time() < first)) first = r->first_freeze_time();
+// summary.json "reps": per-connection state ([REPS] Table 1) and freezing-mode activity (sec. 3.2),
+// folded connection by connection (lb::SummaryFold) so that a finished connection's state is freed.
+class RepsFold final : public SummaryFold {
+ public:
+  void add(const EntropyPolicy& e) override {
+    const auto* r = dynamic_cast<const RepsPolicy*>(&e);
+    if (!r) return;
+    ++flows_;
+    bits_ = r->state_bits();  // the same for every connection of a run
+    entries_ += r->freeze_entries();
+    failures_ += r->failures_detected();
+    if (r->freeze_entries()) ++frozen_;
+    if (r->first_freeze_time() >= 0 && (first_ < 0 || r->first_freeze_time() < first_)) first_ = r->first_freeze_time();
   }
-  return {{"state_bits", bits}, {"state_bytes", (bits + 7) / 8}, {"flows", flows}, {"failures_detected", failures},
-          {"freeze_entries", entries}, {"flows_frozen", frozen},
-          {"first_freeze_us", first < 0 ? nlohmann::json(nullptr) : nlohmann::json(to_us(first))}};
+  std::unique_ptr<SummaryFold> clone() const override { return std::make_unique<RepsFold>(*this); }
+  nlohmann::json json() const override {
+    return {{"state_bits", bits_}, {"state_bytes", (bits_ + 7) / 8}, {"flows", flows_}, {"failures_detected", failures_},
+            {"freeze_entries", entries_}, {"flows_frozen", frozen_},
+            {"first_freeze_us", first_ < 0 ? nlohmann::json(nullptr) : nlohmann::json(to_us(first_))}};
+  }
+
+ private:
+  std::uint64_t flows_ = 0, frozen_ = 0, entries_ = 0, failures_ = 0;
+  std::size_t bits_ = 0;
+  SimTime first_ = -1;
+};
+
+nlohmann::json reps_summary(const std::vector<const EntropyPolicy*>& policies) {
+  RepsFold fold;
+  for (const auto* e : policies) fold.add(*e);
+  return fold.json();
 }
 
 const RegisterLb kReps{{{"reps", "REPS: recycled entropies with freezing mode on failures ([REPS] Alg. 1-2, sec. 3).",
@@ -195,7 +208,7 @@ const RegisterLb kReps{{{"reps", "REPS: recycled entropies with freezing mode on
       const RepsParams p = reps_params(c, run);
       return [p](PolicyContext ctx) { return std::make_unique<RepsPolicy>(std::move(ctx), p); };
     },
-    "reps", &reps_summary}};
+    "reps", &reps_summary, [] { return std::unique_ptr<SummaryFold>(std::make_unique<RepsFold>()); }}};
 
 [[maybe_unused]] const bool checked = [] {
   declare_check([](const Config& c) {

@@ -177,7 +177,18 @@ bool FlowSetup::keeps_policy(std::uint32_t id) const {
   if (s.tag == record_tag_) return true;
   if (pinned_evs_.count(id)) return false;
   const auto* plugin = lb::balancers().find(lb_name(s));
-  return plugin && plugin->summarize;
+  return plugin && plugin->summarize && !plugin->fold;
+}
+
+void FlowSetup::policy_done(std::uint32_t id, const lb::EntropyPolicy& policy) {
+  const auto& s = wl_.flows[id];
+  if (s.is_compute() || pinned_evs_.count(id)) return;
+  const auto* plugin = lb::balancers().find(lb_name(s));
+  if (!plugin || !plugin->summarize || !plugin->fold) return;
+  auto& f = folded_[plugin->name];
+  if (!f.fold) f.fold = plugin->fold();
+  f.fold->add(policy);
+  ++f.flows;
 }
 
 void FlowSetup::add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const {
@@ -214,6 +225,16 @@ void FlowSetup::add_summary(nlohmann::json& j, const std::vector<transport::Flow
     for (const auto& f : flows)
       if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == plugin.name)
         used.push_back(&f.lb->inner());
+    if (plugin.fold) {
+      // The policies freed during the run are folded already; the ones still held (flows not over,
+      // flows recorded for path usage) are added to a copy.
+      const auto it = folded_.find(plugin.name);
+      if (used.empty() && (it == folded_.end() || it->second.flows == 0)) continue;
+      auto fold = it != folded_.end() && it->second.fold ? it->second.fold->clone() : plugin.fold();
+      for (const auto* p : used) fold->add(*p);
+      j[plugin.summary_key] = fold->json();
+      continue;
+    }
     if (!used.empty()) j[plugin.summary_key] = plugin.summarize(used);
   }
 }

@@ -48,6 +48,9 @@ class FlowSetup {
   // Whether entry id's policy must stay after its transfer (transport::PolicyKeep): its plug-in has a
   // summary.json block over every flow's policy, or the flow's path usage is recorded.
   bool keeps_policy(std::uint32_t id) const;
+  // Entry id's policy is about to be freed (transport::PolicyDone): its plug-in's summary fold takes
+  // what the summary.json block needs from it.
+  void policy_done(std::uint32_t id, const lb::EntropyPolicy& policy);
 
   // summary.json blocks: "spritz" (endpoint tables) and each load balancer's own block.
   void add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const;
@@ -78,6 +81,12 @@ class FlowSetup {
   std::map<std::uint32_t, std::uint32_t> pinned_evs_;  // by workload index
   std::int32_t record_tag_ = -1;
   std::vector<std::pair<std::uint32_t, const lb::RecordingPolicy*>> recorders_;  // owned by the flows
+  // Per load balancer with a summary fold (lb::LbPlugin::fold): the policies freed so far, folded.
+  struct Folded {
+    std::unique_ptr<lb::SummaryFold> fold;
+    std::size_t flows = 0;
+  };
+  std::map<std::string, Folded> folded_;
 };
 
 }  // namespace lbsim::sim

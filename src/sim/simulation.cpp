@@ -104,7 +104,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.cc = transport::cc_params(cfg_, cc);
   tr_ = std::make_unique<transport::Transport>(
       *net_, wl_, tp, [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->make_policy(s, id); },
-      [f = flows_.get()](std::uint32_t id) { return f->keeps_policy(id); });
+      [f = flows_.get()](std::uint32_t id) { return f->keeps_policy(id); },
+      [f = flows_.get()](std::uint32_t id, const lb::EntropyPolicy& p) { f->policy_done(id, p); });
   net_->set_router(&router);
   net_->set_host_handler(tr_.get());
   net_->on(net::kEvQueueSample, this);

@@ -26,8 +26,8 @@ inline void drop_stale_rtx(FlowLive& L) {
 }  // namespace
 
 Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
-                     PolicyFactory policies, PolicyKeep keep)
-    : net_(net), wl_(wl), p_(params), policies_(std::move(policies)), keep_(std::move(keep)) {
+                     PolicyFactory policies, PolicyKeep keep, PolicyDone done)
+    : net_(net), wl_(wl), p_(params), policies_(std::move(policies)), keep_(std::move(keep)), done_(std::move(done)) {
   for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush, net::kEvHoldWake,
                        net::kEvPauseTimeout, net::kEvPaceWake})
     net_.on(k, this);
@@ -895,7 +895,11 @@ void Transport::sender_finished(FlowState& f) {
   f.live->cc.reset();
   // The load balancer goes too unless the run's summary reads it or it answers probes that may
   // still come back (lb::kCapPaths: on_probe_ack).
-  if (!(f.caps & lb::kCapPaths) && !(keep_ && keep_(f.id))) f.lb.reset();
+  // (A summary that folds policies one by one gets this one first: PolicyDone.)
+  if (!(f.caps & lb::kCapPaths) && !(keep_ && keep_(f.id))) {
+    if (done_ && f.lb) done_(f.id, f.lb->inner());
+    f.lb.reset();
+  }
   if (f.finished) release(f);
 }
 

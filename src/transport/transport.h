@@ -208,6 +208,9 @@ using PolicyFactory =
 // Whether entry id's load balancer must outlive its transfer (the run's summary or path usage reads
 // it); empty = none does. Policies that answer probes (lb::kCapPaths) are always kept.
 using PolicyKeep = std::function<bool(std::uint32_t id)>;
+// Called with entry id's load balancer just before the transport frees it (its final ACK): the run
+// folds what its summary needs from it (lb::SummaryFold). Empty = nothing to fold.
+using PolicyDone = std::function<void(std::uint32_t id, const lb::EntropyPolicy& policy)>;
 
 // Memory held by per-flow state, counted from the containers (tests, docs/scale.md).
 struct FlowMemory {
@@ -223,7 +226,7 @@ struct FlowMemory {
 class Transport final : public net::HostHandler, public net::EventHandler {
  public:
   Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
-            PolicyFactory policies, PolicyKeep keep = {});
+            PolicyFactory policies, PolicyKeep keep = {}, PolicyDone done = {});
 
   // Schedule every entry whose dependencies are already met.
   void start();
@@ -308,6 +311,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::vector<FlowState> flows_;
   std::vector<std::vector<std::uint32_t>> dependents_, start_dependents_;
   PolicyKeep keep_;
+  PolicyDone done_;
   // NIC scheduler, per host: the active flows (not parked, sender not done) in round-robin order,
   // one slot each (kNil = a flow that left; trailing ones are trimmed, the rest compacted when they
   // outnumber the flows), the slots of the flows that can send, and the round-robin position (the
