@@ -32,12 +32,11 @@ std::uint32_t OpsEntryPolicy::next_ev(SimTime) {
 // --- Spritz-Scout / Spritz-Spray ---------------------------------------------------------------
 
 SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w)
-    : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), p_(params), kind_(kind) {
+    : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), p_(params), kind_(kind), weighted_(w == Weighting::Weighted) {
   if (p_.buffer_size == 0) throw UserError("lb.spritz_buffer_size must be at least 1");
   const std::size_t n = paths_.size();
-  base_w_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) base_w_[i] = w == Weighting::Weighted ? paths_[i].weight : 1.0;
-  w_ = base_w_;
+  w_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) w_[i] = base_weight(i);
   cum_.resize(n);
   cum_dirty_ = true;
   ecn_counts_.assign(n, 0);
@@ -70,7 +69,7 @@ void SpritzPolicy::maybe_restore(SimTime now) {
   // after a configurable interval (global timer)". One timer per connection, armed by the first
   // timeout while it is idle; when it fires every disabled path comes back.
   for (std::size_t i = 0; i < w_.size(); ++i)
-    if (w_[i] == 0) set_weight(i, (i == 0 && biased_) ? p_.min_bias_factor : base_w_[i]);
+    if (w_[i] == 0) set_weight(i, (i == 0 && biased_) ? p_.min_bias_factor : base_weight(i));
   restore_at_ = kTimeNever;
 }
 
@@ -113,7 +112,7 @@ void SpritzPolicy::ecn_window(bool marked, SimTime now) {
   if (high != biased_) {
     biased_ = high;
     if (w_[0] != 0 || restore_at_ == kTimeNever)  // a timed-out w[0] stays 0 until the timer fires
-      set_weight(0, high ? p_.min_bias_factor : base_w_[0]);
+      set_weight(0, high ? p_.min_bias_factor : base_weight(0));
   }
   window_start_ = now;
   win_acks_ = win_ecn_ = 0;

@@ -119,6 +119,17 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
 
 namespace lbsim::routing {
 
+namespace {
+// The largest `cost(link)` over switch-to-switch links (an upper bound per hop of a bounded path).
+template <class Cost>
+SimTime max_switch_link_cost(const topo::Topology& t, Cost cost) {
+  SimTime m = 0;
+  for (const auto& l : t.links)
+    if (!t.is_host(l.a) && !t.is_host(l.b)) m = std::max(m, static_cast<SimTime>(cost(l)));
+  return m;
+}
+}  // namespace
+
 SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes, Bytes ack_bytes) {
   topo::PathEnumerator pe(t);
   auto both_ways = [&](const topo::Link& l) {
@@ -132,6 +143,11 @@ SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Byt
     sw.push_back(t.switch_node(s));
     host_rt.push_back(both_ways(t.links[t.ports[hs.front()][0].link]));
   }
+  // Branch and bound: a pair's round trip is at most its host links plus max_hops links of the
+  // costliest kind; pairs that cannot beat the best so far are not enumerated (exact, and on
+  // uniform networks it stops enumerating after the first pair whose longest path has the bound).
+  const SimTime link_max = max_switch_link_cost(t, both_ways);
+  const SimTime path_max = 2 * static_cast<SimTime>(pe.max_hops() + 1) * switch_latency + pe.max_hops() * link_max;
   SimTime best = 0;
   for (std::size_t i = 0; i < sw.size(); ++i)
     for (std::size_t j = 0; j < sw.size(); ++j) {
@@ -140,6 +156,7 @@ SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Byt
         best = std::max(best, ends + 2 * switch_latency);
         continue;
       }
+      if (ends + path_max <= best) continue;
       pe.for_each_path(sw[i], sw[j], [&](const topo::PathView& v) {
         SimTime rt = ends + 2 * static_cast<SimTime>(v.length + 1) * switch_latency;
         for (std::int32_t k = 0; k < v.length; ++k)
@@ -163,17 +180,28 @@ SimTime longest_bounded_minimal_ack_rtt(const topo::Topology& t, SimTime switch_
     sw.push_back(t.switch_node(s));
     host_link.push_back(&t.links[t.ports[hs.front()][0].link]);
   }
+  // Branch and bound as in longest_bounded_rtt: data over at most max_hops links, the ACK over a
+  // minimal path of at most `d` links (Dragonfly: at most local, global, local), each link at most
+  // the costliest switch-to-switch link; pairs that cannot beat the best so far are skipped.
+  const SimTime data_link_max = max_switch_link_cost(t, [&](const topo::Link& l) { return one_way(l, data_bytes); });
+  const SimTime ack_link_max = max_switch_link_cost(t, [&](const topo::Link& l) { return one_way(l, ack_bytes); });
   SimTime best = 0;
   for (std::size_t i = 0; i < sw.size(); ++i)
     for (std::size_t j = 0; j < sw.size(); ++j) {
       const auto& hi = *host_link[i];
       const auto& hj = *host_link[j];
+      const SimTime ends = one_way(hi, data_bytes) + one_way(hj, data_bytes) + one_way(hj, ack_bytes) +
+                           one_way(hi, ack_bytes);
       if (i == j) {
-        best = std::max(best, one_way(hi, data_bytes) + one_way(hj, data_bytes) + one_way(hj, ack_bytes) +
-                                  one_way(hi, ack_bytes) + 2 * switch_latency);
+        best = std::max(best, ends + 2 * switch_latency);
         continue;
       }
       const std::int32_t d = dist[t.switch_index(sw[i])][t.switch_index(sw[j])];
+      const SimTime ack_hops = t.minimal_one_global_hop ? std::min(3, pe.max_hops()) : d;
+      if (ends + static_cast<SimTime>(pe.max_hops() + 1) * switch_latency + pe.max_hops() * data_link_max +
+              (ack_hops + 1) * switch_latency + ack_hops * ack_link_max <=
+          best)
+        continue;
       SimTime data = 0, ack = 0;
       pe.for_each_path(sw[i], sw[j], [&](const topo::PathView& v) {
         SimTime x = one_way(hi, data_bytes) + one_way(hj, data_bytes) + static_cast<SimTime>(v.length + 1) * switch_latency;

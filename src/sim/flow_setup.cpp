@@ -194,12 +194,16 @@ void FlowSetup::policy_done(std::uint32_t id, const lb::EntropyPolicy& policy) {
 void FlowSetup::add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const {
   // Spritz endpoint table ([Spritz] sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
   // destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of
-  // the source switches the workload uses (the tables of Table II networks are near-symmetric).
+  // the source switches the workload uses (the tables of Table II networks are near-symmetric), at
+  // most ~4,096 switch pairs in all: one source switch in networks of more than 2,048 switches
+  // (each pair's paths are enumerated; Slim Fly q = 29: ~1,800 paths for each of 1,682 pairs).
   if (sg_ && !ev_lists_.empty()) {
+    const std::size_t max_srcs =
+        std::clamp<std::size_t>(4096 / static_cast<std::size_t>(std::max(1, topo_.num_switches())), 1, 8);
     std::vector<std::int32_t> srcs;
     for (const auto& [key, list] : ev_lists_) {
       const auto a = static_cast<std::int32_t>(key >> 32);
-      if (std::find(srcs.begin(), srcs.end(), a) == srcs.end() && srcs.size() < 8) srcs.push_back(a);
+      if (std::find(srcs.begin(), srcs.end(), a) == srcs.end() && srcs.size() < max_srcs) srcs.push_back(a);
     }
     std::int64_t max_bytes = 0, max_paths = 0;
     for (auto a : srcs) {
