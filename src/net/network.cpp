@@ -160,14 +160,12 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
     }
     return;
   }
+  resolve_nic(port);
   if (!port.tx_pending && port.busy_until <= now_) {
     // Idle port with empty queues: the packet goes straight onto the wire (it saw an empty queue,
     // so it is never ECN-marked).
     start_tx<LL>(id, port, pkt);
-    if (port.is_nic) {
-      port.tx_pending = true;
-      eq_.push(port.busy_until, kEvTxNext, id);
-    }
+    if (port.is_nic) nic_after_tx(id, port);
     return;
   }
   Packet& p = pool_[pkt];
@@ -252,7 +250,7 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
 }
 
 template <bool LL>
-void Network::tx_next(std::uint32_t id) {
+bool Network::tx_next(std::uint32_t id) {
   Port& port = ports_[id];
   port.tx_pending = false;
   std::uint32_t pkt = kNil;
@@ -262,7 +260,7 @@ void Network::tx_next(std::uint32_t id) {
     if (pkt == kNil) {
       // Nothing it may send: idle until an enqueue, a kick, or the credit / resume it waits for.
       if (held) fc_block(id);
-      return;
+      return false;
     }
   } else {
     if (!port.ctrl.empty())
@@ -271,13 +269,20 @@ void Network::tx_next(std::uint32_t id) {
       pkt = pop(port.data);
     else if (port.is_nic)
       pkt = host_->pull_data(port.node);
-    if (pkt == kNil) return;  // idle until the next enqueue / kick
+    if (pkt == kNil) return false;  // idle until the next enqueue / kick
   }
   start_tx<LL>(id, port, pkt);
+  if constexpr (!LL) {
+    if (port.is_nic) {
+      nic_after_tx(id, port);
+      return true;
+    }
+  }
   if (port.is_nic || !port.ctrl.empty() || !port.data.empty()) {
     port.tx_pending = true;
     eq_.push(port.busy_until, kEvTxNext, id);
   }
+  return true;
 }
 
 void Network::send_control(std::int32_t host, std::uint32_t pkt) {
@@ -287,6 +292,7 @@ void Network::send_control(std::int32_t host, std::uint32_t pkt) {
 void Network::kick_nic(std::int32_t host) {
   const std::uint32_t id = port_base_[host];
   Port& port = ports_[id];
+  resolve_nic(port);
   if (port.tx_pending) return;  // the NIC will pull when it frees up
   if (port.busy_until <= now_) {
     if (lossless_)
@@ -318,6 +324,7 @@ void Network::arrive(std::uint32_t pkt) {
   const std::int32_t node = p.node;
   if (topo_.is_host(node)) {
     ++delivered_;
+    ++host_arrivals_;
     host_->on_packet(pkt);
     return;
   }
@@ -344,10 +351,14 @@ void Network::run_loop(SimTime until) {
     if (eq.top_time() > until) break;
     const Event e = eq.pop();
     now_ = e.time;
+    cur_seq_ = e.seq;
     ++events_;
+    ++kind_events_[e.kind];
     switch (e.kind) {
       case kEvArrive: arrive<LL>(e.obj); break;
-      case kEvTxNext: tx_next<LL>(e.obj); break;
+      case kEvTxNext:
+        if (!tx_next<LL>(e.obj)) ++idle_tx_next_;
+        break;
       default:
         if constexpr (LL) {
           if (e.kind <= kEvStallCheck) {  // the lossless kinds follow kEvTxNext (events.h)
