@@ -3,9 +3,7 @@
 
 Runs each scenario once with the given lbsim binary and prints, from summary.json's
 "events_by_kind", a markdown table: events of each kind, per data packet put on the wire by a host
-(first transmissions and retransmissions), and the total the engine would have run without the
-deferred NIC pull (events + tx_next_deferred - tx_next_deferred_resumed: each deferred TX_NEXT that
-was never queued would have run and found nothing to send).
+(first transmissions and retransmissions).
 
 Usage: scripts/event_breakdown.py [LBSIM] [--quick]
   --quick: only the small scenarios (the 128-host demo permutation and the Spritz incast), seconds.
@@ -54,6 +52,3 @@ for title, cfg, extra in SCENARIOS:
     for k in ORDER:
         if c.get(k):
             print(f"| {k} | {c[k]:,} | {c[k] / n:.3f} |")
-    saved = c.get("tx_next_deferred", 0) - c.get("tx_next_deferred_resumed", 0)
-    print(f"| *NIC TX_NEXT deferred (not run)* | {saved:,} | {saved / n:.3f} |")
-    print(f"| *total without the deferral* | {j['events'] + saved:,} | {(j['events'] + saved) / n:.3f} |")

@@ -101,13 +101,8 @@ class EventQueue {
     return peek().time;
   }
 
-  // Takes the next insertion sequence number without queueing anything: an event that may turn out
-  // to be needed later is pushed then with push_reserved() and takes exactly the place in the order
-  // it would have had if it had been pushed now (Network's deferred NIC TX_NEXT).
-  std::uint64_t reserve() { return seq_++; }
-  void push(SimTime t, std::uint32_t kind, std::uint32_t obj) { push_reserved(t, kind, obj, seq_++); }
-  void push_reserved(SimTime t, std::uint32_t kind, std::uint32_t obj, std::uint64_t seq) {
-    const Event e{t, seq, obj, kind};
+  void push(SimTime t, std::uint32_t kind, std::uint32_t obj) {
+    const Event e{t, seq_++, obj, kind};
     ++size_;
     const std::int64_t key = t >> kShift;
     if (key <= cur_key_) {

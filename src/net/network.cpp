@@ -160,12 +160,14 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
     }
     return;
   }
-  resolve_nic(port);
   if (!port.tx_pending && port.busy_until <= now_) {
     // Idle port with empty queues: the packet goes straight onto the wire (it saw an empty queue,
     // so it is never ECN-marked).
     start_tx<LL>(id, port, pkt);
-    if (port.is_nic) nic_after_tx(id, port);
+    if (port.is_nic) {
+      port.tx_pending = true;
+      eq_.push(port.busy_until, kEvTxNext, id);
+    }
     return;
   }
   Packet& p = pool_[pkt];
@@ -272,12 +274,6 @@ bool Network::tx_next(std::uint32_t id) {
     if (pkt == kNil) return false;  // idle until the next enqueue / kick
   }
   start_tx<LL>(id, port, pkt);
-  if constexpr (!LL) {
-    if (port.is_nic) {
-      nic_after_tx(id, port);
-      return true;
-    }
-  }
   if (port.is_nic || !port.ctrl.empty() || !port.data.empty()) {
     port.tx_pending = true;
     eq_.push(port.busy_until, kEvTxNext, id);
@@ -292,7 +288,6 @@ void Network::send_control(std::int32_t host, std::uint32_t pkt) {
 void Network::kick_nic(std::int32_t host) {
   const std::uint32_t id = port_base_[host];
   Port& port = ports_[id];
-  resolve_nic(port);
   if (port.tx_pending) return;  // the NIC will pull when it frees up
   if (port.busy_until <= now_) {
     if (lossless_)
@@ -351,7 +346,6 @@ void Network::run_loop(SimTime until) {
     if (eq.top_time() > until) break;
     const Event e = eq.pop();
     now_ = e.time;
-    cur_seq_ = e.seq;
     ++events_;
     ++kind_events_[e.kind];
     switch (e.kind) {

@@ -94,11 +94,6 @@ struct Port {
   FifoQueue data, ctrl;
   SimTime busy_until = 0;
   bool tx_pending = false;
-  // NIC only (lossy modes): the TX_NEXT at busy_until was not queued because it would have found
-  // nothing to send (HostHandler::nic_idle); its place in the event order (busy_until, tx_seq) is
-  // kept, and it is queued there if something for the NIC comes before it (Network::resolve_nic).
-  bool tx_deferred = false;
-  std::uint64_t tx_seq = 0;
   PortStats stats;
   Rng rng;  // ECN marking and random loss
 
@@ -119,10 +114,6 @@ class HostHandler {
   virtual void on_packet(std::uint32_t pkt) = 0;
   // The host's NIC is free: return the next data packet to transmit, or kNil.
   virtual std::uint32_t pull_data(std::int32_t host) = 0;
-  // True when pull_data(host) would return kNil and change nothing, and the handler promises to call
-  // Network::nic_wanted(host) (or kick_nic) before that stops being so. The NIC then skips the
-  // TX_NEXT event that would only have found nothing to send.
-  virtual bool nic_idle(std::int32_t) const { return false; }
 };
 
 // Handles the event kinds it is registered for (Network::on).
@@ -170,9 +161,6 @@ class Network {
   void send_control(std::int32_t host, std::uint32_t pkt);
   // The transport has new data to send from `host`: start the NIC if it is idle.
   void kick_nic(std::int32_t host);
-  // HostHandler::nic_idle(host) is about to become false: a TX_NEXT the NIC skipped because of it is
-  // queued in its place (nothing else changes; docs/architecture.md "Deferred NIC pulls").
-  void nic_wanted(std::int32_t host) { resolve_nic(ports_[port_base_[host]]); }
   // Queue or transmit `pkt` on port `id` (used by switches after routing).
   void enqueue(std::uint32_t id, std::uint32_t pkt);
 
@@ -185,10 +173,6 @@ class Network {
   std::uint64_t events_of_kind(std::uint32_t kind) const { return kind_events_[kind]; }
   std::uint64_t host_arrivals() const { return host_arrivals_; }
   std::uint64_t idle_tx_next() const { return idle_tx_next_; }
-  // NIC TX_NEXT events not queued because the host had nothing to send (Port::tx_deferred), and
-  // those of them queued later after all (something for the NIC came before their time).
-  std::uint64_t deferred_tx_next() const { return deferred_tx_next_; }
-  std::uint64_t resumed_tx_next() const { return resumed_tx_next_; }
   void set_progress_hook(void (*hook)(void*, SimTime), void* ctx) {
     progress_hook_ = hook;
     progress_ctx_ = ctx;
@@ -229,28 +213,6 @@ class Network {
   template <bool LL> bool tx_next(std::uint32_t id);  // false: nothing to send
   template <bool LL> void arrive(std::uint32_t pkt);
   template <bool LL> void enqueue_at(std::uint32_t id, std::uint32_t pkt);
-  // Lossy NIC after start_tx: queue the TX_NEXT at busy_until, or defer it (Port::tx_deferred).
-  void nic_after_tx(std::uint32_t id, Port& port) {
-    if (port.ctrl.empty() && port.data.empty() && host_->nic_idle(port.node)) {
-      port.tx_deferred = true;
-      port.tx_seq = eq_.reserve();
-      ++deferred_tx_next_;
-    } else {
-      port.tx_pending = true;
-      eq_.push(port.busy_until, kEvTxNext, id);
-    }
-  }
-  // A deferred TX_NEXT still ahead in the order is queued in its reserved place; one whose place has
-  // passed would have found nothing to send, so the port is simply idle.
-  void resolve_nic(Port& port) {
-    if (!port.tx_deferred) return;
-    port.tx_deferred = false;
-    if (port.busy_until > now_ || (port.busy_until == now_ && port.tx_seq > cur_seq_)) {
-      port.tx_pending = true;
-      ++resumed_tx_next_;
-      eq_.push_reserved(port.busy_until, kEvTxNext, static_cast<std::uint32_t>(&port - ports_.data()), port.tx_seq);
-    }
-  }
   void push(FifoQueue& q, std::uint32_t pkt);
   std::uint32_t pop(FifoQueue& q);
   // drop_policy = random_evict: with probability 0.5 remove the last queued data packet of `port`
@@ -291,8 +253,6 @@ class Network {
   std::uint64_t events_ = 0;
   std::array<std::uint64_t, kNumEventKinds> kind_events_{};
   std::uint64_t idle_tx_next_ = 0;
-  std::uint64_t deferred_tx_next_ = 0, resumed_tx_next_ = 0;
-  std::uint64_t cur_seq_ = 0;  // sequence number of the event being processed
   std::uint64_t host_arrivals_ = 0;
   std::uint64_t dropped_ = 0;
   std::uint64_t delivered_ = 0;

@@ -80,8 +80,6 @@ nlohmann::json events_by_kind(const net::Network& n, std::uint64_t data_sent) {
   counts["arrive_switch"] = arrive - n.host_arrivals();
   counts["tx_next_idle"] = n.idle_tx_next();
   counts["tx_next_sent"] = tx - n.idle_tx_next();
-  counts["tx_next_deferred"] = n.deferred_tx_next();
-  counts["tx_next_deferred_resumed"] = n.resumed_tx_next();
   nlohmann::json per = nlohmann::json::object();
   if (data_sent > 0)
     for (const auto& [k, v] : counts.items())

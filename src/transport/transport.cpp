@@ -290,12 +290,6 @@ restart:
   return kNil;
 }
 
-bool Transport::nic_idle(std::int32_t host) const {
-  if (class_pauses_ && class_paused_[host]) return true;
-  const auto& q = hosts_[static_cast<std::size_t>(host)];
-  return q.active == 0 || (q.bits && q.ready.next(0) == SlotBits::kNone);
-}
-
 bool Transport::sendable(FlowState& f) const {
   auto& L = *f.live;
   drop_stale_rtx(L);  // as pull_data sees it
@@ -308,12 +302,10 @@ void Transport::refresh(FlowState& f) {
   if (!f.live || f.live->slot == SlotBits::kNone) return;
   auto& q = hosts_[static_cast<std::size_t>(f.spec->src)];
   if (!q.bits) return;
-  if (sendable(f)) {
-    net_.nic_wanted(f.spec->src);  // the NIC may have skipped its pull (Transport::nic_idle)
+  if (sendable(f))
     q.ready.set(f.live->slot);
-  } else {
+  else
     q.ready.clear(f.live->slot);
-  }
 }
 
 void Transport::add_active(FlowState& f) {
@@ -321,7 +313,6 @@ void Transport::add_active(FlowState& f) {
   if (q.slots.size() >= 2 * static_cast<std::size_t>(q.active) + 8) compact(f.spec->src);
   f.live->slot = static_cast<std::uint32_t>(q.slots.size());
   q.slots.push_back(f.id);
-  net_.nic_wanted(f.spec->src);  // the NIC may have skipped its pull (Transport::nic_idle)
   ++q.active;
   if (q.bits)
     refresh(f);
@@ -344,10 +335,7 @@ void Transport::remove_active(FlowState& f) {
   q.slots[s] = kNil;
   q.ready.clear(s);
   --q.active;
-  if (q.bits && q.active < kReadyFrom / 2) {
-    net_.nic_wanted(f.spec->src);  // the scan looks at every active flow again (Transport::nic_idle)
-    q.bits = false;
-  }
+  if (q.bits && q.active < kReadyFrom / 2) q.bits = false;
   while (!q.slots.empty() && q.slots.back() == kNil) q.slots.pop_back();
   // The cursor keeps pointing at the same flow, or at the one after the flow that left; past the
   // last flow it wraps to the first.

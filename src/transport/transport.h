@@ -252,9 +252,6 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // net::HostHandler
   void on_packet(std::uint32_t pkt) override;
   std::uint32_t pull_data(std::int32_t host) override;
-  // No flow of the host may send (none active, or a PFC class pause, or none marked ready): pull_data
-  // returns kNil at once. add_active and refresh call Network::nic_wanted before that changes.
-  bool nic_idle(std::int32_t host) const override;
   // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush, kEvHoldWake, kEvPauseTimeout,
   // kEvPaceWake)
   void on_event(const Event& e) override;

@@ -1,11 +1,9 @@
-// Event counts per kind (summary.json "events_by_kind", docs/scale.md "Events per data packet") and
-// the deferred NIC pull (net/network.h Port::tx_deferred): counts derived from the packet walk of
-// docs/architecture.md, timers unchanged.
+// Event counts per kind (summary.json "events_by_kind", docs/scale.md "Events per data packet"):
+// counts derived from the packet walk of docs/architecture.md, RTO timing on a planted loss.
 #include <gtest/gtest.h>
 
 #include <fmt/core.h>
 
-#include "core/event_queue.h"
 #include "helpers.h"
 #include "net/events.h"
 
@@ -40,9 +38,9 @@ std::uint64_t count(const nlohmann::json& j, const char* k) {
 // nothing to send (the flow waits for its ACKs: 1). Every data packet arrives at tor0 and at h1
 // (2n); tor0's port to h1 is free when each arrives (packets come one serialization apart), so no
 // TX_NEXT there. h1 answers each with an ACK that leaves its idle NIC at once; h1 has no flow of its
-// own, so the TX_NEXT after it would find nothing and is not queued (n deferred, none resumed; the
-// engine before the deferral ran those n events). Each ACK arrives at tor0 and at h0 (2n); ACKs
-// reaching h0 start nothing (nothing left to send). The RTO (70 us) never expires. Total 5n + 1.
+// own, so the TX_NEXT after it finds nothing to send (n idle). Each ACK arrives at tor0 and at h0
+// (2n); ACKs reaching h0 start nothing (nothing left to send). The RTO (70 us) never expires.
+// Total 1 + 4n + (n - 1) + (n + 1) = 6n + 1.
 TEST(EventCounts, LoneFlowOnOneTorFromFirstPrinciples) {
   for (const std::uint64_t n : {1u, 4u, 10u}) {
     sim::Simulation s(flows(fmt::format("lone{}", n), fmt::format("0,1,{},0\n", n * 4096)));
@@ -52,20 +50,17 @@ TEST(EventCounts, LoneFlowOnOneTorFromFirstPrinciples) {
     EXPECT_EQ(count(j, "arrive_switch"), 2 * n);
     EXPECT_EQ(count(j, "arrive_host"), 2 * n);
     EXPECT_EQ(count(j, "tx_next_sent"), n - 1);
-    EXPECT_EQ(count(j, "tx_next_idle"), 1u);
-    EXPECT_EQ(count(j, "tx_next_deferred"), n);
-    EXPECT_EQ(count(j, "tx_next_deferred_resumed"), 0u);
+    EXPECT_EQ(count(j, "tx_next_idle"), n + 1);
     EXPECT_EQ(count(j, "rto"), 0u);
-    EXPECT_EQ(j["events"].get<std::uint64_t>(), 5 * n + 1) << n << " packets";
+    EXPECT_EQ(j["events"].get<std::uint64_t>(), 6 * n + 1) << n << " packets";
     EXPECT_EQ(j["events_by_kind"]["data_packets_sent"].get<std::uint64_t>(), n);
     EXPECT_DOUBLE_EQ(j["events_by_kind"]["total_per_data_packet"].get<double>(),
-                     static_cast<double>(5 * n + 1) / static_cast<double>(n));
+                     static_cast<double>(6 * n + 1) / static_cast<double>(n));
   }
 }
 
 // The per-kind counts add up to the events processed, on a run with queueing at switches (8-to-1
-// incast across the spines) where the receiver's NIC answers while its own flow sends: a deferred
-// pull is resumed when an ACK reaches a NIC whose TX_NEXT was skipped.
+// incast across the spines, plus a flow back from the receiver).
 TEST(EventCounts, KindsAddUpAndArrivalsMatchHops) {
   std::string rows;
   for (int i = 0; i < 8; ++i) rows += fmt::format("{},64,200000,0\n", 8 + i);
@@ -84,8 +79,6 @@ TEST(EventCounts, KindsAddUpAndArrivalsMatchHops) {
   EXPECT_EQ(count(j, "arrive_host"), 2 * sent);
   // Host 64 ... h8-h15 (tor1) to h64 (tor8) cross a spine: 3 switches each way.
   EXPECT_EQ(count(j, "arrive_switch"), 6 * sent);
-  EXPECT_GT(count(j, "tx_next_deferred"), 0u);
-  EXPECT_LE(count(j, "tx_next_deferred_resumed"), count(j, "tx_next_deferred"));
 }
 
 // A planted loss: h0's only packet is black-holed on tor0 -> h1 (down from t = 0 for 30 us). The
@@ -102,18 +95,4 @@ TEST(EventCounts, RtoRetransmitsAtTheSameInstant) {
   EXPECT_EQ(r.retransmits, 1u);
   EXPECT_EQ(r.fct(), us(70) + ideal);
   EXPECT_EQ(count(s.summary(), "rto"), 1u);
-}
-
-// A reserved place in the event order: an event pushed later with push_reserved() runs where a
-// push at reservation time would have run it, before same-time events pushed in between.
-TEST(EventCounts, ReservedSequenceKeepsThePlaceInTheOrder) {
-  EventQueue q;
-  q.push(100, 1, 1);
-  const auto seq = q.reserve();
-  q.push(100, 1, 3);
-  q.push(50, 1, 4);
-  q.push_reserved(100, 1, 2, seq);
-  std::vector<std::uint32_t> order;
-  while (!q.empty()) order.push_back(q.pop().obj);
-  EXPECT_EQ(order, (std::vector<std::uint32_t>{4, 1, 2, 3}));
 }
