@@ -34,4 +34,13 @@ enum EventKind : std::uint32_t {
   kNumEventKinds
 };
 
+// The name of an event kind as summary.json's "events_by_kind" spells it (docs/outputs.md).
+inline const char* event_kind_name(std::uint32_t kind) {
+  static constexpr const char* kNames[kNumEventKinds] = {
+      "arrive", "tx_next", "credit", "pause", "resume", "stall_check", "entry_start", "rto", "compute_done",
+      "ack_flush", "hold_wake", "pause_timeout", "pace_wake", "queue_sample", "fail_start", "fail_end",
+      "route_dead", "route_alive"};
+  return kind < kNumEventKinds ? kNames[kind] : "?";
+}
+
 }  // namespace lbsim::net

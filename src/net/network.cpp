@@ -252,7 +252,7 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
 }
 
 template <bool LL>
-void Network::tx_next(std::uint32_t id) {
+bool Network::tx_next(std::uint32_t id) {
   Port& port = ports_[id];
   port.tx_pending = false;
   std::uint32_t pkt = kNil;
@@ -262,7 +262,7 @@ void Network::tx_next(std::uint32_t id) {
     if (pkt == kNil) {
       // Nothing it may send: idle until an enqueue, a kick, or the credit / resume it waits for.
       if (held) fc_block(id);
-      return;
+      return false;
     }
   } else {
     if (!port.ctrl.empty())
@@ -271,13 +271,14 @@ void Network::tx_next(std::uint32_t id) {
       pkt = pop(port.data);
     else if (port.is_nic)
       pkt = host_->pull_data(port.node);
-    if (pkt == kNil) return;  // idle until the next enqueue / kick
+    if (pkt == kNil) return false;  // idle until the next enqueue / kick
   }
   start_tx<LL>(id, port, pkt);
   if (port.is_nic || !port.ctrl.empty() || !port.data.empty()) {
     port.tx_pending = true;
     eq_.push(port.busy_until, kEvTxNext, id);
   }
+  return true;
 }
 
 void Network::send_control(std::int32_t host, std::uint32_t pkt) {
@@ -318,6 +319,7 @@ void Network::arrive(std::uint32_t pkt) {
   const std::int32_t node = p.node;
   if (topo_.is_host(node)) {
     ++delivered_;
+    ++host_arrivals_;
     host_->on_packet(pkt);
     return;
   }
@@ -345,9 +347,12 @@ void Network::run_loop(SimTime until) {
     const Event e = eq.pop();
     now_ = e.time;
     ++events_;
+    ++kind_events_[e.kind];
     switch (e.kind) {
       case kEvArrive: arrive<LL>(e.obj); break;
-      case kEvTxNext: tx_next<LL>(e.obj); break;
+      case kEvTxNext:
+        if (!tx_next<LL>(e.obj)) ++idle_tx_next_;
+        break;
       default:
         if constexpr (LL) {
           if (e.kind <= kEvStallCheck) {  // the lossless kinds follow kEvTxNext (events.h)

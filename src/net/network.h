@@ -168,6 +168,11 @@ class Network {
   void run(SimTime until);
   void stop() { stopped_ = true; }
   std::uint64_t events_processed() const { return events_; }
+  // Events processed of one kind (events.h), and finer counts of the two network kinds: arrivals
+  // at a host / at a switch, and TX_NEXT events that found nothing to send (the port went idle).
+  std::uint64_t events_of_kind(std::uint32_t kind) const { return kind_events_[kind]; }
+  std::uint64_t host_arrivals() const { return host_arrivals_; }
+  std::uint64_t idle_tx_next() const { return idle_tx_next_; }
   void set_progress_hook(void (*hook)(void*, SimTime), void* ctx) {
     progress_hook_ = hook;
     progress_ctx_ = ctx;
@@ -205,7 +210,7 @@ class Network {
  private:
   template <bool LL> void run_loop(SimTime until);
   template <bool LL> void start_tx(std::uint32_t id, Port& port, std::uint32_t pkt);
-  template <bool LL> void tx_next(std::uint32_t id);
+  template <bool LL> bool tx_next(std::uint32_t id);  // false: nothing to send
   template <bool LL> void arrive(std::uint32_t pkt);
   template <bool LL> void enqueue_at(std::uint32_t id, std::uint32_t pkt);
   void push(FifoQueue& q, std::uint32_t pkt);
@@ -246,6 +251,9 @@ class Network {
   SimTime now_ = 0;
   bool stopped_ = false;
   std::uint64_t events_ = 0;
+  std::array<std::uint64_t, kNumEventKinds> kind_events_{};
+  std::uint64_t idle_tx_next_ = 0;
+  std::uint64_t host_arrivals_ = 0;
   std::uint64_t dropped_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t ttl_drops_ = 0;

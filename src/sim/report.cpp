@@ -67,15 +67,42 @@ std::vector<metrics::FlowResult> Simulation::flow_results() const {
   return out;
 }
 
+namespace {
+// summary.json "events_by_kind" (docs/outputs.md, docs/scale.md): events processed per kind (kinds
+// that ran), the split of arrivals (host / switch) and of TX_NEXT (sent / idle), and every count per
+// data packet put on the wire by a host.
+nlohmann::json events_by_kind(const net::Network& n, std::uint64_t data_sent) {
+  nlohmann::json counts = nlohmann::json::object();
+  for (std::uint32_t k = 0; k < net::kNumEventKinds; ++k)
+    if (const auto c = n.events_of_kind(k)) counts[net::event_kind_name(k)] = c;
+  const std::uint64_t arrive = n.events_of_kind(net::kEvArrive), tx = n.events_of_kind(net::kEvTxNext);
+  counts["arrive_host"] = n.host_arrivals();
+  counts["arrive_switch"] = arrive - n.host_arrivals();
+  counts["tx_next_idle"] = n.idle_tx_next();
+  counts["tx_next_sent"] = tx - n.idle_tx_next();
+  nlohmann::json per = nlohmann::json::object();
+  if (data_sent > 0)
+    for (const auto& [k, v] : counts.items())
+      per[k] = static_cast<double>(v.get<std::uint64_t>()) / static_cast<double>(data_sent);
+  return {{"data_packets_sent", data_sent},
+          {"total_per_data_packet",
+           data_sent ? static_cast<double>(n.events_processed()) / static_cast<double>(data_sent) : 0.0},
+          {"counts", counts},
+          {"per_data_packet", per}};
+}
+}  // namespace
+
 nlohmann::json Simulation::summary() const {
   using nlohmann::json;
   const auto rows = flow_results();
   std::vector<double> fct, ideal, slow;
   std::map<std::string, std::vector<double>> by_tag;
   std::uint64_t retx = 0, nacks = 0, timeouts = 0, ooo = 0, received = 0, transfers = 0, unfinished = 0;
+  std::uint64_t data_sent = 0;
   for (const auto& r : rows) {
     if (r.compute) continue;
     ++transfers;
+    data_sent += r.packets_sent;
     retx += r.retransmits;
     nacks += r.nacks;
     timeouts += r.timeouts;
@@ -155,6 +182,7 @@ nlohmann::json Simulation::summary() const {
       {"ooo_pct", received ? 100.0 * static_cast<double>(ooo) / static_cast<double>(received) : 0.0},
       {"sim_time_us", to_us(net_->now())},
       {"events", net_->events_processed()},
+      {"events_by_kind", events_by_kind(*net_, data_sent)},
       {"derived", {{"base_rtt_us", to_us(d_.base_rtt)}, {"packet_bytes", d_.packet_bytes}, {"bdp_bytes", d_.bdp},
                    {"bdp_packets", d_.bdp_packets}, {"queue_bytes", d_.queue_bytes}, {"ctrl_queue_bytes", d_.ctrl_queue_bytes},
                    {"rto_us", to_us(d_.rto)}, {"init_cwnd_bytes", d_.init_cwnd}, {"max_cwnd_bytes", d_.max_cwnd},
