@@ -2,6 +2,7 @@
 // [SlimFly] sec. 3.2) and on q = 7.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -44,6 +45,26 @@ TEST(SlimFlyLayers, Q5LayeredPathsAreMinimalOrThreeHops) {
 // alternative (that would close a triangle or a 4-cycle), so its almost-minimal paths take 4 hops,
 // the shortest detour that exists (5-cycles). Fig. 8 / sec. 6.5 of [SlimFly]: ~60 % of the pairs
 // with >= 3 disjoint paths at 4 layers, ~100 % at 16; exact 3-hop paths cap the share at 85.7 %.
+// Routes of the non-minimal layers of a q = 5 layering by length: 3 hops, and 4 hops for adjacent
+// / other pairs; `longest` is the longest route seen.
+struct Q5RouteLengths {
+  long three = 0, adjacent_four = 0, other_four = 0;
+  int longest = 0;
+};
+Q5RouteLengths q5_route_lengths(const RoutingLayers& r) {
+  Q5RouteLengths c;
+  for (int l = 1; l < r.num_layers(); ++l)
+    for (int s = 0; s < 50; ++s)
+      for (int d = 0; d < 50; ++d) {
+        if (s == d) continue;
+        const int h = r.hops(l, s, d);
+        c.longest = std::max(c.longest, h);
+        if (h == 3) ++c.three;
+        if (h == 4) ++(r.distance(s, d) == 1 ? c.adjacent_four : c.other_four);
+      }
+  return c;
+}
+
 TEST(SlimFlyLayers, Q5ShortestDetoursGiveAdjacentPairsFourHopPaths) {
   auto g = topo::build_mms_graph(5);
   LayerOptions o;
@@ -51,21 +72,11 @@ TEST(SlimFlyLayers, Q5ShortestDetoursGiveAdjacentPairsFourHopPaths) {
   o.detours = Detours::Shortest;
   auto r = build_layers(g.adj, o);
   ASSERT_EQ(validate_layers(r), "");
-  long adjacent_long = 0, other_long = 0;
-  for (int l = 1; l < r.num_layers(); ++l)
-    for (int s = 0; s < 50; ++s)
-      for (int d = 0; d < 50; ++d) {
-        if (s == d) continue;
-        const int h = r.hops(l, s, d);
-        ASSERT_LE(h, 4);
-        if (h == 4) {
-          // Only adjacent pairs get 4 hops: a 2-hop pair's almost-minimal path has 3.
-          if (r.distance(s, d) == 1) ++adjacent_long;
-          else ++other_long;
-        }
-      }
-  EXPECT_GT(adjacent_long, 0);
-  EXPECT_EQ(other_long, 0);
+  const auto len = q5_route_lengths(r);
+  EXPECT_LE(len.longest, 4);
+  // Only adjacent pairs get 4 hops: a 2-hop pair's almost-minimal path has 3.
+  EXPECT_GT(len.adjacent_four, 0);
+  EXPECT_EQ(len.other_four, 0);
   const auto at4 = compute_path_stats(r, 4), at16 = compute_path_stats(r, 16);
   EXPECT_GT(at4.share_at_least_3_disjoint, 0.58);
   EXPECT_LT(at4.share_at_least_3_disjoint, 0.65);
@@ -95,18 +106,10 @@ TEST(SlimFlyLayers, Q5RangeDetoursMixThreeAndFourHopPaths) {
   o.detours = Detours::Range;
   auto r = build_layers(g.adj, o);
   ASSERT_EQ(validate_layers(r), "");
-  long adjacent_long = 0, three = 0;
-  for (int l = 1; l < r.num_layers(); ++l)
-    for (int s = 0; s < 50; ++s)
-      for (int d = 0; d < 50; ++d) {
-        if (s == d) continue;
-        const int h = r.hops(l, s, d);
-        ASSERT_LE(h, 4);
-        if (h == 4 && r.distance(s, d) == 1) ++adjacent_long;
-        if (h == 3) ++three;
-      }
-  EXPECT_GT(adjacent_long, 0);
-  EXPECT_GT(three, 0);
+  const auto len = q5_route_lengths(r);
+  EXPECT_LE(len.longest, 4);
+  EXPECT_GT(len.adjacent_four, 0);
+  EXPECT_GT(len.three, 0);
   // Adjacent pairs reach 3 disjoint paths too, so the share passes exact3's cap of 2100 / 2450.
   EXPECT_GT(compute_path_stats(r, 8).share_at_least_3_disjoint, 2100.0 / 2450.0);
 }
