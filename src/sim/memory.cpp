@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "lb/endpoint_table.h"
 #include "metrics/report.h"
 #include "net/network.h"
 #include "net/packet.h"
@@ -111,6 +112,21 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   const double switch_ports = std::max(0.0, ports - t.hosts);  // every port but the NICs
   m.packets_in_flight = std::min(m.packets_per_entry_state, switch_ports * std::ceil(queue / packet_bytes) + 2 * t.hosts);
   m.packets = m.packets_in_flight * static_cast<double>(sizeof(net::Packet)) * kGrowth;
+  // Source-guided routing (sim/flow_setup.cpp): one EV entry list per switch pair the workload uses
+  // (an entry, its EV index and prefix sum per bounded path) plus that pair's ECMP 1 / 2 tables, fine
+  // and per category (~8 B per path, measured at q = 29: 311 MB for 25,131 pairs of <= 1,694 paths);
+  // Spritz connections add their weights, prefix sums and ECN counters per path (lb/spritz.h) while
+  // they run: at most the messages in progress at once.
+  if (cfg.text("routing.algorithm") == "source_guided" && t.bounded_paths > 0) {
+    m.path_pairs = std::min(w.entries, t.switches * t.switches);
+    const double list_entry = static_cast<double>(sizeof(lb::EvEntry)) + 8 + 8;
+    m.paths = m.path_pairs * t.bounded_paths * (list_entry + 8);
+    if (cfg.text("lb.algorithm").rfind("spritz_", 0) == 0) {
+      const double connections = w.largest_message > 0 ? std::min(w.entries, w.concurrent_bytes / w.largest_message)
+                                                        : std::min(w.entries, t.hosts);
+      m.paths += connections * t.bounded_paths * (2 * sizeof(double) + sizeof(std::uint16_t));
+    }
+  }
   return m;
 }
 
@@ -123,6 +139,9 @@ std::string MemoryEstimate::describe() const {
   if (wl > 0)
     s += fmt::format("; workload {}: {} entries, {} packets of per-PSN state, {} packets in flight",
                      format_bytes(wl), grouped(workload.entries), grouped(packets_per_entry_state), grouped(packets_in_flight));
+  if (paths > 0)
+    s += fmt::format("; source-guided paths {}: {} switch pairs in use x up to {} bounded paths", format_bytes(paths),
+                     grouped(path_pairs), grouped(topo.bounded_paths));
   return s + ")";
 }
 
@@ -169,7 +188,7 @@ void check_memory(const config::Config& cfg, MemoryUse use) {
   if (limit <= 0 || m.total() <= limit) return;
   // Name the keys of the part that does not fit on its own (the topology first: a workload that
   // scales with the hosts shrinks with it), else of both.
-  const double topo_part = m.base + m.graph + m.tables, wl_part = m.entries + m.psn_state + m.packets;
+  const double topo_part = m.base + m.graph + m.tables, wl_part = m.entries + m.psn_state + m.packets + m.paths;
   std::string keys = topo_part > limit || wl_part <= topo_part ? m.topo.keys : m.workload.keys;
   if (topo_part <= limit && wl_part <= limit && !m.workload.keys.empty())
     keys = topo_part >= wl_part ? m.topo.keys + " or " + m.workload.keys : m.workload.keys + " or " + m.topo.keys;

@@ -27,7 +27,11 @@ struct MemoryEstimate {
   double entries = 0;                  // per workload entry (spec, transport state, result)
   double psn_state = 0;                // per-PSN sender and receiver state
   double packets = 0;                  // packet pool
-  double total() const { return base + graph + tables + entries + psn_state + packets; }
+  // Source-guided routing: the switch pairs the workload uses (each with its EV entry list and
+  // ECMP 1 / 2 tables of every bounded path) and the Spritz connections' per-path state.
+  double path_pairs = 0;
+  double paths = 0;
+  double total() const { return base + graph + tables + entries + psn_state + packets + paths; }
   // "412.3 GiB (topology 400.1 GiB: ...; workload 12.2 GiB: ...)"
   std::string describe() const;
 };

@@ -1,6 +1,7 @@
 #include "topo/dragonfly.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -224,6 +225,10 @@ TopologySize dragonfly_size(const config::Config& c) {
   s.links = s.hosts + g * a * (a - 1) / 2 + s.switches * h / 2;
   s.next_hops = 1;
   s.host_rate_bps = static_cast<double>(rate_gbps(c.real("topology.link_rate_gbps")));
+  // Group-level Valiant paths (topo/paths.h "dragonfly"): with L global links per group pair, L
+  // minimal paths and L^2 through each of the g - 2 intermediate groups; inside a group 1 + (a - 2).
+  const double per_group_pair = g > 1 ? std::ceil(a * h / (g - 1)) : 0;
+  s.bounded_paths = std::max(a - 1, per_group_pair + (g - 2) * per_group_pair * per_group_pair);
   s.keys = c.given("topology.g") ? "topology.a, topology.h, topology.g" : "topology.a, topology.h";
   return s;
 }

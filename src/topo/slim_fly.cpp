@@ -282,6 +282,9 @@ TopologySize slim_fly_size(const config::Config& c) {
   s.links = s.hosts + s.switches * kp / 2;
   s.next_hops = 1;
   s.host_rate_bps = static_cast<double>(prm.rate);
+  // Valiant paths of at most 4 hops: about one per intermediate switch plus the minimal ones (q = 29:
+  // at most 1,694 per pair for 1,682 switches of degree 43).
+  s.bounded_paths = s.switches + kp;
   s.keys = c.given("topology.p") ? "topology.q, topology.p" : "topology.q";
   return s;
 }

@@ -3,12 +3,14 @@
 // are refused with exit 2 before anything is built, naming the keys.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 
 #include "core/error.h"
 #include "helpers.h"
 #include "sim/memory.h"
+#include "topo/paths.h"
 #include "workload/cdf.h"
 #include "workload/registry.h"
 
@@ -72,6 +74,48 @@ TEST(MemoryGuard, TopologySizesMatchTheBuiltGraphs) {
   expect_size_matches(with({{"topology.kind", std::string("ring")}, {"topology.n", std::int64_t{6}}}));
   expect_size_matches(with({{"topology.kind", std::string("ring")}, {"topology.n", std::int64_t{2}}}));
   expect_size_matches(with({{"topology.kind", std::string("complete")}, {"topology.n", std::int64_t{5}}}));
+}
+
+// The bounded paths per switch pair a topology prices (source-guided runs' EV lists and tables)
+// bound the largest pair of the built graph (topo/paths.h, counted over every pair) from above,
+// and by less than 2x (a useful estimate, not a blanket bound; Slim Fly q = 5: 57 for 37, q = 29: 1,725
+// for 1,694).
+void expect_bounded_paths_bound(const config::Config& c) {
+  const auto s = topo::topology_size(c);
+  const auto t = topo::build_topology(c);
+  const topo::PathEnumerator pe(t);
+  std::int64_t largest = 0;
+  for (std::int32_t a = 0; a < t.num_switches(); ++a) {
+    const auto counts = pe.counts_from(t.switch_node(a));
+    for (std::int32_t b = 0; b < t.num_switches(); ++b)
+      if (a != b) largest = std::max(largest, counts[static_cast<std::size_t>(b)]);
+  }
+  EXPECT_GE(s.bounded_paths, static_cast<double>(largest)) << c.text("topology.kind");
+  EXPECT_LT(s.bounded_paths, 2.0 * static_cast<double>(largest)) << c.text("topology.kind");
+}
+
+TEST(MemoryGuard, BoundedPathsPerPairBoundTheBuiltGraphs) {
+  expect_bounded_paths_bound(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{5}}}));
+  expect_bounded_paths_bound(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{9}}, {"topology.p", std::int64_t{1}}}));
+  expect_bounded_paths_bound(with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4}}, {"topology.h", std::int64_t{2}}}));
+  expect_bounded_paths_bound(with({{"topology.kind", std::string("dragonfly")}, {"topology.p", std::int64_t{1}}, {"topology.a", std::int64_t{4}},
+                                   {"topology.h", std::int64_t{3}}, {"topology.g", std::int64_t{5}}}));
+}
+
+// A Spritz run on source-guided routing is priced with its EV lists and per-connection path state:
+// the Slim Fly q = 29 permutation of docs/scale.md (3.76 GiB measured peak) is estimated above 3 GiB,
+// of which the paths part is at least 25,230 pairs x 1,682 switches x 40 B of list entries.
+TEST(MemoryGuard, SourceGuidedSpritzRunPricesItsPaths) {
+  auto c = with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{29}}, {"topology.p", std::int64_t{15}},
+                 {"routing.algorithm", std::string("source_guided")}, {"lb.algorithm", std::string("spritz_spray_w")},
+                 {"workload.kind", std::string("permutation")}, {"workload.size", std::int64_t{1} << 20}});
+  const auto m = sim::estimate_memory(c);
+  EXPECT_EQ(m.path_pairs, 25230);
+  EXPECT_GE(m.paths, 25230.0 * 1682 * 40);
+  EXPECT_GT(m.total(), 3.0 * (1 << 30));
+  c.set("routing.algorithm", std::string("minimal"));
+  c.set("lb.algorithm", std::string("ecmp"));
+  EXPECT_EQ(sim::estimate_memory(c).paths, 0);
 }
 
 TEST(MemoryGuard, Sizes) {
