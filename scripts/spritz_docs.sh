@@ -6,8 +6,11 @@
 #   table3         docs/spritz.md       `lbsim reproduce spritz-table3 --seeds $SEEDS` (its report)
 #   table3-noqa    docs/spritz.md       the same (loaded) with transport.quick_adapt = false
 #   table3-qa      docs/spritz.md       the same (loaded) under each transport.quick_adapt_window
-#   table3-valiant docs/spritz.md       Valiant (loaded) under each routing.valiant_mode
+#   table3-valiant docs/spritz.md       Valiant (loaded): routing.valiant_mode x routing.valiant_acks
+#   table3-acks    docs/spritz.md       every scheme (loaded) with transport.pinned_acks = pinned / run_routing
+#   table3-valiant-queues docs/spritz.md  Valiant: the X -> group-32 queues with the background's ACKs Valiant / pinned
 #   table3-scout   docs/spritz.md       Scout (loaded): re-insertion hold-off x QuickAdapt window
+#   table3-scout-order docs/spritz.md   Scout (loaded): insertion by Table I or measured latency x hold-off
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
 #   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
@@ -93,12 +96,54 @@ for part in "${parts[@]}"; do
         table3_with "table3-qa-$w" "\"transport.quick_adapt_window\" = \"$w\""
       done | block docs/spritz.md table3-qa ;;
     table3-valiant)
-      # Valiant readings (docs/spritz.md "Valiant"): next hop drawn per hop (the default) or one whole
-      # Valiant path per packet; each with QuickAdapt's base_rtt and target_rtt windows.
-      for v in per_hop path; do for w in base_rtt target_rtt; do
-        table3_with "table3-valiant-$v-$w" "\"routing.valiant_mode\" = \"$v\"
-\"transport.quick_adapt_window\" = \"$w\"" valiant
-      done; done | block docs/spritz.md table3-valiant ;;
+      # Valiant readings (docs/spritz.md "Valiant readings"): the intermediate drawn per hop (the
+      # default), per packet over whole paths or per flow; ACKs routed like data (Valiant) or
+      # minimally; under the Spritz configs' QuickAdapt window (target_rtt).
+      for p in run_routing pinned; do for v in per_hop path per_flow; do for a in valiant minimal; do
+        table3_with "table3-valiant-$p-$v-acks-$a" "\"transport.pinned_acks\" = \"$p\"
+\"routing.valiant_mode\" = \"$v\"
+\"routing.valiant_acks\" = \"$a\"" valiant
+      done; done; done | block docs/spritz.md table3-valiant ;;
+    table3-acks)
+      # The pinned background's ACKs (docs/spritz.md "Valiant readings"): returned over the EV's
+      # source-guided path in every row (pinned, the default) or routed by each row's routing.
+      for a in pinned run_routing; do
+        table3_with "table3-acks-$a" "\"transport.pinned_acks\" = \"$a\""
+      done | block docs/spritz.md table3-acks ;;
+    table3-valiant-queues)
+      # The mechanism behind Valiant's slow monitored flow (docs/spritz.md "Valiant readings"): per
+      # seed, with the background's ACKs routed by Valiant (run_routing) or pinned, the monitored
+      # flow's FCT and ECN-marked ACKs, and how often the congested X -> group-32 links drain:
+      # the share of 1-us queue samples in 20-300 us below kmin (0.2 x 88 packets) and their mean
+      # queue in packets.
+      for a in run_routing pinned; do
+        for s in $(seq 1 "$SEEDS"); do
+          d="${OUT}/valiant-queues-$a-s$s"
+          "$BIN" run examples/spritz/motivational.toml --quiet --seed "$s" --out "$d" --set routing.algorithm=valiant \
+            --set lb.algorithm=ecmp --set transport.pinned_acks="$a" --set output.queue_sample_us=1 > /dev/null 2>&1 || true
+          python3 - "$d" "$a" "$s" <<'PY'
+import csv, sys
+d, acks, seed = sys.argv[1:4]
+mon = next(r for r in csv.DictReader(open(d + "/flows.csv")) if r["tag"] == "monitored")
+free = {"g8", "g16", "g24", "g32"}
+links = set()
+for r in csv.DictReader(open(d + "/ports.csv")):
+    if r["link_kind"] == "global" and r["peer_label"].startswith("g32s") and r["node_label"].split("s")[0] not in free:
+        links.add((r["node"], r["port"]))
+q = {}
+for r in csv.DictReader(open(d + "/queues.csv")):
+    t = float(r["time_us"])
+    if 20 <= t < 300 and (r["node"], r["port"]) in links:
+        q[(r["node"], r["port"], t)] = int(r["data_bytes"])
+samples = [q.get((n, p, float(t)), 0) for (n, p) in links for t in range(20, 300)]
+kmin = 0.2 * 88 * 4160
+below = sum(1 for b in samples if b < kmin) / len(samples)
+print(f"  pinned_acks = {acks:<11} seed {seed}: monitored FCT {float(mon['fct_us']):7.1f} us, ECN-marked ACKs {mon['ecn_acks']:>4}; "
+      f"{len(links)} congested X->32 links: {100 * below:4.1f}% of samples below kmin, mean queue {sum(samples) / len(samples) / 4160:4.1f} packets")
+PY
+        done
+      done | { echo "Valiant (per_hop) in the Table III scenario, loaded: the congested X -> group-32 links, 20-300 us, 1-us samples"; cat; } \
+        | block docs/spritz.md table3-valiant-queues ;;
     table3-scout)
       # Scout readings under Table II's BDP (docs/spritz.md "Scout"): re-insertion hold-off 0 / 2 base RTTs,
       # each with QuickAdapt's base_rtt and target_rtt windows.
@@ -108,6 +153,16 @@ for part in "${parts[@]}"; do
 \"lb.spritz_reinsert_holdoff_rtts\" = $h" scout
         done
       done | block docs/spritz.md table3-scout ;;
+    table3-scout-order)
+      # Scout's insertion order (Alg. 2 l. 4 "based on latency"): the latest measured RTT per path,
+      # without and with the re-insertion hold-off (Table I order, the default: the table3-scout
+      # block's target_rtt lines).
+      for o in measured; do
+        for h in 0 2; do
+          table3_with "table3-scout-order-$o-h$h" "\"lb.spritz_scout_order\" = \"$o\"
+\"lb.spritz_reinsert_holdoff_rtts\" = $h" scout
+        done
+      done | block docs/spritz.md table3-scout-order ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
   esac
 done

@@ -74,6 +74,10 @@ struct SpritzParams {
   // this many base RTTs after removing it, so the ACKs of packets already in flight on it do not
   // put it straight back (docs/spritz.md).
   double reinsert_holdoff_rtts = 0;
+  // Alg. 2 l. 4 "Insert EV into buffer_paths based on latency": false = the path's Table I latency
+  // (the EV entry list's order; default), true = the RTT its latest ACK measured (a congested path's
+  // queueing delay then ranks it behind a longer free path). lb.spritz_scout_order.
+  bool scout_order_measured = false;
   double flicr_ecn_fraction = 0.5;      // Flicr: repath when this fraction of a base RTT's ACKs is marked
 };
 

@@ -41,6 +41,7 @@ SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind k
   cum_dirty_ = true;
   ecn_counts_.assign(n, 0);
   if (p_.reinsert_holdoff_rtts > 0) removed_at_.assign(n, kTimeNever);
+  if (kind_ == Kind::Scout && p_.scout_order_measured) measured_.assign(n, 0);
   buf_.assign(p_.buffer_size, 0);
   if (p_.restore_interval <= 0) p_.restore_interval = 10 * std::max<SimTime>(ctx_.base_rtt, 1);
 }
@@ -124,10 +125,13 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
   if (found < 0) return;
   const auto i = static_cast<std::uint32_t>(found);
   const std::size_t cap = buf_.size();
+  if (!measured_.empty() && last_rtt_ >= 0 && (kind == Feedback::Ack || kind == Feedback::AckEcn))
+    measured_[i] = last_rtt_;  // lb.spritz_scout_order = "measured": the latest ACK's RTT per path
   switch (kind) {
     case Feedback::Ack:
       if (kind_ == Kind::Scout) {
-        // Alg. 2 l. 2-5: insert by latency (the list is sorted by latency, so by index) if absent.
+        // Alg. 2 l. 2-5: insert by latency (the list is sorted by latency, so by index) if absent;
+        // with lb.spritz_scout_order = "measured" by the RTT this ACK measured.
         bool present = false;
         for (std::size_t k = 0; k < count_ && !present; ++k) present = buf_at(k) == i;
         // Our optional hold-off (SpritzParams::reinsert_holdoff_rtts): a just-removed path stays out.
@@ -136,7 +140,7 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
           present = true;
         if (count_ < cap && !present) {
           std::size_t pos = count_;
-          while (pos > 0 && buf_at(pos - 1) > i) {
+          while (pos > 0 && ranks_before(i, buf_at(pos - 1))) {
             buf_[(head_ + pos) % cap] = static_cast<std::uint32_t>(buf_at(pos - 1));
             --pos;
           }
@@ -229,6 +233,7 @@ SpritzParams spritz_params(const Config& c, const PolicyContext& run) {
   p.restore_interval = c.real("lb.spritz_restore_us") > 0 ? from_us(c.real("lb.spritz_restore_us")) : 10 * run.rto;
   p.flicr_ecn_fraction = c.real("lb.flicr_ecn_fraction");
   p.reinsert_holdoff_rtts = c.real("lb.spritz_reinsert_holdoff_rtts");
+  p.scout_order_measured = c.text("lb.spritz_scout_order") == "measured";
   return p;
 }
 
@@ -242,6 +247,7 @@ SpritzParams spritz_params(const Config& c, const PolicyContext& run) {
       real("lb.spritz_min_bias_factor", 100, "weight", "Spritz-Scout/-Spray: w[0] (shortest path) while the ECN rate of a base RTT exceeds spritz_ecn_bias_rate (Alg. 2 l. 23-24).").range(0, 1e12),
       real("lb.spritz_ecn_bias_rate", 0.9, "fraction of ACKs", "Spritz-Scout/-Spray: ECN rate above which the sender biases towards the minimal path (Alg. 2: 90%).").range(0, 1),
       real("lb.spritz_reinsert_holdoff_rtts", 0, "base RTTs", "Spritz-Scout, our extension (0 = Alg. 2 as written): after removing a path, ignore its unmarked ACKs for this many base RTTs so the ACKs of packets already in flight on it do not re-insert it (docs/spritz.md).").range(0, 1e6),
+      text("lb.spritz_scout_order", "table1", "Spritz-Scout: the latency Alg. 2 l. 4 inserts a good path by: table1 = the path's Table I latency (the EV entry list's order), measured = the RTT its latest ACK measured (docs/spritz.md \"Scout\").").one_of({"table1", "measured"}),
       real("lb.spritz_restore_us", 0, "us", "Spritz-Scout/-Spray: global timer that restores the Eq. 1 weight of timed-out paths (sec. IV-A); 0 = 10 x RTO.").range(0, 1e12),
       real("lb.flicr_ecn_fraction", 0.5, "fraction of ACKs", "Flicr: move to a new path when more than this fraction of one base RTT's ACKs is ECN-marked (sec. V-A).").range(0, 1),
   }, "spritz family");

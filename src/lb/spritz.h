@@ -33,6 +33,7 @@ class SpritzPolicy final : public EntropyPolicy {
   SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w);
   std::uint32_t next_ev(SimTime now) override;
   void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override;
+  void on_rtt(SimTime rtt, SimTime) override { last_rtt_ = rtt; }
   std::size_t state_bits() const override;
 
   // Introspection for tests (indices into the EV entry list).
@@ -62,6 +63,14 @@ class SpritzPolicy final : public EntropyPolicy {
   bool cum_dirty_ = false;
   std::vector<std::uint16_t> ecn_counts_;
   std::vector<SimTime> removed_at_;  // Scout: last removal per path (reinsert_holdoff_rtts > 0)
+  // Scout with scout_order_measured: the RTT of each path's latest ACK (the buffer's sort key), and
+  // the RTT of the ACK being handled (on_rtt comes just before its on_feedback).
+  std::vector<SimTime> measured_;
+  SimTime last_rtt_ = -1;
+  // Scout's sort key of path i: its index (the list is sorted by Table I latency) or its measured RTT.
+  bool ranks_before(std::size_t a, std::size_t b) const {
+    return measured_.empty() ? a < b : (measured_[a] != measured_[b] ? measured_[a] < measured_[b] : a < b);
+  }
   // buffer_paths: a ring of capacity buffer_size (Spray pushes at the back, pops at the front; Scout
   // keeps it sorted by latency, i.e. by index, front = shortest).
   std::vector<std::uint32_t> buf_;

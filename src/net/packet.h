@@ -23,7 +23,8 @@ enum PacketFlag : std::uint8_t {
   kFlagTrimmed = 2,     // data: payload was cut by a full queue (packet trimming)
   kFlagRetransmit = 4,  // data: this is a retransmission
   kFlagPinned = 8,      // data: follows the source-guided path its EV names, whatever the run's
-                        // routing (flows pinned with lb = via_group:<g>)
+                        // routing (flows pinned with lb = via_group:<g> or pinned_ecmp); also their
+                        // ACKs / NACKs with transport.pinned_acks = "pinned" (from the receiver's switch)
   kFlagGoBackN = 16,    // nack: go-back-N (transport.in_order_recovery): `psn` is the PSN the
                         // receiver expects; the sender resends from there
   kFlagResume = 32,     // pause: XON (resume); without it XOFF

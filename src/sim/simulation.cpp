@@ -90,6 +90,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.ack_every = static_cast<std::uint32_t>(cfg_.integer("transport.ack_every"));
   tp.ack_delay = from_us(cfg_.real("transport.ack_delay_us"));
   tp.ack_carry_evs = cfg_.text("lb.reps_ack_mode") == "carry";
+  tp.pin_acks = cfg_.text("transport.pinned_acks") == "pinned";
   tp.delivery = cfg_.text("transport.delivery") == "in_order" ? transport::Delivery::InOrder : transport::Delivery::Ooo;
   tp.recovery = cfg_.text("transport.in_order_recovery") == "go_back_n" ? transport::Recovery::GoBackN
                                                                         : transport::Recovery::Buffer;

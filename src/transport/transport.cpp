@@ -497,6 +497,7 @@ void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std:
   a.sent_time = R.ack_last_sent_time;
   a.payload = R.ack_pending_bytes;
   a.echo_hops = R.ack_last_hops;
+  if (f.pinned && p_.pin_acks) a.flags |= net::kFlagPinned;
   a.ecn_count = static_cast<std::uint16_t>(std::min<std::uint32_t>(R.ack_pending_ecn, 0xFFFF));
   if (R.ack_pending_ecn) a.flags |= net::kFlagEcn;
   if (R.carry_n) {
@@ -527,6 +528,7 @@ void Transport::send_nack(FlowState& f, FlowLive& R, const Packet& p, std::uint3
   n.payload = static_cast<std::uint32_t>(packet_bytes(f, p.psn));  // the data packet it answers
   n.echo_hops = p.hops;
   if (go_back_n) n.flags |= net::kFlagGoBackN;
+  if (f.pinned && p_.pin_acks) n.flags |= net::kFlagPinned;
   net_.send_control(p.dst, ni);
 }
 

@@ -50,6 +50,10 @@ struct TransportParams {
   std::uint32_t ack_every = 1;  // ACK coalescing: one ACK per n data packets (1 = per packet)
   SimTime ack_delay = us(1);    // with coalescing: flush a partial ACK after this long
   bool ack_carry_evs = false;   // coalesced ACKs carry the non-ECN EVs they cover ([REPS] 4.5.1)
+  // transport.pinned_acks = "pinned": the ACKs / NACKs of pinned flows carry net::kFlagPinned too, so
+  // they return over the source-guided path their echoed EV names under any routing (the pinned
+  // background is then the same, both ways, in every row of a comparison); else the run's routing.
+  bool pin_acks = true;
   Delivery delivery = Delivery::Ooo;
   Recovery recovery = Recovery::Buffer;  // in_order only
   SimTime pause_timeout = us(70);        // a paused flow resumes after this without XON ([Flowcut] IV-A)

@@ -67,6 +67,29 @@ std::vector<topo::Hop> walk(net::Router& r, const topo::Topology& t, std::int32_
   return hops;
 }
 
+// walk() for a packet of the given type (ACK / NACK routing options).
+std::vector<topo::Hop> walk_typed(net::Router& r, const topo::Topology& t, std::int32_t src_host, std::int32_t dst_host,
+                                  std::uint32_t flow, net::PacketType type) {
+  net::Packet p;
+  p.type = type;
+  p.src = src_host;
+  p.dst = dst_host;
+  p.flow = flow;
+  std::vector<topo::Hop> hops;
+  std::int32_t node = t.host_switch(src_host);
+  const std::int32_t dst_sw = t.host_switch(dst_host);
+  for (int guard = 0; guard < 16; ++guard) {
+    ++p.hops;
+    const std::int32_t port = r.route(node, p);
+    EXPECT_GE(port, 0);
+    if (port < 0) break;
+    if (node == dst_sw) return hops;
+    hops.push_back({node, port});
+    node = t.ports[node][port].peer;
+  }
+  ADD_FAILURE() << "no delivery";
+  return hops;
+}
 }  // namespace
 
 // The min-hop sets of MinimalTables are not the Dragonfly minimal route: in the Table II Dragonfly
@@ -198,6 +221,70 @@ TEST(ValiantRouter, PerHopAndPathSampling) {
     EXPECT_EQ(paths.size(), 32u);
     for (const auto& [k, cnt] : paths) EXPECT_NEAR(cnt, n / 32.0, 0.15 * n / 32.0);
   }
+}
+
+// routing.valiant_acks = "minimal": ACKs and NACKs leave the receiver's switch on the minimal route
+// (g7s5 -> g0s3: local, global, local = 3 hops, one global) in every mode, while data keeps its
+// Valiant paths (per hop: the minimal path is 1 of 32 and needs 3 consecutive lucky draws, so most of
+// 2,000 walks take 2 global hops). With "valiant", ACKs are misrouted like data.
+TEST(ValiantRouter, MinimalAcksOption) {
+  const auto& t = table2_dragonfly();
+  routing::MinimalTables mt(t);
+  const std::int32_t data_src = 3 * 4, data_dst = (7 * 8 + 5) * 4;  // g0s3 -> g7s5
+  for (const auto mode : {routing::ValiantMode::PerHop, routing::ValiantMode::Path, routing::ValiantMode::PerFlow}) {
+    for (const bool minimal_acks : {true, false}) {
+      routing::ValiantRouter r(mt, 11, mode, minimal_acks);
+      int ack_two_globals = 0, data_two_globals = 0;
+      const int n = 2000;
+      for (int i = 0; i < n; ++i) {
+        for (const auto type : {net::PacketType::Ack, net::PacketType::Nack, net::PacketType::Data}) {
+          const bool data = type == net::PacketType::Data;
+          const auto hops = data ? walk(r, t, data_src, data_dst, static_cast<std::uint32_t>(i))
+                                 : walk_typed(r, t, data_dst, data_src, static_cast<std::uint32_t>(i), type);
+          int global = 0;
+          for (const auto& h : hops) global += is_global(t, h.node, h.port);
+          if (data) {
+            data_two_globals += global == 2;
+          } else {
+            ack_two_globals += global == 2;
+            if (minimal_acks) {
+              EXPECT_EQ(hops.size(), 3u);
+              EXPECT_EQ(global, 1);
+            }
+          }
+        }
+      }
+      EXPECT_GT(data_two_globals, n / 2) << static_cast<int>(mode);
+      if (minimal_acks) {
+        EXPECT_EQ(ack_two_globals, 0);
+      } else {
+        EXPECT_GT(ack_two_globals, n);  // of 2n ACK + NACK walks
+      }
+    }
+  }
+}
+
+// routing.valiant_mode = "per_flow": every packet of a flow (same src, dst, flow, EV) takes one
+// Valiant path; over 400 flows the hash reaches (nearly) all 32 paths of the pair (each path is
+// missed with probability (31/32)^400 < 3e-6) and no path carries more than 3x its share of 12.5.
+TEST(ValiantRouter, PerFlowKeepsOnePathPerFlow) {
+  const auto& t = table2_dragonfly();
+  routing::MinimalTables mt(t);
+  routing::ValiantRouter r(mt, 5, routing::ValiantMode::PerFlow);
+  const std::int32_t src_host = 3 * 4, dst_host = (7 * 8 + 5) * 4;
+  std::map<std::vector<std::int32_t>, int> flows_per_path;
+  for (std::uint32_t flow = 0; flow < 400; ++flow) {
+    std::vector<std::int32_t> first;
+    for (int k = 0; k < 20; ++k) {
+      std::vector<std::int32_t> key;
+      for (const auto& h : walk(r, t, src_host, dst_host, flow)) key.push_back(h.port);
+      if (k == 0) first = key;
+      EXPECT_EQ(key, first) << "flow " << flow << " packet " << k;
+    }
+    ++flows_per_path[first];
+  }
+  EXPECT_EQ(flows_per_path.size(), 32u);
+  for (const auto& [k, cnt] : flows_per_path) EXPECT_LE(cnt, 38);
 }
 
 // Slim Fly Valiant: every path walked is one of the bounded paths (<= 4 hops) and path mode reaches

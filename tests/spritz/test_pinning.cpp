@@ -74,6 +74,53 @@ TEST(Pinning, ViaGroupTakesTheChosenGroupUnderAnyRouting) {
   EXPECT_EQ(tx.count(5) ? tx.at(5) : 0, 0);
 }
 
+namespace {
+// Packets sent per switch-to-switch port (ports.csv rows whose node and peer are switches g<i>s<j>).
+std::map<std::string, long> switch_port_tx(const std::string& dir) {
+  std::map<std::string, long> tx;
+  std::istringstream in(test::read_file(dir + "/ports.csv"));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (f[1][0] != 'g' || f[4][0] != 'g') continue;
+    if (const long n = std::stol(f[7]); n > 0) tx[f[1] + ":" + f[2]] = n;
+  }
+  return tx;
+}
+}  // namespace
+
+// transport.pinned_acks = "pinned" (default): the ACKs of a pinned flow return over the source-guided
+// path their echoed EV names, so data and ACKs cross the same switch ports, the same number of times,
+// under every routing (the traffic of a pinned background is then identical in every row of a
+// comparison); with "run_routing" Valiant spreads the 16 ACKs over random Valiant paths instead.
+TEST(Pinning, PinnedAcksTakeTheSamePortsUnderEveryRouting) {
+  const std::string dir = test::temp_dir("pinned_acks");
+  const auto flows = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us,tag,lb\n0,8,65536,0,pinned,via_group:5\n");
+  std::map<std::string, std::map<std::string, long>> by;
+  for (const char* routing : {"source_guided", "minimal", "valiant", "ugal_l"}) {
+    for (const char* acks : {"pinned", "run_routing"}) {
+      auto c = small_dragonfly(routing, flows);
+      c.set("transport.pinned_acks", acks);
+      sim::Simulation s(c);
+      ASSERT_EQ(s.run(), 0) << routing;
+      const std::string out = dir + "/" + routing + "_" + acks;
+      s.write_outputs(out);
+      by[std::string(routing) + "/" + acks] = switch_port_tx(out);
+    }
+  }
+  const auto& ref = by.at("source_guided/pinned");
+  long total = 0;
+  for (const auto& [port, n] : ref) total += n;
+  // 16 data packets over a path through group 5 (>= 2 switch hops) and >= 15 ACKs back.
+  EXPECT_GE(total, 2 * 16 + 2 * 15);
+  for (const char* routing : {"minimal", "valiant", "ugal_l"}) EXPECT_EQ(by.at(std::string(routing) + "/pinned"), ref) << routing;
+  EXPECT_EQ(by.at("source_guided/run_routing"), ref);  // source-guided routing routes ACKs by the EV anyway
+  EXPECT_NE(by.at("valiant/run_routing"), ref);
+}
+
 TEST(Pinning, BadViaGroupIsAClearError) {
   const std::string dir = test::temp_dir("pinning_bad");
   for (const char* lb : {"via_group:x", "via_group:-1", "via_group:", "via_gruop:3"}) {
