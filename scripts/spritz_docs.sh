@@ -10,7 +10,8 @@
 #   table3-acks    docs/spritz.md       every scheme (loaded) with transport.pinned_acks = pinned / run_routing
 #   table3-valiant-queues docs/spritz.md  Valiant: the X -> group-32 queues with the background's ACKs Valiant / pinned
 #   table3-scout   docs/spritz.md       Scout (loaded): re-insertion hold-off x QuickAdapt window
-#   table3-scout-order docs/spritz.md   Scout (loaded): insertion by Table I or measured latency x hold-off
+#   table3-scout-order docs/spritz.md   Scout (loaded): insertion by measured latency x hold-off
+#   table3-scout-paths docs/spritz.md   Scout seed 1: path_usage.csv per insertion order
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
 #   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
@@ -144,6 +145,23 @@ PY
         done
       done | { echo "Valiant (per_hop) in the Table III scenario, loaded: the congested X -> group-32 links, 20-300 us, 1-us samples"; cat; } \
         | block docs/spritz.md table3-valiant-queues ;;
+    table3-scout-paths)
+      # Where Scout's packets go (seed 1, path_usage.csv of the monitored flow) under each insertion order.
+      for o in table1 measured; do
+        d="${OUT}/scout-paths-$o"
+        "$BIN" run examples/spritz/motivational.toml --quiet --seed 1 --out "$d" --set lb.spritz_scout_order="\"$o\"" \
+          --set output.path_usage_tag='"monitored"' > /dev/null 2>&1 || true
+        python3 - "$d" "$o" <<'PY'
+import csv, sys
+d, order = sys.argv[1:3]
+mon = next(r for r in csv.DictReader(open(d + "/flows.csv")) if r["tag"] == "monitored")
+print(f"lb.spritz_scout_order = {order}: monitored FCT {float(mon['fct_us']):.1f} us; the 4 entries with most packets:")
+for r in sorted(csv.DictReader(open(d + "/path_usage.csv")), key=lambda r: -int(r["sent"]))[:4]:
+    groups = ">".join(dict.fromkeys(x.split("s")[0] for x in r["path"].split(">")))
+    print(f"  entry {r['entry']:>2} ({float(r['latency_ns']):6.1f} ns, groups {groups:<13}) sent {r['sent']:>4}, "
+          f"unmarked ACKs {r['acks']:>4}, ECN {r['ecn_acks']:>4}, NACKs {r['nacks']:>3}")
+PY
+      done | block docs/spritz.md table3-scout-paths ;;
     table3-scout)
       # Scout readings under Table II's BDP (docs/spritz.md "Scout"): re-insertion hold-off 0 / 2 base RTTs,
       # each with QuickAdapt's base_rtt and target_rtt windows.

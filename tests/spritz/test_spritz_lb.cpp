@@ -83,6 +83,33 @@ TEST(SpritzScout, EmptyBufferSamplesThenReusesBestGoodPath) {
   EXPECT_EQ(s.next_ev(0), ev(p, 2));
 }
 
+// lb.spritz_scout_order = "measured": Alg. 2 l. 4 inserts by the RTT each path's latest ACK
+// measured (on_rtt comes just before the ACK's on_feedback), so a path of Table I rank 0 whose ACKs
+// come back slowly (queueing) goes behind a longer path that answers fast; "table1" keeps the
+// Table I order whatever the RTTs.
+TEST(SpritzScout, MeasuredOrderInsertsByTheLatestRtt) {
+  const auto p = five_paths();
+  for (const bool measured : {true, false}) {
+    lb::SpritzParams sp;
+    sp.scout_order_measured = measured;
+    SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
+    s.on_rtt(us(20), 0);
+    s.on_feedback(ev(p, 0), Feedback::Ack, 0);  // shortest path, 20 us RTT (loaded)
+    s.on_rtt(us(8), 0);
+    s.on_feedback(ev(p, 4), Feedback::Ack, 0);  // longest path, 8 us
+    s.on_rtt(us(12), 0);
+    s.on_feedback(ev(p, 2), Feedback::Ack, 0);  // 12 us
+    EXPECT_EQ(s.buffer(), measured ? (std::vector<std::uint32_t>{4, 2, 0}) : (std::vector<std::uint32_t>{0, 2, 4}));
+    // A marked ACK inserts nothing; the next unmarked one goes to its place by RTT.
+    s.on_rtt(us(9), 0);
+    s.on_feedback(ev(p, 1), Feedback::AckEcn, 0);
+    s.on_rtt(us(10), 0);
+    s.on_feedback(ev(p, 3), Feedback::Ack, 0);
+    EXPECT_EQ(s.buffer(), measured ? (std::vector<std::uint32_t>{4, 3, 2, 0}) : (std::vector<std::uint32_t>{0, 2, 3, 4}));
+    EXPECT_EQ(s.next_ev(0), ev(p, measured ? 4 : 0));  // Scout sends on the front path
+  }
+}
+
 TEST(SpritzScout, BufferHoldsAtMostBufferSize) {
   const auto p = five_paths();
   lb::SpritzParams sp;
