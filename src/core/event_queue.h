@@ -81,8 +81,11 @@ class EventHeap {
 
 class EventQueue {
  public:
-  static constexpr int kShift = 11;                  // bucket width 2^11 ps = 2.048 ns
-  static constexpr std::int64_t kBuckets = 1 << 14;  // horizon 2^25 ps = 33.5 us
+  // Bucket width 2^8 ps = 256 ps: a few events per bucket on the 128-host demo, a few tens on the
+  // 1024-host benchmark (docs/scale.md, "Cost per event"); horizon 2^24 ps = 16.8 us, beyond the
+  // link, switch and serialization delays that schedule nearly every event.
+  static constexpr int kShift = 8;
+  static constexpr std::int64_t kBuckets = 1 << 16;
   static constexpr std::uint32_t kBlock = 8;         // events per arena block (192 B: 3 cache lines)
 
   EventQueue()
