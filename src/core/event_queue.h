@@ -1,19 +1,24 @@
 // The event queue: a calendar queue of small, trivially copyable records.
 //
-// Events are kept in fixed-width time buckets (2^11 ps = 2.048 ns) on a wheel of 2^14 buckets
-// (a 33.5 us horizon; a bitmap of non-empty buckets lets the queue jump over empty ones); later events wait in an overflow heap until the wheel reaches them. When the
-// queue reaches a bucket it sorts it once; events scheduled into the bucket being drained go to a
-// small side heap that is merged on the fly. Pops follow exactly the total order (time, insertion
-// sequence), the same as a single binary heap would give, so equal-time events run in insertion
-// order and a run is deterministic; but each pop touches a few cache lines instead of walking a
-// heap of 10^5 entries (measured: docs/architecture.md, "The event loop").
+// Events are kept in fixed-width time buckets (2^kShift ps) on a wheel of kBuckets buckets (a
+// bitmap of non-empty buckets lets the queue jump over empty ones); later events wait in an
+// overflow heap until the wheel reaches them. A bucket's events sit in a chain of fixed-size blocks
+// taken from one shared arena: a push appends to the chain's last block (a new block from the
+// arena's free list every kBlock events), so nothing is allocated per event or per bucket once the
+// arena has grown to the peak number of events queued, and a drained bucket returns its whole chain
+// to the free list at once. When the queue reaches a bucket it copies the chain out and sorts it
+// once; events scheduled into the bucket being drained go to a small side heap that is merged on
+// the fly. Pops follow exactly the total order (time, insertion sequence), the same as a single
+// binary heap would give, so equal-time events run in insertion order and a run is deterministic;
+// but each pop touches a few cache lines instead of walking a heap of 10^5 entries (measured:
+// docs/architecture.md, "The event loop"; docs/scale.md, "Cost per event").
 // Events carry a kind and a 32-bit object index instead of a callback: the engine dispatches with a
 // switch, with no std::function or allocation per event.
 #pragma once
 #include <algorithm>
 #include <bit>
-#include <limits>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/time.h"
@@ -76,15 +81,12 @@ class EventHeap {
 
 class EventQueue {
  public:
-  static constexpr int kShift = 11;                  // bucket width 2^11 ps = 2.048 ns
-  static constexpr std::int64_t kBuckets = 1 << 14;  // horizon 2^25 ps = 33.5 us
-  // A slot that once held a large burst gives its memory back instead of keeping it for the next
-  // lap of the wheel (synchronised flows put thousands of events into one bucket).
-  static constexpr std::size_t kSlotKeep = 256;
-  // The slots together keep at most kRetainMin + 4 x (events queued) events of spare capacity: over
-  // a long run every slot sees its own largest burst, and without this bound the kept capacity
-  // grows with simulated time (a run with stuck flows grew ~1 MB/s; docs/reliability.md).
-  static constexpr std::size_t kRetainMin = std::size_t{1} << 16;
+  // Bucket width 2^8 ps = 256 ps: a few events per bucket on the 128-host demo, a few tens on the
+  // 1024-host benchmark (docs/scale.md, "Cost per event"); horizon 2^24 ps = 16.8 us, beyond the
+  // link, switch and serialization delays that schedule nearly every event.
+  static constexpr int kShift = 8;
+  static constexpr std::int64_t kBuckets = 1 << 16;
+  static constexpr std::uint32_t kBlock = 8;         // events per arena block (192 B: 3 cache lines)
 
   EventQueue()
       : wheel_(static_cast<std::size_t>(kBuckets)), occupied_(static_cast<std::size_t>(kBuckets / 64), 0) {}
@@ -93,9 +95,10 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   std::uint64_t pushed() const { return seq_; }
-  // Capacity (events) the wheel's slots hold, in use or spare: bounded by kSlotKeep per slot and
-  // by kRetainMin + 4 x size() of spare in total.
-  std::size_t retained() const { return retained_; }
+  // Capacity (events) of the block arena, in use or free: the arena grows to the peak number of
+  // blocks in use (at most the events on the wheel / kBlock + one partly filled block per non-empty
+  // bucket) and never with simulated time.
+  std::size_t retained() const { return blocks_.size() * kBlock; }
   SimTime top_time() {
     settle();
     return peek().time;
@@ -105,19 +108,24 @@ class EventQueue {
     const Event e{t, seq_++, obj, kind};
     ++size_;
     const std::int64_t key = t >> kShift;
-    if (key <= cur_key_) {
+    if (key <= cur_key_) [[unlikely]] {
       side_.push(e);  // into the bucket being drained (or, defensively, the past)
-    } else if (key - cur_key_ < kBuckets) {
+    } else if (key - cur_key_ < kBuckets) [[likely]] {
       const auto slot = static_cast<std::size_t>(key & (kBuckets - 1));
-      auto& v = wheel_[slot];
-      if (v.size() == v.capacity()) [[unlikely]] {
-        const std::size_t before = v.capacity();
-        v.push_back(e);
-        retained_ += v.capacity() - before;
-      } else {
-        v.push_back(e);
+      Slot& s = wheel_[slot];
+      const std::uint32_t at = s.count % kBlock;
+      if (at == 0) {
+        const std::uint32_t b = new_block();
+        if (s.count == 0) {
+          s.head = b;
+          occupied_[slot >> 6] |= 1ULL << (slot & 63);
+        } else {
+          next_[s.tail] = b;
+        }
+        s.tail = b;
       }
-      occupied_[slot >> 6] |= 1ULL << (slot & 63);
+      blocks_[s.tail].ev[at] = e;
+      ++s.count;
       ++in_wheel_;
     } else {
       overflow_.push(e);
@@ -131,7 +139,42 @@ class EventQueue {
     return side_.pop();
   }
 
+  // The event loop's step: pops the next event into `e` when there is one at or before `until`
+  // (one look at the queue instead of top_time() then pop()).
+  bool pop_until(SimTime until, Event& e) {
+    if (size_ == 0) return false;
+    settle();
+    if (pos_ < cur_.size() && (side_.empty() || event_before(cur_[pos_], side_.top()))) {
+      if (cur_[pos_].time > until) return false;
+      e = cur_[pos_++];
+    } else {
+      if (side_.top().time > until) return false;
+      e = side_.pop();
+    }
+    --size_;
+    return true;
+  }
+
  private:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  struct alignas(64) Block {
+    Event ev[kBlock];
+  };
+  struct Slot {
+    std::uint32_t head = kNone, tail = kNone;  // chain of blocks (next_ links them)
+    std::uint32_t count = 0;                   // events; every block but the last is full
+  };
+
+  std::uint32_t new_block() {
+    if (free_ != kNone) {
+      const std::uint32_t b = free_;
+      free_ = next_[b];
+      return b;
+    }
+    blocks_.emplace_back();
+    next_.push_back(kNone);
+    return static_cast<std::uint32_t>(blocks_.size() - 1);
+  }
   const Event& peek() const {
     if (pos_ < cur_.size() && (side_.empty() || event_before(cur_[pos_], side_.top()))) return cur_[pos_];
     return side_.top();
@@ -151,9 +194,14 @@ class EventQueue {
     }
     return kBuckets;  // unreachable while in_wheel_ > 0
   }
-  // Make the current bucket non-empty (requires size_ > 0). Jumps straight to the next occupied
-  // wheel slot or the first overflow event, whichever comes first.
+  // Make the current bucket non-empty (requires size_ > 0).
   void settle() {
+    if (pos_ == cur_.size() && side_.empty()) [[unlikely]]
+      advance();
+  }
+  // Jumps straight to the next occupied wheel slot or the first overflow event, whichever comes
+  // first, until the current bucket is non-empty.
+  [[gnu::noinline]] void advance() {
     while (pos_ == cur_.size() && side_.empty()) {
       cur_.clear();
       pos_ = 0;
@@ -161,33 +209,62 @@ class EventQueue {
       if (in_wheel_ > 0) next = cur_key_ + next_occupied(cur_key_);
       if (!overflow_.empty()) next = std::min(next, overflow_.top().time >> kShift);
       cur_key_ = next;
+      // Overflow events of this bucket were pushed before any wheel event of it (they were pushed
+      // while the bucket was beyond the horizon), so they go first: cur_ is then in seq order.
+      while (!overflow_.empty() && (overflow_.top().time >> kShift) == cur_key_) cur_.push_back(overflow_.pop());
       const auto si = static_cast<std::size_t>(cur_key_ & (kBuckets - 1));
-      auto& slot = wheel_[si];
-      if (!slot.empty()) {
-        in_wheel_ -= slot.size();
-        cur_.insert(cur_.end(), slot.begin(), slot.end());
-        if (slot.capacity() > kSlotKeep || retained_ > kRetainMin + 4 * size_) {
-          retained_ -= slot.capacity();
-          std::vector<Event>().swap(slot);
-        } else {
-          slot.clear();
+      Slot& s = wheel_[si];
+      if (s.count > 0) {
+        in_wheel_ -= s.count;
+        std::uint32_t left = s.count;
+        for (std::uint32_t b = s.head;; b = next_[b]) {
+          const std::uint32_t n = std::min(left, kBlock);
+          cur_.insert(cur_.end(), blocks_[b].ev, blocks_[b].ev + n);
+          left -= n;
+          if (left == 0) break;
         }
+        next_[s.tail] = free_;  // the whole chain back to the free list
+        free_ = s.head;
+        s = Slot{};
         occupied_[si >> 6] &= ~(1ULL << (si & 63));
       }
-      while (!overflow_.empty() && (overflow_.top().time >> kShift) == cur_key_) cur_.push_back(overflow_.pop());
-      if (cur_.size() > 1) std::sort(cur_.begin(), cur_.end(), EventBefore{});
+      sort_bucket();
     }
   }
+  // Sorts cur_ on (time, seq). Small buckets (the common case) by insertion, which is cheap on the
+  // nearly ordered runs a bucket holds; large bursts by std::sort.
+  void sort_bucket() {
+    const std::size_t n = cur_.size();
+    if (n < 2) return;
+    if (n > kInsertionMax) {
+      std::sort(cur_.begin(), cur_.end(), EventBefore{});
+      return;
+    }
+    Event* a = cur_.data();
+    for (std::size_t i = 1; i < n; ++i) {
+      if (!event_before(a[i], a[i - 1])) continue;
+      const Event x = a[i];
+      std::size_t j = i;
+      do {
+        a[j] = a[j - 1];
+        --j;
+      } while (j > 0 && event_before(x, a[j - 1]));
+      a[j] = x;
+    }
+  }
+  static constexpr std::size_t kInsertionMax = 32;
 
-  std::vector<std::vector<Event>> wheel_;
+  std::vector<Slot> wheel_;
   std::vector<std::uint64_t> occupied_;  // bit per wheel slot: non-empty
+  std::vector<Block> blocks_;            // the arena
+  std::vector<std::uint32_t> next_;      // next block of a chain / of the free list
+  std::uint32_t free_ = kNone;
   std::vector<Event> cur_;  // the bucket being drained, sorted
   std::size_t pos_ = 0;
   EventHeap side_;          // events pushed into the bucket being drained
   EventHeap overflow_;      // events beyond the horizon
   std::int64_t cur_key_ = 0;
   std::size_t in_wheel_ = 0;
-  std::size_t retained_ = 0;  // sum of the wheel slots' capacities (events)
   std::size_t size_ = 0;
   std::uint64_t seq_ = 0;
 };

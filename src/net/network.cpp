@@ -342,9 +342,8 @@ template <bool LL>
 void Network::run_loop(SimTime until) {
   constexpr std::uint64_t kProgressEvery = 1 << 18;
   EventQueue& eq = eq_;  // kept in a register across the loop (measured: one instruction per event)
-  while (!eq.empty() && !stopped_) {
-    if (eq.top_time() > until) break;
-    const Event e = eq.pop();
+  Event e;
+  while (!stopped_ && eq.pop_until(until, e)) {
     now_ = e.time;
     ++events_;
     ++kind_events_[e.kind];

@@ -64,25 +64,24 @@ TEST(EventQueue, RandomisedAgainstStableSort) {
   }
 }
 
-// The wheel's kept capacity is bounded by the events queued, not by the time simulated: a long run
-// whose few events come in bursts (every slot of the wheel sees its own burst of 200 events, one lap
-// after another) keeps at most kRetainMin + 4 x size() events besides the slot being filled.
+// The queue's kept capacity is bounded by the events queued, not by the time simulated: a long run
+// whose few events come in bursts (a burst of 200 events every 8 buckets, drained before the next,
+// lap after lap of the wheel) reuses the same arena blocks, so it keeps 200 events' worth of blocks.
 TEST(EventQueue, KeptCapacityDoesNotGrowWithSimulatedTime) {
   EventQueue q;
   const SimTime width = SimTime{1} << EventQueue::kShift;
   SimTime now = 0;
   std::size_t max_retained = 0;
   for (std::int64_t lap = 0; lap < 3; ++lap) {
-    for (std::int64_t b = 0; b < EventQueue::kBuckets; ++b) {
-      // A burst of 200 events one bucket ahead, then drain everything up to it.
-      for (int i = 0; i < 200; ++i) q.push(now + width, 0, static_cast<std::uint32_t>(i));
+    for (std::int64_t b = 0; b < EventQueue::kBuckets; b += 8) {
+      for (int i = 0; i < 200; ++i) q.push(now + 8 * width, 0, static_cast<std::uint32_t>(i));
       while (!q.empty()) now = q.pop().time;
       max_retained = std::max(max_retained, q.retained());
     }
   }
-  EXPECT_LE(max_retained, EventQueue::kRetainMin + 4 * 200 + EventQueue::kSlotKeep);
-  // Without the bound every slot would keep its 200-event burst's capacity: 16,384 x 256 events.
-  EXPECT_GE(max_retained, EventQueue::kRetainMin);
+  // 200 events fill 25 blocks; the arena never holds more than one burst plus one block.
+  EXPECT_GE(max_retained, std::size_t{200});
+  EXPECT_LE(max_retained, std::size_t{200} + EventQueue::kBlock);
 }
 
 TEST(Rng, StreamsAreReproducibleAndIndependent) {

@@ -1,6 +1,6 @@
 // Property tests of the calendar event queue (core/event_queue.h) against std::priority_queue on
 // (time, insertion sequence) ([issue 14]: the older tests stayed inside one bucket). Delays span
-// 0 .. 2^40 ps, so the runs exercise the wheel (2^14 buckets of 2^11 ps: a 2^25 ps horizon), the
+// 0 .. 2^40 ps, so the runs exercise the wheel (2^16 buckets of 2^8 ps: a 2^24 ps horizon), the
 // bitmap jumps over empty buckets and 64-bucket words, many laps of the wheel (wrap-around), the
 // overflow heap beyond the horizon, the side heap for events scheduled into the bucket being
 // drained, bursts larger than a slot keeps, and equal-time ties (FIFO by insertion).
@@ -18,8 +18,8 @@ using namespace lbsim;
 
 namespace {
 
-constexpr SimTime kBucket = SimTime{1} << EventQueue::kShift;           // 2^11 ps
-constexpr SimTime kHorizon = kBucket * EventQueue::kBuckets;            // 2^25 ps
+constexpr SimTime kBucket = SimTime{1} << EventQueue::kShift;           // 2^8 ps
+constexpr SimTime kHorizon = kBucket * EventQueue::kBuckets;            // 2^24 ps
 constexpr SimTime kMaxDelay = SimTime{1} << 40;
 
 struct Later {
