@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include <fmt/core.h>
 
 #include "core/error.h"
 #include "routing/registry.h"
@@ -343,8 +342,12 @@ std::int32_t ConWeaveRouter::route(std::int32_t node, net::Packet& p) {
   if (!(p.route_state & kTagged)) return ecmp_.route(node, p);
   const auto& path = paths_.paths(a, b)[static_cast<std::size_t>(p.route_aux)];
   const std::size_t k = static_cast<std::size_t>(p.hops) - 1;
-  if (k >= path.nodes.size() || path.nodes[k] != node)
-    throw std::logic_error(fmt::format("conweave: packet of flow {} left its path at switch {}", p.flow, node));
+  if (k >= path.nodes.size() || path.nodes[k] != node) {
+    // Moved off its path by something else (a failure-masking detour): ECMP from here, untagged.
+    ++st_.off_path;
+    p.route_state = 0;
+    return ecmp_.route(node, p);
+  }
   if (k + 1 == path.nodes.size()) return dest_tor(node, p);
   return path.out_ports[k];
 }
@@ -365,6 +368,7 @@ nlohmann::json ConWeaveRouter::summary() const {
           {"released_by_new_epoch", st_.flush_epoch},
           {"max_reorder_queue", st_.max_queue},
           {"max_held", st_.max_held},
+          {"off_path", st_.off_path},
           {"path_rule", CandidatePaths::rule_name(paths_.rule())},
           {"reply_margin_us", to_us(p_.reply_margin)},
           {"path_busy_us", to_us(p_.path_busy)},

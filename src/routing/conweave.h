@@ -79,6 +79,7 @@ class ConWeaveRouter final : public net::Router, public net::EventHandler {
     std::uint64_t flush_epoch = 0;      // ... by a newer epoch's packet
     std::uint64_t max_queue = 0;        // most packets in one reorder queue
     std::uint64_t max_held = 0;         // most packets held at once, all ToRs
+    std::uint64_t off_path = 0;         // tagged packets found off their path (a failure detour): ECMP
   };
   const Stats& stats() const { return st_; }
   std::uint64_t held_now() const { return held_now_; }

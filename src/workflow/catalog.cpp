@@ -754,13 +754,13 @@ std::vector<Entry> catalog() {
       e.report = laps_report;
       return e;
     };
-    c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/rail_64.toml", "../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "~30 min", "~40 s"));
-    c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/rail_64.toml", "alistorage", 500, 100, "~30 min", "~40 s"));
-    c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/dragonfly_144.toml", "googlerpc", 100, 20, "~20 min", "~30 s"));
-    c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/dragonfly_144.toml", "hadoop", 300, 50, "~40 min", "~60 s"));
     Entry t{"laps-table1", "[LAPS] Table 1", "Rail, parameter-server gradient aggregation, drop ratio 0 and 0.0001 %",
             with(laps_needs(), {failures}), laps_table1(false), laps_table1(true), "hours", "~60 s", {}};
