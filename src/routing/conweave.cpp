@@ -117,16 +117,10 @@ bool ConWeaveRouter::busy(std::int32_t a, std::int32_t b, std::size_t path, SimT
   return it != busy_.end() && path < it->second.size() && it->second[path] > now;
 }
 
-// [ConWeave] sec. 3.2 "path-aware rerouting": two candidates drawn at random (other than `exclude`),
+// [ConWeave] sec. 3.2 "path-aware rerouting": two candidates drawn at random among `scratch_`,
 // the first one not marked busy; `good` = false when both are busy (then the first draw).
-std::int32_t ConWeaveRouter::pick(std::int32_t a, std::int32_t b, std::size_t n, std::int32_t exclude, SimTime now,
-                                  bool& good) {
-  const std::size_t m = exclude >= 0 ? n - 1 : n;
-  const auto draw = [&]() {
-    auto c = static_cast<std::int32_t>(rng_.below(m));
-    if (exclude >= 0 && c >= exclude) ++c;
-    return c;
-  };
+std::int32_t ConWeaveRouter::pick(std::int32_t a, std::int32_t b, SimTime now, bool& good) {
+  const auto draw = [&]() { return scratch_[rng_.below(scratch_.size())]; };
   const std::int32_t c1 = draw(), c2 = draw();
   good = true;
   if (!p_.path_aware) return c1;
@@ -134,6 +128,20 @@ std::int32_t ConWeaveRouter::pick(std::int32_t a, std::int32_t b, std::size_t n,
   if (!busy(a, b, static_cast<std::size_t>(c2), now)) return c2;
   good = false;
   return c1;
+}
+
+// The paths a choice draws from: every usable candidate but `exclude`, or with `fewest_hops` only
+// those with the fewest switches (the minimal path on the Dragonfly; on Rail the paths through the
+// source's or the destination's own rail).
+void ConWeaveRouter::choices(std::int32_t a, std::int32_t b, std::size_t n, std::int32_t exclude, bool fewest_hops) {
+  const auto& list = paths_.paths(a, b);
+  std::size_t least = list[0].nodes.size();
+  if (fewest_hops)
+    for (std::size_t i = 0; i < n; ++i) least = std::min(least, list[i].nodes.size());
+  scratch_.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (static_cast<std::int32_t>(i) != exclude && (!fewest_hops || list[i].nodes.size() == least))
+      scratch_.push_back(static_cast<std::int16_t>(i));
 }
 
 std::int32_t ConWeaveRouter::flow_path(std::uint32_t flow) const {
@@ -165,7 +173,8 @@ std::int32_t ConWeaveRouter::source_tor([[maybe_unused]] std::int32_t node, net:
     if (expired) {
       bool good = true;
       const std::int16_t old = f.path;
-      std::int32_t c = p_.first_shortest && f.path < 0 ? 0 : pick(a, b, n, -1, now, good);
+      choices(a, b, n, -1, p_.first_shortest && f.path < 0);
+      const std::int32_t c = pick(a, b, now, good);
       if (good || f.path < 0) f.path = static_cast<std::int16_t>(c);
       if (old >= 0 && f.path != old) ++st_.expiry_moves;
     }
@@ -186,7 +195,8 @@ std::int32_t ConWeaveRouter::source_tor([[maybe_unused]] std::int32_t node, net:
     f.tail_time = now;
     f.reply_deadline = kTimeNever;
     bool good = true;
-    const std::int32_t c = pick(a, b, n, f.path, now, good);
+    choices(a, b, n, f.path, false);
+    const std::int32_t c = pick(a, b, now, good);
     if (good) {
       f.path = static_cast<std::int16_t>(c);
       ++st_.reroutes;
@@ -388,7 +398,7 @@ const RegisterRouting kConWeave{{{"conweave",
         real("routing.conweave_resume_margin_us", 32, "us", "conweave: added to the TAIL's expected arrival before a reorder queue is released without it (the authors' ns-3 default: 32).").range(0, 1e9),
         real("routing.conweave_resume_default_us", 500, "us", "conweave: reorder queue wait when no phase-0 packet predicts the TAIL (the authors' ns-3 default: 500).").range(0, 1e9),
         flag("routing.conweave_path_aware", true, "conweave: the new path is the first of two random candidates not marked busy by a NOTIFY ([ConWeave] sec. 3.2); false = a random candidate."),
-        text("routing.conweave_first_path", "random", "conweave: a new flow's path: random (path-aware draw among the pair's candidates, ConWeave) or shortest (the pair's first candidate: the minimal path on the Dragonfly).").one_of({"random", "shortest"}),
+        text("routing.conweave_first_path", "random", "conweave: a new flow's path: random (path-aware draw among the pair's candidates, ConWeave) or shortest (path-aware draw among the candidates with the fewest switches: the minimal path on the Dragonfly, the source's or destination's rail on Rail).").one_of({"random", "shortest"}),
     },
     {}},
     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {

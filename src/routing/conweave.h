@@ -52,7 +52,7 @@ struct ConWeaveParams {
   SimTime resume_margin = 32'000'000;     // ps: added to the TAIL's expected arrival (32 us)
   SimTime resume_default = 500'000'000;   // ps: reorder queue wait without a phase-0 sample (500 us)
   bool path_aware = true;                 // false: the new path is drawn at random, busy or not
-  bool first_shortest = false;            // true: a new flow starts on the pair's first candidate
+  bool first_shortest = false;            // true: a new flow starts on a candidate with the fewest switches
   Bytes ctrl_bytes = 64;                  // RTT_REPLY / CLEAR / NOTIFY size on the wire
 };
 
@@ -132,7 +132,8 @@ class ConWeaveRouter final : public net::Router, public net::EventHandler {
   void post(SimTime at, const Msg& m);
   SimTime ctrl_delay(std::int32_t from, std::int32_t to);
   bool busy(std::int32_t a, std::int32_t b, std::size_t path, SimTime now);
-  std::int32_t pick(std::int32_t a, std::int32_t b, std::size_t n, std::int32_t exclude, SimTime now, bool& good);
+  void choices(std::int32_t a, std::int32_t b, std::size_t n, std::int32_t exclude, bool fewest_hops);
+  std::int32_t pick(std::int32_t a, std::int32_t b, SimTime now, bool& good);
   std::int32_t source_tor(std::int32_t node, net::Packet& p, std::int32_t a, std::int32_t b, std::size_t n);
   std::int32_t dest_tor(std::int32_t node, net::Packet& p);
   void release(Flow& f);
@@ -150,6 +151,7 @@ class ConWeaveRouter final : public net::Router, public net::EventHandler {
   std::vector<std::uint32_t> free_;
   std::size_t swept_size_ = 0;
   std::vector<Meta> meta_;  // per packet index
+  std::vector<std::int16_t> scratch_;  // choices(): the candidates a draw picks from
   std::vector<Msg> msgs_;
   std::vector<std::uint32_t> msg_free_;
   std::unordered_map<std::uint64_t, std::vector<SimTime>> busy_;  // ToR pair -> busy until, per path
