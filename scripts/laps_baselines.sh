@@ -10,7 +10,7 @@ seeds=("$@")
 [[ ${#seeds[@]} -gt 0 ]] || seeds=(1 2 3)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-for name in ecmp letflow conga plb; do
+for name in ecmp letflow conga plb conweave; do
   for s in "${seeds[@]}"; do
     "$lbsim" run "$root/examples/laps-baselines/$name.toml" --out "$out/$name-$s" --quiet --set run.seed="$s" >/dev/null
   done
@@ -21,7 +21,7 @@ out, seeds = sys.argv[1], sys.argv[2:]
 print(f"Seeds {', '.join(seeds)}; each column is the mean over the seeds.\n")
 print("| scheme | mean FCT (us) | p99 FCT (us) | flows | ECN-marked ACKs / flow | wall (s) |")
 print("|---|---|---|---|---|---|")
-for name in ["ecmp", "letflow", "conga", "plb"]:
+for name in ["ecmp", "letflow", "conga", "plb", "conweave"]:
     js = [json.load(open(f"{out}/{name}-{s}/summary.json")) for s in seeds]
     m = st.mean(j["fct_us"]["mean"] for j in js)
     p = st.mean(j["fct_us"]["p99"] for j in js)

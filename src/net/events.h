@@ -31,6 +31,9 @@ enum EventKind : std::uint32_t {
   kEvFailEnd,
   kEvRouteDead,
   kEvRouteAlive,
+  // routing: a timer or control message of a stateful switch routing (obj = the router's own index),
+  // e.g. ConWeave's RTT_REPLY / CLEAR / NOTIFY and reorder-queue flush timers (routing/conweave.h)
+  kEvRouterTimer,
   kNumEventKinds
 };
 
@@ -40,7 +43,7 @@ inline const char* event_kind_name(std::uint32_t kind) {
   static constexpr const char* kNames[] = {
       "arrive", "tx_next", "credit", "pause", "resume", "stall_check", "entry_start", "rto", "compute_done",
       "ack_flush", "hold_wake", "pause_timeout", "pace_wake", "queue_sample", "fail_start", "fail_end",
-      "route_dead", "route_alive"};
+      "route_dead", "route_alive", "router_timer"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kNumEventKinds, "every event kind needs a name");
   return kind < kNumEventKinds ? kNames[kind] : "?";
 }

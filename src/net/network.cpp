@@ -329,8 +329,10 @@ void Network::arrive(std::uint32_t pkt) {
     drop(pkt);
     return;
   }
+  routed_ = pkt;
   const std::int32_t out = router_->route(node, p);
   if (out < 0) {  // no route (e.g. every candidate failed and routing converged): drop
+    if (out == kRouteHeld) return;  // the router keeps it (enqueued later, with its ingress accounting)
     if constexpr (LL) fc_leave(port_base_[node] + p.in_port, vc_of(p), p.size, false);  // its credit returns
     drop(pkt);
     return;

@@ -125,11 +125,16 @@ class EventHandler {
 
 class Network;
 
+// Router::route's answer for a packet the router keeps (a reorder queue, routing/conweave.h): the
+// network neither drops nor forwards it; the router later hands it to Network::enqueue itself.
+inline constexpr std::int32_t kRouteHeld = -2;
+
 // A switch's forwarding decision.
 class Router {
  public:
   virtual ~Router() = default;
-  // The output port (index at `node`) for packet `p` at switch `node`.
+  // The output port (index at `node`) for packet `p` at switch `node`; < 0: no route (dropped), or
+  // kRouteHeld (the router keeps the packet).
   virtual std::int32_t route(std::int32_t node, Packet& p) = 0;
 };
 
@@ -163,6 +168,9 @@ class Network {
   void kick_nic(std::int32_t host);
   // Queue or transmit `pkt` on port `id` (used by switches after routing).
   void enqueue(std::uint32_t id, std::uint32_t pkt);
+  // Inside Router::route: the pool index of the packet being routed (a router that keeps the
+  // packet, kRouteHeld, needs it to enqueue it later).
+  std::uint32_t routed_packet() const { return routed_; }
 
   // Run events until the queue is empty, `until` is passed, or stop() is called.
   void run(SimTime until);
@@ -246,6 +254,7 @@ class Network {
   std::vector<Port> ports_;
   std::vector<std::uint32_t> port_base_;
   Router* router_ = nullptr;
+  std::uint32_t routed_ = kNil;  // routed_packet()
   HostHandler* host_ = nullptr;
   std::array<EventHandler*, kNumEventKinds> handlers_{};
   SimTime now_ = 0;

@@ -38,7 +38,7 @@ void apply_preset(config::Config& c) {
   const auto def = [&](std::string_view key, config::Value v) {
     if (!c.given(key)) c.set(key, std::move(v), origin);
   };
-  if (preset == "laps_dcqcn" || preset == "laps_plb") {
+  if (preset == "laps_dcqcn" || preset == "laps_plb" || preset == "laps_conweave") {
     // The LAPS artifact's baseline senders (docs/baselines.md): window = the largest shortest-path
     // BDP, RoCE go-back-N recovery; DCQCN (its keys' defaults are the artifact's), or PLB over DCTCP
     // with g = 1/256, 50% marked ACKs per congested round, repath after 3 rounds when idle, 12 forced.
@@ -46,8 +46,13 @@ void apply_preset(config::Config& c) {
     def("transport.max_cwnd_bdp", 1.0);
     def("transport.delivery", std::string("in_order"));
     def("transport.in_order_recovery", std::string("go_back_n"));
-    if (preset == "laps_dcqcn") {
+    if (preset == "laps_dcqcn" || preset == "laps_conweave") {
       def("transport.cc", std::string("dcqcn"));
+      // ConWeave over DCQCN, as the artifact runs it: the switches reroute, one EV per flow.
+      if (preset == "laps_conweave") {
+        def("routing.algorithm", std::string("conweave"));
+        def("lb.algorithm", std::string("ecmp"));
+      }
     } else {
       def("transport.cc", std::string("dctcp"));
       def("transport.dctcp_g", 1.0 / 256);
@@ -88,7 +93,7 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
       real("transport.fast_increase_from_us", 0, "us", "With fast_increase: FastIncrease acts only from this simulated time on (htsim switches it on mid-run in a failure scenario; REPS artifact (htsim), docs/htsim.md); 0 = from the start.").range(0, 1e12),
       real("transport.rto_us", 0, "us", "Retransmission timeout; 0 = computed as transport.rto_model says.").range(0, 1e9),
       text("transport.rto_model", "lbsim", "The RTO when rto_us = 0: lbsim = max unloaded RTT + drain time of every full switch queue on the longest path, both directions (the NIC's queue not counted); htsim = max unloaded RTT + drain time of one full queue per link of the longest path, data direction only (REPS artifact (htsim); docs/htsim.md).").one_of({"lbsim", "htsim"}),
-      text("transport.preset", "none", "A set of defaults: none; htsim (the REPS artifact's MPRDMA-style sender: cc = dctcp_ack, ecn_decrease = 0.25, nack_decrease = 1, timeout_decrease = 1, init/max_cwnd_bdp = 1.5, rto_model = htsim; docs/htsim.md); laps_dcqcn / laps_plb (the LAPS artifact's baseline senders: init/max_cwnd_bdp = 1, delivery = in_order, in_order_recovery = go_back_n, and cc = dcqcn, or cc = dctcp with dctcp_g = 1/256 and lb.algorithm = plb, plb_threshold = 0.5, plb_rounds = 12, plb_idle_rounds = 3; docs/baselines.md). Keys the config sets itself win.").one_of({"none", "htsim", "laps_dcqcn", "laps_plb"}),
+      text("transport.preset", "none", "A set of defaults: none; htsim (the REPS artifact's MPRDMA-style sender: cc = dctcp_ack, ecn_decrease = 0.25, nack_decrease = 1, timeout_decrease = 1, init/max_cwnd_bdp = 1.5, rto_model = htsim; docs/htsim.md); laps_dcqcn / laps_plb (the LAPS artifact's baseline senders: init/max_cwnd_bdp = 1, delivery = in_order, in_order_recovery = go_back_n, and cc = dcqcn, or cc = dctcp with dctcp_g = 1/256 and lb.algorithm = plb, plb_threshold = 0.5, plb_rounds = 12, plb_idle_rounds = 3; laps_conweave: laps_dcqcn with routing.algorithm = conweave and lb.algorithm = ecmp; docs/baselines.md). Keys the config sets itself win.").one_of({"none", "htsim", "laps_dcqcn", "laps_plb", "laps_conweave"}),
       text("transport.pinned_acks", "pinned", "ACKs and NACKs of pinned flows (lb = via_group:<g> or pinned_ecmp): pinned = they return over the source-guided path their echoed EV names, whatever the run's routing (so a pinned background is the same, both ways, in every row of a comparison; under source_guided routing this is what every ACK does); run_routing = the run's switch routing routes them. docs/spritz.md \"Valiant readings\".").one_of({"pinned", "run_routing"}),
       integer("transport.ack_every", 1, "packets", "ACK coalescing: one ACK per n data packets (1 = per-packet ACKs).").range(1, 64),
       real("transport.ack_delay_us", 1.0, "us", "With ack_every > 1: send a partial ACK after this delay.").range(0, 1e9),

@@ -393,18 +393,21 @@ const char* kUniformCdf =
     "0 0\n4096 0\n1048576 100\n";
 // [LAPS] sec. 4.1-4.2: the schemes of Fig. 5-8 and Table 1 that lbsim has. The paper's baselines run
 // DCQCN (the authors' ns-3 code), PLB runs over DCTCP there; LAPS paces by its own rate
-// (transport.cc = none). CONGA is leaf-spine only in lbsim and ConWeave is not built (docs/laps.md),
-// so neither has a row; LetFlow on the Dragonfly has a single shortest path to choose from.
+// (transport.cc = none). ConWeave runs over DCQCN on the LAPS candidate paths (docs/baselines.md).
+// CONGA is leaf-spine only in lbsim (docs/laps.md), so it has no row; LetFlow on the Dragonfly has a
+// single shortest path to choose from.
 std::vector<FcScheme> laps_schemes() {
   return {{"ecmp", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "ecmp", "transport.cc" = "dcqcn")"},
           {"letflow", R"("routing.algorithm" = "letflow", "lb.algorithm" = "ecmp", "transport.cc" = "dcqcn")"},
           {"plb", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "plb", "transport.cc" = "dctcp")"},
+          {"conweave", R"("routing.algorithm" = "conweave", "lb.algorithm" = "ecmp", "transport.cc" = "dcqcn")"},
           {"laps", R"("routing.algorithm" = "source_route", "lb.algorithm" = "laps", "transport.cc" = "none")"}};
 }
 std::vector<Need> laps_needs() {
   return {{"lb.algorithm", "laps", "lb laps"},
           {"routing.algorithm", "source_route", "routing source_route"},
           {"routing.algorithm", "letflow", "routing letflow"},
+          {"routing.algorithm", "conweave", "routing conweave"},
           {"lb.algorithm", "plb", "lb plb"},
           {"transport.cc", "dcqcn", "transport dcqcn"}};
 }
@@ -751,13 +754,13 @@ std::vector<Entry> catalog() {
       e.report = laps_report;
       return e;
     };
-    c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/rail_64.toml", "../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "~30 min", "~40 s"));
-    c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/rail_64.toml", "alistorage", 500, 100, "~30 min", "~40 s"));
-    c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/dragonfly_144.toml", "googlerpc", 100, 20, "~20 min", "~30 s"));
-    c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, PLB, LAPS",
+    c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/dragonfly_144.toml", "hadoop", 300, 50, "~40 min", "~60 s"));
     Entry t{"laps-table1", "[LAPS] Table 1", "Rail, parameter-server gradient aggregation, drop ratio 0 and 0.0001 %",
             with(laps_needs(), {failures}), laps_table1(false), laps_table1(true), "hours", "~60 s", {}};
