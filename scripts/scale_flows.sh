@@ -11,11 +11,12 @@
 #     visited every one of them per packet).
 #
 # Usage: scripts/scale_flows.sh [BIN ...]   (default: build/lbsim). Several binaries are measured
-# side by side (e.g. main's and this branch's). Environment: DURATIONS (us of arrivals, one run
+# side by side (e.g. main's and this branch's); BIN+stream runs (a) with workload.stream = true
+# (entries made during the run; docs/scale-flows.md). Environment: DURATIONS (us of arrivals, one run
 # each; default "700 2100 7000", about 10k, 30k and 100k flows), SENDERS (8), FLOWS_PER_HOST (2000),
 # WINDOW (2), SKIP_A=1 / SKIP_B=1, BASE_A (the config of (a); default the 1024-host one, e.g.
-# examples/demo.toml for its 128 hosts at 400 Gb/s: some 1.9 flows per us at load 0.5). Prints
-# Markdown tables.
+# examples/demo.toml for its 128 hosts at 400 Gb/s: some 1.9 flows per us at load 0.5), KEEP_FLOWS
+# (a folder: keep each run's flows.csv of (a) there, to compare binaries). Prints Markdown tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bins=("$@")
@@ -52,14 +53,18 @@ if [ "${SKIP_A:-0}" != 1 ]; then
   echo
   echo "| binary | entries | completed | events | wall s | peak RSS MiB | MiB growth per entry (bytes) |"
   echo "|---|---|---|---|---|---|---|"
-  for bin in "${bins[@]}"; do
+  for spec in "${bins[@]}"; do
+    bin=${spec%+stream}
+    extra=()
+    [ "$bin" != "$spec" ] && extra=(--set workload.stream=true)
     prev=""
     for d in $durations; do
-      out="$tmp/a-$(basename "$bin")-$d"
-      "$bin" run "$base_a" --out "$out" --quiet --set output.ports_csv=false --set output.flows_csv=true \
+      out="$tmp/a-$(basename "$spec")-$d"
+      nice "$bin" run "$base_a" --out "$out" --quiet --set output.ports_csv=false --set output.flows_csv=true "${extra[@]}" \
         --set 'workload.kind="cdf_trace"' --set 'workload.cdf="websearch"' --set workload.load=0.5 \
         --set "workload.duration_us=$d" --set 'lb.algorithm="reps"' >/dev/null
-      report "$bin, ${d} us" "$out/summary.json" ${prev:+"$prev"}
+      report "$spec, ${d} us" "$out/summary.json" ${prev:+"$prev"}
+      if [ -n "${KEEP_FLOWS:-}" ]; then mkdir -p "$KEEP_FLOWS"; cp "$out/flows.csv" "$KEEP_FLOWS/$(basename "$spec")-$d.csv"; fi
       prev="$out/summary.json"
     done
   done
@@ -85,7 +90,8 @@ PY
   echo
   echo "| binary | entries | completed | events | wall s | peak RSS MiB | |"
   echo "|---|---|---|---|---|---|---|"
-  for bin in "${bins[@]}"; do
+  for spec in "${bins[@]}"; do
+    bin=${spec%+stream}
     out="$tmp/b-$(basename "$bin")"
     "$bin" run "$base" --out "$out" --quiet --set output.ports_csv=false --set 'workload.kind="flows_csv"' \
       --set "workload.file=\"$flows\"" --set "transport.cwnd_packets=$window" >/dev/null

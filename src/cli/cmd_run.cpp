@@ -100,9 +100,7 @@ int do_run(const RunOptions& o) {
                  j["unfinished"].get<std::uint64_t>(), (*fc)["stall"]["time_us"].get<double>(), out);
     else {
       // Entries timed after the end never started: name them apart from those the run did not finish.
-      std::size_t late = 0;
-      for (const auto& f : s.workload().flows)
-        if (f.start > from_us(cfg.real("run.end_us")) && !f.is_compute()) ++late;
+      const std::size_t late = s.late_transfers();
       fmt::print(stderr, "lbsim: {} flow(s) unfinished at the end time ({} us){}; see {}/flows.csv\n",
                  j["unfinished"].get<std::uint64_t>(), cfg.real("run.end_us"),
                  late > 0 ? fmt::format(", {} of them because they start after it", late) : std::string(), out);

@@ -104,8 +104,20 @@ class EventQueue {
     return peek().time;
   }
 
-  void push(SimTime t, std::uint32_t kind, std::uint32_t obj) {
-    const Event e{t, seq_++, obj, kind};
+  void push(SimTime t, std::uint32_t kind, std::uint32_t obj) { insert(Event{t, seq_++, obj, kind}); }
+  // Reserves `n` insertion sequence numbers (returns the first); an event pushed later with one of
+  // them is ordered as if it had been pushed at the time of the reservation (a streamed workload's
+  // entry starts: the same order as queuing them all at once).
+  std::uint64_t reserve_seqs(std::uint64_t n) {
+    const std::uint64_t first = seq_;
+    seq_ += n;
+    return first;
+  }
+  void push(SimTime t, std::uint32_t kind, std::uint32_t obj, std::uint64_t seq) { insert(Event{t, seq, obj, kind}); }
+
+ private:
+  void insert(const Event& e) {
+    const SimTime t = e.time;
     ++size_;
     const std::int64_t key = t >> kShift;
     if (key <= cur_key_) [[unlikely]] {
@@ -132,6 +144,7 @@ class EventQueue {
     }
   }
 
+ public:
   Event pop() {
     settle();
     --size_;

@@ -37,6 +37,9 @@ Distribution distribution(const std::vector<double>& v);
 
 // flows.csv: one row per workload entry, fixed formatting (byte-identical for identical runs).
 void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows);
+// Its parts, for rows written as entries finish (workload.stream): the header line and one row.
+const char* flows_csv_header();
+void write_flow_row(std::ostream& os, const FlowResult& f);
 
 // One port's counters over the run (ports.csv).
 struct PortRow {

@@ -114,6 +114,8 @@ class HostHandler {
   virtual void on_packet(std::uint32_t pkt) = 0;
   // The host's NIC is free: return the next data packet to transmit, or kNil.
   virtual std::uint32_t pull_data(std::int32_t host) = 0;
+  // A packet is dropped in the network (just before it is released).
+  virtual void on_dropped(const Packet&) {}
 };
 
 // Handles the event kinds it is registered for (Network::on).
@@ -194,6 +196,7 @@ class Network {
   // Release a packet that is dropped in the network (counted as dropped).
   void drop(std::uint32_t pkt) {
     ++dropped_;
+    if (host_) host_->on_dropped(pool_[pkt]);
     pool_.release(pkt);
   }
 

@@ -27,52 +27,23 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
 
   // Background traffic that keeps ECMP while the rest uses lb.algorithm ([REPS] sec. 4.3.2).
   if (const double frac = cfg.real("workload.ecmp_fraction"); frac > 0) {
-    Rng pick(seed_, hash_name("ecmp_fraction"));
-    const auto tag = wl.tag("ecmp_background");
-    for (auto& f : wl.flows)
-      if (!f.is_compute() && f.lb.empty() && pick.bernoulli(frac)) {
-        f.lb = "ecmp";
-        f.tag = tag;
-      }
+    ecmp_fraction_ = frac;
+    ecmp_tag_ = wl.tag("ecmp_background");
+    restart_retag();
+    for (auto& f : wl.flows) retag(f);
   }
 
   // Spritz endpoint tables ([Spritz] sec. III-C): the EV entry list of every switch pair the
   // workload uses, built once from the source-guided router's tables and shared by the connections.
-  if (sg_) {
-    const double w_scale = cfg.real("lb.spritz_w_scale");
-    for (const auto& f : wl.flows) {
-      if (f.is_compute()) continue;
-      const std::int32_t a = topo.host_switch(f.src), b = topo.host_switch(f.dst);
-      const std::uint64_t key = pair_key(a, b);
-      if (ev_lists_.count(key)) continue;
-      std::vector<lb::EvEntry> entries;
-      for (const auto& p : sg_->tables().entries(a, b))
-        entries.push_back(lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal,
-                                                        static_cast<int>(p.hops.size())), 1.0, p.latency});
-      if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 1.0, 0});  // same switch
-      ev_lists_.emplace(key, lb::EvEntryList(std::move(entries), w_scale));
-    }
-  }
+  w_scale_ = cfg.real("lb.spritz_w_scale");
+  for (const auto& f : wl.flows) add_ev_list(f);
 
   if (pins) resolve_pins(pin_sg_ ? *pin_sg_ : *sg_);
 
   // source_route ([LAPS] sec. 3.3): the candidate paths of every switch pair the workload uses, built
   // once here (the router caches them) and handed to the flows' policies as their PIT's paths.
-  if (auto* sr = dynamic_cast<routing::SourceRouteRouter*>(&run_router)) {
-    for (const auto& f : wl.flows) {
-      if (f.is_compute()) continue;
-      const std::int32_t a = topo.host_switch(f.src), b = topo.host_switch(f.dst);
-      const std::uint64_t key = pair_key(a, b);
-      if (candidates_.count(key)) continue;
-      lb::CandidateSet set;
-      for (const auto& p : sr->candidates().paths(a, b)) {
-        set.base_latency.push_back(p.base_latency);
-        set.slack.push_back(p.slack);
-        set.anchors.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(p.anchors.size(), 255)));
-      }
-      candidates_.emplace(key, std::move(set));
-    }
-  }
+  sr_ = dynamic_cast<routing::SourceRouteRouter*>(&run_router);
+  for (const auto& f : wl.flows) add_candidates(f);
 
   if (const auto& tag = cfg.text("output.path_usage_tag"); !tag.empty()) {
     const auto it = std::find(wl.tags.begin(), wl.tags.end(), tag);
@@ -90,16 +61,69 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
   run_ctx_.trimming = cfg.flag("network.trimming");
   run_ctx_.host_rate_bps = topo.num_hosts ? static_cast<double>(topo.links[static_cast<std::size_t>(topo.ports[0][0].link)].rate) : 0;
   // One maker per load balancer the workload uses (pinned flows need none).
-  for (const auto& f : wl.flows) {
-    if (f.is_compute() || lb::is_pinned(f.lb)) continue;
-    const std::string name = lb_name(f);
-    if (makers_.count(name)) continue;
-    const auto* plugin = lb::balancers().find(name);
-    if (!plugin)
-      throw UserError(fmt::format("workload: unknown load balancer '{}' (one of the lb.algorithm names, via_group:<group> or pinned_ecmp){}",
-                                  name, config::did_you_mean(name, lb::balancers().names())));
-    makers_.emplace(name, plugin->make(cfg, run_ctx_));
+  for (const auto& f : wl.flows) add_maker(f);
+}
+
+void FlowSetup::retag(workload::FlowSpec& f) {
+  if (ecmp_fraction_ > 0 && !f.is_compute() && f.lb.empty() && ecmp_pick_.bernoulli(ecmp_fraction_)) {
+    f.lb = "ecmp";
+    f.tag = ecmp_tag_;
   }
+}
+
+void FlowSetup::restart_retag() { ecmp_pick_ = Rng(seed_, hash_name("ecmp_fraction")); }
+
+void FlowSetup::add_ev_list(const workload::FlowSpec& f) {
+  if (!sg_ || f.is_compute()) return;
+  const std::int32_t a = topo_.host_switch(f.src), b = topo_.host_switch(f.dst);
+  const std::uint64_t key = pair_key(a, b);
+  if (ev_lists_.count(key)) return;
+  std::vector<lb::EvEntry> entries;
+  for (const auto& p : sg_->tables().entries(a, b))
+    entries.push_back(lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal,
+                                                    static_cast<int>(p.hops.size())), 1.0, p.latency});
+  if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 1.0, 0});  // same switch
+  ev_lists_.emplace(key, lb::EvEntryList(std::move(entries), w_scale_));
+}
+
+void FlowSetup::add_candidates(const workload::FlowSpec& f) {
+  if (!sr_ || f.is_compute()) return;
+  const std::int32_t a = topo_.host_switch(f.src), b = topo_.host_switch(f.dst);
+  const std::uint64_t key = pair_key(a, b);
+  if (candidates_.count(key)) return;
+  lb::CandidateSet set;
+  for (const auto& p : sr_->candidates().paths(a, b)) {
+    set.base_latency.push_back(p.base_latency);
+    set.slack.push_back(p.slack);
+    set.anchors.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(p.anchors.size(), 255)));
+  }
+  candidates_.emplace(key, std::move(set));
+}
+
+void FlowSetup::add_maker(const workload::FlowSpec& f) {
+  if (f.is_compute() || lb::is_pinned(f.lb)) return;
+  const std::string name = lb_name(f);
+  if (makers_.count(name)) return;
+  const auto* plugin = lb::balancers().find(name);
+  if (!plugin)
+    throw UserError(fmt::format("workload: unknown load balancer '{}' (one of the lb.algorithm names, via_group:<group> or pinned_ecmp){}",
+                                name, config::did_you_mean(name, lb::balancers().names())));
+  makers_.emplace(name, plugin->make(cfg_, run_ctx_));
+}
+
+void FlowSetup::prepare_stream(workload::EntryStream& stream, workload::Workload& tags) {
+  workload::FlowSpec f;
+  std::uint32_t id = 0;
+  while (stream.next(f, tags)) {
+    if (lb::is_pinned(f.lb))
+      throw UserError(fmt::format("workload entry {}: lb '{}' pins the flow, which workload.stream does not support", id, f.lb));
+    retag(f);
+    add_ev_list(f);
+    add_candidates(f);
+    add_maker(f);
+    ++id;
+  }
+  restart_retag();  // the run draws the same coins again
 }
 
 FlowSetup::~FlowSetup() = default;
@@ -168,20 +192,18 @@ std::unique_ptr<lb::EntropyPolicy> FlowSetup::make_policy(const workload::FlowSp
       pin != pinned_evs_.end() ? std::make_unique<lb::FixedEvPolicy>(pin->second) : makers_.at(lb_name(s))(std::move(ctx));
   if (s.tag != record_tag_) return policy;
   auto recorder = std::make_unique<lb::RecordingPolicy>(std::move(policy));
-  recorders_.emplace_back(id, recorder.get());
+  recorders_.push_back(Recorded{id, s.src, s.dst, recorder.get()});
   return recorder;
 }
 
-bool FlowSetup::keeps_policy(std::uint32_t id) const {
-  const auto& s = wl_.flows[id];
+bool FlowSetup::keeps_policy(const workload::FlowSpec& s, std::uint32_t id) const {
   if (s.tag == record_tag_) return true;
   if (pinned_evs_.count(id)) return false;
   const auto* plugin = lb::balancers().find(lb_name(s));
   return plugin && plugin->summarize && !plugin->fold;
 }
 
-void FlowSetup::policy_done(std::uint32_t id, const lb::EntropyPolicy& policy) {
-  const auto& s = wl_.flows[id];
+void FlowSetup::policy_done(const workload::FlowSpec& s, std::uint32_t id, const lb::EntropyPolicy& policy) {
   if (s.is_compute() || pinned_evs_.count(id)) return;
   const auto* plugin = lb::balancers().find(lb_name(s));
   if (!plugin || !plugin->summarize || !plugin->fold) return;
@@ -191,7 +213,7 @@ void FlowSetup::policy_done(std::uint32_t id, const lb::EntropyPolicy& policy) {
   ++f.flows;
 }
 
-void FlowSetup::add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const {
+void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) const {
   // Spritz endpoint table ([Spritz] sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
   // destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of
   // the source switches the workload uses (the tables of Table II networks are near-symmetric), at
@@ -226,9 +248,10 @@ void FlowSetup::add_summary(nlohmann::json& j, const std::vector<transport::Flow
   for (const auto& plugin : lb::balancers().entries()) {
     if (!plugin.summarize) continue;
     std::vector<const lb::EntropyPolicy*> used;
-    for (const auto& f : flows)
+    tr.for_each_held([&](const transport::FlowState& f) {
       if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == plugin.name)
         used.push_back(&f.lb->inner());
+    });
     if (plugin.fold) {
       // The policies freed during the run are folded already; the ones still held (flows not over,
       // flows recorded for path usage) are added to a copy.
@@ -247,10 +270,11 @@ void FlowSetup::write_path_usage(std::ostream& os) const {
   os << "flow,src,dst,ev,ev1,ev2,entry,latency_ns,switch_hops,category,path,sent,acks,ecn_acks,nacks,timeouts,"
         "first_sent_us,last_sent_us\n";
   auto recs = recorders_;
-  std::sort(recs.begin(), recs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (const auto& [id, rec] : recs) {
-    const auto& s = wl_.flows[id];
-    const std::int32_t a = topo_.host_switch(s.src), b = topo_.host_switch(s.dst);
+  std::sort(recs.begin(), recs.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+  for (const auto& r : recs) {
+    const std::uint32_t id = r.id;
+    const auto* rec = r.rec;
+    const std::int32_t a = topo_.host_switch(r.src), b = topo_.host_switch(r.dst);
     const auto it = ev_lists_.find(pair_key(a, b));
     const lb::EvEntryList* list = it == ev_lists_.end() ? nullptr : &it->second;
     for (const auto& [ev, u] : rec->usage()) {
@@ -271,7 +295,7 @@ void FlowSetup::write_path_usage(std::ostream& os) const {
         for (const auto& h : walk) path += topo_.nodes[h.node].label + ">";
         path += topo_.nodes[b].label;
       }
-      fmt::print(os, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f}\n", id, s.src, s.dst, ev, ev >> 8,
+      fmt::print(os, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f}\n", id, r.src, r.dst, ev, ev >> 8,
                  ev & 0xFF, entry, latency, hops, category, csv_field(path), u.sent, u.acks, u.ecn_acks, u.nacks,
                  u.timeouts, to_us(u.first_sent), to_us(u.last_sent));
     }

@@ -29,7 +29,9 @@
 #include "sim/derived.h"
 #include "topo/topology.h"
 #include "transport/transport.h"
+#include "core/rng.h"
 #include "workload/flow_spec.h"
+#include "workload/stream.h"
 
 namespace lbsim::sim {
 
@@ -47,13 +49,19 @@ class FlowSetup {
   std::unique_ptr<lb::EntropyPolicy> make_policy(const workload::FlowSpec& s, std::uint32_t id);
   // Whether entry id's policy must stay after its transfer (transport::PolicyKeep): its plug-in has a
   // summary.json block over every flow's policy, or the flow's path usage is recorded.
-  bool keeps_policy(std::uint32_t id) const;
+  bool keeps_policy(const workload::FlowSpec& s, std::uint32_t id) const;
   // Entry id's policy is about to be freed (transport::PolicyDone): its plug-in's summary fold takes
   // what the summary.json block needs from it.
-  void policy_done(std::uint32_t id, const lb::EntropyPolicy& policy);
+  void policy_done(const workload::FlowSpec& s, std::uint32_t id, const lb::EntropyPolicy& policy);
+  // workload.stream: the constructor saw no entries; this sees them all once (ECMP fraction coins,
+  // EV lists and candidate paths of the switch pairs used, one maker per load balancer), then
+  // restarts the coins so that the run's entries (fed through retag) draw them again.
+  void prepare_stream(workload::EntryStream& stream, workload::Workload& tags);
+  // workload.ecmp_fraction: entry by entry in id order (one coin per transfer without an lb).
+  void retag(workload::FlowSpec& f);
 
   // summary.json blocks: "spritz" (endpoint tables) and each load balancer's own block.
-  void add_summary(nlohmann::json& j, const std::vector<transport::FlowState>& flows) const;
+  void add_summary(nlohmann::json& j, const transport::Transport& tr) const;
   // path_usage.csv (output.path_usage_tag, docs/outputs.md).
   void write_path_usage(std::ostream& os) const;
   bool recording() const { return record_tag_ >= 0; }
@@ -61,6 +69,10 @@ class FlowSetup {
  private:
   std::string lb_name(const workload::FlowSpec& s) const { return s.lb.empty() ? default_lb_ : s.lb; }
   void resolve_pins(const routing::SourceGuidedRouter& sg);
+  void restart_retag();
+  void add_ev_list(const workload::FlowSpec& f);
+  void add_candidates(const workload::FlowSpec& f);
+  void add_maker(const workload::FlowSpec& f);
 
   const config::Config& cfg_;
   const topo::Topology& topo_;
@@ -80,7 +92,17 @@ class FlowSetup {
   std::map<std::uint64_t, lb::CandidateSet> candidates_;  // source_route: per switch pair in use
   std::map<std::uint32_t, std::uint32_t> pinned_evs_;  // by workload index
   std::int32_t record_tag_ = -1;
-  std::vector<std::pair<std::uint32_t, const lb::RecordingPolicy*>> recorders_;  // owned by the flows
+  struct Recorded {
+    std::uint32_t id;
+    std::int32_t src, dst;
+    const lb::RecordingPolicy* rec;  // owned by the flow
+  };
+  std::vector<Recorded> recorders_;
+  double ecmp_fraction_ = 0;
+  std::int32_t ecmp_tag_ = -1;
+  Rng ecmp_pick_;
+  double w_scale_ = 1;
+  routing::SourceRouteRouter* sr_ = nullptr;
   // Per load balancer with a summary fold (lb::LbPlugin::fold): the policies freed so far, folded.
   struct Folded {
     std::unique_ptr<lb::SummaryFold> fold;

@@ -10,6 +10,7 @@ namespace {
   declare({
       text("network.bdp_path", "shortest", "Path the base RTT (and so BDP, queues, windows, RTO) is taken from: shortest (longest shortest path) or longest_bounded (longest bounded simple path of topo/paths.h, as [Spritz] V-A sizes the BDP \"based on the longest path\"; data and ACK over that path) or longest_bounded_minimal_ack (data over the longest bounded path, ACK back over the longest minimal path: the reading that gives [Spritz] Table II's 88 / 92 packets, scripts/spritz_table2_queue.py).").one_of({"shortest", "longest_bounded", "longest_bounded_minimal_ack"}),
       real("workload.ecmp_fraction", 0, "fraction of transfers", "This seeded fraction of the transfers (those without their own lb) uses ECMP, tagged ecmp_background ([REPS] sec. 4.3.2: REPS next to ECMP-hashed traffic).").range(0, 1),
+      flag("workload.stream", false, "Make the workload's entries during the run, each shortly before its start, and let each entry's record go once it is over (its flows.csv row written in id order), so memory follows the entries in flight, not the entries of the trace (cdf_trace only; same outputs as false; docs/scale-flows.md)."),
       text("output.dir", "results/run", "Run folder (created); overridden by --out."),
       flag("output.flows_csv", true, "Write flows.csv (one row per workload entry)."),
       flag("output.ports_csv", true, "Write ports.csv (per-port counters and utilisation)."),

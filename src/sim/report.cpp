@@ -26,45 +26,83 @@ namespace lbsim::sim {
 
 namespace fs = std::filesystem;
 
+metrics::FlowResult Simulation::result(const transport::FlowState& f) const {
+  const auto& s = *f.spec;
+  metrics::FlowResult r;
+  r.id = f.id;
+  r.src = s.src;
+  r.dst = s.dst;
+  r.bytes = s.bytes;
+  r.tag = wl_.tags.at(static_cast<std::size_t>(s.tag));
+  r.lb = s.is_compute() ? "" : (s.lb.empty() ? cfg_.text("lb.algorithm") : s.lb);
+  r.compute = s.is_compute();
+  r.finished = f.finished;
+  r.start = f.start_time;
+  r.finish = f.finish_time;
+  r.sender_done = f.sender_done_time;
+  r.packets = f.npkts;
+  r.packets_sent = f.n.packets_sent;
+  r.retransmits = f.n.retransmits;
+  r.nacks = f.n.nacks;
+  r.timeouts = f.n.timeouts;
+  r.ecn_acks = f.n.ecn_acks;
+  r.ooo = f.n.ooo;
+  r.max_reorder = f.n.max_reorder;
+  r.duplicates = f.n.duplicates;
+  r.trimmed_rx = f.n.trimmed_rx;
+  if (s.is_compute()) {
+    r.ideal = s.compute;
+  } else if (f.npkts > 0) {
+    r.ideal = paths_->ideal_fct(s.src, s.dst, s.bytes, cfg_.integer("network.mtu"), cfg_.integer("network.header_bytes"));
+  }
+  return r;
+}
+
 std::vector<metrics::FlowResult> Simulation::flow_results() const {
+  if (stream_) throw std::logic_error("workload.stream: the flows.csv rows are written as the entries finish");
   std::vector<metrics::FlowResult> out;
   out.reserve(wl_.flows.size());
-  const auto& flows = tr_->flows();
-  const Bytes mtu = cfg_.integer("network.mtu"), header = cfg_.integer("network.header_bytes");
-  const std::string& default_lb = cfg_.text("lb.algorithm");
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const auto& f = flows[i];
-    const auto& s = wl_.flows[i];
-    metrics::FlowResult r;
-    r.id = static_cast<std::uint32_t>(i);
-    r.src = s.src;
-    r.dst = s.dst;
-    r.bytes = s.bytes;
-    r.tag = wl_.tags.at(static_cast<std::size_t>(s.tag));
-    r.lb = s.is_compute() ? "" : (s.lb.empty() ? default_lb : s.lb);
-    r.compute = s.is_compute();
-    r.finished = f.finished;
-    r.start = f.start_time;
-    r.finish = f.finish_time;
-    r.sender_done = f.sender_done_time;
-    r.packets = f.npkts;
-    r.packets_sent = f.n.packets_sent;
-    r.retransmits = f.n.retransmits;
-    r.nacks = f.n.nacks;
-    r.timeouts = f.n.timeouts;
-    r.ecn_acks = f.n.ecn_acks;
-    r.ooo = f.n.ooo;
-    r.max_reorder = f.n.max_reorder;
-    r.duplicates = f.n.duplicates;
-    r.trimmed_rx = f.n.trimmed_rx;
-    if (s.is_compute()) {
-      r.ideal = s.compute;
-    } else if (f.npkts > 0) {
-      r.ideal = paths_->ideal_fct(s.src, s.dst, s.bytes, mtu, header);
-    }
-    out.push_back(std::move(r));
-  }
+  for (const auto& f : tr_->flows()) out.push_back(result(f));
   return out;
+}
+
+void FlowTotals::add(const metrics::FlowResult& r, const transport::FlowState& f, bool fct_at_sender) {
+  ++rows;
+  if (r.start >= 0) first_start = std::min(first_start, r.start);
+  if (r.finished) last_finish = std::max(last_finish, r.finish);
+  all_finished = all_finished && r.finished;
+  computes = computes || r.compute;
+  received += f.rcv_count;
+  overtaken += f.n.overtaken;
+  rewinds += f.n.rewinds;
+  pauses += f.n.pauses;
+  pause_timeouts += f.n.pause_timeouts;
+  max_reorder = std::max(max_reorder, f.n.max_reorder);
+  rob_max = std::max(rob_max, f.n.rob_max);
+  held_us += to_us(f.n.held);
+  if (r.compute) return;
+  ++transfers;
+  data_sent += r.packets_sent;
+  retx += r.retransmits;
+  nacks += r.nacks;
+  timeouts += r.timeouts;
+  ooo += r.ooo;
+  // output.fct_at: the receiver's FCT (all bytes held) or the sender's (final ACK, htsim's).
+  const SimTime t = fct_at_sender ? r.sender_fct() : r.fct();
+  if (t < 0) {
+    ++unfinished;
+    return;
+  }
+  fct.push_back(to_us(t));
+  ideal.push_back(to_us(r.ideal));
+  if (r.ideal > 0) slow.push_back(static_cast<double>(t) / static_cast<double>(r.ideal));
+  by_tag[r.tag].push_back(to_us(t));
+}
+
+void Simulation::retire(const transport::FlowState& f) {
+  const auto r = result(f);
+  totals_.add(r, f, fct_at_sender_);
+  if (rows_) metrics::write_flow_row(*rows_, r);
 }
 
 namespace {
@@ -94,44 +132,21 @@ nlohmann::json events_by_kind(const net::Network& n, std::uint64_t data_sent) {
 
 nlohmann::json Simulation::summary() const {
   using nlohmann::json;
-  const auto rows = flow_results();
-  std::vector<double> fct, ideal, slow;
-  std::map<std::string, std::vector<double>> by_tag;
-  std::uint64_t retx = 0, nacks = 0, timeouts = 0, ooo = 0, received = 0, transfers = 0, unfinished = 0;
-  std::uint64_t data_sent = 0;
-  for (const auto& r : rows) {
-    if (r.compute) continue;
-    ++transfers;
-    data_sent += r.packets_sent;
-    retx += r.retransmits;
-    nacks += r.nacks;
-    timeouts += r.timeouts;
-    ooo += r.ooo;
-    // output.fct_at: the receiver's FCT (all bytes held) or the sender's (final ACK, htsim's).
-    const SimTime t = fct_at_sender_ ? r.sender_fct() : r.fct();
-    if (t < 0) {
-      ++unfinished;
-      continue;
-    }
-    fct.push_back(to_us(t));
-    ideal.push_back(to_us(r.ideal));
-    if (r.ideal > 0) slow.push_back(static_cast<double>(t) / static_cast<double>(r.ideal));
-    by_tag[r.tag].push_back(to_us(t));
-  }
+  // Every entry in id order: a streamed run's retired entries are summed already, the records still
+  // held follow (all of them in an eager run).
+  FlowTotals t = totals_;
+  tr_->for_each_held([&](const transport::FlowState& f) { t.add(result(f), f, fct_at_sender_); });
+  const auto& fct = t.fct;
+  const auto& ideal = t.ideal;
+  const auto& slow = t.slow;
+  const std::uint64_t retx = t.retx, nacks = t.nacks, timeouts = t.timeouts, ooo = t.ooo, received = t.received,
+                      transfers = t.transfers, unfinished = t.unfinished, data_sent = t.data_sent;
   // Makespan (issue 18, collectives and GOAL schedules): first entry start to last entry finish over
   // every entry, computations included; none while an entry is unfinished.
-  SimTime first_start = kTimeNever, last_finish = -1;
-  bool all_finished = !rows.empty();
-  bool dependent = false;
-  for (const auto& r : rows) {
-    if (r.start >= 0) first_start = std::min(first_start, r.start);
-    if (r.finished) last_finish = std::max(last_finish, r.finish);
-    all_finished = all_finished && r.finished;
-    dependent = dependent || r.compute;
-  }
+  const bool all_finished = t.rows > 0 && t.all_finished;
+  bool dependent = t.computes;
   for (const auto& s : wl_.flows) dependent = dependent || !s.deps.empty() || !s.start_deps.empty();
-  const json makespan = all_finished ? json(to_us(last_finish - first_start)) : json(nullptr);
-  for (const auto& f : tr_->flows()) received += f.rcv_count;
+  const json makespan = all_finished ? json(to_us(t.last_finish - t.first_start)) : json(nullptr);
   std::uint64_t drops = 0, trims = 0, marks = 0, fdrops = 0;
   for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
     const auto& st = net_->port(i).stats;
@@ -145,7 +160,7 @@ nlohmann::json Simulation::summary() const {
     return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
   };
   json tags = json::object();
-  for (const auto& [k, v] : by_tag) tags[k] = dist(v);
+  for (const auto& [k, v] : t.by_tag) tags[k] = dist(v);
   const auto& pool = net_->packets();
   const std::uint64_t created = pool.allocated(), live = pool.live();
   struct rusage ru {};
@@ -158,7 +173,7 @@ nlohmann::json Simulation::summary() const {
       {"load_balancer", cfg_.text("lb.algorithm")},
       {"routing", cfg_.text("routing.algorithm")},
       {"congestion_control", cfg_.text("transport.cc")},
-      {"workload", {{"kind", cfg_.text("workload.kind")}, {"entries", wl_.flows.size()}, {"transfers", transfers}}},
+      {"workload", {{"kind", cfg_.text("workload.kind")}, {"entries", tr_->entries()}, {"transfers", transfers}}},
       {"completed", transfers - unfinished},
       {"unfinished", unfinished},
       {"interrupted", interrupted_},
@@ -196,32 +211,20 @@ nlohmann::json Simulation::summary() const {
   if (net_->lossless()) j["flow_control"] = flow_control_summary();
   if (stuck_) j["watchdog"] = watchdog_summary();
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
-  flows_->add_summary(j, tr_->flows());
+  flows_->add_summary(j, *tr_);
   // The routing plug-in's own block (Flowcut tables, flowlets).
   const auto& rp = routing::routings().get(cfg_.text("routing.algorithm"));
   if (rp.summarize) j[rp.summary_key] = rp.summarize(*router_, net_->now());
   // In-order delivery, holds and pauses ([Flowcut] sec. II-B, III-C2), over all transfers.
-  std::uint64_t overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
-  std::uint32_t max_reorder = 0, rob_max = 0;
-  double held_us = 0;
-  for (const auto& f : tr_->flows()) {
-    overtaken += f.n.overtaken;
-    rewinds += f.n.rewinds;
-    pauses += f.n.pauses;
-    pause_timeouts += f.n.pause_timeouts;
-    max_reorder = std::max(max_reorder, f.n.max_reorder);
-    rob_max = std::max(rob_max, f.n.rob_max);
-    held_us += to_us(f.n.held);
-  }
   j["transport"] = {{"delivery", cfg_.text("transport.delivery")},
                     {"in_order_recovery", cfg_.text("transport.in_order_recovery")},
-                    {"max_reorder", max_reorder},
-                    {"overtaken_packets", overtaken},
-                    {"reorder_buffer_max_packets", rob_max},
-                    {"go_back_n_rewinds", rewinds},
-                    {"pauses", pauses},
-                    {"pause_timeouts", pause_timeouts},
-                    {"held_us_total", held_us}};
+                    {"max_reorder", t.max_reorder},
+                    {"overtaken_packets", t.overtaken},
+                    {"reorder_buffer_max_packets", t.rob_max},
+                    {"go_back_n_rewinds", t.rewinds},
+                    {"pauses", t.pauses},
+                    {"pause_timeouts", t.pause_timeouts},
+                    {"held_us_total", t.held_us}};
   // [LAPS] Fig. 9: the receiving host's reorder-buffer occupancy after every data arrival.
   if (const auto& hist = tr_->rob_histogram(); !hist.empty()) {
     std::uint64_t n = 0;
@@ -258,17 +261,17 @@ nlohmann::json Simulation::watchdog_summary() const {
   constexpr std::size_t kListed = 10;
   nlohmann::json list = nlohmann::json::array();
   std::size_t started = 0, waiting = 0;
-  for (const auto& f : tr_->flows()) {
-    if (!tr_->waiting_for(f)) continue;
+  tr_->for_each_held([&](const transport::FlowState& f) {
+    if (!tr_->waiting_for(f)) return;
     if (!f.started) {
       ++waiting;  // waits for an entry that is stuck
-      continue;
+      return;
     }
     if (started++ < kListed)
       list.push_back({{"id", f.id}, {"src", f.spec->src}, {"dst", f.spec->dst}, {"bytes", f.spec->bytes},
                        {"received_packets", f.rcv_count}, {"packets", f.npkts}, {"retransmits", f.n.retransmits},
                        {"timeouts", f.n.timeouts}, {"start_us", to_us(f.start_time)}});
-  }
+  });
   return {{"window_us", to_us(watchdog_)}, {"no_progress_since_us", to_us(stuck_since_)},
           {"stopped_at_us", to_us(net_->now())}, {"stuck_started", started}, {"stuck_waiting", waiting},
           {"first_stuck", list}};
@@ -417,7 +420,18 @@ void Simulation::write_run_files(const std::string& dir) const {
   }
   if (cfg_.flag("output.flows_csv")) {
     auto f = open("flows.csv");
-    metrics::write_flows_csv(f, flow_results());
+    if (!stream_) {
+      metrics::write_flows_csv(f, flow_results());
+    } else {
+      // The retired entries' rows (written during the run, in id order), then the records still held.
+      f << metrics::flows_csv_header();
+      if (rows_) {
+        rows_->flush();
+        std::ifstream in(rows_path_, std::ios::binary);
+        if (in.peek() != std::ifstream::traits_type::eof()) f << in.rdbuf();
+      }
+      tr_->for_each_held([&](const transport::FlowState& fs) { metrics::write_flow_row(f, result(fs)); });
+    }
   }
   if (cfg_.flag("output.ports_csv")) {
     std::vector<metrics::PortRow> rows;

@@ -6,9 +6,12 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 #include <fmt/core.h>
 
+#include "core/error.h"
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
@@ -52,26 +55,59 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   check_memory(cfg_);  // before anything is built (docs/reliability.md "Limits")
   topo_ = topo::build_topology(cfg_);
   std::vector<std::string> warnings;
-  wl_ = workload::build_workload(cfg_, topo_, &warnings);
+  stream_ = cfg_.flag("workload.stream");
+  std::size_t late = 0;
+  SimTime first = kTimeNever;
+  const double end_us = cfg_.real("run.end_us");
+  const auto count_late = [&](const workload::FlowSpec& f) {
+    if (end_us <= 0 || f.start <= from_us(end_us)) return;
+    ++late;
+    first = std::min(first, f.start);
+    late_transfers_ += !f.is_compute();
+  };
+  if (stream_) {
+    // Entries made during the run (docs/scale-flows.md): one pass now counts and checks them.
+    const auto* plugin = workload::workloads().find(cfg_.text("workload.kind"));
+    if (!plugin || !plugin->stream)
+      throw UserError(fmt::format("{}workload.stream = true: the workload '{}' cannot be streamed (only cdf_trace can; "
+                                  "workloads with dependencies keep their graph)",
+                                  cfg_.where_any({"workload.stream", "workload.kind"}), cfg_.text("workload.kind")));
+    auto pass = workload::open_stream(cfg_, topo_, &warnings);
+    const Bytes mtu = cfg_.integer("network.mtu");
+    workload::FlowSpec f;
+    while (pass->next(f, wl_)) {
+      const std::size_t i = entries_++;
+      if (f.src < 0 || f.src >= topo_.num_hosts || (!f.is_compute() && (f.dst < 0 || f.dst >= topo_.num_hosts)))
+        throw UserError(fmt::format("workload entry {}: host {} -> {} out of range (0..{})", i, f.src, f.dst, topo_.num_hosts - 1));
+      if (!f.deps.empty() || !f.start_deps.empty()) throw std::logic_error("a streamed workload entry has dependencies");
+      if (!f.is_compute()) {
+        ++transfers_;
+        const std::int64_t packets = (f.bytes + mtu - 1) / mtu;
+        if (packets > workload::kMaxMessagePackets)
+          throw UserError(fmt::format("{}workload entry {} ({} -> {}): {} bytes are {} packets of network.mtu = {} bytes; "
+                                      "at most {} packets per message (32-bit sequence numbers)",
+                                      cfg_.where_any({"workload.size", "network.mtu"}), i, f.src, f.dst, f.bytes, packets, mtu,
+                                      workload::kMaxMessagePackets));
+        total_packets_ += static_cast<std::uint64_t>(packets);
+      }
+      count_late(f);
+    }
+  } else {
+    wl_ = workload::build_workload(cfg_, topo_, &warnings);
+    entries_ = wl_.flows.size();
+    for (const auto& f : wl_.flows) count_late(f);
+  }
   for (const auto& w : warnings) fmt::print(stderr, "lbsim: warning: {}\n", w);
   // Entries timed after the end never run: say so now, not as "unfinished" at the end (imports whose
   // time unit was misread - htsim .cm in ps, ns-3 flow files - show up here).
-  if (const double end_us = cfg_.real("run.end_us"); end_us > 0) {
-    std::size_t late = 0;
-    SimTime first = kTimeNever;
-    for (const auto& f : wl_.flows)
-      if (f.start > from_us(end_us)) {
-        ++late;
-        first = std::min(first, f.start);
-      }
-    if (late > 0)
-      fmt::print(stderr, "lbsim: warning: {} of {} workload entries start after run.end_us = {} us (the first at {} us): "
-                         "they will not run{}\n",
-                 late, wl_.flows.size(), end_us, to_us(first),
-                 cfg_.text("workload.kind") == "htsim_cm" ? " (check workload.htsim_start_unit)" : "");
-  }
-  workload::check_packet_counts(wl_, cfg_.integer("network.mtu"),
-                                cfg_.where_any({"workload.file", "workload.size", "network.mtu"}));
+  if (late > 0)
+    fmt::print(stderr, "lbsim: warning: {} of {} workload entries start after run.end_us = {} us (the first at {} us): "
+                       "they will not run{}\n",
+               late, entries_, end_us, to_us(first),
+               cfg_.text("workload.kind") == "htsim_cm" ? " (check workload.htsim_start_unit)" : "");
+  if (!stream_)
+    workload::check_packet_counts(wl_, cfg_.integer("network.mtu"),
+                                  cfg_.where_any({"workload.file", "workload.size", "network.mtu"}));
   tables_ = std::make_unique<routing::MinimalTables>(topo_);
   paths_ = std::make_unique<routing::PathModel>(*tables_, from_ns(cfg_.real("network.switch_latency_ns")));
   d_ = derive(cfg_, topo_, *paths_);
@@ -80,6 +116,11 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   net_ = std::make_unique<net::Network>(topo_, net_config(cfg_, d_), seed);
   router_ = routing::make_router(routing::RoutingContext{cfg_, *tables_, *net_, seed, d_.base_rtt});
   flows_ = std::make_unique<FlowSetup>(cfg_, topo_, wl_, d_, *tables_, *router_);
+  if (stream_) {
+    auto pass = workload::open_stream(cfg_, topo_, nullptr);
+    flows_->prepare_stream(*pass, wl_);
+    feed_ = workload::open_stream(cfg_, topo_, nullptr);
+  }
   failures_ = std::make_unique<FailureSchedule>(cfg_, topo_);
   net::Router& router = failures_->attach(*net_, flows_->router(*router_), *tables_, seed);
 
@@ -103,10 +144,23 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   cc.max_cwnd = d_.max_cwnd;
   cc.base_rtt = d_.base_rtt;
   tp.cc = transport::cc_params(cfg_, cc);
-  tr_ = std::make_unique<transport::Transport>(
-      *net_, wl_, tp, [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->make_policy(s, id); },
-      [f = flows_.get()](std::uint32_t id) { return f->keeps_policy(id); },
-      [f = flows_.get()](std::uint32_t id, const lb::EntropyPolicy& p) { f->policy_done(id, p); });
+  transport::PolicyFactory make = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->make_policy(s, id); };
+  transport::PolicyKeep keep = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->keeps_policy(s, id); };
+  transport::PolicyDone done = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id, const lb::EntropyPolicy& p) {
+    f->policy_done(s, id, p);
+  };
+  if (stream_) {
+    auto feed = [this](workload::FlowSpec& s) {
+      if (!feed_->next(s, wl_)) return false;
+      flows_->retag(s);
+      return true;
+    };
+    tr_ = std::make_unique<transport::Transport>(*net_, entries_, transfers_, feed,
+                                                 [this](const transport::FlowState& f) { retire(f); }, tp, std::move(make),
+                                                 std::move(keep), std::move(done));
+  } else {
+    tr_ = std::make_unique<transport::Transport>(*net_, wl_, tp, std::move(make), std::move(keep), std::move(done));
+  }
   net_->set_router(&router);
   net_->set_host_handler(tr_.get());
   net_->on(net::kEvQueueSample, this);
@@ -120,7 +174,10 @@ void Simulation::set_progress(progress::Mode mode, std::string label) {
   meter_ = std::make_unique<progress::Meter>(std::move(label), mode, "packets");
 }
 
-Simulation::~Simulation() = default;
+Simulation::~Simulation() {
+  rows_.reset();
+  if (!rows_path_.empty()) std::remove(rows_path_.c_str());
+}
 
 void Simulation::on_event(const Event& e) {
   if (e.obj == 1) {
@@ -165,11 +222,11 @@ void Simulation::progress(void* self, SimTime now) {
   // send; a workload without transfers (compute only) counts finished entries.
   const bool by_packets = s->total_packets_ > 0;
   const double done = by_packets ? static_cast<double>(s->tr_->delivered()) : static_cast<double>(s->tr_->completed());
-  const double total = by_packets ? static_cast<double>(s->total_packets_) : static_cast<double>(s->wl_.flows.size());
+  const double total = by_packets ? static_cast<double>(s->total_packets_) : static_cast<double>(s->entries_);
   const double el = std::max(1e-9, s->meter_->elapsed());
   s->meter_->update(done, total,
                     fmt::format("entries {}/{}  t = {:.1f} us  {:.2f} M events/s", s->tr_->completed(),
-                                s->wl_.flows.size(), to_us(now),
+                                s->entries_, to_us(now),
                                 static_cast<double>(s->net_->events_processed()) / 1e6 / el));
 }
 
@@ -177,8 +234,20 @@ int Simulation::run() {
   if (ran_) throw std::logic_error("Simulation::run called twice");
   ran_ = true;
   const auto t0 = std::chrono::steady_clock::now();
-  total_packets_ = 0;
-  for (const auto& f : tr_->flows()) total_packets_ += f.npkts;
+  if (!stream_) {
+    total_packets_ = 0;
+    for (const auto& f : tr_->flows()) total_packets_ += f.npkts;
+  } else if (cfg_.flag("output.flows_csv")) {
+    // The rows of the entries that leave the transport, in id order, until the outputs are written.
+    const char* dir = std::getenv("TMPDIR");
+    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/lbsim-flows-XXXXXX";
+    const int fd = mkstemp(tmpl.data());
+    if (fd < 0) throw UserError(fmt::format("workload.stream: cannot create a temporary file for flows.csv rows in {}", tmpl));
+    close(fd);
+    rows_path_ = tmpl;
+    rows_ = std::make_unique<std::ofstream>(rows_path_, std::ios::binary | std::ios::trunc);
+    if (!*rows_) throw UserError("workload.stream: cannot write " + rows_path_);
+  }
   meter_->restart();
   net_->set_progress_hook(&Simulation::progress, this);
   tr_->start();
@@ -193,6 +262,7 @@ int Simulation::run() {
   else
     net_->run(end_us > 0 ? from_us(end_us) : kTimeNever);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  tr_->admit_rest();
   meter_->finish();
   if (net_->lossless()) {
     // The enqueue path of the lossless modes has no drop; a congestion drop here is a bug.

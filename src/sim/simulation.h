@@ -3,6 +3,8 @@
 // The pieces live in their own files: derived quantities (sim/derived.h), the failure schedule
 // (sim/failure_schedule.h), per-flow policy setup (sim/flow_setup.h) and the reports (sim/report.cpp).
 #pragma once
+#include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "topo/topology.h"
 #include "transport/transport.h"
 #include "workload/flow_spec.h"
+#include "workload/stream.h"
 
 namespace lbsim::sim {
 
@@ -26,6 +29,22 @@ using config::Config;
 
 class FailureSchedule;
 class FlowSetup;
+
+// What summary.json reads of every entry, accumulated in id order: the FCT values kept for the
+// percentiles (3 doubles per finished transfer, and one per tag) and the sums (docs/outputs.md). A
+// streamed run adds each entry as it leaves the transport instead of keeping its record.
+struct FlowTotals {
+  std::vector<double> fct, ideal, slow;
+  std::map<std::string, std::vector<double>> by_tag;
+  std::uint64_t retx = 0, nacks = 0, timeouts = 0, ooo = 0, received = 0, transfers = 0, unfinished = 0;
+  std::uint64_t data_sent = 0, rows = 0;
+  SimTime first_start = kTimeNever, last_finish = -1;
+  bool all_finished = true, computes = false;
+  std::uint64_t overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
+  std::uint32_t max_reorder = 0, rob_max = 0;
+  double held_us = 0;
+  void add(const metrics::FlowResult& r, const transport::FlowState& f, bool fct_at_sender);
+};
 
 class Simulation final : public net::EventHandler {
  public:
@@ -47,11 +66,17 @@ class Simulation final : public net::EventHandler {
   void write_outputs(const std::string& dir) const;
 
   nlohmann::json summary() const;
+  // flows.csv's rows (not for workload.stream, whose rows are written as the entries finish).
   std::vector<metrics::FlowResult> flow_results() const;
+  bool streamed() const { return stream_; }
+  // Entries of the workload, and transfers that start after run.end_us (counted before the run).
+  std::size_t entries() const { return entries_; }
+  std::size_t late_transfers() const { return late_transfers_; }
 
   const Config& config() const { return cfg_; }
   const Derived& derived() const { return d_; }
   const topo::Topology& topology() const { return topo_; }
+  // The workload (workload.stream: its tags only; the entries are made during the run).
   const workload::Workload& workload() const { return wl_; }
   net::Network& network() { return *net_; }
   const transport::Transport& transport() const { return *tr_; }
@@ -64,6 +89,9 @@ class Simulation final : public net::EventHandler {
 
  private:
   static void progress(void* self, SimTime now);
+  metrics::FlowResult result(const transport::FlowState& f) const;
+  void retire(const transport::FlowState& f);  // workload.stream: an entry leaves the transport
+  void scan_stream(std::vector<std::string>& warnings);  // workload.stream: count and check every entry once
   void write_run_files(const std::string& dir) const;  // every run file into `dir` (write_outputs)
   nlohmann::json flow_control_summary() const;
   nlohmann::json watchdog_summary() const;
@@ -101,6 +129,13 @@ class Simulation final : public net::EventHandler {
   bool stuck_ = false;
   SimTime stuck_since_ = 0;
   bool fct_at_sender_ = false;  // output.fct_at = "sender"
+  // workload.stream (docs/scale-flows.md)
+  bool stream_ = false;
+  std::unique_ptr<workload::EntryStream> feed_;  // the run's pass over the entries
+  std::size_t entries_ = 0, transfers_ = 0, late_transfers_ = 0;
+  FlowTotals totals_;                     // of the retired entries
+  std::string rows_path_;                 // their flows.csv rows, in id order (a temporary file)
+  std::unique_ptr<std::ofstream> rows_;
 };
 
 // The files a run folder may hold (write_outputs); a re-used folder loses the ones a run does not write.

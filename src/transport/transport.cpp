@@ -25,26 +25,48 @@ inline void drop_stale_rtx(FlowLive& L) {
 
 }  // namespace
 
-Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
-                     PolicyFactory policies, PolicyKeep keep, PolicyDone done)
-    : net_(net), wl_(wl), p_(params), policies_(std::move(policies)), keep_(std::move(keep)), done_(std::move(done)) {
+Transport::Transport(net::Network& net, const TransportParams& params, PolicyFactory policies, PolicyKeep keep,
+                     PolicyDone done)
+    : net_(net), p_(params), policies_(std::move(policies)), keep_(std::move(keep)), done_(std::move(done)) {
   for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush, net::kEvHoldWake,
                        net::kEvPauseTimeout, net::kEvPaceWake})
     net_.on(k, this);
   p_.cc.mtu = p_.header + p_.mtu;
+  const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
+  hosts_.resize(hosts);
+  class_paused_.assign(hosts, 0);
+}
+
+Transport::Transport(net::Network& net, std::size_t entries, std::size_t transfers, EntryFeed feed, RetireSink sink,
+                     const TransportParams& params, PolicyFactory policies, PolicyKeep keep, PolicyDone done)
+    : Transport(net, params, std::move(policies), std::move(keep), std::move(done)) {
+  if (entries >= 0xFFFFFFFFu) throw UserError("a streamed workload has at most 4,294,967,294 entries");
+  feed_ = std::move(feed);
+  sink_ = std::move(sink);
+  total_ = entries;
+  senders_pending_ = transfers;
+  mask_ = 63;
+  flows_.resize(64);
+  specs_.resize(64);
+}
+
+Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
+                     PolicyFactory policies, PolicyKeep keep, PolicyDone done)
+    : Transport(net, params, std::move(policies), std::move(keep), std::move(done)) {
   const auto n = wl.flows.size();
   flows_.resize(n);
+  total_ = n;
+  hi_ = static_cast<std::uint32_t>(n);
+  peak_records_ = n;
   // The lists of waiting entries exist only in workloads with dependencies.
   const bool deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.deps.empty(); });
   const bool start_deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.start_deps.empty(); });
   if (deps) dependents_.resize(n);
   if (start_deps) start_dependents_.resize(n);
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
-  hosts_.resize(hosts);
-  class_paused_.assign(hosts, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& s = wl.flows[i];
-    auto& f = flows_[i];
+    auto& f = at(i);
     f.spec = &s;
     f.id = static_cast<std::uint32_t>(i);
     f.pinned = lb::is_pinned(s.lb);
@@ -83,6 +105,13 @@ Bytes Transport::packet_bytes(const FlowState& f, std::uint32_t psn) const {
 }
 
 void Transport::start() {
+  if (streaming()) {
+    // The entry starts keep the insertion order they have when every start is queued at once (the
+    // eager path): equal-time events run in the same order, so the run is the same.
+    seq0_ = net_.events().reserve_seqs(total_);
+    admit_next();
+    return;
+  }
   for (auto& f : flows_)
     if (f.pending_deps == 0 && f.pending_start_deps == 0) {
       net_.events().push(std::max(f.spec->start, net_.now()), net::kEvEntryStart, f.id);
@@ -90,21 +119,78 @@ void Transport::start() {
     }
 }
 
+// Streamed workloads: the next entry becomes a record in the window and its start is queued.
+void Transport::admit_rest() {
+  while (streaming() && hi_ < total_) admit_next(false);
+}
+
+void Transport::admit_next(bool schedule) {
+  if (hi_ == total_) return;
+  if (static_cast<std::size_t>(hi_ - lo_) == flows_.size()) grow();
+  const std::uint32_t id = hi_;
+  auto& s = specs_[id & mask_];
+  s = workload::FlowSpec{};
+  if (!feed_(s)) throw std::logic_error("workload stream ended before its counted entries");
+  ++hi_;
+  peak_records_ = std::max<std::size_t>(peak_records_, hi_ - lo_);
+  auto& f = at(id);
+  f.spec = &s;
+  f.id = id;
+  f.pinned = lb::is_pinned(s.lb);
+  if (!s.is_compute()) f.npkts = static_cast<std::uint32_t>((s.bytes + p_.mtu - 1) / p_.mtu);
+  if (!schedule) return;
+  net_.events().push(std::max(s.start, net_.now()), net::kEvEntryStart, id, seq0_ + id);
+  ++timed_pending_;
+}
+
+// Twice the window: the records (and their specs) move to their slots under the new mask.
+void Transport::grow() {
+  const std::size_t cap = flows_.size() * 2;
+  std::vector<FlowState> flows(cap);
+  std::vector<workload::FlowSpec> specs(cap);
+  const auto mask = static_cast<std::uint32_t>(cap - 1);
+  for (std::uint32_t id = lo_; id < hi_; ++id) {
+    specs[id & mask] = std::move(specs_[id & mask_]);
+    flows[id & mask] = std::move(at(id));
+    flows[id & mask].spec = &specs[id & mask];
+  }
+  flows_.swap(flows);
+  specs_.swap(specs);
+  mask_ = mask;
+}
+
+// Streamed workloads: the lowest records whose entry is over at both ends, whose load balancer is
+// gone and of which no data packet is left in the network (nothing can change them any more) go to
+// the sink in id order and leave the window.
+void Transport::retire_done() {
+  while (lo_ < hi_) {
+    FlowState& f = at(lo_);
+    if (!f.finished || f.live || f.lb || f.in_net || !(f.sender_done || f.spec->is_compute())) return;
+    sink_(f);
+    f = FlowState{};
+    ++lo_;
+  }
+}
+
+void Transport::on_dropped(const net::Packet& p) {
+  if (p.type == PacketType::Data && p.flow >= lo_ && p.flow < hi_) --at(p.flow).in_net;
+}
+
 void Transport::make_ready(std::uint32_t id) {
-  auto& f = flows_[id];
+  auto& f = at(id);
   if (f.pending_deps || f.pending_start_deps) return;
   net_.events().push(std::max({f.spec->start, f.ready_time, net_.now()}), net::kEvEntryStart, id);
   ++timed_pending_;
 }
 
 void Transport::begin(std::uint32_t id) {
-  auto& f = flows_[id];
+  auto& f = at(id);
   if (f.started) return;
   f.started = true;
   f.start_time = net_.now();
   if (!start_dependents_.empty()) {
     for (auto d : start_dependents_[id]) {
-      auto& g = flows_[d];
+      auto& g = at(d);
       g.ready_time = std::max(g.ready_time, net_.now());
       --g.pending_start_deps;
       make_ready(d);
@@ -143,7 +229,7 @@ void Transport::begin(std::uint32_t id) {
 }
 
 void Transport::complete(std::uint32_t id) {
-  auto& f = flows_[id];
+  auto& f = at(id);
   if (f.finished) return;
   f.finished = true;
   f.finish_time = net_.now();
@@ -151,7 +237,7 @@ void Transport::complete(std::uint32_t id) {
   if (f.sender_done) release(f);
   if (!dependents_.empty()) {
     for (auto d : dependents_[id]) {
-      auto& g = flows_[d];
+      auto& g = at(d);
       g.ready_time = std::max(g.ready_time, net_.now() + g.spec->delay);
       --g.pending_deps;
       make_ready(d);
@@ -215,7 +301,7 @@ restart:
   for (int pass = 0; pass < 2; ++pass) {
     const std::uint32_t hi = pass == 0 ? static_cast<std::uint32_t>(q.slots.size()) : start;
     for (std::uint32_t s = next_slot(q, pass == 0 ? start : 0); s < hi; s = next_slot(q, s + 1)) {
-      auto& f = flows_[q.slots[s]];
+      auto& f = at(q.slots[s]);
       auto& L = *f.live;
       drop_stale_rtx(L);
       std::uint32_t next = 0;
@@ -257,6 +343,7 @@ restart:
       Packet& p = net_.pkt(pi);
       p.type = PacketType::Data;
       p.flow = f.id;
+      ++f.in_net;
       p.psn = psn;
       p.src = f.spec->src;
       p.dst = f.spec->dst;
@@ -324,7 +411,7 @@ void Transport::use_bits(HostQueue& q) {
   q.bits = true;
   q.ready.reset();
   for (const auto id : q.slots)
-    if (id != kNil) refresh(flows_[id]);
+    if (id != kNil) refresh(at(id));
 }
 
 void Transport::remove_active(FlowState& f) {
@@ -351,7 +438,7 @@ void Transport::compact(std::int32_t host) {
     if (s == q.cursor) cursor = out;
     const std::uint32_t id = q.slots[s];
     if (id == kNil) continue;
-    flows_[id].live->slot = out;
+    at(id).live->slot = out;
     q.slots[out] = id;
     ++out;
   }
@@ -359,7 +446,7 @@ void Transport::compact(std::int32_t host) {
   q.slots.resize(out);
   q.cursor = cursor;
   if (q.bits)
-    for (std::uint32_t s = 0; s < out; ++s) refresh(flows_[q.slots[s]]);
+    for (std::uint32_t s = 0; s < out; ++s) refresh(at(q.slots[s]));
 }
 
 void SlotBits::grow(std::uint32_t i) {
@@ -435,7 +522,7 @@ void Transport::arm_rto(FlowState& f, SimTime at) {
 }
 
 void Transport::on_rto(std::uint32_t id) {
-  auto& f = flows_[id];
+  auto& f = at(id);
   f.live->rto_armed = kTimeNever;
   if (f.sender_done) return;
   const SimTime now = net_.now();
@@ -473,13 +560,22 @@ void Transport::on_rto(std::uint32_t id) {
 }
 
 void Transport::on_packet(std::uint32_t pkt) {
-  switch (net_.pkt(pkt).type) {
+  const Packet& p = net_.pkt(pkt);
+  if (p.flow < lo_) [[unlikely]] {
+    // A streamed entry already retired: its sender was done, so an ACK, NACK or pause changes
+    // nothing; no data packet of it was left in the network.
+    if (p.type == PacketType::Data) throw std::logic_error("a data packet of a retired workload entry arrived");
+    net_.packets().release(pkt);
+    return;
+  }
+  switch (p.type) {
     case PacketType::Data: on_data(pkt); break;
     case PacketType::Ack: on_ack(pkt); break;
     case PacketType::Nack: on_nack(pkt); break;
     case PacketType::Pause: on_pause(pkt); break;
   }
   net_.packets().release(pkt);
+  if (streaming()) retire_done();
 }
 
 void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std::int32_t to_host) {
@@ -538,6 +634,7 @@ void Transport::send_probe(FlowState& f, std::uint32_t ev) {
   q.type = PacketType::Data;
   q.flags = net::kFlagProbe;
   q.flow = f.id;
+  ++f.in_net;
   q.src = f.spec->src;
   q.dst = f.spec->dst;
   q.size = static_cast<std::uint32_t>(p_.header);
@@ -600,7 +697,8 @@ void Transport::count_rob(FlowState& f, std::int32_t host, std::uint32_t before)
 
 void Transport::on_data(std::uint32_t pkt) {
   Packet& p = net_.pkt(pkt);
-  auto& f = flows_[p.flow];
+  auto& f = at(p.flow);
+  --f.in_net;
   FlowLive& R = receiver(f);
   if (p.flags & net::kFlagProbe) {
     if (!p.trimmed()) answer_probe(f, R, p);  // a trimmed probe is lost: the path stays excluded
@@ -700,7 +798,7 @@ void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
 
 void Transport::on_ack(std::uint32_t pkt) {
   const Packet& a = net_.pkt(pkt);
-  auto& f = flows_[a.flow];
+  auto& f = at(a.flow);
   if (a.flags & net::kFlagProbe) {
     on_probe_ack(f, a);
     return;
@@ -762,7 +860,7 @@ void Transport::on_ack(std::uint32_t pkt) {
 
 void Transport::on_nack(std::uint32_t pkt) {
   const Packet& n = net_.pkt(pkt);
-  auto& f = flows_[n.flow];
+  auto& f = at(n.flow);
   if (f.sender_done) return;
   const SimTime now = net_.now();
   ++f.n.nacks;
@@ -819,7 +917,7 @@ void Transport::on_go_back_n(FlowState& f, const Packet& n) {
 
 void Transport::on_pause(std::uint32_t pkt) {
   const Packet& q = net_.pkt(pkt);
-  auto& f = flows_[q.flow];
+  auto& f = at(q.flow);
   const bool resume = q.flags & net::kFlagResume;
   if (q.flags & net::kFlagClassPause) {
     // PFC: the drained flow's switch pauses every data packet of the source NIC.
@@ -898,8 +996,8 @@ void Transport::sender_finished(FlowState& f) {
   // The load balancer goes too unless the run's summary reads it or it answers probes that may
   // still come back (lb::kCapPaths: on_probe_ack).
   // (A summary that folds policies one by one gets this one first: PolicyDone.)
-  if (!(f.caps & lb::kCapPaths) && !(keep_ && keep_(f.id))) {
-    if (done_ && f.lb) done_(f.id, f.lb->inner());
+  if (!(f.caps & lb::kCapPaths) && !(keep_ && keep_(*f.spec, f.id))) {
+    if (done_ && f.lb) done_(*f.spec, f.id, f.lb->inner());
     f.lb.reset();
   }
   if (f.finished) release(f);
@@ -915,12 +1013,14 @@ void Transport::release(FlowState& f) {
 
 FlowMemory Transport::memory() const {
   FlowMemory m;
-  m.entries = flows_.size();
+  m.entries = total_;
+  m.records = hi_ - lo_;
+  m.peak_records = peak_records_;
   m.live = live_;
   m.peak_live = peak_live_;
   const auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-  for (std::size_t i = 0; i < flows_.size(); ++i) {
-    const auto& f = flows_[i];
+  for (std::uint32_t i = lo_; i < hi_; ++i) {
+    const auto& f = at(i);
     if (!dependents_.empty()) m.vector_bytes += vec(dependents_[i]);
     if (!start_dependents_.empty()) m.vector_bytes += vec(start_dependents_[i]);
     if (f.lb) ++m.policies;
@@ -935,14 +1035,16 @@ FlowMemory Transport::memory() const {
 }
 
 void Transport::on_event(const Event& e) {
+  if (e.obj < lo_ && e.kind != net::kEvEntryStart) return;  // a timer of a retired streamed entry
   switch (e.kind) {
     case net::kEvEntryStart:
       --timed_pending_;
       last_progress_ = net_.now();
+      if (streaming()) admit_next();  // the next entry, shortly before its start
       begin(e.obj);
       break;
     case net::kEvRto: {
-      auto& f = flows_[e.obj];
+      auto& f = at(e.obj);
       if (f.live && f.live->rto_armed == e.time) on_rto(e.obj);  // otherwise a stale, superseded timer
       break;
     }
@@ -952,14 +1054,14 @@ void Transport::on_event(const Event& e) {
       complete(e.obj);
       break;
     case net::kEvAckFlush: {
-      auto& f = flows_[e.obj];
+      auto& f = at(e.obj);
       if (!f.live) break;  // over: nothing was pending (a finished receiver ACKs every arrival)
       f.live->ack_flush_armed = false;
       if (f.live->ack_pending) send_ack(f, *f.live, f.spec->dst, f.spec->src);
       break;
     }
     case net::kEvHoldWake: {
-      auto& f = flows_[e.obj];
+      auto& f = at(e.obj);
       if (f.live && f.live->hold_wake == e.time && (f.park & kParkHold)) {
         f.live->hold_wake = kTimeNever;
         unpark(f, kParkHold);
@@ -967,7 +1069,7 @@ void Transport::on_event(const Event& e) {
       break;
     }
     case net::kEvPaceWake: {
-      auto& f = flows_[e.obj];
+      auto& f = at(e.obj);
       if (f.live && f.live->pace_wake == e.time) {
         f.live->pace_wake = kTimeNever;
         if (!f.sender_done) net_.kick_nic(f.spec->src);
@@ -977,7 +1079,7 @@ void Transport::on_event(const Event& e) {
     case net::kEvPauseTimeout: {
       // [Flowcut] sec. IV-A: no XON came (e.g. an ACK was lost and the switch never drained the
       // flow): the source resumes on its own; the switches keep routing it on its old path.
-      auto& f = flows_[e.obj];
+      auto& f = at(e.obj);
       if (!f.live || f.live->pause_deadline != e.time) break;
       f.live->pause_deadline = kTimeNever;
       if (f.park & kParkPause) {
@@ -992,6 +1094,7 @@ void Transport::on_event(const Event& e) {
     }
     default: break;
   }
+  if (streaming()) retire_done();
 }
 
 }  // namespace lbsim::transport

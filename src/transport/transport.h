@@ -201,6 +201,7 @@ struct FlowState {
   std::uint8_t park = 0;           // kPark* reasons; non-zero = not in the host's active list
   bool class_paused = false;       // this flow's drain paused the NIC's class (PFC)
   std::uint32_t rcv_count = 0;     // receiver: distinct PSNs held
+  std::uint32_t in_net = 0;        // its data packets (and probes) in the network: sent, not yet arrived or dropped
   SimTime rcv_latest_sent = -1;    // receiver: latest send time among the data packets received
   std::unique_ptr<lb::EntropyPolicy> lb;
   std::unique_ptr<FlowLive> live;  // null before the start and once the transfer is over
@@ -211,14 +212,16 @@ using PolicyFactory =
     std::function<std::unique_ptr<lb::EntropyPolicy>(const workload::FlowSpec&, std::uint32_t id)>;
 // Whether entry id's load balancer must outlive its transfer (the run's summary or path usage reads
 // it); empty = none does. Policies that answer probes (lb::kCapPaths) are always kept.
-using PolicyKeep = std::function<bool(std::uint32_t id)>;
+using PolicyKeep = std::function<bool(const workload::FlowSpec& spec, std::uint32_t id)>;
 // Called with entry id's load balancer just before the transport frees it (its final ACK): the run
 // folds what its summary needs from it (lb::SummaryFold). Empty = nothing to fold.
-using PolicyDone = std::function<void(std::uint32_t id, const lb::EntropyPolicy& policy)>;
+using PolicyDone = std::function<void(const workload::FlowSpec& spec, std::uint32_t id, const lb::EntropyPolicy& policy)>;
 
 // Memory held by per-flow state, counted from the containers (tests, docs/scale.md).
 struct FlowMemory {
-  std::size_t entries = 0;       // workload entries (one FlowState each)
+  std::size_t entries = 0;       // workload entries
+  std::size_t records = 0;       // FlowState records held now (every entry, or a streamed run's window)
+  std::size_t peak_records = 0;  // most records at once
   std::size_t live = 0;          // transfers with a FlowLive (started, not yet over)
   std::size_t peak_live = 0;     // most FlowLive objects at once
   std::size_t policies = 0;      // load-balancer objects held
@@ -227,14 +230,26 @@ struct FlowMemory {
   std::size_t scheduler_bytes = 0;  // the NIC scheduler's per-host slot lists and ready bits
 };
 
+// A streamed workload (workload.stream): the next entry in id order into `out` (false: none left).
+using EntryFeed = std::function<bool(workload::FlowSpec& out)>;
+// A streamed entry leaves the transport: the record is final (flows.csv row, summary values).
+using RetireSink = std::function<void(const FlowState& f)>;
+
 class Transport final : public net::HostHandler, public net::EventHandler {
  public:
+  // Every entry of `wl` has its record for the whole run.
   Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
             PolicyFactory policies, PolicyKeep keep = {}, PolicyDone done = {});
+  // A streamed workload of `entries` entries (`transfers` of them transfers) without dependencies,
+  // in start order: each entry is taken from `feed` when the one before it starts, and its record
+  // lives in a window indexed by id until nothing can change it any more (retire_done), when it goes
+  // to `sink` in id order (docs/scale-flows.md).
+  Transport(net::Network& net, std::size_t entries, std::size_t transfers, EntryFeed feed, RetireSink sink,
+            const TransportParams& params, PolicyFactory policies, PolicyKeep keep = {}, PolicyDone done = {});
 
   // Schedule every entry whose dependencies are already met.
   void start();
-  bool all_done() const { return completed_ == flows_.size(); }
+  bool all_done() const { return completed_ == total_; }
   bool senders_done() const { return senders_pending_ == 0; }  // every transfer's final ACK is in
   // Everything the run waits for has happened: every entry finished and, with wait_senders
   // (output.fct_at = "sender"), every sender has its final ACK.
@@ -247,7 +262,18 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::uint64_t delivered() const { return delivered_; }
   std::size_t timed_pending() const { return timed_pending_; }
   SimTime last_progress() const { return last_progress_; }  // the latest delivery, start or completion
+  // Every entry's record, by id (not for a streamed workload, whose records are a window: for_each_held).
   const std::vector<FlowState>& flows() const { return flows_; }
+  bool streaming() const { return static_cast<bool>(feed_); }
+  // A streamed run that is over (run.end_us, interrupt, watchdog): the entries not made yet get their
+  // (never started) records, so that the reports list every entry.
+  void admit_rest();
+  std::size_t entries() const { return total_; }
+  // The records still held, in id order (all of them unless streamed; then those not yet retired).
+  template <class Fn>
+  void for_each_held(Fn&& fn) const {
+    for (std::uint32_t id = lo_; id < hi_; ++id) fn(flows_[id & mask_]);
+  }
   const TransportParams& params() const { return p_; }
   // Receiver reorder buffers (in_order delivery with the buffer recovery; [LAPS] Fig. 9): after every
   // data arrival, the packets the receiving host holds above the first gap of its flows, counted
@@ -261,11 +287,18 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // net::HostHandler
   void on_packet(std::uint32_t pkt) override;
   std::uint32_t pull_data(std::int32_t host) override;
+  void on_dropped(const net::Packet& p) override;
   // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush, kEvHoldWake, kEvPauseTimeout,
   // kEvPaceWake)
   void on_event(const Event& e) override;
 
  private:
+  Transport(net::Network& net, const TransportParams& params, PolicyFactory policies, PolicyKeep keep, PolicyDone done);
+  FlowState& at(std::uint32_t id) { return flows_[id & mask_]; }
+  const FlowState& at(std::uint32_t id) const { return flows_[id & mask_]; }
+  void admit_next(bool schedule = true);
+  void grow();
+  void retire_done();
   void begin(std::uint32_t id);
   void complete(std::uint32_t id);
   void make_ready(std::uint32_t id);
@@ -309,10 +342,18 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void sender_finished(FlowState& f);
 
   net::Network& net_;
-  const workload::Workload& wl_;
   TransportParams p_;
   PolicyFactory policies_;
+  // Records by id: flows_[id & mask_]. Eager: every entry (mask_ all ones). Streamed: a ring holding
+  // ids [lo_, hi_) (a power of two; doubles when full) and their specs.
   std::vector<FlowState> flows_;
+  std::vector<workload::FlowSpec> specs_;
+  std::uint32_t mask_ = 0xFFFFFFFFu;
+  std::uint32_t lo_ = 0, hi_ = 0;
+  std::size_t total_ = 0, peak_records_ = 0;
+  std::uint64_t seq0_ = 0;  // streamed: the event sequence number of entry 0's start
+  EntryFeed feed_;
+  RetireSink sink_;
   std::vector<std::vector<std::uint32_t>> dependents_, start_dependents_;
   PolicyKeep keep_;
   PolicyDone done_;

@@ -60,6 +60,20 @@ Workload build_workload(const config::Config& cfg, const topo::Topology& topo, s
   return w;
 }
 
+std::unique_ptr<EntryStream> open_stream(const config::Config& cfg, const topo::Topology& topo,
+                                         std::vector<std::string>* warnings) {
+  const auto& plugin = workloads().get(cfg.text("workload.kind"));
+  if (!plugin.stream) return nullptr;
+  return plugin.stream(WorkloadContext{cfg, topo, static_cast<std::uint64_t>(cfg.integer("run.seed")), warnings});
+}
+
+Workload drain(EntryStream& s) {
+  Workload w;
+  FlowSpec f;
+  while (s.next(f, w)) w.flows.push_back(std::move(f));
+  return w;
+}
+
 namespace {
 std::vector<std::string> kinds() { return workloads().names(); }
 

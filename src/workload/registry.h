@@ -12,6 +12,7 @@
 #include "topo/registry.h"
 #include "topo/topology.h"
 #include "workload/flow_spec.h"
+#include "workload/stream.h"
 
 namespace lbsim::workload {
 
@@ -42,6 +43,9 @@ struct WorkloadPlugin : config::PluginInfo {
   // Each generator or reader prices its own size (required: the memory guard runs before `make`).
   std::function<WorkloadSize(const WorkloadSizeContext&)> size;
   bool needs_file = false;  // reads workload.file (a config without it is an error)
+  // The entries one at a time in start order (workload.stream), for plug-ins without dependencies
+  // whose drained stream equals `make`'s Workload; empty = built eagerly only.
+  std::function<std::unique_ptr<EntryStream>(const WorkloadContext&)> stream;
 };
 
 config::Registry<WorkloadPlugin>& workloads();
@@ -53,6 +57,11 @@ struct RegisterWorkload {
 // The workload `workload.kind` names, validated against the topology's hosts; warnings (if any)
 // are appended to `warnings`.
 Workload build_workload(const config::Config& cfg, const topo::Topology& topo, std::vector<std::string>* warnings);
+
+// The stream of the workload `workload.kind` names (null when the plug-in has none). Entries are not
+// validated here: the caller checks each one (check_entry).
+std::unique_ptr<EntryStream> open_stream(const config::Config& cfg, const topo::Topology& topo,
+                                         std::vector<std::string>* warnings);
 
 // The size of the workload `workload.kind` names, without generating it.
 WorkloadSize workload_size(const config::Config& cfg, const topo::TopologySize& topo);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "workload/registry.h"
+#include "workload/stream.h"
 
 namespace lbsim::workload {
 
@@ -77,73 +78,118 @@ SimTime estimated_active_time(Bytes bytes, BitsPerSec rate, double slowdown) {
   return static_cast<SimTime>(std::ceil(static_cast<double>(serialization_ps(bytes, rate)) * slowdown));
 }
 
-Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
-                        std::uint64_t seed, std::vector<std::string>* warnings) {
-  check_params(p, num_hosts);
-  if (cdf.points().empty()) throw UserError("cdf trace: the flow-size distribution has no points");
-  const std::uint64_t ws = hash_name("workload");
-  const SimTime end = p.start + p.duration;
+namespace {
 
-  // 1. Poisson arrivals per sending host: mean inter-arrival = mean_size * 8 / (load * rate) seconds.
-  const double mean_ia_ps = cdf.mean() * 8.0 / (p.load * static_cast<double>(p.host_rate)) * 1e12;
-  std::vector<std::int32_t> senders;
-  for (std::int32_t h = 0; h < num_hosts; ++h) {
-    if (p.destinations == TraceDestinations::kAllToOne && h == p.root) continue;
-    if (p.destinations == TraceDestinations::kOneToAll && h != p.root) continue;
-    senders.push_back(h);
-  }
-  std::vector<Arrival> arrivals;
-  for (std::int32_t h : senders) {
-    Rng rng(seed, ws, hash_name("trace.arrival") + static_cast<std::uint64_t>(h));
-    double t = static_cast<double>(p.start) + exp_sample(rng, mean_ia_ps);
-    while (t < static_cast<double>(end)) {
-      arrivals.push_back({static_cast<SimTime>(t), h, cdf.sample(rng)});
-      t += exp_sample(rng, mean_ia_ps);
+// The trace one entry at a time (EntryStream), in the order of the eager trace: background arrivals
+// by (time, sender) - a merge of the senders' Poisson processes, each with its own random stream,
+// holding one pending arrival per sender - with incast flows after the background flows of the same
+// time. Receivers, monitoring coins and incast draws come from their own streams in that order, so
+// the entries equal those of sorting the whole trace (which is how it was built before streaming).
+class CdfTraceStream final : public EntryStream {
+ public:
+  CdfTraceStream(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts, std::uint64_t seed,
+                 std::vector<std::string>* warnings)
+      : p_(p), cdf_(cdf), n_(num_hosts), warnings_(warnings), end_(p.start + p.duration),
+        dst_rng_(seed, hash_name("workload"), hash_name("trace.dst")),
+        mon_rng_(seed, hash_name("workload"), hash_name("trace.monitored")),
+        cap_(num_hosts, p.destinations == TraceDestinations::kAllToOne ? 0 : p.max_senders_per_receiver),
+        monitored_host_(static_cast<std::size_t>(num_hosts), false) {
+    check_params(p, num_hosts);
+    if (cdf.points().empty()) throw UserError("cdf trace: the flow-size distribution has no points");
+    const std::uint64_t ws = hash_name("workload");
+    // Poisson arrivals per sending host: mean inter-arrival = mean_size * 8 / (load * rate) seconds.
+    mean_ia_ps_ = cdf.mean() * 8.0 / (p.load * static_cast<double>(p.host_rate)) * 1e12;
+    for (std::int32_t h = 0; h < num_hosts; ++h) {
+      if (p.destinations == TraceDestinations::kAllToOne && h == p.root) continue;
+      if (p.destinations == TraceDestinations::kOneToAll && h != p.root) continue;
+      Sender s{Rng(seed, ws, hash_name("trace.arrival") + static_cast<std::uint64_t>(h)), 0.0, h};
+      s.t = static_cast<double>(p.start) + exp_sample(s.rng, mean_ia_ps_);
+      senders_.push_back(std::move(s));
+    }
+    for (std::size_t i = 0; i < senders_.size(); ++i) advance(i);
+    for (auto h : p.monitored_hosts) monitored_host_[static_cast<std::size_t>(h)] = true;
+    if (p.incast_mean_interval > 0) {
+      inc_rng_ = Rng(seed, ws, hash_name("trace.incast"));
+      inc_t_ = static_cast<double>(p.start) + exp_sample(inc_rng_, static_cast<double>(p.incast_mean_interval));
+      new_incast_event();
     }
   }
-  std::stable_sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
-    return a.t < b.t || (a.t == b.t && a.src < b.src);
-  });
 
-  // 2. Receivers, in time order so the cap sees the flows active at each start.
-  Workload w;
-  const std::int32_t bg_tag = p.tag.empty() ? 0 : w.tag(p.tag);
-  std::int32_t warm_tag = -1, mon_tag = -1;
-  auto warm = [&] { return warm_tag >= 0 ? warm_tag : (warm_tag = w.tag("warmup")); };
-  auto mon = [&] { return mon_tag >= 0 ? mon_tag : (mon_tag = w.tag("monitored")); };
-  std::vector<bool> monitored_host(static_cast<std::size_t>(num_hosts), false);
-  for (auto h : p.monitored_hosts) monitored_host[static_cast<std::size_t>(h)] = true;
+  bool next(FlowSpec& f, Workload& w) override {
+    if (!tagged_) {
+      tagged_ = true;
+      bg_tag_ = p_.tag.empty() ? 0 : w.tag(p_.tag);
+      if (p_.incast_mean_interval > 0) inc_tag_ = w.tag("incast");
+    }
+    const bool bg = !heap_.empty();
+    if (bg && (!inc_pending_ || heap_.front().t <= inc_when_)) {
+      background(f, w);
+      if (heap_.empty()) warn();
+      return true;
+    }
+    if (!inc_pending_) return false;
+    incast(f, w);
+    return true;
+  }
 
-  Rng dst_rng(seed, ws, hash_name("trace.dst"));
-  Rng mon_rng(seed, ws, hash_name("trace.monitored"));
-  ReceiverCap cap(num_hosts, p.destinations == TraceDestinations::kAllToOne ? 0 : p.max_senders_per_receiver);
-  std::size_t over_cap = 0;
-  auto random_other = [&](std::int32_t src) {
-    auto d = static_cast<std::int32_t>(dst_rng.below(static_cast<std::uint64_t>(num_hosts - 1)));
-    return d >= src ? d + 1 : d;  // uniform over the other num_hosts - 1 hosts
+ private:
+  struct Sender {
+    Rng rng;
+    double t;
+    std::int32_t h;
   };
-  for (const Arrival& a : arrivals) {
+  struct Pending {
+    SimTime t;
+    std::int32_t src;
+    Bytes bytes;
+    std::uint32_t sender;
+  };
+  // Min-heap on (time, sender host): the eager trace's stable sort by (t, src).
+  static bool later(const Pending& a, const Pending& b) { return a.t > b.t || (a.t == b.t && a.src > b.src); }
+
+  // The next arrival of sender i into the heap (none once its process passes the end).
+  void advance(std::size_t i) {
+    Sender& s = senders_[i];
+    if (!(s.t < static_cast<double>(end_))) return;
+    heap_.push_back({static_cast<SimTime>(s.t), s.h, cdf_.sample(s.rng), static_cast<std::uint32_t>(i)});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+    s.t += exp_sample(s.rng, mean_ia_ps_);
+  }
+
+  std::int32_t warm(Workload& w) { return warm_tag_ >= 0 ? warm_tag_ : (warm_tag_ = w.tag("warmup")); }
+  std::int32_t mon(Workload& w) { return mon_tag_ >= 0 ? mon_tag_ : (mon_tag_ = w.tag("monitored")); }
+  std::int32_t random_other(std::int32_t src) {
+    auto d = static_cast<std::int32_t>(dst_rng_.below(static_cast<std::uint64_t>(n_ - 1)));
+    return d >= src ? d + 1 : d;  // uniform over the other num_hosts - 1 hosts
+  }
+
+  // Receivers in time order, so the cap sees the flows active at each start.
+  void background(FlowSpec& f, Workload& w) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Pending a = heap_.back();
+    heap_.pop_back();
+    advance(a.sender);
     std::int32_t dst;
-    if (p.destinations == TraceDestinations::kAllToOne) {
-      dst = p.root;
+    if (p_.destinations == TraceDestinations::kAllToOne) {
+      dst = p_.root;
     } else {
       dst = random_other(a.src);
-      if (!cap.has_room(dst, a.src, a.t)) {
+      if (!cap_.has_room(dst, a.src, a.t)) {
         bool found = false;
         for (int tries = 0; tries < 32 && !found; ++tries) {
           dst = random_other(a.src);
-          found = cap.has_room(dst, a.src, a.t);
+          found = cap_.has_room(dst, a.src, a.t);
         }
         if (!found) {
           // Every random pick was full: scan all hosts from a random offset, else take the least
           // loaded one and report it.
-          const auto off = static_cast<std::int32_t>(dst_rng.below(static_cast<std::uint64_t>(num_hosts)));
+          const auto off = static_cast<std::int32_t>(dst_rng_.below(static_cast<std::uint64_t>(n_)));
           std::int32_t best = -1, best_load = 0;
-          for (std::int32_t k = 0; k < num_hosts && !found; ++k) {
-            const std::int32_t d = (off + k) % num_hosts;
+          for (std::int32_t k = 0; k < n_ && !found; ++k) {
+            const std::int32_t d = (off + k) % n_;
             if (d == a.src) continue;
-            const std::int32_t load = cap.others(d, a.src, a.t);
-            if (load < p.max_senders_per_receiver) {
+            const std::int32_t load = cap_.others(d, a.src, a.t);
+            if (load < p_.max_senders_per_receiver) {
               dst = d;
               found = true;
             } else if (best < 0 || load < best_load) {
@@ -153,64 +199,97 @@ Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::in
           }
           if (!found) {
             dst = best;
-            ++over_cap;
+            ++over_cap_;
           }
         }
       }
     }
-    cap.add(dst, a.src, a.t + estimated_active_time(a.bytes, p.host_rate, p.active_slowdown));
-    FlowSpec f;
+    cap_.add(dst, a.src, a.t + estimated_active_time(a.bytes, p_.host_rate, p_.active_slowdown));
+    f = FlowSpec{};
     f.src = a.src;
     f.dst = dst;
     f.bytes = a.bytes;
     f.start = a.t;
-    f.lb = p.lb;
+    f.lb = p_.lb;
     // Draw the monitoring coin for every flow so the sequence does not depend on warm-up.
-    const bool coin = p.monitored_fraction > 0 && mon_rng.bernoulli(p.monitored_fraction);
-    if (a.t < p.start + p.warmup)
-      f.tag = warm();
-    else if (monitored_host[static_cast<std::size_t>(a.src)] || coin)
-      f.tag = mon();
+    const bool coin = p_.monitored_fraction > 0 && mon_rng_.bernoulli(p_.monitored_fraction);
+    if (a.t < p_.start + p_.warmup)
+      f.tag = warm(w);
+    else if (monitored_host_[static_cast<std::size_t>(a.src)] || coin)
+      f.tag = mon(w);
     else
-      f.tag = bg_tag;
-    w.flows.push_back(std::move(f));
+      f.tag = bg_tag_;
   }
-  if (over_cap > 0 && warnings)
-    warnings->push_back(fmt::format("cdf trace: {} flows exceeded max_senders_per_receiver = {} because "
-                                    "every receiver was at the cap",
-                                    over_cap, p.max_senders_per_receiver));
 
-  // 3. Incast events on top of the background load.
-  if (p.incast_mean_interval > 0) {
-    Rng rng(seed, ws, hash_name("trace.incast"));
-    const std::int32_t inc_tag = w.tag("incast");
-    std::vector<std::int32_t> others;
-    double t = static_cast<double>(p.start) + exp_sample(rng, static_cast<double>(p.incast_mean_interval));
-    while (t < static_cast<double>(end)) {
-      const auto when = static_cast<SimTime>(t);
-      const auto recv = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(num_hosts)));
-      others.clear();
-      for (std::int32_t h = 0; h < num_hosts; ++h)
-        if (h != recv) others.push_back(h);
-      for (std::int32_t i = 0; i < p.incast_senders; ++i) {
-        const auto j = static_cast<std::size_t>(i) + rng.below(others.size() - static_cast<std::size_t>(i));
-        std::swap(others[static_cast<std::size_t>(i)], others[j]);
-        FlowSpec f;
-        f.src = others[static_cast<std::size_t>(i)];
-        f.dst = recv;
-        f.bytes = p.incast_bytes;
-        f.start = when;
-        f.lb = p.lb;
-        f.tag = when < p.start + p.warmup ? warm() : inc_tag;
-        w.flows.push_back(std::move(f));
-      }
-      t += exp_sample(rng, static_cast<double>(p.incast_mean_interval));
-    }
-    // Keep the list in start order (no entry has deps, so reordering is safe).
-    std::stable_sort(w.flows.begin(), w.flows.end(),
-                     [](const FlowSpec& a, const FlowSpec& b) { return a.start < b.start; });
+  void warn() {
+    if (over_cap_ > 0 && warnings_)
+      warnings_->push_back(fmt::format("cdf trace: {} flows exceeded max_senders_per_receiver = {} because "
+                                       "every receiver was at the cap",
+                                       over_cap_, p_.max_senders_per_receiver));
   }
-  return w;
+
+  // Incast events on top of the background load: a receiver, then incast_senders distinct random
+  // senders drawn one by one as their flows are taken.
+  void new_incast_event() {
+    inc_pending_ = inc_t_ < static_cast<double>(end_);
+    if (!inc_pending_) return;
+    inc_when_ = static_cast<SimTime>(inc_t_);
+    inc_recv_ = static_cast<std::int32_t>(inc_rng_.below(static_cast<std::uint64_t>(n_)));
+    others_.clear();
+    for (std::int32_t h = 0; h < n_; ++h)
+      if (h != inc_recv_) others_.push_back(h);
+    inc_i_ = 0;
+  }
+  void incast(FlowSpec& f, Workload& w) {
+    const auto i = static_cast<std::size_t>(inc_i_);
+    const auto j = i + inc_rng_.below(others_.size() - i);
+    std::swap(others_[i], others_[j]);
+    f = FlowSpec{};
+    f.src = others_[i];
+    f.dst = inc_recv_;
+    f.bytes = p_.incast_bytes;
+    f.start = inc_when_;
+    f.lb = p_.lb;
+    f.tag = inc_when_ < p_.start + p_.warmup ? warm(w) : inc_tag_;
+    if (++inc_i_ == p_.incast_senders) {
+      inc_t_ += exp_sample(inc_rng_, static_cast<double>(p_.incast_mean_interval));
+      new_incast_event();
+    }
+  }
+
+  CdfTraceParams p_;
+  FlowSizeCdf cdf_;
+  std::int32_t n_;
+  std::vector<std::string>* warnings_;
+  SimTime end_;
+  double mean_ia_ps_ = 0;
+  std::vector<Sender> senders_;
+  std::vector<Pending> heap_;
+  Rng dst_rng_, mon_rng_;
+  ReceiverCap cap_;
+  std::vector<bool> monitored_host_;
+  std::size_t over_cap_ = 0;
+  bool tagged_ = false;
+  std::int32_t bg_tag_ = 0, warm_tag_ = -1, mon_tag_ = -1, inc_tag_ = -1;
+  Rng inc_rng_;
+  double inc_t_ = 0;
+  bool inc_pending_ = false;
+  SimTime inc_when_ = 0;
+  std::int32_t inc_recv_ = -1, inc_i_ = 0;
+  std::vector<std::int32_t> others_;
+};
+
+}  // namespace
+
+std::unique_ptr<EntryStream> cdf_trace_stream(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
+                                              std::uint64_t seed, std::vector<std::string>* warnings) {
+  return std::make_unique<CdfTraceStream>(p, cdf, num_hosts, seed, warnings);
+}
+
+Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
+                        std::uint64_t seed, std::vector<std::string>* warnings) {
+  CdfTraceStream s(p, cdf, num_hosts, seed, warnings);
+  return drain(s);
 }
 
 Workload make_cdf_trace(const CdfTraceParams& p, std::int32_t num_hosts, std::uint64_t seed,
@@ -222,6 +301,30 @@ Workload make_cdf_trace(const CdfTraceParams& p, std::int32_t num_hosts, std::ui
 
 namespace {
 using namespace config;
+CdfTraceParams trace_params(const WorkloadContext& c) {
+  const auto& cfg = c.cfg;
+  CdfTraceParams p;
+  const std::string& cdf = cfg.text("workload.cdf");
+  // A built-in name, else a file relative to the config file.
+  p.cdf = cdf.find('/') != std::string::npos || cdf.find('.') != std::string::npos ? cfg.path("workload.cdf") : cdf;
+  p.load = cfg.real("workload.load");
+  p.host_rate = c.topo.links[c.topo.ports[0][0].link].rate;
+  p.start = start_time(cfg);
+  p.duration = from_us(cfg.real("workload.duration_us"));
+  p.warmup = from_us(cfg.real("workload.warmup_us"));
+  p.max_senders_per_receiver = static_cast<std::int32_t>(cfg.integer("workload.max_senders_per_receiver"));
+  const auto& d = cfg.text("workload.destinations");
+  p.destinations = d == "all_to_one"   ? TraceDestinations::kAllToOne
+                   : d == "one_to_all" ? TraceDestinations::kOneToAll
+                                       : TraceDestinations::kUniform;
+  p.root = static_cast<std::int32_t>(cfg.integer("workload.root"));
+  p.incast_mean_interval = from_us(cfg.real("workload.incast_interval_us"));
+  p.incast_senders = static_cast<std::int32_t>(cfg.integer("workload.incast_senders"));
+  p.incast_bytes = cfg.integer("workload.incast_bytes");
+  p.monitored_fraction = cfg.real("workload.monitored_fraction");
+  return p;
+}
+
 const RegisterWorkload kCdfTrace{{{"cdf_trace", "Flow sizes from a CDF at a target load with Poisson arrivals, optional incast events and monitored flows (docs/workloads.md).",
     {
         text("workload.cdf", "websearch", "cdf_trace: flow-size distribution, a built-in name (websearch, datamining, hadoop, alistorage, googlerpc, enterprise) or a CDF file."),
@@ -235,29 +338,7 @@ const RegisterWorkload kCdfTrace{{{"cdf_trace", "Flow sizes from a CDF at a targ
         text("workload.destinations", "uniform", "cdf_trace: receiver choice.").one_of({"uniform", "all_to_one", "one_to_all"}),
     },
     {"workload.duration_us=20"}},
-    [](const WorkloadContext& c) {
-      const auto& cfg = c.cfg;
-      CdfTraceParams p;
-      const std::string& cdf = cfg.text("workload.cdf");
-      // A built-in name, else a file relative to the config file.
-      p.cdf = cdf.find('/') != std::string::npos || cdf.find('.') != std::string::npos ? cfg.path("workload.cdf") : cdf;
-      p.load = cfg.real("workload.load");
-      p.host_rate = c.topo.links[c.topo.ports[0][0].link].rate;
-      p.start = start_time(cfg);
-      p.duration = from_us(cfg.real("workload.duration_us"));
-      p.warmup = from_us(cfg.real("workload.warmup_us"));
-      p.max_senders_per_receiver = static_cast<std::int32_t>(cfg.integer("workload.max_senders_per_receiver"));
-      const auto& d = cfg.text("workload.destinations");
-      p.destinations = d == "all_to_one"   ? TraceDestinations::kAllToOne
-                       : d == "one_to_all" ? TraceDestinations::kOneToAll
-                                           : TraceDestinations::kUniform;
-      p.root = static_cast<std::int32_t>(cfg.integer("workload.root"));
-      p.incast_mean_interval = from_us(cfg.real("workload.incast_interval_us"));
-      p.incast_senders = static_cast<std::int32_t>(cfg.integer("workload.incast_senders"));
-      p.incast_bytes = cfg.integer("workload.incast_bytes");
-      p.monitored_fraction = cfg.real("workload.monitored_fraction");
-      return make_cdf_trace(p, c.topo.num_hosts, c.seed, c.warnings);
-    },
+    [](const WorkloadContext& c) { return make_cdf_trace(trace_params(c), c.topo.num_hosts, c.seed, c.warnings); },
     // Poisson arrivals at load x host rate / mean size per sender over duration_us, plus the incast
     // events; about four messages per sender in progress at once (a load below 1 keeps queues short).
     [](const WorkloadSizeContext& c) {
@@ -275,6 +356,14 @@ const RegisterWorkload kCdfTrace{{{"cdf_trace", "Flow sizes from a CDF at a targ
       s.concurrent_bytes = senders * 4 * mean;
       s.keys = "workload.duration_us, workload.load, workload.cdf";
       return s;
+    },
+    false,
+    // workload.stream: the same entries, one at a time.
+    [](const WorkloadContext& c) {
+      const auto p = trace_params(c);
+      auto r = load_cdf(p.cdf, p.cdf_options);
+      if (c.warnings) c.warnings->insert(c.warnings->end(), r.warnings.begin(), r.warnings.end());
+      return cdf_trace_stream(p, r.cdf, c.topo.num_hosts, c.seed, c.warnings);
     }}};
 }  // namespace
 

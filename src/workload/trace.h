@@ -23,12 +23,14 @@
 // turning on monitoring does not change which flows exist.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/time.h"
 #include "workload/cdf.h"
 #include "workload/flow_spec.h"
+#include "workload/stream.h"
 
 namespace lbsim::workload {
 
@@ -61,6 +63,10 @@ struct CdfTraceParams {
 // line per flow whose receiver had to exceed the cap because every host was at the cap.
 Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
                         std::uint64_t seed, std::vector<std::string>* warnings = nullptr);
+// The same trace one entry at a time (workload.stream; docs/scale-flows.md): equal entries, equal
+// order, equal tags (make_cdf_trace drains it).
+std::unique_ptr<EntryStream> cdf_trace_stream(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
+                                              std::uint64_t seed, std::vector<std::string>* warnings = nullptr);
 // Loads p.cdf (built-in name or file); CDF repair warnings are appended to `warnings` too.
 Workload make_cdf_trace(const CdfTraceParams& p, std::int32_t num_hosts, std::uint64_t seed,
                         std::vector<std::string>* warnings = nullptr);
