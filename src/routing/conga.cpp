@@ -169,13 +169,7 @@ std::int32_t CongaRouter::flowlet_uplink(std::int32_t node, std::size_t dl, net:
   const auto u = static_cast<std::int16_t>(pick_uplink(node, dl, previous, now));
   if (idx == FlowKeyMap::kNone) {
     if (map_.size() >= 2 * swept_size_ && map_.size() >= 4096) sweep(now);
-    if (free_.empty()) {
-      idx = static_cast<std::uint32_t>(pool_.size());
-      pool_.emplace_back();
-    } else {
-      idx = free_.back();
-      free_.pop_back();
-    }
+    idx = take_slot(pool_, free_);
     map_.insert(k, idx);
   } else if (previous != u) {
     ++moves_;

@@ -36,14 +36,7 @@ ConWeaveRouter::Flow& ConWeaveRouter::get(std::uint64_t key, bool& created) {
   if (Flow* f = find(key)) return *f;
   created = true;
   if (map_.size() >= 2 * swept_size_ && map_.size() >= 4096) sweep(net_.now());
-  std::uint32_t idx;
-  if (free_.empty()) {
-    idx = static_cast<std::uint32_t>(pool_.size());
-    pool_.emplace_back();
-  } else {
-    idx = free_.back();
-    free_.pop_back();
-  }
+  const std::uint32_t idx = take_slot(pool_, free_);
   map_.insert(key, idx);
   pool_[idx] = Flow{};
   pool_[idx].key = key;

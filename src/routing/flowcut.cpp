@@ -118,13 +118,7 @@ std::int32_t FlowcutRouter::route_data(std::int32_t node, net::Packet& p, bool i
     // adaptive choice may send it anywhere without reordering it.
     out = choice_->route(node, p);
     if (out < 0) return out;
-    if (free_.empty()) {
-      idx = static_cast<std::uint32_t>(pool_.size());
-      pool_.emplace_back();
-    } else {
-      idx = free_.back();
-      free_.pop_back();
-    }
+    idx = take_slot(pool_, free_);
     FlowcutEntry& e = pool_[idx];
     e = FlowcutEntry{};
     e.out = static_cast<std::int16_t>(out);

@@ -84,6 +84,19 @@ class FlowKeyMap {
   std::size_t mask_ = 0, size_ = 0;
 };
 
+// A slot of an entry pool with a free list (the stateful routers' per-flow entries): a freed
+// index if there is one, else a new default-constructed entry at the end.
+template <class Pool>
+std::uint32_t take_slot(Pool& pool, std::vector<std::uint32_t>& free_slots) {
+  if (free_slots.empty()) {
+    pool.emplace_back();
+    return static_cast<std::uint32_t>(pool.size() - 1);
+  }
+  const std::uint32_t idx = free_slots.back();
+  free_slots.pop_back();
+  return idx;
+}
+
 struct FlowcutEntry {
   Bytes inflight = 0;
   std::int32_t route_aux = -1;

@@ -42,13 +42,7 @@ std::int32_t FlowletRouter::route(std::int32_t node, net::Packet& p) {
   if (out < 0) return out;
   if (idx == FlowKeyMap::kNone) {
     if (map_.size() >= 2 * swept_size_ && map_.size() >= 4096) sweep(now);
-    if (free_.empty()) {
-      idx = static_cast<std::uint32_t>(pool_.size());
-      pool_.emplace_back();
-    } else {
-      idx = free_.back();
-      free_.pop_back();
-    }
+    idx = take_slot(pool_, free_);
     map_.insert(k, idx);
     peak_ = std::max(peak_, map_.size());
   }
