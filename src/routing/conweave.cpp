@@ -395,12 +395,7 @@ const RegisterRouting kConWeave{{{"conweave",
     },
     {}},
     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
-      const auto& t = c.tables.topology();
-      const PathRule rule = CandidatePaths::rule_of(c.cfg.text("routing.source_paths"), t);
-      if (rule == PathRule::Dragonfly && !t.minimal_one_global_hop)
-        throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"dragonfly\" needs a Dragonfly topology (groups joined by global links)");
-      if (rule == PathRule::Rail && !t.rail_planes)
-        throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"rail\" needs topology.kind = \"rail\"");
+      const PathRule rule = CandidatePaths::checked_rule(c);
       ConWeaveParams p;
       p.reply_margin = from_us(c.cfg.real("routing.conweave_reply_margin_us"));
       p.path_busy = from_us(c.cfg.real("routing.conweave_path_busy_us"));

@@ -33,6 +33,16 @@ PathRule CandidatePaths::rule_of(const std::string& name, const topo::Topology& 
   return PathRule::Yen;
 }
 
+PathRule CandidatePaths::checked_rule(const RoutingContext& c) {
+  const auto& t = c.tables.topology();
+  const PathRule rule = rule_of(c.cfg.text("routing.source_paths"), t);
+  if (rule == PathRule::Dragonfly && !t.minimal_one_global_hop)
+    throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"dragonfly\" needs a Dragonfly topology (groups joined by global links)");
+  if (rule == PathRule::Rail && !t.rail_planes)
+    throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"rail\" needs topology.kind = \"rail\"");
+  return rule;
+}
+
 const char* CandidatePaths::rule_name(PathRule r) {
   switch (r) {
     case PathRule::Dragonfly: return "dragonfly";
@@ -286,12 +296,7 @@ const RegisterRouting kSourceRoute{{{"source_route",
     },
     {}},
     [](const RoutingContext& c) {
-      const auto& t = c.tables.topology();
-      const PathRule rule = CandidatePaths::rule_of(c.cfg.text("routing.source_paths"), t);
-      if (rule == PathRule::Dragonfly && !t.minimal_one_global_hop)
-        throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"dragonfly\" needs a Dragonfly topology (groups joined by global links)");
-      if (rule == PathRule::Rail && !t.rail_planes)
-        throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"rail\" needs topology.kind = \"rail\"");
+      const PathRule rule = CandidatePaths::checked_rule(c);
       return std::make_unique<SourceRouteRouter>(c.tables, rule, static_cast<int>(c.cfg.integer("routing.source_paths_k")),
                                                  from_ns(c.cfg.real("network.switch_latency_ns")),
                                                  c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"));

@@ -33,6 +33,8 @@
 
 namespace lbsim::routing {
 
+struct RoutingContext;
+
 struct SourcePath {
   std::vector<std::int32_t> anchors;    // switch nodes between the end switches (may be empty)
   std::vector<std::int32_t> nodes;      // every switch node, source switch first, destination last
@@ -54,6 +56,9 @@ class CandidatePaths {
   const std::vector<SourcePath>& paths(std::int32_t a, std::int32_t b);
   PathRule rule() const { return rule_; }
   static PathRule rule_of(const std::string& name, const topo::Topology& t);
+  // routing.source_paths of a run, checked against its topology (a UserError naming the key when
+  // the rule needs a Dragonfly or a Rail the run does not have).
+  static PathRule checked_rule(const RoutingContext& c);
   static const char* rule_name(PathRule r);
   // Memory of the cache (the simulator's, not the NIC's): pairs built, paths, bytes.
   std::size_t pairs() const { return cache_.size(); }

@@ -42,8 +42,9 @@ bool is_global(const topo::Topology& t, std::int32_t node, std::int32_t port) {
 
 // Walks a packet from src_sw through `r` until it reaches dst_sw; returns the (node, port) hops.
 std::vector<topo::Hop> walk(net::Router& r, const topo::Topology& t, std::int32_t src_host, std::int32_t dst_host,
-                            std::uint32_t flow = 0, std::uint32_t ev = 0) {
+                            std::uint32_t flow = 0, std::uint32_t ev = 0, net::PacketType type = net::PacketType::Data) {
   net::Packet p;
+  p.type = type;
   p.src = src_host;
   p.dst = dst_host;
   p.flow = flow;
@@ -70,25 +71,7 @@ std::vector<topo::Hop> walk(net::Router& r, const topo::Topology& t, std::int32_
 // walk() for a packet of the given type (ACK / NACK routing options).
 std::vector<topo::Hop> walk_typed(net::Router& r, const topo::Topology& t, std::int32_t src_host, std::int32_t dst_host,
                                   std::uint32_t flow, net::PacketType type) {
-  net::Packet p;
-  p.type = type;
-  p.src = src_host;
-  p.dst = dst_host;
-  p.flow = flow;
-  std::vector<topo::Hop> hops;
-  std::int32_t node = t.host_switch(src_host);
-  const std::int32_t dst_sw = t.host_switch(dst_host);
-  for (int guard = 0; guard < 16; ++guard) {
-    ++p.hops;
-    const std::int32_t port = r.route(node, p);
-    EXPECT_GE(port, 0);
-    if (port < 0) break;
-    if (node == dst_sw) return hops;
-    hops.push_back({node, port});
-    node = t.ports[node][port].peer;
-  }
-  ADD_FAILURE() << "no delivery";
-  return hops;
+  return walk(r, t, src_host, dst_host, flow, 0, type);
 }
 }  // namespace
 
