@@ -1,6 +1,8 @@
 // ConWeave (routing/conweave.h, docs/baselines.md "ConWeave"): data packets injected at the source
 // ToR of a leaf-spine (2-tier fat tree, 8 leaves x 4 hosts, 4 spines, 100 Gb/s) one per microsecond,
 // a planted extra latency on the uplink of the flow's path, and what the receiving host sees.
+#include <cstdlib>
+
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
@@ -225,7 +227,10 @@ TEST(ConWeave, WholeRunReroutesWithoutReorderingAtTheHosts) {
   EXPECT_GT(c["held_packets"].get<int>(), 0);
   EXPECT_EQ(c["released_by_timeout"].get<int>(), 0);
   EXPECT_EQ(j["ooo_packets"].get<int>(), 0);
-  // The reproduce entries run ConWeave beside the other baselines.
+  // The reproduce entries run ConWeave beside the other baselines. The entry reads its base config
+  // from the source tree: named explicitly, since a build folder outside it (the sanitizer build in
+  // build/sanitize) does not sit one level below the sources.
+  ::setenv("LBSIM_SOURCE_DIR", LBSIM_SOURCE_DIR, 1);
   const auto p = run_lbsim("reproduce laps-fig7 --quick --print");
   EXPECT_NE(p.out.find(R"("routing.algorithm" = "conweave")"), std::string::npos) << p.out;
 }
