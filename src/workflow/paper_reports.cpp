@@ -390,19 +390,60 @@ std::string spritz_fig9_report(const Sweep& sw) {
 
 namespace lbsim::workflow {
 
+// One line per scheme naming what it ran (from the resolved config of its first point): switch
+// routing, load balancer, congestion control, loss recovery and window (docs/laps.md "Transport
+// per scheme").
+std::string laps_legend(const Sweep& sw) {
+  std::vector<std::string> seen;
+  std::string s = "schemes (routing / lb / cc / recovery / window):\n";
+  for (const auto& p : sw.points) {
+    std::string scheme = p.cfg.text("lb.algorithm");
+    for (std::size_t i = 0; i < sw.spec.axes.size() && i < p.labels.size(); ++i)
+      if (sw.spec.axes[i].key == "scheme") scheme = p.labels[i];
+    if (std::find(seen.begin(), seen.end(), scheme) != seen.end()) continue;
+    seen.push_back(scheme);
+    const auto& c = p.cfg;
+    const std::string lb = c.text("lb.algorithm");
+    std::string recovery;
+    if (c.text("transport.delivery") == "in_order")
+      recovery = c.text("transport.in_order_recovery") == "go_back_n" ? "go-back-N (RoCE), in-order delivery"
+                                                                         : "in-order delivery, reorder buffer";
+    else
+      recovery = lb == "laps" ? "selective (per-path ACK order, LAPS sec. 3.7)" : "selective (out-of-order placement)";
+    std::string cc = c.text("transport.cc");
+    if (cc == "none" && lb == "laps") cc = "none (LAPS rate control, sec. 3.6)";
+    if (cc == "dctcp") cc = fmt::format("dctcp (g = 1/{:g})", 1 / c.real("transport.dctcp_g"));
+    const double w0 = c.real("transport.init_cwnd_bdp"), w1 = c.real("transport.max_cwnd_bdp");
+    const std::string window = w0 == w1 ? fmt::format("{:g} BDP", w0) : fmt::format("{:g}-{:g} BDP", w0, w1);
+    s += fmt::format("  {}: {} / {} / {} / {} / {}; network {}\n", scheme, c.text("routing.algorithm"), lb, cc, recovery,
+                     window, c.text("network.flow_control"));
+  }
+  return s;
+}
+
 std::string laps_report(const Sweep& sw) {
   int skipped = 0;
   const auto runs = spritz_runs(sw, skipped);
   const std::string& name = sw.spec.name;
   const bool table1 = name == "laps-table1";
+  const bool fig9 = name == "laps-fig9", by_case = fig9 || name == "laps-patterns";
   const double unit = table1 ? 1000.0 : 1.0;  // Table 1 is in ms
   const std::string u = table1 ? "ms" : "us";
   Table t;
   for (const auto& r : runs) {
-    const std::string setting = table1 ? r.setting : "load " + r.setting;
+    const std::string setting = table1 || by_case ? r.setting : "load " + r.setting;
     const double avg = num(r.summary, {"fct_us", "mean"}), p99 = num(r.summary, {"fct_us", "p99"});
     t.add(setting, "average FCT (" + u + ")", r.scheme, avg < 0 ? -1 : avg / unit);
     t.add(setting, "p99 FCT (" + u + ")", r.scheme, p99 < 0 ? -1 : p99 / unit);
+    // Fig. 9: LAPS's receiver reorder buffer (summary.json reorder_buffer, sampled at every data
+    // arrival) and its share of out-of-order packets.
+    if (fig9 && r.summary.contains("reorder_buffer")) {
+      t.add(setting, "reordered packets (%)", r.scheme, num(r.summary, {"ooo_pct"}));
+      t.add(setting, "reorder buffer mean (KB)", r.scheme, num(r.summary, {"reorder_buffer", "mean_kb"}));
+      t.add(setting, "reorder buffer mean (packets)", r.scheme, num(r.summary, {"reorder_buffer", "mean_packets"}));
+      t.add(setting, "share of samples above 30 KB (%)", r.scheme,
+            100 * num(r.summary, {"reorder_buffer", "share_above_30kb"}));
+    }
   }
   // Average FCT of each scheme over LAPS's (the paper's "LAPS improves the average FCT by x").
   for (const auto& setting : t.settings) {
@@ -417,6 +458,7 @@ std::string laps_report(const Sweep& sw) {
   std::string s = fmt::format("{}: average and p99 FCT per scheme (lbsim's reduced scale; the paper's CONGA is "
                               "leaf-spine only in this build); {}",
                               name, seeds_line(runs, skipped));
+  s += laps_legend(sw);
   s += render(t, [&](const std::string& setting, const std::string& m, const std::string& sc) -> std::string {
     const bool at80 = setting == "load 0.8";
     if (name == "laps-fig5" && at80 && m == "average FCT / LAPS's") {
@@ -435,6 +477,12 @@ std::string laps_report(const Sweep& sw) {
     }
     if ((name == "laps-fig7" || name == "laps-fig8") && sc == "laps" && m != "average FCT / LAPS's")
       return "lowest of all schemes at every load";
+    if (fig9 && sc == "laps") {
+      const bool scatter = setting.rfind("AllScatter", 0) == 0;
+      if (m == "reordered packets (%)") return scatter ? "0.2" : "";
+      if (m == "reorder buffer mean (KB)") return scatter ? "0.003" : "< 16 (1 KB packets)";
+      if (m == "share of samples above 30 KB (%)") return scatter ? "" : "< 4";
+    }
     if (table1) {
       // Table 1 in the order ECMP, LetFlow, CONGA, ConWeave, PLB, LAPS (the text's 1.4x "CONGA" and
       // 3.6x "PLB" ratios match the table's PLB and CONGA columns swapped).
@@ -449,6 +497,9 @@ std::string laps_report(const Sweep& sw) {
     }
     return "";
   });
+  if (name == "laps-patterns")
+    s += "paper: plots All2all only (Fig. 5-8: LAPS lowest average and p99 FCT at every load); AllReduce and AllScatter "
+         "have no FCT figure\n";
   if (name == "laps-fig5")
     s += "paper (Fig. 5): from 50 % to 100 % load the average FCT grows by 0.64 ms (LAPS), 4.6 (ECMP), 4.3 (LetFlow), 1.1 (PLB), 5.2 ms (ConWeave)\n";
   return s;

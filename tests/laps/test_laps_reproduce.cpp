@@ -1,0 +1,90 @@
+// The `lbsim reproduce laps-*` entries (docs/laps.md "Transport per scheme"): every scheme runs the
+// sender its implementation ran in the LAPS paper's evaluation, read from the printed sweep.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "../sim/helpers.h"
+
+namespace {
+
+using lbsim::test::run_lbsim;
+
+// scheme name -> its line in the printed `scheme = [...]` axis.
+std::map<std::string, std::string> scheme_lines(const std::string& out) {
+  std::map<std::string, std::string> m;
+  for (std::size_t at = out.find("{name = \""); at != std::string::npos; at = out.find("{name = \"", at + 1)) {
+    const auto b = at + 9;
+    const auto e = out.find('"', b);
+    m[out.substr(b, e - b)] = out.substr(at, out.find('\n', at) - at);
+  }
+  return m;
+}
+
+bool has(const std::string& line, const std::string& key, const std::string& value) {
+  return line.find("\"" + key + "\" = " + value) != std::string::npos;
+}
+
+std::string print(const std::string& entry) {
+  ::setenv("LBSIM_SOURCE_DIR", LBSIM_SOURCE_DIR, 1);
+  const auto r = run_lbsim("reproduce " + entry + " --quick --print");
+  EXPECT_EQ(r.code, 0) << r.out;
+  return r.out;
+}
+
+}  // namespace
+
+// ECMP, LetFlow and ConWeave ran RoCE senders in the paper's ns-3 code (DCQCN, go-back-N, in-order
+// delivery, window = one BDP); PLB the same recovery over DCTCP (g = 1/256, 12 congested rounds);
+// LAPS its own rate control and selective retransmission (cc = none, out-of-order placement).
+TEST(LapsReproduce, EveryEntryRunsEachSchemeWithItsOwnTransport) {
+  for (const char* entry : {"laps-fig5", "laps-fig6", "laps-fig7", "laps-fig8", "laps-table1", "laps-patterns", "laps-fig9"}) {
+    SCOPED_TRACE(entry);
+    const auto out = print(entry);
+    const auto s = scheme_lines(out);
+    ASSERT_EQ(s.size(), 5u) << out;
+    for (const char* roce : {"ecmp", "letflow", "conweave", "plb"}) {
+      SCOPED_TRACE(roce);
+      ASSERT_TRUE(s.count(roce));
+      const auto& l = s.at(roce);
+      EXPECT_TRUE(has(l, "transport.delivery", "\"in_order\"")) << l;
+      EXPECT_TRUE(has(l, "transport.in_order_recovery", "\"go_back_n\"")) << l;
+      EXPECT_TRUE(has(l, "transport.init_cwnd_bdp", "1.0")) << l;
+      EXPECT_TRUE(has(l, "transport.max_cwnd_bdp", "1.0")) << l;
+      EXPECT_TRUE(has(l, "transport.cc", std::string(roce) == "plb" ? "\"dctcp\"" : "\"dcqcn\"")) << l;
+    }
+    EXPECT_TRUE(has(s.at("plb"), "transport.dctcp_g", "0.00390625")) << s.at("plb");
+    EXPECT_TRUE(has(s.at("plb"), "lb.plb_rounds", "12")) << s.at("plb");
+    EXPECT_TRUE(has(s.at("conweave"), "routing.algorithm", "\"conweave\"")) << s.at("conweave");
+    const auto& laps = s.at("laps");
+    EXPECT_TRUE(has(laps, "transport.cc", "\"none\"")) << laps;
+    EXPECT_TRUE(has(laps, "lb.algorithm", "\"laps\"")) << laps;
+    EXPECT_EQ(laps.find("go_back_n"), std::string::npos) << laps;
+    EXPECT_EQ(laps.find("init_cwnd_bdp"), std::string::npos) << laps;  // the base config's window
+    // Fig. 9 measures LAPS's receiver reorder buffer: in-order delivery through the buffer.
+    EXPECT_TRUE(has(laps, "transport.delivery", std::string(entry) == "laps-fig9" ? "\"in_order\"" : "\"ooo\"")) << laps;
+  }
+}
+
+// The sec. 4.1 patterns: All2all offers the load at every GPU, the parameter-server AllReduce divides
+// it over the 63 senders into the root, AllScatter offers it at the root.
+TEST(LapsReproduce, PatternsEntryLoadsTheBottleneck) {
+  const auto out = print("laps-patterns");
+  const auto at = [&](const std::string& c) {
+    const auto b = out.find("name = \"" + c + "\"");
+    EXPECT_NE(b, std::string::npos) << out;
+    return out.substr(b, out.find("[[case]]", b) - b);
+  };
+  const auto all2all = at("All2all-load-0.8"), reduce = at("AllReduce-load-0.8"), scatter = at("AllScatter-load-0.8");
+  EXPECT_NE(all2all.find("\"workload.destinations\" = \"uniform\""), std::string::npos) << all2all;
+  EXPECT_NE(all2all.find("\"workload.load\" = 0.8\n"), std::string::npos) << all2all;
+  EXPECT_NE(reduce.find("\"workload.destinations\" = \"all_to_one\""), std::string::npos) << reduce;
+  EXPECT_NE(reduce.find("\"workload.load\" = 0.0126984\n"), std::string::npos) << reduce;  // 0.8 / 63
+  EXPECT_NE(scatter.find("\"workload.destinations\" = \"one_to_all\""), std::string::npos) << scatter;
+  EXPECT_NE(scatter.find("\"workload.load\" = 0.8\n"), std::string::npos) << scatter;
+  const auto f9 = print("laps-fig9");
+  EXPECT_NE(f9.find("\"workload.kind\" = \"allscatter\""), std::string::npos) << f9;
+  EXPECT_NE(f9.find("\"workload.kind\" = \"ps_allreduce\""), std::string::npos) << f9;
+}
