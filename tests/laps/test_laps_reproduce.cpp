@@ -88,3 +88,18 @@ TEST(LapsReproduce, PatternsEntryLoadsTheBottleneck) {
   EXPECT_NE(f9.find("\"workload.kind\" = \"allscatter\""), std::string::npos) << f9;
   EXPECT_NE(f9.find("\"workload.kind\" = \"ps_allreduce\""), std::string::npos) << f9;
 }
+
+// The quick entries run the base config's seed, so `--seeds N` runs them over seeds 1..N; the full
+// entries sweep seeds 1-3 themselves.
+TEST(LapsReproduce, QuickEntriesTakeSeeds) {
+  ::setenv("LBSIM_SOURCE_DIR", LBSIM_SOURCE_DIR, 1);
+  for (const char* entry : {"laps-fig5", "laps-table1", "laps-patterns", "laps-fig9"}) {
+    SCOPED_TRACE(entry);
+    const auto q = run_lbsim(std::string("reproduce ") + entry + " --quick --seeds 3 --print");
+    ASSERT_EQ(q.code, 0) << q.out;
+    EXPECT_NE(q.out.find("\"run.seed\" = [1, 2, 3]"), std::string::npos) << q.out;
+    const auto f = run_lbsim(std::string("reproduce ") + entry + " --print");
+    ASSERT_EQ(f.code, 0) << f.out;
+    EXPECT_NE(f.out.find("\"run.seed\" = [1, 2, 3]"), std::string::npos) << f.out;
+  }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The quick `lbsim reproduce laps-*` entries (docs/laps.md "Quick entries, measured"): runs each
+# entry with --quick over the given number of seeds and prints its report (scheme legend, average
+# and p99 FCT per scheme and setting, mean [min..max] over the seeds, the paper's values beside) as
+# one fenced block per entry.
+# Usage: scripts/laps_reproduce_quick.sh [SEEDS] [ENTRIES...]   (default 3 seeds; entries laps-fig5
+# laps-fig6 laps-fig7 laps-fig8 laps-table1 laps-patterns laps-fig9); LBSIM=path overrides
+# build/lbsim, JOBS (default 2) parallel runs.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+lbsim="${LBSIM:-$root/build/lbsim}"
+jobs="${JOBS:-2}"
+seeds="${1:-3}"
+shift || true
+entries=("$@")
+[[ ${#entries[@]} -gt 0 ]] || entries=(laps-fig5 laps-fig6 laps-fig7 laps-fig8 laps-table1 laps-patterns laps-fig9)
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+export LBSIM_SOURCE_DIR="$root"
+for e in "${entries[@]}"; do
+  start=$SECONDS
+  "$lbsim" reproduce "$e" --quick --seeds "$seeds" --no-plot --workers "$jobs" --out "$out/$e" >"$out/$e.log" 2>&1 || {
+    cat "$out/$e.log" >&2
+    exit 1
+  }
+  echo "\`lbsim reproduce $e --quick --seeds $seeds\` ($((SECONDS - start)) s on the 2-core machine):"
+  echo
+  echo '```'
+  # The report: from its first line (the entry's name) to the end.
+  sed -n "/^$e: /,\$p" "$out/$e.log"
+  echo '```'
+  echo
+done
