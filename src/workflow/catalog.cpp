@@ -819,7 +819,7 @@ std::vector<Entry> catalog() {
       return e;
     };
     c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
-                    "examples/laps/rail_64.toml", "../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "~30 min", "~40 s"));
+                    "examples/laps/rail_64.toml", "@BASEDIR@/../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "~30 min", "~40 s"));
     c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
                     "examples/laps/rail_64.toml", "alistorage", 500, 100, "~30 min", "~40 s"));
     c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -102,4 +103,16 @@ TEST(LapsReproduce, QuickEntriesTakeSeeds) {
     ASSERT_EQ(f.code, 0) << f.out;
     EXPECT_NE(f.out.find("\"run.seed\" = [1, 2, 3]"), std::string::npos) << f.out;
   }
+}
+
+// laps-fig5's flow-size CDF is a file of the source tree, named by an absolute path so that the
+// entry runs from any output folder.
+TEST(LapsReproduce, Fig5NamesItsCdfFileFromAnyOutputFolder) {
+  const auto out = print("laps-fig5");
+  const std::string key = "\"workload.cdf\" = \"";
+  const auto b = out.find(key);
+  ASSERT_NE(b, std::string::npos) << out;
+  const auto path = out.substr(b + key.size(), out.find('"', b + key.size()) - b - key.size());
+  EXPECT_EQ(path.front(), '/') << path;
+  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << path;
 }
