@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ConWeave next to the other LAPS schemes on the LAPS topologies (docs/laps.md "ConWeave on Rail and
-# the Dragonfly"): the schemes of `lbsim reproduce laps-fig6 / laps-fig7` (same keys; --quick launch
-# windows) plus ConWeave with the minimal first path, at one load, for the given seeds; prints one
+# the Dragonfly"): the schemes of `lbsim reproduce laps-fig6 / laps-fig7` (their routing, lb and cc
+# keys, on the base configs' transport for every scheme, without the entries' per-scheme go-back-N
+# senders; --quick launch windows) plus ConWeave with the minimal first path, at one load, for the given seeds; prints one
 # markdown table per topology (average / p99 FCT, ConWeave's reroutes and reorder-queue counters).
 # Usage: scripts/laps_conweave.sh [SEEDS...]   (default 1 2 3); LBSIM=path overrides build/lbsim,
 # LOAD (default 0.8), JOBS (default 2) parallel runs.
@@ -14,7 +15,8 @@ seeds=("$@")
 [[ ${#seeds[@]} -gt 0 ]] || seeds=(1 2 3)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-# scheme -> --set arguments (the reproduce entries' laps_schemes(), src/workflow/catalog.cpp)
+# scheme -> --set arguments (routing, lb and cc of the reproduce entries' laps_schemes(),
+# src/workflow/catalog.cpp; the entries also set each scheme's recovery and window)
 declare -A keys=(
   [ecmp]="routing.algorithm=ecmp lb.algorithm=ecmp transport.cc=dcqcn"
   [letflow]="routing.algorithm=letflow lb.algorithm=ecmp transport.cc=dcqcn"
