@@ -19,7 +19,11 @@ trap 'rm -rf "$out"' EXIT
 export LBSIM_SOURCE_DIR="$root"
 for e in "${entries[@]}"; do
   start=$SECONDS
-  "$lbsim" reproduce "$e" --quick --seeds "$seeds" --no-plot --workers "$jobs" --out "$out/$e" >"$out/$e.log" 2>&1 || {
+  rc=0
+  "$lbsim" reproduce "$e" --quick --seeds "$seeds" --no-plot --workers "$jobs" --out "$out/$e" >"$out/$e.log" 2>&1 || rc=$?
+  # A run that ends with flows still in progress ("unfinished") makes the exit code non-zero; the
+  # report still prints, and the note below names those runs.
+  grep -q "^$e: " "$out/$e.log" || {
     cat "$out/$e.log" >&2
     exit 1
   }
@@ -29,5 +33,10 @@ for e in "${entries[@]}"; do
   # The report: from its first line (the entry's name) to the end.
   sed -n "/^$e: /,\$p" "$out/$e.log"
   echo '```'
+  if [[ $rc -ne 0 ]]; then
+    echo
+    echo "Exit code $rc; runs not \"ok\" in results.csv:"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i; next } $c != "ok" { print "- " $1 ": " $c }' "$out/$e/results.csv"
+  fi
   echo
 done

@@ -436,8 +436,8 @@ std::string laps_report(const Sweep& sw) {
     t.add(setting, "average FCT (" + u + ")", r.scheme, avg < 0 ? -1 : avg / unit);
     t.add(setting, "p99 FCT (" + u + ")", r.scheme, p99 < 0 ? -1 : p99 / unit);
     // Fig. 9: LAPS's receiver reorder buffer (summary.json reorder_buffer, sampled at every data
-    // arrival) and its share of out-of-order packets.
-    if (fig9 && r.summary.contains("reorder_buffer")) {
+    // arrival) and its share of out-of-order packets (the go-back-N baselines discard instead).
+    if (fig9 && r.scheme == "laps" && r.summary.contains("reorder_buffer")) {
       t.add(setting, "reordered packets (%)", r.scheme, num(r.summary, {"ooo_pct"}));
       t.add(setting, "reorder buffer mean (KB)", r.scheme, num(r.summary, {"reorder_buffer", "mean_kb"}));
       t.add(setting, "reorder buffer mean (packets)", r.scheme, num(r.summary, {"reorder_buffer", "mean_packets"}));
@@ -459,6 +459,12 @@ std::string laps_report(const Sweep& sw) {
                               "leaf-spine only in this build); {}",
                               name, seeds_line(runs, skipped));
   s += laps_legend(sw);
+  // A run cut off with flows in progress (run.end_us / watchdog) keeps its row; its FCTs cover the
+  // flows that completed, so the report names it.
+  for (const auto& r : runs)
+    if (num(r.summary, {"unfinished"}, 0) > 0)
+      s += fmt::format("note: {} seed {} {}: {} flow(s) unfinished, its FCTs cover the completed flows only\n", r.scheme,
+                       r.seed, r.setting, num(r.summary, {"unfinished"}, 0));
   s += render(t, [&](const std::string& setting, const std::string& m, const std::string& sc) -> std::string {
     const bool at80 = setting == "load 0.8";
     if (name == "laps-fig5" && at80 && m == "average FCT / LAPS's") {
