@@ -12,6 +12,8 @@
 #   table3-scout   docs/spritz.md       Scout (loaded): re-insertion hold-off x QuickAdapt window
 #   table3-scout-order docs/spritz.md   Scout (loaded): insertion by measured latency x hold-off
 #   table3-scout-paths docs/spritz.md   Scout seed 1: path_usage.csv per insertion order
+#   table3-ugal    docs/spritz.md       UGAL-L (loaded): routing.ugal_decide = source / per_hop
+#   fig6q-ugal     docs/spritz.md       UGAL-L on the Fig. 6 quick networks under both routing.ugal_decide
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
 #   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
@@ -49,10 +51,13 @@ table3_with() {  # name set-lines [schemes]
   local dir="${OUT}/spritz-$1-s${SEEDS}"
   mkdir -p "$dir"
   "$BIN" reproduce spritz-table3 --print | python3 -c '
-import sys
+import re, sys
 name, sets, seeds, only = sys.argv[1:5]
 s = sys.stdin.read().replace("name = \"spritz-table3\"", "name = \"spritz-" + name + "\"")
 s = s.replace("[grid]\n", "[set]\n" + sets + "\n\n[grid]\n\"run.seed\" = [" + seeds + "]\n", 1)
+# A key the [set] lines give is dropped from the scheme entries (e.g. ugal_l's routing.ugal_decide).
+for k in re.findall(r"^(\"[\w.]+\") =", sets, re.M):
+    s = re.sub(", " + re.escape(k) + r" = [^,}]+", "", s)
 if only:
     keep = only.split(",")
     s = "\n".join(l for l in s.split("\n") if not l.startswith("  {name = ") or l.split("\"")[1] in keep)
@@ -61,16 +66,21 @@ print(s[:s.index("[[case]]\nname = \"solo\"")], end="")' "$1" "$2" "$(seq -s, 1 
   python3 - "$dir" "$2" <<'PY'
 import json, os, sys
 root = os.path.join(sys.argv[1], "runs")
-by = {}
+by, off = {}, {}
 for name in sorted(os.listdir(root)):
     f = os.path.join(root, name, "summary.json")
     if not os.path.exists(f):
         continue
     scheme = name.split("scheme-")[1]
-    by.setdefault(scheme, []).append(json.load(open(f))["fct_us_by_tag"]["monitored"]["max"])
+    j = json.load(open(f))
+    by.setdefault(scheme, []).append(j["fct_us_by_tag"]["monitored"]["max"])
+    if "ugal" in j:  # UGAL-L: the share of data packets sent off the minimal route (summary.json "ugal")
+        off.setdefault(scheme, []).append(100 * j["ugal"]["data_nonminimal_share"])
 print("Table III scenario, " + ", ".join(sys.argv[2].split("\n")) + ": FCT of the monitored flow (us), mean [min..max]")
 for k, v in by.items():
-    print(f"  {k:<10} {sum(v) / len(v):8.1f} [{min(v):.1f}..{max(v):.1f}]  ({len(v)} seeds)")
+    o = off.get(k)
+    extra = f"; data packets off the minimal route {sum(o) / len(o):.1f}% [{min(o):.1f}..{max(o):.1f}]" if o else ""
+    print(f"  {k:<10} {sum(v) / len(v):8.1f} [{min(v):.1f}..{max(v):.1f}]  ({len(v)} seeds){extra}")
 PY
 }
 
@@ -181,6 +191,48 @@ PY
 \"lb.spritz_reinsert_holdoff_rtts\" = $h" scout
         done
       done | block docs/spritz.md table3-scout-order ;;
+    table3-ugal)
+      # UGAL-L readings (docs/spritz.md "UGAL-L readings"): the comparison made once at the source
+      # switch (the default) or at every switch while the packet is still on its minimal route.
+      for d in source per_hop; do
+        table3_with "table3-ugal-$d" "\"routing.ugal_decide\" = \"$d\"" ugal_l
+      done | block docs/spritz.md table3-ugal ;;
+    fig6q-ugal)
+      # The same two readings on the Fig. 6 quick networks (the ugal_l rows of spritz-fig6 --quick):
+      # p99 FCT, trims and the share of data packets sent off the minimal route, mean [min..max].
+      dir="${OUT}/spritz-fig6q-ugal-s${SEEDS}"
+      mkdir -p "$dir"
+      "$BIN" reproduce spritz-fig6 --quick --print | python3 -c '
+import sys
+seeds = sys.argv[1]
+s = sys.stdin.read().replace("name = \"spritz-fig6\"", "name = \"spritz-fig6q-ugal\"")
+s = "\n".join(l for l in s.split("\n") if not l.startswith("  {name = ") or "\"ugal_l\"" in l)
+s = s.replace(", \"routing.ugal_decide\" = \"per_hop\"", "")
+print(s.replace("[grid]\n", "[grid]\n\"run.seed\" = [" + seeds + "]\n\"routing.ugal_decide\" = [\"source\", \"per_hop\"]\n", 1))' \
+        "$(seq -s, 1 "$SEEDS")" > "$dir/sweep.toml"
+      "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
+      python3 - "$dir" <<'PY' | block docs/spritz.md fig6q-ugal
+import json, os, re, sys
+root = os.path.join(sys.argv[1], "runs")
+by = {}
+for name in sorted(os.listdir(root)):
+    f = os.path.join(root, name, "summary.json")
+    if not os.path.exists(f):
+        continue
+    m = re.match(r"(\w+?)_seed-\d+_ugal_decide-(\w+?)_kind-(\w+?)_scheme", name)
+    j = json.load(open(f))
+    r = by.setdefault((m.group(1), m.group(3), m.group(2)), {"p99": [], "trims": [], "off": []})
+    r["p99"].append(j["fct_us"]["p99"])
+    r["trims"].append(j["trims"])
+    r["off"].append(100 * j["ugal"]["data_nonminimal_share"])
+def f(v, d=1):
+    return f"{sum(v) / len(v):.{d}f} [{min(v):.{d}f}..{max(v):.{d}f}]"
+print("UGAL-L on the Fig. 6 quick networks (spritz-fig6 --quick), mean [min..max] over seeds")
+print(f"  {'network/pattern':<24} {'ugal_decide':<11} {'p99 FCT us':<22} {'trims':<24} data packets off minimal %")
+for (net, kind, d), r in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1] != "permutation", kv[0][2] != "source")):
+    print(f"  {net + '/' + kind:<24} {d:<11} {f(r['p99']):<22} {f(r['trims'], 0):<24} {f(r['off'])}")
+PY
+      ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
   esac
 done
