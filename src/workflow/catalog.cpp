@@ -89,14 +89,13 @@ std::string reps_fig3(const std::vector<std::string>& lbs, bool quick, const std
 // A scheme: a name for results and plots plus its switch routing and sender load balancer.
 struct Scheme {
   std::string name, routing, lb;
-  std::string extra = {};  // more `"key" = value` pairs of the scheme's entry
 };
 
 std::string scheme_axis(const std::vector<Scheme>& ss) {
   std::string s = "scheme = [\n";
   for (const auto& x : ss)
-    s += fmt::format("  {{name = \"{}\", \"routing.algorithm\" = \"{}\", \"lb.algorithm\" = \"{}\"{}}},\n", x.name,
-                     x.routing, x.lb, x.extra.empty() ? "" : ", " + x.extra);
+    s += fmt::format("  {{name = \"{}\", \"routing.algorithm\" = \"{}\", \"lb.algorithm\" = \"{}\"}},\n", x.name,
+                     x.routing, x.lb);
   return s + "]\n";
 }
 
@@ -114,12 +113,9 @@ std::vector<Need> scheme_needs(const std::vector<Scheme>& ss) {
 
 // [Spritz] sec. V-A baselines: switch routing with a fixed EV, ECMP over the bounded paths, and
 // the sender-side schemes over source-guided routing (uniform u / latency-weighted w).
-// UGAL-L compares at every switch while the packet is still minimal ([Spritz] V-A "switch-level
-// decisions"; docs/spritz.md "UGAL-L readings": deciding only at the source switch, UGAL-L never
-// leaves the minimal route in the Table III scenario).
 std::vector<Scheme> spritz_schemes() {
   return {{"minimal", "minimal", "ecmp"},           {"valiant", "valiant", "ecmp"},
-          {"ugal_l", "ugal_l", "ecmp", R"("routing.ugal_decide" = "per_hop")"}, {"ecmp", "ecmp_paths", "ecmp"},
+          {"ugal_l", "ugal_l", "ecmp"},             {"ecmp", "ecmp_paths", "ecmp"},
           {"flicr_w", "source_guided", "flicr_w"},  {"ops_u", "source_guided", "ops_u"},
           {"ops_w", "source_guided", "ops_w"},      {"scout", "source_guided", "spritz_scout_w"},
           {"spritz_u", "source_guided", "spritz_spray_u"}, {"spritz_w", "source_guided", "spritz_spray_w"}};

@@ -70,28 +70,24 @@ TEST(SpritzScenario, MotivationalSpritzFindsTheFreeGroups) {
   // The minimal path crosses the source group's global link to group 32, shared with four
   // background flows: about a fifth of 400 Gb/s once they have ramped up.
   EXPECT_GT(minimal, 2.5 * solo);
-  // UGAL-L (motivational.toml: routing.ugal_decide = "per_hop") compares again at the source group's
-  // gateway, whose global link to group 32 is loaded, and leaves the minimal route there: faster than
-  // Minimal (Table III: 199 vs 244 us) but still slowed by the congested groups it lands in (it sees
-  // only its own queues; Table III: 2.2x the solo FCT; here ~1.5x, docs/spritz.md "UGAL-L readings").
-  EXPECT_LT(ugal, minimal);
-  EXPECT_GT(ugal, 1.3 * solo);
+  // UGAL-L only sees the queues of its own switch: every global link it can pick but three leads into
+  // a congested group (Table III: 2.2x the solo FCT).
+  EXPECT_GT(ugal, 2 * solo);
   // Table II's BDP (examples/spritz/motivational.toml: network.bdp_path =
   // "longest_bounded_minimal_ack", 88-packet queues, base RTT 7.31 us) with QuickAdapt measuring
   // over the target RTT (quick_adapt_window = "target_rtt", 1.5 base RTTs; SMaRTT / UEC NSCC).
   // Table III: Spray (u) 121, (w) 113 us, 1.3x the solo FCT, 1.6-1.8x faster than UGAL-L and faster
-  // than OPS. Here (seed 1) Spray (u) / (w) are about 1.4x solo and beat Minimal and OPS (u);
+  // than OPS. Here (seed 1) Spray (u) / (w) are about 1.4x solo and beat Minimal, UGAL-L and OPS (u);
   // with the base-RTT window QuickAdapt cut the window to one base RTT's bytes and Spray (u) took
   // 376.8 us (docs/spritz.md "QuickAdapt"). Scout (Table III: 110 us, the best) is slower than OPS (u)
   // here (re-insertion of congested paths on unmarked ACKs, docs/spritz.md "Scout"); it still beats
-  // Minimal. The best Spritz variant beats UGAL-L, by less than the paper's 1.6-1.8x.
+  // Minimal and UGAL-L.
   const double best = std::min({scout, spray_u, spray_w});
-  EXPECT_LT(best, 0.5 * minimal);
-  EXPECT_LT(best, ugal);
+  EXPECT_LT(best, 0.5 * std::min(minimal, ugal));
   EXPECT_LT(best, 1.5 * solo);
   for (const double spray : {spray_u, spray_w})
-    for (const double other : {minimal, ops}) EXPECT_LT(spray, other);
-  EXPECT_LT(scout, minimal);
+    for (const double other : {minimal, ugal, ops}) EXPECT_LT(spray, other);
+  for (const double other : {minimal, ugal}) EXPECT_LT(scout, other);
 }
 
 TEST(SpritzScenario, DragonflyAdversarialSprayBeatsMinimalAndEcmp) {
