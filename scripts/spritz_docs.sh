@@ -17,6 +17,7 @@
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
 #   fig6-partial   docs/spritz.md       the finished runs of the fig6 part's folder (when the sweep does not fit)
+#   fig6-ugal-per-hop docs/spritz.md    the fig6 sweep's ugal_l rows (Dragonfly) with routing.ugal_decide = per_hop
 #   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
 # Usage: scripts/spritz_docs.sh [PART...] (default: paths-totals table2-queue table3).
 # Environment: BIN (default build/lbsim), OUT (default results/spritz-docs), SEEDS (default 5),
@@ -287,6 +288,34 @@ for n, k in settings:
             m.append(runs[(n, k, best, s)]["fct_us"]["p99"] / runs[(n, k, sc, s)]["fct_us"]["p99"])
             nb.append(best)
         print(f"  {n + '/' + k:<24} {sc:<9} {f(m, 2)}x  (next best: {', '.join(nb)}; seeds {','.join(map(str, seeds))})")
+PY
+      ;;
+    fig6-ugal-per-hop)
+      # UGAL-L with routing.ugal_decide = per_hop at full scale, Dragonfly only (the ugal_l rows of
+      # the fig6 sweep; docs/spritz.md "UGAL-L readings"): p99 FCT, dropped packets, share of data
+      # packets off the minimal route, per pattern and seed.
+      dir="${OUT}/spritz-fig6-ugal-per_hop"
+      mkdir -p "$dir"
+      "$BIN" reproduce spritz-fig6 --print | python3 -c '
+import sys
+seeds = sys.argv[1]
+s = sys.stdin.read().replace("name = \"spritz-fig6\"", "name = \"spritz-fig6-ugal-per_hop\"")
+s = "\n".join(l for l in s.split("\n") if not l.startswith("  {name = ") or "\"ugal_l\"" in l)
+s = s.replace("\"lb.algorithm\" = \"ecmp\"}", "\"lb.algorithm\" = \"ecmp\", \"routing.ugal_decide\" = \"per_hop\"}")
+s = s.replace("[grid]\n", "[grid]\n\"run.seed\" = [" + seeds + "]\n", 1)
+print(s[:s.index("[[case]]\nname = \"slim_fly\"")])' "$(seq -s, 1 "$SEEDS")" > "$dir/sweep.toml"
+      "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
+      python3 - "$dir" <<'PY' | block docs/spritz.md fig6-ugal-per-hop
+import json, os, sys
+root = os.path.join(sys.argv[1], "runs")
+print("UGAL-L, routing.ugal_decide = per_hop, Table II Dragonfly, 8 MiB (the ugal_l rows of spritz-fig6)")
+for name in sorted(os.listdir(root)):
+    f = os.path.join(root, name, "summary.json")
+    if not os.path.exists(f):
+        continue
+    j = json.load(open(f))
+    print(f"  {name:<50} p99 FCT {j['fct_us']['p99']:7.1f} us, dropped packets {j['trims'] + j['drops']:>6}, "
+          f"data packets off minimal {100 * j['ugal']['data_nonminimal_share']:4.1f}%")
 PY
       ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
