@@ -12,8 +12,12 @@
 #   table3-scout   docs/spritz.md       Scout (loaded): re-insertion hold-off x QuickAdapt window
 #   table3-scout-order docs/spritz.md   Scout (loaded): insertion by measured latency x hold-off
 #   table3-scout-paths docs/spritz.md   Scout seed 1: path_usage.csv per insertion order
+#   table3-ugal    docs/spritz.md       UGAL-L (loaded): routing.ugal_decide = source / per_hop
+#   fig6q-ugal     docs/spritz.md       UGAL-L on the Fig. 6 quick networks under both routing.ugal_decide
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
+#   fig6-partial   docs/spritz.md       the finished runs of the fig6 part's folder (when the sweep does not fit)
+#   fig6-ugal-per-hop docs/spritz.md    the fig6 sweep's ugal_l rows (Dragonfly) with routing.ugal_decide = per_hop
 #   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
 # Usage: scripts/spritz_docs.sh [PART...] (default: paths-totals table2-queue table3).
 # Environment: BIN (default build/lbsim), OUT (default results/spritz-docs), SEEDS (default 5),
@@ -49,10 +53,13 @@ table3_with() {  # name set-lines [schemes]
   local dir="${OUT}/spritz-$1-s${SEEDS}"
   mkdir -p "$dir"
   "$BIN" reproduce spritz-table3 --print | python3 -c '
-import sys
+import re, sys
 name, sets, seeds, only = sys.argv[1:5]
 s = sys.stdin.read().replace("name = \"spritz-table3\"", "name = \"spritz-" + name + "\"")
 s = s.replace("[grid]\n", "[set]\n" + sets + "\n\n[grid]\n\"run.seed\" = [" + seeds + "]\n", 1)
+# A key the [set] lines give is dropped from the scheme entries (e.g. routing.ugal_decide of ugal_l).
+for k in re.findall(r"^(\"[\w.]+\") =", sets, re.M):
+    s = re.sub(", " + re.escape(k) + r" = [^,}]+", "", s)
 if only:
     keep = only.split(",")
     s = "\n".join(l for l in s.split("\n") if not l.startswith("  {name = ") or l.split("\"")[1] in keep)
@@ -61,16 +68,21 @@ print(s[:s.index("[[case]]\nname = \"solo\"")], end="")' "$1" "$2" "$(seq -s, 1 
   python3 - "$dir" "$2" <<'PY'
 import json, os, sys
 root = os.path.join(sys.argv[1], "runs")
-by = {}
+by, off = {}, {}
 for name in sorted(os.listdir(root)):
     f = os.path.join(root, name, "summary.json")
     if not os.path.exists(f):
         continue
     scheme = name.split("scheme-")[1]
-    by.setdefault(scheme, []).append(json.load(open(f))["fct_us_by_tag"]["monitored"]["max"])
+    j = json.load(open(f))
+    by.setdefault(scheme, []).append(j["fct_us_by_tag"]["monitored"]["max"])
+    if "ugal" in j:  # UGAL-L: the share of data packets sent off the minimal route (summary.json "ugal")
+        off.setdefault(scheme, []).append(100 * j["ugal"]["data_nonminimal_share"])
 print("Table III scenario, " + ", ".join(sys.argv[2].split("\n")) + ": FCT of the monitored flow (us), mean [min..max]")
 for k, v in by.items():
-    print(f"  {k:<10} {sum(v) / len(v):8.1f} [{min(v):.1f}..{max(v):.1f}]  ({len(v)} seeds)")
+    o = off.get(k)
+    extra = f"; data packets off the minimal route {sum(o) / len(o):.1f}% [{min(o):.1f}..{max(o):.1f}]" if o else ""
+    print(f"  {k:<10} {sum(v) / len(v):8.1f} [{min(v):.1f}..{max(v):.1f}]  ({len(v)} seeds){extra}")
 PY
 }
 
@@ -181,6 +193,131 @@ PY
 \"lb.spritz_reinsert_holdoff_rtts\" = $h" scout
         done
       done | block docs/spritz.md table3-scout-order ;;
+    table3-ugal)
+      # UGAL-L readings (docs/spritz.md "UGAL-L readings"): the comparison made once at the source
+      # switch (the default) or at every switch while the packet is still on its minimal route.
+      for d in source per_hop; do
+        table3_with "table3-ugal-$d" "\"routing.ugal_decide\" = \"$d\"" ugal_l
+      done | block docs/spritz.md table3-ugal ;;
+    fig6q-ugal)
+      # The same two readings on the Fig. 6 quick networks (the ugal_l rows of spritz-fig6 --quick):
+      # p99 FCT, trims and the share of data packets sent off the minimal route, mean [min..max].
+      dir="${OUT}/spritz-fig6q-ugal-s${SEEDS}"
+      mkdir -p "$dir"
+      "$BIN" reproduce spritz-fig6 --quick --print | python3 -c '
+import sys
+seeds = sys.argv[1]
+s = sys.stdin.read().replace("name = \"spritz-fig6\"", "name = \"spritz-fig6q-ugal\"")
+s = "\n".join(l for l in s.split("\n") if not l.startswith("  {name = ") or "\"ugal_l\"" in l)
+s = s.replace(", \"routing.ugal_decide\" = \"per_hop\"", "")
+print(s.replace("[grid]\n", "[grid]\n\"run.seed\" = [" + seeds + "]\n\"routing.ugal_decide\" = [\"source\", \"per_hop\"]\n", 1))' \
+        "$(seq -s, 1 "$SEEDS")" > "$dir/sweep.toml"
+      "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
+      python3 - "$dir" <<'PY' | block docs/spritz.md fig6q-ugal
+import json, os, re, sys
+root = os.path.join(sys.argv[1], "runs")
+by = {}
+for name in sorted(os.listdir(root)):
+    f = os.path.join(root, name, "summary.json")
+    if not os.path.exists(f):
+        continue
+    m = re.match(r"(\w+?)_seed-\d+_ugal_decide-(\w+?)_kind-(\w+?)_scheme", name)
+    j = json.load(open(f))
+    r = by.setdefault((m.group(1), m.group(3), m.group(2)), {"p99": [], "trims": [], "off": []})
+    r["p99"].append(j["fct_us"]["p99"])
+    r["trims"].append(j["trims"])
+    r["off"].append(100 * j["ugal"]["data_nonminimal_share"])
+def f(v, d=1):
+    return f"{sum(v) / len(v):.{d}f} [{min(v):.{d}f}..{max(v):.{d}f}]"
+print("UGAL-L on the Fig. 6 quick networks (spritz-fig6 --quick), mean [min..max] over seeds")
+print(f"  {'network/pattern':<24} {'ugal_decide':<11} {'p99 FCT us':<22} {'trims':<24} data packets off minimal %")
+for (net, kind, d), r in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1] != "permutation", kv[0][2] != "source")):
+    print(f"  {net + '/' + kind:<24} {d:<11} {f(r['p99']):<22} {f(r['trims'], 0):<24} {f(r['off'])}")
+PY
+      ;;
+    fig6-partial)
+      # Fig. 6 at full scale from whatever runs of `spritz_docs.sh fig6` (its folder) have finished,
+      # for when the whole sweep does not fit: per setting and scheme the p99 FCT, dropped packets
+      # (trims + drops) and OOO %, mean [min..max] over the seeds done, then each Spritz scheme's
+      # p99 margin over the best non-Spritz scheme in the seeds where every scheme finished. Runs of
+      # the ugal_l rows made with another build than the rest can be pointed to with UGAL_DIR.
+      python3 - "${OUT}/spritz-fig6-s${SEEDS}" "${UGAL_DIR:-}" <<'PY' | block docs/spritz.md fig6-partial
+import json, os, re, sys
+root, ugal_dir = sys.argv[1], sys.argv[2]
+runs = {}
+def scan(d, only=None):
+    d = os.path.join(d, "runs")
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        f = os.path.join(d, name, "summary.json")
+        m = re.match(r"(\w+?)_seed-(\d+)_(?:ugal_decide-\w+?_)?kind-(\w+?)_scheme-(\w+)$", name)
+        if not m or not os.path.exists(f) or (only and m.group(4) != only):
+            continue
+        j = json.load(open(f))
+        if j.get("unfinished", 0):
+            continue
+        runs[(m.group(1), m.group(3), m.group(4), int(m.group(2)))] = j
+scan(root)
+if ugal_dir:
+    for k in [k for k in runs if k[2] == "ugal_l"]:
+        del runs[k]
+    scan(ugal_dir, "ugal_l")
+def f(v, d=1):
+    return f"{sum(v) / len(v):.{d}f} [{min(v):.{d}f}..{max(v):.{d}f}]"
+order = ["minimal", "valiant", "ugal_l", "ecmp", "flicr_w", "ops_u", "ops_w", "scout", "spritz_u", "spritz_w"]
+settings = sorted({(n, k) for (n, k, _, _) in runs}, key=lambda x: (x[0], x[1] != "permutation"))
+print("Fig. 6, Table II networks, 8 MiB, finished runs of spritz_docs.sh fig6" + (" (ugal_l: " + ugal_dir.split("/")[-1] + ")" if ugal_dir else ""))
+for n, k in settings:
+    print(f"{n}/{k}: p99 FCT (us) | dropped packets (trims + drops) | OOO % ; mean [min..max] (seeds)")
+    for sc in order:
+        v = [(s, runs[(n, k, sc, s)]) for s in range(1, 100) if (n, k, sc, s) in runs]
+        if not v:
+            continue
+        p = [j["fct_us"]["p99"] for _, j in v]
+        d = [j["trims"] + j["drops"] for _, j in v]
+        o = [j["ooo_pct"] for _, j in v]
+        print(f"  {sc:<9} {f(p):<24} | {f(d, 0):<26} | {f(o, 2):<20} ({','.join(str(s) for s, _ in v)})")
+print("p99 FCT of the best non-Spritz scheme / Spritz scheme, seeds with every scheme; paper: Spray 1.1-1.2x (permutation), 1.3-1.5x (adversarial)")
+for n, k in settings:
+    seeds = [s for s in range(1, 100) if all((n, k, sc, s) in runs for sc in order)]
+    for sc in ["scout", "spritz_u", "spritz_w"]:
+        if not seeds:
+            continue
+        m, nb = [], []
+        for s in seeds:
+            best = min(order[:7], key=lambda o: runs[(n, k, o, s)]["fct_us"]["p99"])
+            m.append(runs[(n, k, best, s)]["fct_us"]["p99"] / runs[(n, k, sc, s)]["fct_us"]["p99"])
+            nb.append(best)
+        print(f"  {n + '/' + k:<24} {sc:<9} {f(m, 2)}x  (next best: {', '.join(nb)}; seeds {','.join(map(str, seeds))})")
+PY
+      ;;
+    fig6-ugal-per-hop)
+      # UGAL-L with routing.ugal_decide = per_hop at full scale, Dragonfly only (the ugal_l rows of
+      # the fig6 sweep; docs/spritz.md "UGAL-L readings"): p99 FCT, dropped packets, share of data
+      # packets off the minimal route, per pattern and seed.
+      dir="${OUT}/spritz-fig6-ugal-per_hop"
+      mkdir -p "$dir"
+      "$BIN" reproduce spritz-fig6 --print | python3 -c '
+import sys
+seeds = sys.argv[1]
+s = sys.stdin.read().replace("name = \"spritz-fig6\"", "name = \"spritz-fig6-ugal-per_hop\"")
+s = "\n".join(l for l in s.split("\n") if not l.startswith("  {name = ") or "\"ugal_l\"" in l)
+s = s.replace("\"lb.algorithm\" = \"ecmp\"}", "\"lb.algorithm\" = \"ecmp\", \"routing.ugal_decide\" = \"per_hop\"}")
+s = s.replace("[grid]\n", "[grid]\n\"run.seed\" = [" + seeds + "]\n", 1)
+print(s[:s.index("[[case]]\nname = \"slim_fly\"")])' "$(seq -s, 1 "$SEEDS")" > "$dir/sweep.toml"
+      "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
+      python3 - "$dir" <<'PY' | block docs/spritz.md fig6-ugal-per-hop
+import json, os, sys
+root = os.path.join(sys.argv[1], "runs")
+print("UGAL-L, routing.ugal_decide = per_hop, Table II Dragonfly, 8 MiB (the ugal_l rows of spritz-fig6)")
+for name in sorted(os.listdir(root)):
+    f = os.path.join(root, name, "summary.json")
+    if not os.path.exists(f):
+        continue
+    j = json.load(open(f))
+    print(f"  {name:<50} p99 FCT {j['fct_us']['p99']:7.1f} us, dropped packets {j['trims'] + j['drops']:>6}, "
+          f"data packets off minimal {100 * j['ugal']['data_nonminimal_share']:4.1f}%")
+PY
+      ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
   esac
 done

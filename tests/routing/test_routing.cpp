@@ -338,11 +338,56 @@ TEST(UgalRouter, GlobalSeesDownstreamQueues) {
   EXPECT_GT(global_nonmin, 150);
 }
 
+// routing.ugal_decide = per_hop (docs/spritz.md "UGAL-L readings"): with bytes waiting only on the
+// global port of the minimal route's second switch (the Table III situation: the source switch's own
+// port is idle), UGAL-L deciding at the source stays minimal for every packet, while per_hop compares
+// again at that switch and leaves there (the first hop stays the minimal one), then follows the drawn
+// bounded path to the end (it may pass the source switch again: a path from hop2 may start with the
+// local link back), so a route is at most 1 + 5 hops. Idle, per_hop stays minimal too.
+TEST(UgalRouter, PerHopDecidesAgainDownstream) {
+  const auto& t = table2_dragonfly();
+  routing::MinimalTables mt(t);
+  net::Network net(t, net::NetConfig{}, 1);
+  routing::UgalRouter source(mt, net, 5, routing::UgalMode::Local, routing::UgalDecide::Source);
+  routing::UgalRouter per_hop(mt, net, 5, routing::UgalMode::Local, routing::UgalDecide::PerHop);
+  const std::int32_t src_host = 3 * 4, dst_host = (7 * 8 + 5) * 4;  // 3-hop l-g-l route
+  const auto src_sw = t.host_switch(src_host), dst_sw = t.host_switch(dst_host);
+  const auto p0 = source.routes().candidates(src_sw, dst_sw)[0];
+  const auto hop2 = t.ports[src_sw][p0].peer;
+  const auto p1 = source.routes().candidates(hop2, dst_sw)[0];
+  ASSERT_TRUE(is_global(t, hop2, p1));
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(walk(per_hop, t, src_host, dst_host).size(), 3u);
+  EXPECT_EQ(per_hop.valiant_decisions(), 0u);
+  EXPECT_EQ(per_hop.data_valiant_downstream(), 0u);
+  net.port(net.port_id(hop2, p1)).data.bytes = 20 * 4160;
+  int source_nonmin = 0, per_hop_nonmin = 0;
+  for (int i = 0; i < 200; ++i) {
+    source_nonmin += walk(source, t, src_host, dst_host).size() > 3;
+    const auto hops = walk(per_hop, t, src_host, dst_host);
+    if (hops.size() > 3) {
+      ++per_hop_nonmin;
+      EXPECT_EQ(hops[0].node, src_sw);
+      EXPECT_EQ(hops[0].port, p0);
+      EXPECT_NE(hops[1].port, p1);
+      std::set<std::int32_t> seen;
+      for (std::size_t i = 1; i < hops.size(); ++i) EXPECT_TRUE(seen.insert(hops[i].node).second) << "not one simple path from hop2";
+      EXPECT_LE(hops.size(), 6u);  // 1 minimal hop + a bounded path of at most 5 hops
+    }
+  }
+  EXPECT_EQ(source_nonmin, 0);
+  EXPECT_EQ(source.valiant_decisions(), 0u);
+  // Every Valiant candidate from hop2 whose first port is not p1 sees an empty queue and wins.
+  EXPECT_GT(per_hop_nonmin, 150);
+  EXPECT_EQ(per_hop.data_valiant_downstream(), static_cast<std::uint64_t>(per_hop_nonmin));
+  EXPECT_EQ(per_hop.data_valiant_decisions(), static_cast<std::uint64_t>(per_hop_nonmin));
+}
+
 // Unknown routing modes are user errors, named with the valid values.
 TEST(Registry, BadModesAreUserErrors) {
   config::Config c;
   EXPECT_THROW(c.set("routing.valiant_mode", "random"), UserError);
   EXPECT_THROW(c.set("routing.ugal", "both"), UserError);
+  EXPECT_THROW(c.set("routing.ugal_decide", "everywhere"), UserError);
   EXPECT_THROW(c.set("routing.algorithm", "fastest"), UserError);
 }
 
