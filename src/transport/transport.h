@@ -23,8 +23,9 @@
 // NIC scheduler: pull_data is a round robin over the host's active flows; only those that can send
 // (a packet and a window for it, or a hold to ask about, or a pacing slot to wait for) are marked
 // ready, so a host with thousands of flows waiting for ACKs costs O(1) per packet.
-// Memory: a workload entry holds its FlowState record for the whole run; a transfer holds a FlowLive
-// from its start until both ends are done (docs/architecture.md "Per-flow state").
+// Memory: a workload entry holds its FlowState record for the whole run (streamed: until it is over,
+// then a compact FlowRow until its id comes up); a transfer holds a FlowLive from its start until
+// both ends are done (docs/architecture.md "Per-flow state").
 #pragma once
 #include <bit>
 #include <cstdint>
