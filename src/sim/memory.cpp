@@ -95,8 +95,18 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   const double packet_bytes = mtu + static_cast<double>(cfg.integer("network.header_bytes"));
   // Per entry: its spec, the transport's flow state, its result, and the per-flow objects (load
   // balancer, congestion control, dependency lists) made when it starts.
-  m.entries = w.entries * static_cast<double>(sizeof(workload::FlowSpec) + sizeof(transport::FlowState) +
-                                              sizeof(metrics::FlowResult) + 160);
+  const double per_record = static_cast<double>(sizeof(workload::FlowSpec) + sizeof(transport::FlowState) + 160);
+  if (cfg.flag("workload.stream")) {
+    // workload.stream (docs/scale-flows.md): full records only for the entries in progress (and their
+    // per-flow objects); every entry's summary values (FCT, ideal FCT, slowdown, its tag's FCT: 8 B
+    // each in growing vectors) and, at worst (one early entry outlives the trace), a waiting row and
+    // slot index per entry in the window, doubled when full. flows.csv rows go to a temporary file.
+    const double in_progress = w.in_progress > 0 ? std::min(w.entries, w.in_progress) : w.entries;
+    m.entries = in_progress * per_record +
+                w.entries * (4 * sizeof(double) * kGrowth + 2 * static_cast<double>(sizeof(transport::FlowRow) + 4));
+  } else {
+    m.entries = w.entries * (per_record + static_cast<double>(sizeof(metrics::FlowResult)));
+  }
   // Per PSN of a message in progress: state byte, send time, EV, a send-log record, SACK and
   // receive bits (transport.h FlowState); freed when the flow is done.
   m.packets_per_entry_state = std::ceil(w.concurrent_bytes / mtu);

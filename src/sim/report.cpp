@@ -26,15 +26,15 @@ namespace lbsim::sim {
 
 namespace fs = std::filesystem;
 
-metrics::FlowResult Simulation::result(const transport::FlowState& f) const {
-  const auto& s = *f.spec;
+metrics::FlowResult Simulation::result(const transport::FlowReport& f) const {
+  const auto& s = f;
   metrics::FlowResult r;
   r.id = f.id;
   r.src = s.src;
   r.dst = s.dst;
   r.bytes = s.bytes;
   r.tag = wl_.tags.at(static_cast<std::size_t>(s.tag));
-  r.lb = s.is_compute() ? "" : (s.lb.empty() ? cfg_.text("lb.algorithm") : s.lb);
+  r.lb = s.is_compute() ? "" : (s.lb->empty() ? cfg_.text("lb.algorithm") : *s.lb);
   r.compute = s.is_compute();
   r.finished = f.finished;
   r.start = f.start_time;
@@ -62,11 +62,11 @@ std::vector<metrics::FlowResult> Simulation::flow_results() const {
   if (stream_) throw std::logic_error("workload.stream: the flows.csv rows are written as the entries finish");
   std::vector<metrics::FlowResult> out;
   out.reserve(wl_.flows.size());
-  for (const auto& f : tr_->flows()) out.push_back(result(f));
+  for (const auto& f : tr_->flows()) out.push_back(result(tr_->report(f)));
   return out;
 }
 
-void FlowTotals::add(const metrics::FlowResult& r, const transport::FlowState& f, bool fct_at_sender) {
+void FlowTotals::add(const metrics::FlowResult& r, const transport::FlowReport& f, bool fct_at_sender) {
   ++rows;
   if (r.start >= 0) first_start = std::min(first_start, r.start);
   if (r.finished) last_finish = std::max(last_finish, r.finish);
@@ -99,7 +99,7 @@ void FlowTotals::add(const metrics::FlowResult& r, const transport::FlowState& f
   by_tag[r.tag].push_back(to_us(t));
 }
 
-void Simulation::retire(const transport::FlowState& f) {
+void Simulation::retire(const transport::FlowReport& f) {
   const auto r = result(f);
   totals_.add(r, f, fct_at_sender_);
   if (rows_) metrics::write_flow_row(*rows_, r);
@@ -132,10 +132,10 @@ nlohmann::json events_by_kind(const net::Network& n, std::uint64_t data_sent) {
 
 nlohmann::json Simulation::summary() const {
   using nlohmann::json;
-  // Every entry in id order: a streamed run's retired entries are summed already, the records still
-  // held follow (all of them in an eager run).
+  // Every entry in id order: a streamed run's retired entries are summed already, the records and
+  // waiting rows still held follow (every entry in an eager run).
   FlowTotals t = totals_;
-  tr_->for_each_held([&](const transport::FlowState& f) { t.add(result(f), f, fct_at_sender_); });
+  tr_->for_each_report([&](const transport::FlowReport& f) { t.add(result(f), f, fct_at_sender_); });
   const auto& fct = t.fct;
   const auto& ideal = t.ideal;
   const auto& slow = t.slow;
@@ -423,14 +423,15 @@ void Simulation::write_run_files(const std::string& dir) const {
     if (!stream_) {
       metrics::write_flows_csv(f, flow_results());
     } else {
-      // The retired entries' rows (written during the run, in id order), then the records still held.
+      // The retired entries' rows (written during the run, in id order), then the records and waiting
+      // rows still held.
       f << metrics::flows_csv_header();
       if (rows_) {
         rows_->flush();
         std::ifstream in(rows_path_, std::ios::binary);
         if (in.peek() != std::ifstream::traits_type::eof()) f << in.rdbuf();
       }
-      tr_->for_each_held([&](const transport::FlowState& fs) { metrics::write_flow_row(f, result(fs)); });
+      tr_->for_each_report([&](const transport::FlowReport& fs) { metrics::write_flow_row(f, result(fs)); });
     }
   }
   if (cfg_.flag("output.ports_csv")) {

@@ -156,7 +156,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
       return true;
     };
     tr_ = std::make_unique<transport::Transport>(*net_, entries_, transfers_, feed,
-                                                 [this](const transport::FlowState& f) { retire(f); }, tp, std::move(make),
+                                                 [this](const transport::FlowReport& f) { retire(f); }, tp, std::move(make),
                                                  std::move(keep), std::move(done));
   } else {
     tr_ = std::make_unique<transport::Transport>(*net_, wl_, tp, std::move(make), std::move(keep), std::move(done));

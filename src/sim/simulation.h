@@ -43,7 +43,7 @@ struct FlowTotals {
   std::uint64_t overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
   std::uint32_t max_reorder = 0, rob_max = 0;
   double held_us = 0;
-  void add(const metrics::FlowResult& r, const transport::FlowState& f, bool fct_at_sender);
+  void add(const metrics::FlowResult& r, const transport::FlowReport& f, bool fct_at_sender);
 };
 
 class Simulation final : public net::EventHandler {
@@ -89,8 +89,8 @@ class Simulation final : public net::EventHandler {
 
  private:
   static void progress(void* self, SimTime now);
-  metrics::FlowResult result(const transport::FlowState& f) const;
-  void retire(const transport::FlowState& f);  // workload.stream: an entry leaves the transport
+  metrics::FlowResult result(const transport::FlowReport& f) const;
+  void retire(const transport::FlowReport& f);  // workload.stream: an entry leaves the transport
   void scan_stream(std::vector<std::string>& warnings);  // workload.stream: count and check every entry once
   void write_run_files(const std::string& dir) const;  // every run file into `dir` (write_outputs)
   nlohmann::json flow_control_summary() const;

@@ -41,13 +41,15 @@ Transport::Transport(net::Network& net, std::size_t entries, std::size_t transfe
                      const TransportParams& params, PolicyFactory policies, PolicyKeep keep, PolicyDone done)
     : Transport(net, params, std::move(policies), std::move(keep), std::move(done)) {
   if (entries >= 0xFFFFFFFFu) throw UserError("a streamed workload has at most 4,294,967,294 entries");
+  stream_ = true;
   feed_ = std::move(feed);
   sink_ = std::move(sink);
   total_ = entries;
   senders_pending_ = transfers;
   mask_ = 63;
-  flows_.resize(64);
-  specs_.resize(64);
+  slots_.assign(64, kNoSlot);
+  rows_.resize(64);
+  grow_pool();
 }
 
 Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
@@ -119,21 +121,27 @@ void Transport::start() {
     }
 }
 
-// Streamed workloads: the next entry becomes a record in the window and its start is queued.
 void Transport::admit_rest() {
   while (streaming() && hi_ < total_) admit_next(false);
 }
 
+// Streamed workloads: the next entry gets a record slot and a place in the window, and its start is
+// queued.
 void Transport::admit_next(bool schedule) {
   if (hi_ == total_) return;
-  if (static_cast<std::size_t>(hi_ - lo_) == flows_.size()) grow();
+  if (static_cast<std::size_t>(hi_ - lo_) == slots_.size()) grow();
+  if (free_.empty()) grow_pool();
   const std::uint32_t id = hi_;
-  auto& s = specs_[id & mask_];
-  s = workload::FlowSpec{};
+  const std::uint32_t slot = free_.back();
+  free_.pop_back();
+  auto& s = specs_[slot];
   if (!feed_(s)) throw std::logic_error("workload stream ended before its counted entries");
+  slots_[id & mask_] = slot;
   ++hi_;
-  peak_records_ = std::max<std::size_t>(peak_records_, hi_ - lo_);
-  auto& f = at(id);
+  ++records_;
+  peak_records_ = std::max(peak_records_, records_);
+  peak_window_ = std::max<std::size_t>(peak_window_, hi_ - lo_);
+  auto& f = flows_[slot];
   f.spec = &s;
   f.id = id;
   f.pinned = lb::is_pinned(s.lb);
@@ -143,37 +151,172 @@ void Transport::admit_next(bool schedule) {
   ++timed_pending_;
 }
 
-// Twice the window: the records (and their specs) move to their slots under the new mask.
+// Twice the window: the slots and rows of ids [lo_, hi_) move to their places under the new mask.
 void Transport::grow() {
-  const std::size_t cap = flows_.size() * 2;
-  std::vector<FlowState> flows(cap);
-  std::vector<workload::FlowSpec> specs(cap);
+  const std::size_t cap = slots_.size() * 2;
+  std::vector<std::uint32_t> slots(cap, kNoSlot);
+  std::vector<FlowRow> rows(cap);
   const auto mask = static_cast<std::uint32_t>(cap - 1);
   for (std::uint32_t id = lo_; id < hi_; ++id) {
-    specs[id & mask] = std::move(specs_[id & mask_]);
-    flows[id & mask] = std::move(at(id));
-    flows[id & mask].spec = &specs[id & mask];
+    slots[id & mask] = slots_[id & mask_];
+    rows[id & mask] = rows_[id & mask_];
   }
-  flows_.swap(flows);
-  specs_.swap(specs);
+  slots_.swap(slots);
+  rows_.swap(rows);
   mask_ = mask;
 }
 
-// Streamed workloads: the lowest records whose entry is over at both ends, whose load balancer is
-// gone and of which no data packet is left in the network (nothing can change them any more) go to
-// the sink in id order and leave the window.
+// Twice the record pool (64 slots at first): the records' spec pointers follow their specs.
+void Transport::grow_pool() {
+  const std::size_t old = flows_.size(), cap = std::max<std::size_t>(64, old * 2);
+  flows_.resize(cap);
+  specs_.resize(cap);
+  for (std::size_t i = 0; i < old; ++i)
+    if (flows_[i].spec) flows_[i].spec = &specs_[i];
+  for (std::size_t i = cap; i > old; --i) free_.push_back(static_cast<std::uint32_t>(i - 1));
+}
+
+FlowReport Transport::report(const FlowState& f) const {
+  const auto& s = *f.spec;
+  FlowReport r;
+  r.id = f.id;
+  r.src = s.src;
+  r.dst = s.dst;
+  r.tag = s.tag;
+  r.bytes = s.bytes;
+  r.compute = s.compute;
+  r.lb = &s.lb;
+  r.finished = f.finished;
+  r.npkts = f.npkts;
+  r.rcv_count = f.rcv_count;
+  r.start_time = f.start_time;
+  r.finish_time = f.finish_time;
+  r.sender_done_time = f.sender_done_time;
+  r.n = f.n;
+  return r;
+}
+
+FlowReport Transport::report_row(std::uint32_t id) const {
+  const FlowRow& w = rows_[id & mask_];
+  FlowReport r;
+  if (w.flags & kRowWide) {
+    r = wide_.at(id);
+    r.lb = &lb_names_[w.lb];
+    return r;
+  }
+  r.id = id;
+  r.src = w.src;
+  r.dst = w.dst;
+  r.tag = w.tag;
+  if (w.flags & kRowCompute)
+    r.compute = w.size;
+  else
+    r.bytes = w.size;
+  r.lb = &lb_names_[w.lb];
+  r.finished = (w.flags & kRowFinished) != 0;
+  r.npkts = w.npkts;
+  r.rcv_count = w.rcv_count;
+  r.start_time = w.start;
+  r.finish_time = w.finish;
+  r.sender_done_time = w.sender_done;
+  auto& n = r.n;
+  n.packets_sent = w.packets_sent;
+  n.retransmits = w.retransmits;
+  n.nacks = w.nacks;
+  n.timeouts = w.timeouts;
+  n.ecn_acks = w.ecn_acks;
+  n.ooo = w.ooo;
+  n.duplicates = w.duplicates;
+  n.trimmed_rx = w.trimmed_rx;
+  n.max_reorder = w.max_reorder;
+  n.overtaken = w.overtaken;
+  n.rob_max = w.rob_max;
+  n.rewinds = w.rewinds;
+  n.pauses = w.pauses;
+  n.pause_timeouts = w.pause_timeouts;
+  n.held = w.held;
+  return r;
+}
+
+// Streamed workloads: a record whose entry is over at both ends, whose load balancer is gone and of
+// which no data packet or probe is left in the network (nothing can change it any more) is released
+// at once, out of id order: its slot goes back to the pool and the values flows.csv and summary.json
+// need stay in the window as a FlowRow until every lower id has left (docs/scale-flows.md).
+void Transport::try_release(std::uint32_t id) {
+  if (id < lo_ || id >= hi_) return;
+  const std::uint32_t slot = slots_[id & mask_];
+  if (slot == kNoSlot) return;
+  FlowState& f = flows_[slot];
+  const auto& s = *f.spec;
+  if (!f.finished || f.live || f.lb || f.in_net || !(f.sender_done || s.is_compute())) return;
+  FlowRow& w = rows_[id & mask_];
+  w = FlowRow{};
+  constexpr std::uint64_t k32 = 0xFFFFFFFFu;
+  const auto& n = f.n;
+  const bool wide = std::max({n.packets_sent, n.retransmits, n.nacks, n.timeouts, n.ecn_acks, n.ooo, n.duplicates,
+                              n.trimmed_rx, n.overtaken, n.rewinds, n.pauses, n.pause_timeouts}) > k32 ||
+                    (s.is_compute() && s.bytes != 0);
+  std::size_t lb = 0;
+  while (lb < lb_names_.size() && lb_names_[lb] != s.lb) ++lb;
+  if (lb == lb_names_.size()) {
+    if (lb > 0xFFFF) throw std::logic_error("more than 65,536 load balancer names in a streamed workload");
+    lb_names_.push_back(s.lb);
+  }
+  w.lb = static_cast<std::uint16_t>(lb);
+  if (wide) {
+    w.flags = kRowWide;
+    wide_.emplace(id, report(f));
+  } else {
+    w.start = f.start_time;
+    w.finish = f.finish_time;
+    w.sender_done = f.sender_done_time;
+    w.held = n.held;
+    w.size = s.is_compute() ? s.compute : s.bytes;
+    w.src = s.src;
+    w.dst = s.dst;
+    w.tag = s.tag;
+    w.npkts = f.npkts;
+    w.rcv_count = f.rcv_count;
+    w.packets_sent = static_cast<std::uint32_t>(n.packets_sent);
+    w.retransmits = static_cast<std::uint32_t>(n.retransmits);
+    w.nacks = static_cast<std::uint32_t>(n.nacks);
+    w.timeouts = static_cast<std::uint32_t>(n.timeouts);
+    w.ecn_acks = static_cast<std::uint32_t>(n.ecn_acks);
+    w.ooo = static_cast<std::uint32_t>(n.ooo);
+    w.duplicates = static_cast<std::uint32_t>(n.duplicates);
+    w.trimmed_rx = static_cast<std::uint32_t>(n.trimmed_rx);
+    w.overtaken = static_cast<std::uint32_t>(n.overtaken);
+    w.rewinds = static_cast<std::uint32_t>(n.rewinds);
+    w.pauses = static_cast<std::uint32_t>(n.pauses);
+    w.pause_timeouts = static_cast<std::uint32_t>(n.pause_timeouts);
+    w.max_reorder = n.max_reorder;
+    w.rob_max = n.rob_max;
+    w.flags = static_cast<std::uint8_t>((f.finished ? kRowFinished : 0) | (s.is_compute() ? kRowCompute : 0));
+  }
+  f = FlowState{};
+  specs_[slot] = workload::FlowSpec{};
+  free_.push_back(slot);
+  slots_[id & mask_] = kNoSlot;
+  --records_;
+  peak_waiting_ = std::max(peak_waiting_, ++waiting_);
+}
+
+// The ids a drop may have released, then the rows at the bottom of the window, to the sink in id order.
 void Transport::retire_done() {
-  while (lo_ < hi_) {
-    FlowState& f = at(lo_);
-    if (!f.finished || f.live || f.lb || f.in_net || !(f.sender_done || f.spec->is_compute())) return;
-    sink_(f);
-    f = FlowState{};
+  for (std::size_t i = 0; i < recheck_.size(); ++i) try_release(recheck_[i]);
+  recheck_.clear();
+  while (lo_ < hi_ && slots_[lo_ & mask_] == kNoSlot) {
+    sink_(report_row(lo_));
+    if (rows_[lo_ & mask_].flags & kRowWide) wide_.erase(lo_);
+    --waiting_;
     ++lo_;
   }
 }
 
 void Transport::on_dropped(const net::Packet& p) {
-  if (p.type == PacketType::Data && p.flow >= lo_ && p.flow < hi_) --at(p.flow).in_net;
+  if (p.type != PacketType::Data || !held(p.flow)) return;
+  --at(p.flow).in_net;
+  if (streaming()) recheck_.push_back(p.flow);  // released after the current packet or event
 }
 
 void Transport::make_ready(std::uint32_t id) {
@@ -561,8 +704,9 @@ void Transport::on_rto(std::uint32_t id) {
 
 void Transport::on_packet(std::uint32_t pkt) {
   const Packet& p = net_.pkt(pkt);
-  if (p.flow < lo_) [[unlikely]] {
-    // A streamed entry already retired: its sender was done, so an ACK, NACK or pause changes
+  const std::uint32_t flow = p.flow;
+  if (!held(flow)) [[unlikely]] {
+    // A streamed entry already released: its sender was done, so an ACK, NACK or pause changes
     // nothing; no data packet of it was left in the network.
     if (p.type == PacketType::Data) throw std::logic_error("a data packet of a retired workload entry arrived");
     net_.packets().release(pkt);
@@ -575,7 +719,10 @@ void Transport::on_packet(std::uint32_t pkt) {
     case PacketType::Pause: on_pause(pkt); break;
   }
   net_.packets().release(pkt);
-  if (streaming()) retire_done();
+  if (streaming()) {
+    try_release(flow);
+    retire_done();
+  }
 }
 
 void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std::int32_t to_host) {
@@ -1014,12 +1161,23 @@ void Transport::release(FlowState& f) {
 FlowMemory Transport::memory() const {
   FlowMemory m;
   m.entries = total_;
-  m.records = hi_ - lo_;
-  m.peak_records = peak_records_;
+  m.records = streaming() ? records_ : hi_ - lo_;
+  m.peak_records = streaming() ? peak_records_ : total_;
+  m.window = hi_ - lo_;
+  m.peak_window = streaming() ? peak_window_ : total_;
+  m.waiting_rows = waiting_;
+  m.peak_waiting_rows = peak_waiting_;
+  m.window_capacity = slots_.size();
+  m.window_bytes = slots_.capacity() * sizeof(std::uint32_t) + rows_.capacity() * sizeof(FlowRow) +
+                   wide_.size() * (sizeof(FlowReport) + 48);  // a map node: the pair and its links
+  m.record_capacity = flows_.size();
+  m.record_bytes = flows_.capacity() * sizeof(FlowState) + specs_.capacity() * sizeof(workload::FlowSpec) +
+                   free_.capacity() * sizeof(std::uint32_t);
   m.live = live_;
   m.peak_live = peak_live_;
   const auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   for (std::uint32_t i = lo_; i < hi_; ++i) {
+    if (!held(i)) continue;
     const auto& f = at(i);
     if (!dependents_.empty()) m.vector_bytes += vec(dependents_[i]);
     if (!start_dependents_.empty()) m.vector_bytes += vec(start_dependents_[i]);
@@ -1035,7 +1193,7 @@ FlowMemory Transport::memory() const {
 }
 
 void Transport::on_event(const Event& e) {
-  if (e.obj < lo_ && e.kind != net::kEvEntryStart) return;  // a timer of a retired streamed entry
+  if (e.kind != net::kEvEntryStart && !held(e.obj)) return;  // a timer of a released streamed entry
   switch (e.kind) {
     case net::kEvEntryStart:
       --timed_pending_;
@@ -1094,7 +1252,10 @@ void Transport::on_event(const Event& e) {
     }
     default: break;
   }
-  if (streaming()) retire_done();
+  if (streaming()) {
+    try_release(e.obj);
+    retire_done();
+  }
 }
 
 }  // namespace lbsim::transport

@@ -23,13 +23,17 @@
 // NIC scheduler: pull_data is a round robin over the host's active flows; only those that can send
 // (a packet and a window for it, or a hold to ask about, or a pacing slot to wait for) are marked
 // ready, so a host with thousands of flows waiting for ACKs costs O(1) per packet.
-// Memory: a workload entry holds its FlowState record for the whole run; a transfer holds a FlowLive
-// from its start until both ends are done (docs/architecture.md "Per-flow state").
+// Memory: a workload entry holds its FlowState record for the whole run (streamed: until it is over,
+// then a compact FlowRow until its id comes up); a transfer holds a FlowLive from its start until
+// both ends are done (docs/architecture.md "Per-flow state").
 #pragma once
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "lb/policy.h"
@@ -217,11 +221,50 @@ using PolicyKeep = std::function<bool(const workload::FlowSpec& spec, std::uint3
 // folds what its summary needs from it (lb::SummaryFold). Empty = nothing to fold.
 using PolicyDone = std::function<void(const workload::FlowSpec& spec, std::uint32_t id, const lb::EntropyPolicy& policy)>;
 
+// What flows.csv and summary.json report of one entry (sim::Simulation::result, FlowTotals): made
+// from its record, or from the compact row a streamed run keeps once the record is released.
+struct FlowReport {
+  std::uint32_t id = 0;
+  std::int32_t src = -1, dst = -1, tag = 0;
+  Bytes bytes = 0;
+  SimTime compute = -1;  // >= 0: a computation of this duration
+  const std::string* lb = nullptr;  // the entry's load balancer name; empty = the run's default
+  bool finished = false;
+  std::uint32_t npkts = 0, rcv_count = 0;
+  SimTime start_time = -1, finish_time = -1, sender_done_time = -1;
+  FlowCounters n;
+  bool is_compute() const { return compute >= 0; }
+};
+
+// A streamed entry whose record is released (over at both ends, nothing of it in the network) but
+// whose id has not come up yet: rows leave in id order (flows.csv, summary.json's sums) while records
+// leave as soon as they are done. 32-bit counters; an entry whose counters do not fit keeps its full
+// FlowCounters aside (Transport::wide_, rare). The id is the row's place in the window.
+struct FlowRow {
+  SimTime start = -1, finish = -1, sender_done = -1, held = 0;
+  std::int64_t size = 0;  // bytes of a transfer, or the duration of a computation (flag kRowCompute)
+  std::int32_t src = -1, dst = -1, tag = 0;
+  std::uint32_t npkts = 0, rcv_count = 0;
+  std::uint32_t packets_sent = 0, retransmits = 0, nacks = 0, timeouts = 0, ecn_acks = 0, ooo = 0,
+                duplicates = 0, trimmed_rx = 0, overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
+  std::uint32_t max_reorder = 0, rob_max = 0;
+  std::uint16_t lb = 0;  // index into the transport's load balancer names (0 = "": the run's default)
+  std::uint8_t flags = 0;
+};
+inline constexpr std::uint8_t kRowFinished = 1, kRowCompute = 2, kRowWide = 4;
+
 // Memory held by per-flow state, counted from the containers (tests, docs/scale.md).
 struct FlowMemory {
   std::size_t entries = 0;       // workload entries
-  std::size_t records = 0;       // FlowState records held now (every entry, or a streamed run's window)
+  std::size_t records = 0;       // FlowState records held now (every entry, or a streamed run's records not yet released)
   std::size_t peak_records = 0;  // most records at once
+  // Streamed runs: the ids from the lowest entry not yet reported to the highest made, their
+  // released rows waiting for their turn, and the bytes of the window (the id-indexed rows and
+  // record slots, at capacity) and of the record pool (FlowState + FlowSpec per slot, at capacity).
+  std::size_t window = 0, peak_window = 0;
+  std::size_t waiting_rows = 0, peak_waiting_rows = 0;
+  std::size_t window_bytes = 0, window_capacity = 0;
+  std::size_t record_bytes = 0, record_capacity = 0;
   std::size_t live = 0;          // transfers with a FlowLive (started, not yet over)
   std::size_t peak_live = 0;     // most FlowLive objects at once
   std::size_t policies = 0;      // load-balancer objects held
@@ -232,8 +275,8 @@ struct FlowMemory {
 
 // A streamed workload (workload.stream): the next entry in id order into `out` (false: none left).
 using EntryFeed = std::function<bool(workload::FlowSpec& out)>;
-// A streamed entry leaves the transport: the record is final (flows.csv row, summary values).
-using RetireSink = std::function<void(const FlowState& f)>;
+// A streamed entry leaves the transport, in id order: its final values (flows.csv row, summary values).
+using RetireSink = std::function<void(const FlowReport& f)>;
 
 class Transport final : public net::HostHandler, public net::EventHandler {
  public:
@@ -262,18 +305,29 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::uint64_t delivered() const { return delivered_; }
   std::size_t timed_pending() const { return timed_pending_; }
   SimTime last_progress() const { return last_progress_; }  // the latest delivery, start or completion
-  // Every entry's record, by id (not for a streamed workload, whose records are a window: for_each_held).
-  const std::vector<FlowState>& flows() const { return flows_; }
-  bool streaming() const { return static_cast<bool>(feed_); }
+  // Every entry's record, by id (not for a streamed workload, whose records are a pool: for_each_held).
+  const std::vector<FlowState>& flows() const {
+    if (streaming()) throw std::logic_error("Transport::flows() of a streamed workload");
+    return flows_;
+  }
+  bool streaming() const { return stream_; }
   // A streamed run that is over (run.end_us, interrupt, watchdog): the entries not made yet get their
   // (never started) records, so that the reports list every entry.
   void admit_rest();
   std::size_t entries() const { return total_; }
-  // The records still held, in id order (all of them unless streamed; then those not yet retired).
+  // The records still held, in id order (all of them unless streamed; then those not yet released).
   template <class Fn>
   void for_each_held(Fn&& fn) const {
-    for (std::uint32_t id = lo_; id < hi_; ++id) fn(flows_[id & mask_]);
+    for (std::uint32_t id = lo_; id < hi_; ++id)
+      if (held(id)) fn(at(id));
   }
+  // What flows.csv and summary.json report of every entry not yet handed to the sink, in id order
+  // (every entry unless streamed): from its record, or from its waiting row.
+  template <class Fn>
+  void for_each_report(Fn&& fn) const {
+    for (std::uint32_t id = lo_; id < hi_; ++id) fn(held(id) ? report(at(id)) : report_row(id));
+  }
+  FlowReport report(const FlowState& f) const;
   const TransportParams& params() const { return p_; }
   // Receiver reorder buffers (in_order delivery with the buffer recovery; [LAPS] Fig. 9): after every
   // data arrival, the packets the receiving host holds above the first gap of its flows, counted
@@ -294,10 +348,19 @@ class Transport final : public net::HostHandler, public net::EventHandler {
 
  private:
   Transport(net::Network& net, const TransportParams& params, PolicyFactory policies, PolicyKeep keep, PolicyDone done);
-  FlowState& at(std::uint32_t id) { return flows_[id & mask_]; }
-  const FlowState& at(std::uint32_t id) const { return flows_[id & mask_]; }
+  // Streamed: the record slot of id (kNoSlot once released); eager: the id itself.
+  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+  std::uint32_t slot_of(std::uint32_t id) const { return streaming() ? slots_[id & mask_] : id; }
+  bool held(std::uint32_t id) const { return id >= lo_ && id < hi_ && slot_of(id) != kNoSlot; }
+  FlowState& at(std::uint32_t id) { return flows_[slot_of(id)]; }
+  const FlowState& at(std::uint32_t id) const { return flows_[slot_of(id)]; }
+  FlowReport report_row(std::uint32_t id) const;
   void admit_next(bool schedule = true);
   void grow();
+  void grow_pool();
+  // Streamed: release id's record if nothing can change it any more (its row waits in the window),
+  // then hand the rows at the bottom of the window to the sink in id order.
+  void try_release(std::uint32_t id);
   void retire_done();
   void begin(std::uint32_t id);
   void complete(std::uint32_t id);
@@ -344,14 +407,23 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   net::Network& net_;
   TransportParams p_;
   PolicyFactory policies_;
-  // Records by id: flows_[id & mask_]. Eager: every entry (mask_ all ones). Streamed: a ring holding
-  // ids [lo_, hi_) (a power of two; doubles when full) and their specs.
+  // Records. Eager: flows_[id], every entry. Streamed: a pool of slots (flows_ and their specs_,
+  // free_ the unused slots; doubled when full) for the entries made and not yet released, and a
+  // window indexed by id & mask_ over ids [lo_, hi_) (a power of two; doubled when full): slots_
+  // (the record's slot, kNoSlot once released) and rows_ (the released entry's compact row).
   std::vector<FlowState> flows_;
   std::vector<workload::FlowSpec> specs_;
+  std::vector<std::uint32_t> free_;
+  std::vector<std::uint32_t> slots_;
+  std::vector<FlowRow> rows_;
+  std::map<std::uint32_t, FlowReport> wide_;  // rows that do not fit a FlowRow (32-bit counters), by id
+  std::vector<std::string> lb_names_{""};  // FlowRow::lb
+  std::vector<std::uint32_t> recheck_;      // ids to check for release (a drop may have been their last packet)
   std::uint32_t mask_ = 0xFFFFFFFFu;
   std::uint32_t lo_ = 0, hi_ = 0;
-  std::size_t total_ = 0, peak_records_ = 0;
+  std::size_t total_ = 0, records_ = 0, peak_records_ = 0, peak_window_ = 0, waiting_ = 0, peak_waiting_ = 0;
   std::uint64_t seq0_ = 0;  // streamed: the event sequence number of entry 0's start
+  bool stream_ = false;
   EntryFeed feed_;
   RetireSink sink_;
   std::vector<std::vector<std::uint32_t>> dependents_, start_dependents_;

@@ -30,6 +30,7 @@ struct WorkloadSize {
   double entries = 0;           // transfers and computations (one FlowSpec, FlowState, result each)
   double concurrent_bytes = 0;  // message bytes that may be in progress at once (per-PSN state)
   double largest_message = 0;   // bytes of the largest message when the keys set it (workload.size), else 0
+  double in_progress = 0;       // entries in progress at once, when the plug-in knows (0: up to every entry)
   std::string keys;             // the keys that set the size, for messages ("workload.duration_us")
 };
 

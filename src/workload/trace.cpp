@@ -354,6 +354,7 @@ const RegisterWorkload kCdfTrace{{{"cdf_trace", "Flow sizes from a CDF at a targ
         s.entries += cfg.real("workload.duration_us") / cfg.real("workload.incast_interval_us") *
                      static_cast<double>(cfg.integer("workload.incast_senders"));
       s.concurrent_bytes = senders * 4 * mean;
+      s.in_progress = senders * 4;
       s.keys = "workload.duration_us, workload.load, workload.cdf";
       return s;
     },

@@ -9,8 +9,10 @@
 
 #include "core/error.h"
 #include "helpers.h"
+#include "metrics/report.h"
 #include "sim/memory.h"
 #include "topo/paths.h"
+#include "transport/transport.h"
 #include "workload/cdf.h"
 #include "workload/registry.h"
 
@@ -261,4 +263,29 @@ TEST(MemoryGuard, NormalConfigRunsAndTopoPrintsTheEstimate) {
   const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml --set workload.size=64KiB --out " +
                                  test::temp_dir("mem-demo") + "/r");
   EXPECT_EQ(r.code, 0) << r.out;
+}
+
+// workload.stream prices what a streamed run holds (docs/scale-flows.md): full records for the
+// entries in progress (cdf_trace: 4 per sender), and per entry its summary values (4 doubles in
+// growing vectors) and at worst a waiting row and slot index in a window doubled when full; the eager
+// run holds a spec, a record and a result row per entry. Ten times the trace adds ten times the
+// per-entry part, and the streamed part per entry is under half the eager one.
+TEST(MemoryGuard, StreamedTracePricesRecordsInProgressAndCompactRows) {
+  const auto at = [](double duration_us, bool stream) {
+    auto c = test::small_fat_tree();
+    c.set("workload.kind", "cdf_trace");
+    c.set("workload.duration_us", duration_us);
+    c.set("workload.stream", stream);
+    return sim::estimate_memory(c);
+  };
+  const auto eager = at(1000, false), s1 = at(1000, true), s10 = at(10000, true);
+  ASSERT_GT(s1.workload.entries, 1000);
+  EXPECT_EQ(s1.workload.in_progress, 128 * 4);
+  const double per_record = sizeof(workload::FlowSpec) + sizeof(transport::FlowState) + 160;
+  const double per_entry = 4 * sizeof(double) * 1.5 + 2 * (sizeof(transport::FlowRow) + 4);
+  EXPECT_DOUBLE_EQ(s1.entries, 512 * per_record + s1.workload.entries * per_entry);
+  EXPECT_NEAR((s10.entries - s1.entries) / (s10.workload.entries - s1.workload.entries), per_entry, 1e-6);
+  EXPECT_DOUBLE_EQ(eager.entries, eager.workload.entries * (per_record + sizeof(metrics::FlowResult)));
+  EXPECT_LT(per_entry * 2, per_record + sizeof(metrics::FlowResult));
+  EXPECT_LT(s10.entries, at(10000, false).entries / 2);
 }
