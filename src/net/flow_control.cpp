@@ -73,7 +73,15 @@ std::uint32_t Network::fc_pick(std::uint32_t id, bool& held) {
   } else if (port.is_nic) {
     // A NIC pulls only when the next buffer has room for a full packet: the transport stamps the
     // send time when it hands the packet over, and the packet goes on the wire at once.
-    if (fc_can_send(id, kVcData, cfg_.fc.packet_bytes)) return host_->pull_data(port.node);
+    if (fc_can_send(id, kVcData, cfg_.fc.packet_bytes)) {
+      const std::uint32_t pkt = pull_nic(port);
+      // No data, but the host sent a control packet while it looked (network.cpp pull_nic).
+      if (pkt != kNil || port.ctrl.empty()) return pkt;
+      if (fc_can_send(id, kVcCtrl, pool_[port.ctrl.head].size)) return pop(port.ctrl);
+      held = true;
+      if (f.held_since[kVcCtrl] < 0) f.held_since[kVcCtrl] = now_;
+      return kNil;
+    }
     held = true;
     if (f.held_since[kVcData] < 0) f.held_since[kVcData] = now_;
   }

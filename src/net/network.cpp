@@ -269,8 +269,8 @@ bool Network::tx_next(std::uint32_t id) {
       pkt = pop(port.ctrl);
     else if (!port.data.empty())
       pkt = pop(port.data);
-    else if (port.is_nic)
-      pkt = host_->pull_data(port.node);
+    else if (port.is_nic && (pkt = pull_nic(port)) == kNil && !port.ctrl.empty())
+      pkt = pop(port.ctrl);  // the host sent a control packet while it found no data to send
     if (pkt == kNil) return false;  // idle until the next enqueue / kick
   }
   start_tx<LL>(id, port, pkt);
@@ -279,6 +279,18 @@ bool Network::tx_next(std::uint32_t id) {
     eq_.push(port.busy_until, kEvTxNext, id);
   }
   return true;
+}
+
+// The host may send a packet of its own while it picks the next data packet (a load balancer's
+// probe leaves from inside the pull, LAPS sec. 3.4). The port counts as transmitting meanwhile, so
+// that packet waits in the control queue for the NIC's next slot: the link carries one packet at a
+// time (without this the probe started at once and the data packet on top of it, and the NIC ran
+// two chains of transmissions from then on).
+std::uint32_t Network::pull_nic(Port& port) {
+  port.tx_pending = true;
+  const std::uint32_t pkt = host_->pull_data(port.node);
+  port.tx_pending = false;
+  return pkt;
 }
 
 void Network::send_control(std::int32_t host, std::uint32_t pkt) {

@@ -226,6 +226,8 @@ class Network {
   template <bool LL> void enqueue_at(std::uint32_t id, std::uint32_t pkt);
   void push(FifoQueue& q, std::uint32_t pkt);
   std::uint32_t pop(FifoQueue& q);
+  // The NIC of `port` asks its host for the next data packet (see network.cpp).
+  std::uint32_t pull_nic(Port& port);
   // drop_policy = random_evict: with probability 0.5 remove the last queued data packet of `port`
   // (when that makes room for `size` bytes) and trim or drop it; true when it did.
   bool evict_for(Port& port, Bytes size);
