@@ -105,7 +105,7 @@ struct alignas(64) Port {
   PortStats stats;           // tx_packets, tx_bytes, max_data_bytes on line 1; the rest on line 2
   // --- cache line 2 onwards: cold
   double loss_prob = 0.0;
-  SimTime latency = 0;       // propagation
+  SimTime latency = 0;       // propagation (change it with set_latency: arrive_delay follows)
   SimTime arrive_extra = 0;  // switch latency added when the peer is a switch
   std::int32_t local = -1;      // port index at the owner
   std::int32_t link = -1;
@@ -114,6 +114,10 @@ struct alignas(64) Port {
   void set_rate(BitsPerSec r) {
     rate = r;
     ps_per_byte = (8'000'000'000'000LL % r == 0) ? 8'000'000'000'000LL / r : 0;
+  }
+  void set_latency(SimTime l) {
+    latency = l;
+    arrive_delay = latency + arrive_extra;
   }
   SimTime serialization(Bytes bytes) const {
     return ps_per_byte ? bytes * ps_per_byte : serialization_ps(bytes, rate);
