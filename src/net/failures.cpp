@@ -258,6 +258,7 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
     }
   p.up = up;
   p.loss_prob = losses == 0 ? 0.0 : losses == 1 ? single : 1.0 - keep;
+  p.lossy = p.loss_prob > 0.0;
   if (p.rate != rate) p.set_rate(rate);
   const BitsPerSec full = net.topology().links[p.link].rate;
   net.scale_queue(id, scale && rate != full ? static_cast<double>(rate) / static_cast<double>(full) : 1.0);

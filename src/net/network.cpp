@@ -28,6 +28,7 @@ Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t
       p.set_rate(link.rate);
       p.latency = link.latency;
       p.arrive_extra = topo.is_host(tp.peer) ? 0 : cfg_.switch_latency;
+      p.arrive_delay = p.latency + p.arrive_extra;
       p.is_nic = topo.is_host(n);
       p.rng = Rng(seed, hash_name("port"), port_base_[n] + l);
       scale_queue(port_base_[n] + static_cast<std::uint32_t>(l), 1.0);
@@ -56,7 +57,6 @@ void Network::push(FifoQueue& q, std::uint32_t pkt) {
     pool_[q.tail].next = pkt;
   q.tail = pkt;
   q.bytes += p.size;
-  ++q.count;
 }
 
 std::uint32_t Network::pop(FifoQueue& q) {
@@ -65,7 +65,6 @@ std::uint32_t Network::pop(FifoQueue& q) {
   q.head = p.next;
   if (q.head == kNil) q.tail = kNil;
   q.bytes -= p.size;
-  --q.count;
   return pkt;
 }
 
@@ -108,7 +107,7 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
   port.stats.tx_bytes += p.size;
   // A failed link black-holes what is put on it: the packet occupies the transmitter and vanishes
   // (no trimming, no NACK), which the sender only learns through its timeout ([REPS] sec. 4.3.3).
-  if (!port.up || (port.loss_prob > 0.0 && port.rng.bernoulli(port.loss_prob))) {
+  if (!port.up || (port.lossy && port.rng.bernoulli(port.loss_prob))) {
     ++port.stats.failure_drops;
     drop(pkt);
     return;
@@ -119,7 +118,7 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
   }
   p.node = port.peer;
   p.in_port = static_cast<std::uint16_t>(port.peer_port);
-  eq_.push(port.busy_until + port.latency + port.arrive_extra, kEvArrive, pkt);
+  eq_.push(port.busy_until + port.arrive_delay, kEvArrive, pkt);
 }
 
 template <bool LL>
@@ -239,7 +238,6 @@ bool Network::evict_for(Port& port, Bytes size) {
     q.tail = prev;
   }
   q.bytes -= pool_[last].size;
-  --q.count;
   overflow(port, last);
   return true;
 }

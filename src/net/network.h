@@ -16,6 +16,7 @@
 // instantiation is the lossy code alone.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -58,53 +59,75 @@ struct NetConfig {
   FlowControlConfig fc;
 };
 
+// A queue of packets linked through Packet::next. 16 bytes, so that both queues of a port share
+// its first cache line with the fields every transmission reads (Port below).
 struct FifoQueue {
   std::uint32_t head = kNil, tail = kNil;
   Bytes bytes = 0;
-  std::uint32_t count = 0;
   bool empty() const { return head == kNil; }
 };
 
+// Field order: the three counters written per packet first, so that they share the port's second
+// cache line with the queue limits (Port below).
 struct PortStats {
   std::uint64_t tx_packets = 0;
   std::uint64_t tx_bytes = 0;
+  Bytes max_data_bytes = 0;
   std::uint64_t drops = 0;  // tail drops (trimming off or control queue full)
   std::uint64_t trims = 0;
   std::uint64_t ecn_marks = 0;
   std::uint64_t failure_drops = 0;  // lost to a failed link / random loss
-  Bytes max_data_bytes = 0;
 };
 
-struct Port {
-  std::int32_t node = -1;       // owner
-  std::int32_t local = -1;      // port index at the owner
+// One port, laid out by how often its fields are read (docs/scale.md "Cost per event"): the first
+// cache line holds what every transmission reads (queues, busy time, serialization and arrival
+// delay, the peer), the second what every enqueue and transmission updates (limits, ECN thresholds,
+// the per-packet counters); the third the rest (rare statistics, the RNG, configuration that the
+// per-packet path reads through a derived field).
+struct alignas(64) Port {
+  // --- cache line 0: transmit path
+  FifoQueue data, ctrl;
+  SimTime busy_until = 0;
+  SimTime ps_per_byte = 0;   // 8e12 / rate when that is a whole number (fast path), else 0
+  SimTime arrive_delay = 0;  // latency + arrive_extra: from the end of a transmission to the arrival event
   std::int32_t peer = -1;       // node at the other end
   std::int32_t peer_port = -1;  // port index at the peer
-  std::int32_t link = -1;
-  BitsPerSec rate = 0;
-  SimTime ps_per_byte = 0;   // 8e12 / rate when that is a whole number (fast path), else 0
-  SimTime latency = 0;       // propagation
-  SimTime arrive_extra = 0;  // switch latency added when the peer is a switch
+  // --- cache line 1: enqueue path and counters
   Bytes data_limit = 0;      // data queue capacity (QueueConfig::data_limit, scaled by scale_queue)
   Bytes kmin_bytes = 0, kmax_bytes = 0;
+  std::int32_t node = -1;       // owner
+  bool tx_pending = false;
   bool is_nic = false;
   // Failure state (see failures in docs/config.md): a down port black-holes what it transmits.
   bool up = true;
+  bool lossy = false;        // loss_prob > 0 (set with it, net/failures.cpp)
+  BitsPerSec rate = 0;
+  PortStats stats;           // tx_packets, tx_bytes, max_data_bytes on line 1; the rest on line 2
+  // --- cache line 2 onwards: cold
   double loss_prob = 0.0;
-  FifoQueue data, ctrl;
-  SimTime busy_until = 0;
-  bool tx_pending = false;
-  PortStats stats;
+  SimTime latency = 0;       // propagation (change it with set_latency: arrive_delay follows)
+  SimTime arrive_extra = 0;  // switch latency added when the peer is a switch
+  std::int32_t local = -1;      // port index at the owner
+  std::int32_t link = -1;
   Rng rng;  // ECN marking and random loss
 
   void set_rate(BitsPerSec r) {
     rate = r;
     ps_per_byte = (8'000'000'000'000LL % r == 0) ? 8'000'000'000'000LL / r : 0;
   }
+  void set_latency(SimTime l) {
+    latency = l;
+    arrive_delay = latency + arrive_extra;
+  }
   SimTime serialization(Bytes bytes) const {
     return ps_per_byte ? bytes * ps_per_byte : serialization_ps(bytes, rate);
   }
 };
+
+static_assert(offsetof(Port, peer_port) + sizeof(std::int32_t) <= 64, "Port: transmit fields leave cache line 0");
+static_assert(offsetof(Port, data_limit) == 64, "Port: enqueue fields start cache line 1");
+static_assert(offsetof(Port, stats) + offsetof(PortStats, max_data_bytes) + sizeof(Bytes) <= 128,
+              "Port: per-packet counters leave cache line 1");
 
 // The transport side of a host.
 class HostHandler {

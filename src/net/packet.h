@@ -33,7 +33,11 @@ enum PacketFlag : std::uint8_t {
                         // 3.4 active probing); no PSN, nothing delivered
 };
 
-struct Packet {
+// One cache line (alignas(64), 62 bytes used): every event of a packet reads or writes it, and a
+// packet that straddled two lines cost a second miss (docs/scale.md "Cost per event"). The ACK fields
+// only the transport reads (SACK word, carried EVs, receive stamp) sit beside it in the pool
+// (AckFields, PacketPool::ack).
+struct alignas(64) Packet {
   SimTime sent_time = 0;     // data: time the sender put it on the wire; ack/nack: echoed
   std::uint32_t flow = 0;    // flow (workload entry) index
   std::uint32_t psn = 0;     // data: sequence number; ack/nack: the psn it answers
@@ -48,7 +52,6 @@ struct Packet {
                              // its original wire size is then size + payload); ack/nack: the wire bytes
                              // of the data packet(s) it answers ([Flowcut] sec. II-A: an ACK carries
                              // the size of its data packet, for the switches' in-flight counters)
-  std::uint64_t sack = 0;    // ack: bit i set = psn (psn - i) has been received (i < 64)
   std::int32_t route_aux = -1;  // routing scratch: Valiant intermediate, layer id, path category
   std::uint16_t in_port = 0;    // port the packet arrives on at `node`
   std::uint16_t ecn_count = 0;  // ack: number of CE-marked data packets this ack covers
@@ -56,23 +59,30 @@ struct Packet {
   std::uint8_t flags = 0;
   std::uint8_t hops = 0;        // switches traversed
   std::uint8_t route_state = 0; // routing scratch: phase (e.g. Valiant before/after intermediate)
-  // ack with "ACK + Carry EVs" ([REPS] sec. 4.5.1): the non-ECN EVs of the data packets this
-  // coalesced ack covers (at most kMaxCarriedEvs; 16-bit EVs as in [REPS] Table 1).
+  // ack with "ACK + Carry EVs" ([REPS] sec. 4.5.1): the number of carried EVs (AckFields::carry_ev).
   std::uint8_t carry_n = 0;
   std::uint8_t echo_hops = 0;   // ack/nack: `hops` of the data packet it answers ([Flowcut] sec. II-B)
-  union {
-    std::uint16_t carry_ev[8] = {};
-    // ack without carried EVs: the time the receiver got the data packet it answers (the receiver's
-    // stamp of [LAPS] sec. 3.2 INT, from which the sender reads the one-way path latency)
-    SimTime rx_time;
-  };
 
   bool ecn() const { return flags & kFlagEcn; }
   bool trimmed() const { return flags & kFlagTrimmed; }
   bool is_control() const { return type != PacketType::Data || trimmed(); }
 };
 
-static_assert(sizeof(Packet) == 88, "Packet grew: every queued packet and the pool pay for it");
+static_assert(sizeof(Packet) == 64, "Packet grew past one cache line: every queued packet and the pool pay for it");
+
+// The ACK fields only the sender's transport reads, kept beside the packet (PacketPool::ack):
+// valid only in an ACK whose creator took them with PacketPool::new_ack.
+struct AckFields {
+  std::uint64_t sack = 0;    // bit i set = psn (psn - i) has been received (i < 64)
+  union {
+    // "ACK + Carry EVs" ([REPS] sec. 4.5.1): the non-ECN EVs of the data packets this coalesced
+    // ack covers (Packet::carry_n of them, at most kMaxCarriedEvs; 16-bit EVs as in [REPS] Table 1).
+    std::uint16_t carry_ev[kMaxCarriedEvs] = {};
+    // ack without carried EVs: the time the receiver got the data packet it answers (the receiver's
+    // stamp of [LAPS] sec. 3.2 INT, from which the sender reads the one-way path latency)
+    SimTime rx_time;
+  };
+};
 
 // Packets live in fixed-size chunks, so a Packet& stays valid while other packets are allocated
 // (a growing std::vector would move them: code that holds a packet while creating its ACK or NACK
@@ -91,7 +101,10 @@ class PacketPool {
       (*this)[i] = Packet{};
       return i;
     }
-    if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Packet[]>(kChunk));
+    if ((size_ & (kChunk - 1)) == 0) {
+      chunks_.push_back(std::make_unique<Packet[]>(kChunk));
+      ack_chunks_.push_back(std::make_unique<AckFields[]>(kChunk));
+    }
     return size_++;
   }
   void release(std::uint32_t i) {
@@ -101,12 +114,17 @@ class PacketPool {
   }
   Packet& operator[](std::uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const Packet& operator[](std::uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  // The ACK fields of packet i (AckFields): new_ack clears them for an ACK being built.
+  AckFields& new_ack(std::uint32_t i) { return ack(i) = AckFields{}; }
+  AckFields& ack(std::uint32_t i) { return ack_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  const AckFields& ack(std::uint32_t i) const { return ack_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   std::uint64_t live() const { return live_; }            // packets currently in existence
   std::uint64_t allocated() const { return allocated_; }  // packets ever created
   std::size_t capacity() const { return size_; }
 
  private:
   std::vector<std::unique_ptr<Packet[]>> chunks_;
+  std::vector<std::unique_ptr<AckFields[]>> ack_chunks_;
   std::uint32_t size_ = 0;
   std::uint32_t free_ = kNil;
   std::uint64_t live_ = 0;

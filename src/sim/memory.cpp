@@ -121,7 +121,7 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   if (queue <= 0) queue = cfg.real("network.queue_bdp") * t.host_rate_bps / 8 * kAssumedRttSeconds;
   const double switch_ports = std::max(0.0, ports - t.hosts);  // every port but the NICs
   m.packets_in_flight = std::min(m.packets_per_entry_state, switch_ports * std::ceil(queue / packet_bytes) + 2 * t.hosts);
-  m.packets = m.packets_in_flight * static_cast<double>(sizeof(net::Packet)) * kGrowth;
+  m.packets = m.packets_in_flight * static_cast<double>(sizeof(net::Packet) + sizeof(net::AckFields)) * kGrowth;
   // Source-guided routing (sim/flow_setup.cpp): one EV entry list per switch pair the workload uses
   // (an entry, its EV index and prefix sum per bounded path) plus that pair's ECMP 1 / 2 tables, fine
   // and per category (~8 B per path, measured at q = 29: 311 MB for 25,131 pairs of <= 1,694 paths);

@@ -732,7 +732,8 @@ void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std:
   a.flow = f.id;
   a.psn = R.ack_last_psn;
   a.cum_ack = R.rcv_cum;
-  a.sack = received_word(f, R.ack_last_psn >> 6);
+  net::AckFields& ax = net_.packets().new_ack(ai);
+  ax.sack = received_word(f, R.ack_last_psn >> 6);
   a.ev = R.ack_last_ev;
   a.src = from_host;
   a.dst = to_host;
@@ -745,10 +746,10 @@ void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std:
   if (R.ack_pending_ecn) a.flags |= net::kFlagEcn;
   if (R.carry_n) {
     a.carry_n = R.carry_n;
-    std::copy(R.carry_ev, R.carry_ev + R.carry_n, a.carry_ev);
+    std::copy(R.carry_ev, R.carry_ev + R.carry_n, ax.carry_ev);
     R.carry_n = 0;
   } else {
-    a.rx_time = R.ack_last_rx;
+    ax.rx_time = R.ack_last_rx;
   }
   R.ack_pending = 0;
   R.ack_pending_ecn = 0;
@@ -801,20 +802,20 @@ void Transport::answer_probe(FlowState& f, FlowLive& R, const Packet& p) {
   a.dst = p.src;
   a.size = static_cast<std::uint32_t>(p_.header);
   a.sent_time = p.sent_time;
-  a.rx_time = net_.now();
+  net_.packets().new_ack(ai).rx_time = net_.now();
   a.echo_hops = p.hops;
   a.cum_ack = R.rcv_cum;
   net_.send_control(p.dst, ai);
 }
 
-void Transport::on_probe_ack(FlowState& f, const Packet& a) {
+void Transport::on_probe_ack(FlowState& f, const Packet& a, const net::AckFields& ax) {
   if (!f.lb || !(f.caps & lb::kCapPaths)) return;
   lb::AckDetail d;
   d.now = net_.now();
   d.rtt = d.now - a.sent_time;
   d.ev = a.ev;
   d.hops = a.echo_hops;
-  d.one_way = a.rx_time - a.sent_time;
+  d.one_way = ax.rx_time - a.sent_time;
   d.sent = a.sent_time;
   d.probe = true;
   d.inflight = f.live ? f.live->inflight : 0;  // released: every byte was acknowledged
@@ -945,9 +946,10 @@ void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
 
 void Transport::on_ack(std::uint32_t pkt) {
   const Packet& a = net_.pkt(pkt);
+  const net::AckFields& ax = net_.packets().ack(pkt);
   auto& f = at(a.flow);
   if (a.flags & net::kFlagProbe) {
-    on_probe_ack(f, a);
+    on_probe_ack(f, a, ax);
     return;
   }
   if (f.sender_done) return;
@@ -956,7 +958,7 @@ void Transport::on_ack(std::uint32_t pkt) {
   std::uint32_t newly = 0;
   // Selective part: the 64-PSN word holding a.psn.
   const std::uint32_t base = a.psn & ~63u;
-  std::uint64_t fresh = a.sack & ~f.live->sacked[base >> 6];
+  std::uint64_t fresh = ax.sack & ~f.live->sacked[base >> 6];
   while (fresh) {
     const int b = std::countr_zero(fresh);
     fresh &= fresh - 1;
@@ -987,12 +989,12 @@ void Transport::on_ack(std::uint32_t pkt) {
     d.inflight = f.live->inflight;
     d.ecn = a.ecn();
     d.sent = a.sent_time;
-    d.one_way = a.carry_n ? 0 : a.rx_time - a.sent_time;
+    d.one_way = a.carry_n ? 0 : ax.rx_time - a.sent_time;
     f.lb->on_ack_detail(d);
     if (f.caps & lb::kCapPaths) resend_lost(f);
   }
   if (a.carry_n) {  // ACK + Carry EVs: every non-ECN EV the coalesced ACK covers
-    for (std::uint32_t k = 0; k < a.carry_n; ++k) f.lb->on_feedback(a.carry_ev[k], lb::Feedback::Ack, now);
+    for (std::uint32_t k = 0; k < a.carry_n; ++k) f.lb->on_feedback(ax.carry_ev[k], lb::Feedback::Ack, now);
   } else {
     f.lb->on_feedback(a.ev, a.ecn() ? lb::Feedback::AckEcn : lb::Feedback::Ack, now);
   }

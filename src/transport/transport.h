@@ -391,7 +391,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // [LAPS] sec. 3.4: a header-only probe on the path `ev` names, and the receiver's answer.
   void send_probe(FlowState& f, std::uint32_t ev);
   void answer_probe(FlowState& f, FlowLive& R, const net::Packet& p);
-  void on_probe_ack(FlowState& f, const net::Packet& a);
+  void on_probe_ack(FlowState& f, const net::Packet& a, const net::AckFields& ax);
   // A policy's per-path loss verdicts ([LAPS] sec. 3.7): resend the transmissions still in flight.
   void resend_lost(FlowState& f);
   void count_rob(FlowState& f, std::int32_t host, std::uint32_t before);

@@ -79,7 +79,8 @@ struct Walk : net::EventHandler, net::HostHandler {
   void on_event(const Event&) override {
     slow_path = cw->flow_path(7);
     const auto& path = cw->candidates().paths(a, b)[static_cast<std::size_t>(slow_path)];
-    net->port(net->port_id(a, path.out_ports[0])).latency += extra;
+    auto& port = net->port(net->port_id(a, path.out_ports[0]));
+    port.set_latency(port.latency + extra);
   }
   void run(int packets, SimTime slow_at, SimTime add) {
     extra = add;

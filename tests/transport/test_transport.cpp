@@ -73,7 +73,7 @@ struct Bench {
     a.flow = 0;
     a.psn = psn;
     a.cum_ack = cum_ack;
-    a.sack = sack;
+    net->packets().new_ack(i).sack = sack;
     a.src = 1;
     a.dst = 0;
     a.size = kHeader;
