@@ -6,7 +6,8 @@
 #   ecmp_dcqcn  the same with DCQCN (the paper's baselines' CC)
 #   letflow     LetFlow flowlets (10 us timeout, the authors' setting) with DCQCN; on this Dragonfly
 #               the shortest path is unique, so its random port choice has nothing to choose from
-#   (CONGA is leaf-spine only in lbsim, docs/baselines.md, so it has no Dragonfly row)
+#   (CONGA over the Dragonfly candidate paths came later and is not among these schemes; its rows are
+#   in the quick reproduce entries, docs/laps.md)
 #   plb         PLB re-hashing over ECMP with DCTCP
 #   laps        LAPS defaults (candidates: minimal + one per third group; beta 1, max_base)
 #   laps_ns3    the authors' code's rules (rate rule ns3, spray over all paths, beta 4)

@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "routing/conga_paths.h"
 #include "routing/registry.h"
 
 namespace lbsim::routing {
@@ -27,8 +28,8 @@ CongaRouter::CongaRouter(const MinimalTables& tables, const net::Network& net, c
   const auto fail = [&](const std::string& why) {
     throw UserError(fmt::format(
         "routing.algorithm = \"conga\": CONGA is defined for 2-tier leaf-spine networks ([CONGA] sec. 3; "
-        "e.g. topology.kind = \"fat_tree\" with topology.tiers = 2), but the {} topology is not one: {} "
-        "(docs/baselines.md \"CONGA\")",
+        "e.g. topology.kind = \"fat_tree\" with topology.tiers = 2) and, over the LAPS candidate paths, for a "
+        "Rail or a Dragonfly (routing.source_paths), but the {} topology is none of them: {} (docs/baselines.md \"CONGA\")",
         topo_.kind, why));
   };
   const std::int32_t ns = topo_.num_switches();
@@ -272,13 +273,13 @@ nlohmann::json CongaRouter::summary() const {
 namespace {
 using namespace config;
 const RegisterRouting kConga{{{"conga",
-    "CONGA: leaf-to-leaf congestion feedback (DRE per fabric port, quantised, piggybacked) and flowlets sent to the uplink minimising max(local, remote) metric; 2-tier leaf-spine only ([CONGA] sec. 3; docs/baselines.md).",
+    "CONGA: leaf-to-leaf congestion feedback (DRE per fabric port, quantised, piggybacked) and flowlets sent to the uplink minimising max(local, remote) metric, on a 2-tier leaf-spine; on a Rail or a Dragonfly the same over the LAPS candidate paths of routing.source_paths (LBTag = path index, the path is source-routed) ([CONGA] sec. 3; docs/baselines.md, docs/laps.md).",
     {
         real("routing.conga_dre_period_us", 200, "us", "conga: DRE decay period T_dre (the LAPS artifact: 200).").range(1e-3, 1e9),
         real("routing.conga_alpha", 0.2, "", "conga: DRE decay factor alpha per period; tau = T_dre / alpha (the LAPS artifact: 0.2).").range(1e-6, 1),
         integer("routing.conga_q_bits", 3, "bits", "conga: quantisation of the congestion metric ([CONGA] and the LAPS artifact: 3).").range(1, 7),
-        real("routing.conga_flowlet_timeout_us", 10, "us", "conga: idle gap of a flow at its source leaf that starts a new flowlet (the LAPS artifact: 10).").range(1e-6, 1e9),
-        integer("routing.conga_candidates", 0, "uplinks", "conga: uplinks compared for a new flowlet: 0 = all ([CONGA]); k = k drawn at random (the LAPS artifact compares up to 4 candidate paths).").range(0, 255),
+        real("routing.conga_flowlet_timeout_us", 10, "us", "conga: idle gap of a flow at its source leaf (ToR) that starts a new flowlet (the LAPS artifact: 10).").range(1e-6, 1e9),
+        integer("routing.conga_candidates", 0, "uplinks", "conga: uplinks (on a Rail or Dragonfly: candidate paths) compared for a new flowlet: 0 = all ([CONGA]); k = k drawn at random, all when fewer (the LAPS artifact compares up to 4 candidate paths).").range(0, 255),
     },
     {}},
     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
@@ -288,10 +289,21 @@ const RegisterRouting kConga{{{"conga",
       p.q_bits = static_cast<int>(c.cfg.integer("routing.conga_q_bits"));
       p.flowlet_timeout = from_us(c.cfg.real("routing.conga_flowlet_timeout_us"));
       p.candidates = static_cast<std::uint32_t>(c.cfg.integer("routing.conga_candidates"));
+      // A Rail or a Dragonfly (the candidate rule of routing.source_paths): CONGA over the candidate
+      // paths (routing/conga_paths.h); anything else: the leaf-spine design, which checks the topology.
+      if (CandidatePaths::rule_of(c.cfg.text("routing.source_paths"), c.tables.topology()) != PathRule::Yen)
+        return std::make_unique<CongaPathsRouter>(c.tables, c.net, CandidatePaths::checked_rule(c),
+                                                  static_cast<int>(c.cfg.integer("routing.source_paths_k")),
+                                                  from_ns(c.cfg.real("network.switch_latency_ns")),
+                                                  c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"), p,
+                                                  c.seed);
       return std::make_unique<CongaRouter>(c.tables, c.net, p, c.seed);
     },
     "conga",
-    [](const net::Router& r, SimTime) -> nlohmann::json { return static_cast<const CongaRouter&>(r).summary(); }}};
+    [](const net::Router& r, SimTime) -> nlohmann::json {
+      if (const auto* cp = dynamic_cast<const CongaPathsRouter*>(&r)) return cp->summary();
+      return static_cast<const CongaRouter&>(r).summary();
+    }}};
 }  // namespace
 
 }  // namespace lbsim::routing

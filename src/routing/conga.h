@@ -23,7 +23,9 @@
 // Modelling choices: a port's DRE counts a packet when the switch routes it onto the port (queueing
 // delays of microseconds against tau = 1 ms); the remote metrics are not aged. The topology must be
 // a 2-tier leaf-spine (switches with hosts = leaves, without = spines, every switch link joins a
-// leaf and a spine, every pair of leaves two hops apart): anything else is refused at start.
+// leaf and a spine, every pair of leaves two hops apart): anything else is refused at start. On a
+// Rail or a Dragonfly the "conga" plug-in builds routing/conga_paths.h instead (CONGA over the LAPS
+// candidate paths).
 // State: DRE per switch port; per leaf two tables of (leaves x uplinks) bytes - the switch state
 // CONGA specifies; the flowlet table grows with the active flows (swept like routing/flowlet).
 #pragma once

@@ -399,9 +399,9 @@ const char* kUniformCdf =
 // shortest-path BDP"); PLB runs over DCTCP (g = 1/256, 50 % marked ACKs per congested round,
 // re-hash after 12 rounds, or 3 with nothing in flight) with the same RoCE recovery; LAPS paces by its own rate (cc = none)
 // and recovers selectively from its per-path ACK order (sec. 3.7), keeping the base config's
-// window. ConWeave runs on the LAPS candidate paths (docs/baselines.md). CONGA is leaf-spine only
-// in lbsim (docs/laps.md), so it has no row; LetFlow on the Dragonfly has a single shortest path to
-// choose from.
+// window. ConWeave and CONGA run on the LAPS candidate paths (docs/baselines.md, docs/laps.md
+// "CONGA on Rail and the Dragonfly"; CONGA compares 4 of them drawn at random per new flowlet, as
+// the artifact); LetFlow on the Dragonfly has a single shortest path to choose from.
 std::string laps_roce(const char* cc) {
   return fmt::format(R"("transport.cc" = "{}", "transport.delivery" = "in_order", )"
                      R"("transport.in_order_recovery" = "go_back_n", "transport.init_cwnd_bdp" = 1.0, )"
@@ -414,6 +414,8 @@ std::string laps_seeds(bool quick) { return quick ? "" : "\"run.seed\" = [1, 2, 
 std::vector<FcScheme> laps_schemes() {
   return {{"ecmp", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "ecmp", )" + laps_roce("dcqcn")},
           {"letflow", R"("routing.algorithm" = "letflow", "lb.algorithm" = "ecmp", )" + laps_roce("dcqcn")},
+          {"conga", R"("routing.algorithm" = "conga", "routing.conga_candidates" = 4, "lb.algorithm" = "ecmp", )" +
+                        laps_roce("dcqcn")},
           {"plb", R"("routing.algorithm" = "ecmp", "lb.algorithm" = "plb", )" + laps_roce("dctcp") +
                       R"(, "transport.dctcp_g" = 0.00390625, "lb.plb_threshold" = 0.5, "lb.plb_rounds" = 12, )"
                       R"("lb.plb_idle_rounds" = 3)"},
@@ -426,6 +428,7 @@ std::vector<Need> laps_needs() {
           {"routing.algorithm", "source_route", "routing source_route"},
           {"routing.algorithm", "letflow", "routing letflow"},
           {"routing.algorithm", "conweave", "routing conweave"},
+          {"routing.algorithm", "conga", "routing conga"},
           {"lb.algorithm", "plb", "lb plb"},
           {"transport.cc", "dcqcn", "transport dcqcn"}};
 }
@@ -818,13 +821,13 @@ std::vector<Entry> catalog() {
       e.report = laps_report;
       return e;
     };
-    c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
+    c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
                     "examples/laps/rail_64.toml", "@BASEDIR@/../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "~30 min", "~40 s"));
-    c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
+    c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
                     "examples/laps/rail_64.toml", "alistorage", 500, 100, "~30 min", "~40 s"));
-    c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
+    c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
                     "examples/laps/dragonfly_144.toml", "googlerpc", 100, 20, "~20 min", "~30 s"));
-    c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, PLB, ConWeave, LAPS",
+    c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
                     "examples/laps/dragonfly_144.toml", "hadoop", 300, 50, "~40 min", "~60 s"));
     Entry t{"laps-table1", "[LAPS] Table 1", "Rail, parameter-server gradient aggregation, drop ratio 0 and 0.0001 %",
             with(laps_needs(), {failures}), laps_table1(false), laps_table1(true), "hours", "~60 s", {}};

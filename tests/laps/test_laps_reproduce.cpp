@@ -37,7 +37,7 @@ std::string print(const std::string& entry) {
 
 }  // namespace
 
-// ECMP, LetFlow and ConWeave ran RoCE senders in the paper's ns-3 code (DCQCN, go-back-N, in-order
+// ECMP, LetFlow, CONGA and ConWeave ran RoCE senders in the paper's ns-3 code (DCQCN, go-back-N, in-order
 // delivery, window = one BDP); PLB the same recovery over DCTCP (g = 1/256, 12 congested rounds);
 // LAPS its own rate control and selective retransmission (cc = none, out-of-order placement).
 TEST(LapsReproduce, EveryEntryRunsEachSchemeWithItsOwnTransport) {
@@ -45,8 +45,8 @@ TEST(LapsReproduce, EveryEntryRunsEachSchemeWithItsOwnTransport) {
     SCOPED_TRACE(entry);
     const auto out = print(entry);
     const auto s = scheme_lines(out);
-    ASSERT_EQ(s.size(), 5u) << out;
-    for (const char* roce : {"ecmp", "letflow", "conweave", "plb"}) {
+    ASSERT_EQ(s.size(), 6u) << out;
+    for (const char* roce : {"ecmp", "letflow", "conga", "conweave", "plb"}) {
       SCOPED_TRACE(roce);
       ASSERT_TRUE(s.count(roce));
       const auto& l = s.at(roce);
@@ -59,6 +59,9 @@ TEST(LapsReproduce, EveryEntryRunsEachSchemeWithItsOwnTransport) {
     EXPECT_TRUE(has(s.at("plb"), "transport.dctcp_g", "0.00390625")) << s.at("plb");
     EXPECT_TRUE(has(s.at("plb"), "lb.plb_rounds", "12")) << s.at("plb");
     EXPECT_TRUE(has(s.at("conweave"), "routing.algorithm", "\"conweave\"")) << s.at("conweave");
+    // CONGA over the LAPS candidate paths, the least congested of 4 drawn per new flowlet (the artifact).
+    EXPECT_TRUE(has(s.at("conga"), "routing.algorithm", "\"conga\"")) << s.at("conga");
+    EXPECT_TRUE(has(s.at("conga"), "routing.conga_candidates", "4")) << s.at("conga");
     const auto& laps = s.at("laps");
     EXPECT_TRUE(has(laps, "transport.cc", "\"none\"")) << laps;
     EXPECT_TRUE(has(laps, "lb.algorithm", "\"laps\"")) << laps;

@@ -211,8 +211,10 @@ TEST(Conga, RefusesTopologiesThatAreNotLeafSpine) {
     EXPECT_NE(m.find("2-tier leaf-spine"), std::string::npos) << m;
     EXPECT_NE(m.find("routing.algorithm = \"conga\""), std::string::npos) << m;
   }
+  // A Slim Fly is neither a leaf-spine nor a Rail / Dragonfly with LAPS candidate paths (those run
+  // CONGA over their candidate paths: tests/laps/test_conga_paths.cpp).
   config::Config d;
-  d.set("topology.kind", "dragonfly");
+  d.set("topology.kind", "slim_fly");
   Bench bd(d);
   EXPECT_THROW((void)bd.router("conga"), UserError);
 }

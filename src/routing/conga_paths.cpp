@@ -1,0 +1,275 @@
+// CONGA over source-routed candidate paths ([CONGA] sec. 3 on Rail and the Dragonfly); see conga_paths.h.
+#include "routing/conga_paths.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "core/error.h"
+
+namespace lbsim::routing {
+
+namespace {
+// The overlay header in the packet's routing scratch, as routing/conga.cpp: route_aux = LBTag (path
+// index) | CE << 8 | FB_LBTag << 16 | FB_Metric << 24; route_state bit 0 = header, bit 1 = feedback.
+constexpr std::uint8_t kHdr = 1, kFb = 2;
+std::uint32_t aux(const net::Packet& p) { return static_cast<std::uint32_t>(p.route_aux); }
+void set_aux(net::Packet& p, std::uint32_t v) { p.route_aux = static_cast<std::int32_t>(v); }
+std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+}
+}  // namespace
+
+CongaPathsRouter::CongaPathsRouter(const MinimalTables& tables, const net::Network& net, PathRule rule, int k,
+                                   SimTime switch_latency, Bytes wire_bytes, const CongaParams& p, std::uint64_t seed)
+    : tables_(tables), topo_(tables.topology()), net_(net), paths_(tables, rule, k, switch_latency, wire_bytes), p_(p),
+      rng_(seed, hash_name("conga")), salt_(static_cast<std::size_t>(topo_.size()), 0) {
+  if (rule == PathRule::Yen)
+    throw UserError(fmt::format(
+        "routing.algorithm = \"conga\": the {} topology is neither a 2-tier leaf-spine ([CONGA] sec. 3) nor a Rail or "
+        "Dragonfly whose LAPS candidate paths CONGA can tag (routing.source_paths = \"rail\" / \"dragonfly\"); "
+        "docs/baselines.md \"CONGA\"",
+        topo_.kind));
+  Rng srng(seed, hash_name("conga-salt"));
+  for (auto& s : salt_) s = srng.next();
+  for (std::int32_t s = 0; s < topo_.num_switches(); ++s)
+    for (const auto& port : topo_.ports[topo_.switch_node(s)])
+      if (topo_.is_host(port.peer)) {
+        ++tors_;
+        break;
+      }
+  if (tors_ < 2)
+    throw UserError(fmt::format("routing.algorithm = \"conga\": fewer than two switches of the {} topology have hosts",
+                                topo_.kind));
+  port0_ = net_.port_id(topo_.switch_node(0), 0);
+  dre_.assign(net_.num_ports() - port0_, Dre{});
+}
+
+// [CONGA] sec. 3.3: X <- X (1 - alpha) every T_dre (on a global grid of periods).
+void CongaPathsRouter::decay(Dre& d, SimTime now) const {
+  const std::int64_t tick = now / p_.dre_period;
+  if (tick == d.tick) return;
+  d.x *= std::pow(1.0 - p_.alpha, static_cast<double>(tick - d.tick));
+  d.tick = tick;
+}
+
+// Metric X / (C tau), tau = T_dre / alpha, quantised to Q bits.
+int CongaPathsRouter::quantise(double x, std::int32_t node, std::int32_t port) const {
+  const auto& pt = net_.port(net_.port_id(node, port));
+  const double tau_s = static_cast<double>(p_.dre_period) / p_.alpha * 1e-12;
+  const double cap_bytes = static_cast<double>(pt.rate) / 8.0 * tau_s;
+  const double levels = std::ldexp(1.0, p_.q_bits);
+  return static_cast<int>(std::min(levels - 1.0, std::floor(x / cap_bytes * levels)));
+}
+
+double CongaPathsRouter::dre_bytes(std::int32_t node, std::int32_t port, SimTime now) {
+  Dre& d = dre(node, port);
+  decay(d, now);
+  return d.x;
+}
+
+int CongaPathsRouter::metric(std::int32_t node, std::int32_t port, SimTime now) {
+  return quantise(dre_bytes(node, port, now), node, port);
+}
+
+int CongaPathsRouter::count(std::int32_t node, std::int32_t port, const net::Packet& p, SimTime now) {
+  Dre& d = dre(node, port);
+  decay(d, now);
+  d.x += p.size;
+  return quantise(d.x, node, port);
+}
+
+CongaPathsRouter::Pair& CongaPathsRouter::pair(std::int32_t x, std::int32_t y) {
+  const auto key = pair_key(x, y);
+  if (auto it = pairs_.find(key); it != pairs_.end()) return it->second;
+  Pair pr;
+  pr.n_to = static_cast<std::uint16_t>(paths_.paths(x, y).size());
+  pr.n_from = static_cast<std::uint16_t>(paths_.paths(y, x).size());
+  if (pr.n_to > 255 || pr.n_from > 255)
+    throw UserError(fmt::format("routing.algorithm = \"conga\": switches {} and {} have more than 255 candidate paths "
+                                "(the LBTag is 8 bits)",
+                                topo_.nodes[x].label, topo_.nodes[y].label));
+  max_paths_ = std::max<std::size_t>({max_paths_, pr.n_to, pr.n_from});
+  pr.to = static_cast<std::uint32_t>(table_.size());
+  pr.from = pr.to + pr.n_to;
+  table_.resize(table_.size() + pr.n_to + pr.n_from, 0);
+  changed_.resize(table_.size(), 0);
+  return pairs_.emplace(key, pr).first->second;
+}
+
+int CongaPathsRouter::to_leaf(std::int32_t tor, std::int32_t dst_tor, std::size_t path) {
+  const Pair& pr = pair(tor, dst_tor);
+  return path < pr.n_to ? table_[pr.to + path] : -1;
+}
+
+int CongaPathsRouter::from_leaf(std::int32_t tor, std::int32_t src_tor, std::size_t path) {
+  const Pair& pr = pair(tor, src_tor);
+  return path < pr.n_from ? table_[pr.from + path] : -1;
+}
+
+std::int32_t CongaPathsRouter::flow_path(std::int32_t tor, std::uint32_t flow) const {
+  const std::uint64_t k = (static_cast<std::uint64_t>(topo_.switch_index(tor)) << 32) | flow;
+  const auto i = map_.find(k);
+  return i == FlowKeyMap::kNone ? -1 : pool_[i].path;
+}
+
+// [CONGA] sec. 3.4: the path minimising max(local metric of its first port, Congestion-To-Leaf),
+// among all candidates or k drawn at random (partial Fisher-Yates); ties at random, the previous
+// path kept when it is among the best.
+std::int16_t CongaPathsRouter::pick_path(std::int32_t a, std::int32_t b, std::int16_t previous, SimTime now) {
+  const auto& list = paths_.paths(a, b);
+  const Pair& pr = pair(a, b);
+  const std::uint8_t* remote = &table_[pr.to];
+  std::size_t n = list.size();
+  scratch_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) scratch_[i] = static_cast<std::int16_t>(i);
+  if (p_.candidates > 0 && p_.candidates < n) {
+    for (std::size_t i = 0; i < p_.candidates; ++i) std::swap(scratch_[i], scratch_[i + rng_.below(n - i)]);
+    n = p_.candidates;
+  }
+  int best = 1 << 30;
+  std::size_t ties = 0;
+  std::int16_t pick = -1;
+  bool prev_best = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<std::size_t>(scratch_[i]);
+    const int cost = std::max(metric(list[c].nodes[0], list[c].out_ports[0], now), static_cast<int>(remote[c]));
+    if (cost < best) {
+      best = cost;
+      ties = 0;
+      prev_best = false;
+    }
+    if (cost == best) {
+      if (scratch_[i] == previous) prev_best = true;
+      if (rng_.below(++ties) == 0) pick = scratch_[i];  // reservoir sampling over the ties
+    }
+  }
+  return prev_best ? previous : pick;
+}
+
+std::int16_t CongaPathsRouter::flowlet_path(std::int32_t a, std::int32_t b, net::Packet& p, SimTime now) {
+  const std::uint64_t k = (static_cast<std::uint64_t>(topo_.switch_index(a)) << 32) | p.flow;
+  std::uint32_t idx = map_.find(k);
+  if (idx != FlowKeyMap::kNone && now - pool_[idx].last <= p_.flowlet_timeout) {
+    pool_[idx].last = now;
+    return pool_[idx].path;
+  }
+  const std::int16_t previous = idx == FlowKeyMap::kNone ? std::int16_t{-1} : pool_[idx].path;
+  const std::int16_t path = pick_path(a, b, previous, now);
+  if (idx == FlowKeyMap::kNone) {
+    if (map_.size() >= 2 * swept_size_ && map_.size() >= 4096) sweep(now);
+    idx = take_slot(pool_, free_);
+    map_.insert(k, idx);
+  } else if (previous != path) {
+    ++moves_;
+  }
+  pool_[idx] = Flowlet{k, now, path};
+  ++flowlets_;
+  if (per_path_.size() <= static_cast<std::size_t>(path)) per_path_.resize(static_cast<std::size_t>(path) + 1, 0);
+  ++per_path_[static_cast<std::size_t>(path)];
+  return path;
+}
+
+// Non-data packets: ECMP among the candidates with the fewest switches.
+std::int16_t CongaPathsRouter::minimal_path(std::int32_t a, std::int32_t b, const net::Packet& p) {
+  const auto& list = paths_.paths(a, b);
+  std::size_t least = list[0].nodes.size(), n = 0;
+  for (const auto& sp : list) least = std::min(least, sp.nodes.size());
+  for (const auto& sp : list) n += sp.nodes.size() == least;
+  std::size_t want = ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[static_cast<std::size_t>(a)]) % n;
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (list[i].nodes.size() == least && want-- == 0) return static_cast<std::int16_t>(i);
+  return 0;
+}
+
+void CongaPathsRouter::sweep(SimTime now) {
+  for (std::uint32_t i = 0; i < pool_.size(); ++i) {
+    Flowlet& f = pool_[i];
+    if (f.key == ~0ULL || now - f.last <= p_.flowlet_timeout) continue;
+    map_.erase(f.key);
+    f.key = ~0ULL;
+    free_.push_back(i);
+  }
+  swept_size_ = map_.size();
+}
+
+std::int32_t CongaPathsRouter::route(std::int32_t node, net::Packet& p) {
+  const SimTime now = net_.now();
+  const std::int32_t a = topo_.host_switch(p.src), b = topo_.host_switch(p.dst);
+  if (a == b) return tables_.host_port(p.dst);
+  if (node == a) {
+    // Source ToR: the path (a flowlet's choice for data, a minimal one for the rest), the header
+    // with the first port's metric as CE, one Congestion-From-Leaf entry about b's paths to a.
+    const std::int16_t path = p.type == net::PacketType::Data ? flowlet_path(a, b, p, now) : minimal_path(a, b, p);
+    const std::int32_t port = paths_.paths(a, b)[static_cast<std::size_t>(path)].out_ports[0];
+    const int ce = count(node, port, p, now);
+    Pair& pr = pair(a, b);
+    std::size_t fb = pr.rr % pr.n_from;
+    for (std::size_t i = 0; i < pr.n_from; ++i) {
+      const std::size_t c = (pr.rr + i) % pr.n_from;
+      if (changed_[pr.from + c]) {
+        fb = c;
+        break;
+      }
+    }
+    changed_[pr.from + fb] = 0;
+    pr.rr = static_cast<std::uint16_t>((fb + 1) % pr.n_from);
+    set_aux(p, static_cast<std::uint32_t>(path) | static_cast<std::uint32_t>(ce) << 8 |
+                   static_cast<std::uint32_t>(fb) << 16 | static_cast<std::uint32_t>(table_[pr.from + fb]) << 24);
+    p.route_state = kHdr | kFb;
+    return port;
+  }
+  if (!(p.route_state & kHdr))
+    throw std::logic_error(fmt::format("conga: packet of flow {} at switch {} without its header", p.flow, node));
+  const std::uint32_t h = aux(p);
+  const auto& path = paths_.paths(a, b)[h & 0xFF];
+  std::size_t at = 0;
+  while (at < path.nodes.size() && path.nodes[at] != node) ++at;
+  if (at == path.nodes.size())
+    throw std::logic_error(fmt::format("conga: packet of flow {} at switch {} left its path {}", p.flow, node, h & 0xFF));
+  if (at + 1 == path.nodes.size()) {
+    // Destination ToR: CE into Congestion-From-Leaf [a][path], the feedback into Congestion-To-Leaf [a][FB_LBTag].
+    Pair& pr = pair(node, a);
+    const std::size_t e = pr.from + (h & 0xFF);
+    const auto ce = static_cast<std::uint8_t>((h >> 8) & 0xFF);
+    if (table_[e] != ce) changed_[e] = 1;
+    table_[e] = ce;
+    if (p.route_state & kFb) {
+      const std::size_t tag = (h >> 16) & 0xFF;
+      if (tag < pr.n_to) table_[pr.to + tag] = static_cast<std::uint8_t>((h >> 24) & 0x7F);
+      ++feedback_;
+    }
+    return tables_.host_port(p.dst);
+  }
+  // A switch behind the source ToR: the route's next hop; CE = max(CE, this port's metric).
+  const std::int32_t port = path.out_ports[at];
+  const int m = count(node, port, p, now);
+  set_aux(p, (h & ~0xFF00u) | static_cast<std::uint32_t>(std::max(m, static_cast<int>((h >> 8) & 0xFF))) << 8);
+  return port;
+}
+
+nlohmann::json CongaPathsRouter::summary() const {
+  // CONGA's switch tables at the candidate count seen: per ToR, Congestion-To-Leaf and
+  // -From-Leaf of (ToRs - 1) x candidates entries of Q bits each.
+  const std::size_t entries = (tors_ - 1) * max_paths_;
+  return {{"flowlets", flowlets_},
+          {"flowlet_moves", moves_},
+          {"feedback", feedback_},
+          {"flowlets_per_path", per_path_},
+          {"tors", tors_},
+          {"path_rule", CandidatePaths::rule_name(paths_.rule())},
+          {"max_candidates", max_paths_},
+          {"tor_pairs_used", pairs_.size()},
+          {"table_bits_per_tor", 2 * entries * static_cast<std::size_t>(p_.q_bits)},
+          {"table_bytes_all_tors", (2 * entries * static_cast<std::size_t>(p_.q_bits) * tors_ + 7) / 8},
+          {"dre_registers", dre_.size()},
+          {"dre_period_us", to_us(p_.dre_period)},
+          {"alpha", p_.alpha},
+          {"q_bits", p_.q_bits},
+          {"flowlet_timeout_us", to_us(p_.flowlet_timeout)},
+          {"candidates", p_.candidates}};
+}
+
+}  // namespace lbsim::routing
