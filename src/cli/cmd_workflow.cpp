@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "config/reader.h"
 #include "core/error.h"
 #include "sim/simulation.h"
 #include "workflow/catalog.h"
@@ -206,6 +207,7 @@ struct ReproOptions {
   bool list = false, quick = false, print = false, slurm = false, no_plot = false;
   int workers = 0;
   int seeds = 0;  // > 0: sweep run.seed = 1..seeds (an entry that sets or sweeps run.seed refuses)
+  std::vector<std::string> sets;  // section.key=value added to the sweep's [set] (every point)
   std::string out;
 };
 
@@ -260,6 +262,8 @@ int do_reproduce(const ReproOptions& o) {
   }
   if (!it->command.empty() && o.seeds > 0)
     throw UserError(fmt::format("--seeds: {} is an analysis with its own seed options, not a sweep", it->name));
+  if (!it->command.empty() && !o.sets.empty())
+    throw UserError(fmt::format("--set: {} is an analysis with its own options, not a sweep", it->name));
   if (!it->command.empty()) return do_reproduce_command(*it, o);
   std::string text = wf::sweep_text(*it, o.quick, source_dir());
   if (o.seeds > 0) {
@@ -271,6 +275,26 @@ int do_reproduce(const ReproOptions& o) {
     std::string seeds = "\"run.seed\" = [";
     for (int i = 1; i <= o.seeds; ++i) seeds += (i > 1 ? ", " : "") + std::to_string(i);
     text.insert(grid + 7, seeds + "]\n");
+  }
+  if (!o.sets.empty()) {
+    // Keys the entry leaves to the base config, set for every point (e.g. network.flow_control=pfc).
+    // A key the entry sets itself (in [set], a case or the grid) is refused: its value is part of
+    // what the entry reproduces.
+    std::string lines;
+    for (const auto& a : o.sets) {
+      const std::string line = config::override_line(a);
+      const std::string key = line.substr(0, line.find(" = "));
+      if (text.find(key) != std::string::npos)
+        throw UserError(fmt::format("--set {}: {} sets {} itself (see --print)", a, it->name, key));
+      lines += line + "\n";
+    }
+    const auto set = text.find("\n[set]\n");
+    if (set != std::string::npos) {
+      text.insert(set + 7, lines);
+    } else {
+      const auto grid = text.find("\n[grid]\n");
+      text.insert(grid == std::string::npos ? text.size() : grid + 1, "[set]\n" + lines + "\n");
+    }
   }
   if (o.print) {
     std::cout << text;
@@ -355,6 +379,9 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   rp->add_option("--seeds", ro->seeds, "Run every point with run.seed = 1..N (reports: mean [min..max] over the seeds)")
       ->check(CLI::Range(1, 1000));
   rp->add_option("--out", ro->out, "Output folder (default results/reproduce/<name>[-quick])");
+  rp->add_option("--set", ro->sets,
+                 "Set a key the experiment leaves to its base config, for every run: section.key=value (repeatable), "
+                 "e.g. network.flow_control=pfc");
   out.push_back({rp, [ro] { return do_reproduce(*ro); }});
 }
 

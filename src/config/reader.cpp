@@ -146,6 +146,22 @@ void apply_override(Config& cfg, const std::string& assignment) {
   cfg.set(key, to_value(*d, *t.get("v"), "--set"), "--set");
 }
 
+std::string override_line(const std::string& assignment) {
+  Config scratch;
+  apply_override(scratch, assignment);  // the key exists and the value has its type and range
+  const auto eq = assignment.find('=');
+  const std::string value = assignment.substr(eq + 1);
+  std::string text = value;
+  try {
+    (void)toml::parse("v = " + value);
+  } catch (const toml::parse_error&) {
+    std::ostringstream os;
+    os << toml::table{{"v", value}};
+    text = os.str().substr(os.str().find('=') + 2);  // the bare word as a TOML string
+  }
+  return fmt::format("\"{}\" = {}", assignment.substr(0, eq), text);
+}
+
 Config load(const std::string& file, const std::vector<std::string>& overrides) {
   Config cfg;
   if (!file.empty()) load_file(cfg, file);

@@ -18,6 +18,9 @@ void load_file(Config& cfg, const std::string& path);
 void load_text(Config& cfg, std::string_view text, const std::string& name);
 // One `section.key=value` override; the value is parsed as TOML, else taken as a bare string.
 void apply_override(Config& cfg, const std::string& assignment);
+// The same override as a TOML line `"section.key" = value` for a sweep's [set] table (the key and
+// the value are checked as apply_override checks them; a bare word becomes a TOML string).
+std::string override_line(const std::string& assignment);
 // File (optional) + overrides + the cross-key checks: what every command does with its arguments.
 Config load(const std::string& file, const std::vector<std::string>& overrides);
 

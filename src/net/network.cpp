@@ -249,6 +249,24 @@ void Network::enqueue(std::uint32_t id, std::uint32_t pkt) {
     enqueue_at<false>(id, pkt);
 }
 
+void Network::hold(std::uint32_t pkt) {
+  if (!lossless_) return;
+  const Packet& p = pool_[pkt];
+  fc_admit(port_base_[p.node] + p.in_port, p);
+}
+
+void Network::enqueue_held(std::uint32_t id, std::uint32_t pkt) {
+  if (!lossless_) {
+    enqueue_at<false>(id, pkt);
+    return;
+  }
+  // enqueue_at admits the packet into its ingress buffer again: take out the bytes hold() counted
+  // first (no credit or resume moves: the occupancy is the same once it is admitted again).
+  const Packet& p = pool_[pkt];
+  fc_[port_base_[p.node] + p.in_port].ingress[vc_of(p)] -= p.size;
+  enqueue_at<true>(id, pkt);
+}
+
 template <bool LL>
 bool Network::tx_next(std::uint32_t id) {
   Port& port = ports_[id];

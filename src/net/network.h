@@ -196,6 +196,12 @@ class Network {
   // Inside Router::route: the pool index of the packet being routed (a router that keeps the
   // packet, kRouteHeld, needs it to enqueue it later).
   std::uint32_t routed_packet() const { return routed_; }
+  // A router that keeps the packet it is routing (kRouteHeld) keeps it in this switch's buffer: in a
+  // lossless network its bytes count in the ingress buffer it arrived in from then on, so credits and
+  // PFC pauses see them while it waits (hold(), inside Router::route), and enqueue_held() hands it
+  // to port `id` later without counting it twice.
+  void hold(std::uint32_t pkt);
+  void enqueue_held(std::uint32_t id, std::uint32_t pkt);
 
   // Run events until the queue is empty, `until` is passed, or stop() is called.
   void run(SimTime until);

@@ -210,7 +210,7 @@ void ConWeaveRouter::release(Flow& f) {
   std::uint32_t i = f.q_head;
   while (i != net::kNil) {
     const std::uint32_t next = net_.pkt(i).next;
-    net_.enqueue(f.q_port, i);  // in arrival order, so in the sender's order
+    net_.enqueue_held(f.q_port, i);  // in arrival order, so in the sender's order
     i = next;
   }
   held_now_ -= f.q_len;
@@ -280,6 +280,7 @@ std::int32_t ConWeaveRouter::dest_tor(std::int32_t node, net::Packet& p) {
       net_.pkt(f.q_tail).next = idx;
     }
     f.q_tail = idx;
+    net_.hold(idx);  // it waits in this ToR's buffer: PFC / credits count it (network.h)
     ++f.q_len;
     ++held_now_;
     ++st_.held;

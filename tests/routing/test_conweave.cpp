@@ -235,3 +235,28 @@ TEST(ConWeave, WholeRunReroutesWithoutReorderingAtTheHosts) {
   const auto p = run_lbsim("reproduce laps-fig7 --quick --print");
   EXPECT_NE(p.out.find(R"("routing.algorithm" = "conweave")"), std::string::npos) << p.out;
 }
+
+// Under PFC the packets a destination ToR holds in its reorder queues sit in that switch's buffer:
+// they count in the ingress buffer they arrived in, so the ToR pauses the upstream while it holds
+// them. The parameter-server AllReduce on Rail 64 (63 senders of 256 KiB into GPU 0, as laps-table1
+// with ConWeave) fills GPU 0's NIC switch through its NVLink port while ConWeave holds rerouted
+// packets there. Before held packets were counted, the upstream was never paused for them and their
+// release overran the buffer (the run stopped on the lossless invariant, exit 70).
+TEST(ConWeave, HeldPacketsCountInThePfcIngressBuffer) {
+  const auto dir = temp_dir("conweave-pfc");
+  const auto r = run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml --quiet --out " + dir +
+                           " --set 'workload.kind=\"ps_allreduce\"' --set 'workload.size=\"256KiB\"'"
+                           " --set 'routing.algorithm=\"conweave\"' --set 'lb.algorithm=\"ecmp\"' --set 'transport.cc=\"dcqcn\"'"
+                           " --set 'transport.delivery=\"in_order\"' --set 'transport.in_order_recovery=\"go_back_n\"'"
+                           " --set transport.init_cwnd_bdp=1.0 --set transport.max_cwnd_bdp=1.0"
+                           " --set 'network.flow_control=\"pfc\"' --set output.ports_csv=false");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(read_file(dir + "/summary.json"));
+  EXPECT_EQ(j["completed"], j["workload"]["transfers"]);
+  EXPECT_GT(j["conweave"]["held_packets"].get<int>(), 0);  // the reorder queues were used
+  const auto& fc = j["flow_control"];
+  EXPECT_EQ(fc["mode"], "pfc");
+  EXPECT_GT(fc["pause_frames"].get<int>(), 0);
+  // Every ingress stayed within Xoff + the headroom for the bytes in flight when it paused.
+  EXPECT_LE(fc["max_ingress_bytes"].get<long>(), fc["xoff_bytes"].get<long>() + fc["headroom_bytes_max"].get<long>());
+}
