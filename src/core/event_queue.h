@@ -244,16 +244,16 @@ class EventQueue {
       sort_bucket();
     }
   }
-  // Sorts cur_ on (time, seq). Small buckets (the common case) by insertion, which is cheap on the
-  // nearly ordered runs a bucket holds; large bursts by std::sort.
+  // Sorts cur_ on (time, seq). A bucket is filled in push order, so it is sorted already except for
+  // the few events scheduled after a later-timed one of the same bucket: insertion sort costs about
+  // one comparison per event then, whatever the bucket's size (the 1024-host benchmark's buckets hold
+  // ~40 events, beyond the former insertion-sort limit of 32; docs/scale.md "Cost per event"). A
+  // bucket that needs more than kMoveBudget moves per event is handed to std::sort instead.
   void sort_bucket() {
     const std::size_t n = cur_.size();
     if (n < 2) return;
-    if (n > kInsertionMax) {
-      std::sort(cur_.begin(), cur_.end(), EventBefore{});
-      return;
-    }
     Event* a = cur_.data();
+    std::size_t budget = kMoveBudget * n + 64;
     for (std::size_t i = 1; i < n; ++i) {
       if (!event_before(a[i], a[i - 1])) continue;
       const Event x = a[i];
@@ -261,11 +261,16 @@ class EventQueue {
       do {
         a[j] = a[j - 1];
         --j;
+        if (--budget == 0) [[unlikely]] {
+          a[j] = x;  // a[0..n) is a permutation of the bucket again
+          std::sort(a, a + n, EventBefore{});
+          return;
+        }
       } while (j > 0 && event_before(x, a[j - 1]));
       a[j] = x;
     }
   }
-  static constexpr std::size_t kInsertionMax = 32;
+  static constexpr std::size_t kMoveBudget = 4;
 
   std::vector<Slot> wheel_;
   std::vector<std::uint64_t> occupied_;  // bit per wheel slot: non-empty
