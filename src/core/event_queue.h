@@ -120,7 +120,7 @@ class EventQueue {
   void push(SimTime t, std::uint32_t kind, std::uint32_t obj, std::uint64_t seq) { insert(Event{t, seq, obj, kind}); }
 
  private:
-  void insert(const Event& e) {
+  [[gnu::always_inline]] void insert(const Event& e) {
     const SimTime t = e.time;
     ++size_;
     const std::int64_t key = t >> kShift;
@@ -183,11 +183,16 @@ class EventQueue {
   };
 
   std::uint32_t new_block() {
-    if (free_ != kNone) {
+    if (free_ != kNone) [[likely]] {
       const std::uint32_t b = free_;
       free_ = next_[b];
       return b;
     }
+    return grow_arena();
+  }
+  // The free list is empty: a new block at the end of the arena (only while the arena grows to the
+  // peak number of blocks in use; kept out of line so that push() stays small enough to inline).
+  [[gnu::noinline]] std::uint32_t grow_arena() {
     // The bucket being drained may be read in place from its block (advance()): keep the read
     // position when the arena moves.
     const std::ptrdiff_t at = drained_ != kNone ? pos_ - blocks_[drained_].ev : 0;
@@ -206,7 +211,7 @@ class EventQueue {
   }
   // Distance (1..kBuckets) from slot of `key` to the next occupied slot, cyclically.
   std::int64_t next_occupied(std::int64_t key) const {
-    const std::size_t words = occupied_.size();
+    constexpr std::size_t words = kBuckets / 64;  // a power of two: the wrap is a mask
     std::size_t slot = static_cast<std::size_t>((key + 1) & (kBuckets - 1));
     std::size_t w = slot >> 6;
     std::uint64_t bits = occupied_[w] & (~0ULL << (slot & 63));
@@ -214,7 +219,7 @@ class EventQueue {
     for (std::size_t n = 0; n <= words; ++n) {
       if (bits) return dist + std::countr_zero(bits);
       dist += 64;
-      w = (w + 1) % words;
+      w = (w + 1) & (words - 1);
       bits = occupied_[w];
     }
     return kBuckets;  // unreachable while in_wheel_ > 0
