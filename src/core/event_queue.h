@@ -6,8 +6,8 @@
 // taken from one shared arena: a push appends to the chain's last block (a new block from the
 // arena's free list every kBlock events), so nothing is allocated per event or per bucket once the
 // arena has grown to the peak number of events queued, and a drained bucket returns its whole chain
-// to the free list at once. When the queue reaches a bucket it copies the chain out and sorts it
-// once; events scheduled into the bucket being drained go to a small side heap that is merged on
+// to the free list at once. When the queue reaches a bucket it sorts it once (a one-block bucket
+// in its block, a longer chain copied out); events scheduled into the bucket being drained go to a small side heap that is merged on
 // the fly. Pops follow exactly the total order (time, insertion sequence), the same as a single
 // binary heap would give, so equal-time events run in insertion order and a run is deterministic;
 // but each pop touches a few cache lines instead of walking a heap of 10^5 entries (measured:
