@@ -6,8 +6,8 @@
 // taken from one shared arena: a push appends to the chain's last block (a new block from the
 // arena's free list every kBlock events), so nothing is allocated per event or per bucket once the
 // arena has grown to the peak number of events queued, and a drained bucket returns its whole chain
-// to the free list at once. When the queue reaches a bucket it copies the chain out and sorts it
-// once; events scheduled into the bucket being drained go to a small side heap that is merged on
+// to the free list at once. When the queue reaches a bucket it sorts it once (a one-block bucket
+// in its block, a longer chain copied out); events scheduled into the bucket being drained go to a small side heap that is merged on
 // the fly. Pops follow exactly the total order (time, insertion sequence), the same as a single
 // binary heap would give, so equal-time events run in insertion order and a run is deterministic;
 // but each pop touches a few cache lines instead of walking a heap of 10^5 entries (measured:
@@ -91,6 +91,10 @@ class EventQueue {
   EventQueue()
       : wheel_(static_cast<std::size_t>(kBuckets)), occupied_(static_cast<std::size_t>(kBuckets / 64), 0) {}
 
+  // Not copyable: the read position points into the queue's own storage.
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
+
   void reserve(std::size_t) {}
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
@@ -116,7 +120,7 @@ class EventQueue {
   void push(SimTime t, std::uint32_t kind, std::uint32_t obj, std::uint64_t seq) { insert(Event{t, seq, obj, kind}); }
 
  private:
-  void insert(const Event& e) {
+  [[gnu::always_inline]] void insert(const Event& e) {
     const SimTime t = e.time;
     ++size_;
     const std::int64_t key = t >> kShift;
@@ -148,7 +152,7 @@ class EventQueue {
   Event pop() {
     settle();
     --size_;
-    if (pos_ < cur_.size() && (side_.empty() || event_before(cur_[pos_], side_.top()))) return cur_[pos_++];
+    if (pos_ != end_ && (side_.empty() || event_before(*pos_, side_.top()))) return *pos_++;
     return side_.pop();
   }
 
@@ -157,9 +161,9 @@ class EventQueue {
   bool pop_until(SimTime until, Event& e) {
     if (size_ == 0) return false;
     settle();
-    if (pos_ < cur_.size() && (side_.empty() || event_before(cur_[pos_], side_.top()))) {
-      if (cur_[pos_].time > until) return false;
-      e = cur_[pos_++];
+    if (pos_ != end_ && (side_.empty() || event_before(*pos_, side_.top()))) {
+      if (pos_->time > until) return false;
+      e = *pos_++;
     } else {
       if (side_.top().time > until) return false;
       e = side_.pop();
@@ -179,22 +183,35 @@ class EventQueue {
   };
 
   std::uint32_t new_block() {
-    if (free_ != kNone) {
+    if (free_ != kNone) [[likely]] {
       const std::uint32_t b = free_;
       free_ = next_[b];
       return b;
     }
+    return grow_arena();
+  }
+  // The free list is empty: a new block at the end of the arena (only while the arena grows to the
+  // peak number of blocks in use; kept out of line so that push() stays small enough to inline).
+  [[gnu::noinline]] std::uint32_t grow_arena() {
+    // The bucket being drained may be read in place from its block (advance()): keep the read
+    // position when the arena moves.
+    const std::ptrdiff_t at = drained_ != kNone ? pos_ - blocks_[drained_].ev : 0;
+    const std::ptrdiff_t len = drained_ != kNone ? end_ - blocks_[drained_].ev : 0;
     blocks_.emplace_back();
     next_.push_back(kNone);
+    if (drained_ != kNone) {
+      pos_ = blocks_[drained_].ev + at;
+      end_ = blocks_[drained_].ev + len;
+    }
     return static_cast<std::uint32_t>(blocks_.size() - 1);
   }
   const Event& peek() const {
-    if (pos_ < cur_.size() && (side_.empty() || event_before(cur_[pos_], side_.top()))) return cur_[pos_];
+    if (pos_ != end_ && (side_.empty() || event_before(*pos_, side_.top()))) return *pos_;
     return side_.top();
   }
   // Distance (1..kBuckets) from slot of `key` to the next occupied slot, cyclically.
   std::int64_t next_occupied(std::int64_t key) const {
-    const std::size_t words = occupied_.size();
+    constexpr std::size_t words = kBuckets / 64;  // a power of two: the wrap is a mask
     std::size_t slot = static_cast<std::size_t>((key + 1) & (kBuckets - 1));
     std::size_t w = slot >> 6;
     std::uint64_t bits = occupied_[w] & (~0ULL << (slot & 63));
@@ -202,22 +219,28 @@ class EventQueue {
     for (std::size_t n = 0; n <= words; ++n) {
       if (bits) return dist + std::countr_zero(bits);
       dist += 64;
-      w = (w + 1) % words;
+      w = (w + 1) & (words - 1);
       bits = occupied_[w];
     }
     return kBuckets;  // unreachable while in_wheel_ > 0
   }
   // Make the current bucket non-empty (requires size_ > 0).
   void settle() {
-    if (pos_ == cur_.size() && side_.empty()) [[unlikely]]
+    if (pos_ == end_ && side_.empty()) [[unlikely]]
       advance();
   }
   // Jumps straight to the next occupied wheel slot or the first overflow event, whichever comes
-  // first, until the current bucket is non-empty.
+  // first, until the current bucket is non-empty. A bucket of one block (the common case) is sorted
+  // and read in place, and its block goes back to the free list when the next bucket is reached;
+  // longer chains (and buckets with overflow events) are copied out into cur_.
   [[gnu::noinline]] void advance() {
-    while (pos_ == cur_.size() && side_.empty()) {
+    while (pos_ == end_ && side_.empty()) {
+      if (drained_ != kNone) {
+        next_[drained_] = free_;
+        free_ = drained_;
+        drained_ = kNone;
+      }
       cur_.clear();
-      pos_ = 0;
       std::int64_t next = std::numeric_limits<std::int64_t>::max();
       if (in_wheel_ > 0) next = cur_key_ + next_occupied(cur_key_);
       if (!overflow_.empty()) next = std::min(next, overflow_.top().time >> kShift);
@@ -227,6 +250,17 @@ class EventQueue {
       while (!overflow_.empty() && (overflow_.top().time >> kShift) == cur_key_) cur_.push_back(overflow_.pop());
       const auto si = static_cast<std::size_t>(cur_key_ & (kBuckets - 1));
       Slot& s = wheel_[si];
+      if (s.count > 0 && s.count <= kBlock && cur_.empty()) {
+        in_wheel_ -= s.count;
+        Event* a = blocks_[s.head].ev;
+        sort_events(a, s.count);
+        pos_ = a;
+        end_ = a + s.count;
+        drained_ = s.head;
+        s = Slot{};
+        occupied_[si >> 6] &= ~(1ULL << (si & 63));
+        continue;  // non-empty now: the loop ends
+      }
       if (s.count > 0) {
         in_wheel_ -= s.count;
         std::uint32_t left = s.count;
@@ -241,19 +275,19 @@ class EventQueue {
         s = Slot{};
         occupied_[si >> 6] &= ~(1ULL << (si & 63));
       }
-      sort_bucket();
+      sort_events(cur_.data(), cur_.size());
+      pos_ = cur_.data();
+      end_ = pos_ + cur_.size();
     }
   }
-  // Sorts cur_ on (time, seq). Small buckets (the common case) by insertion, which is cheap on the
-  // nearly ordered runs a bucket holds; large bursts by std::sort.
-  void sort_bucket() {
-    const std::size_t n = cur_.size();
+  // Sorts a[0..n) on (time, seq). A bucket is filled in push order, so it is sorted already except for
+  // the few events scheduled after a later-timed one of the same bucket: insertion sort costs about
+  // one comparison per event then, whatever the bucket's size (the 1024-host benchmark's buckets hold
+  // ~40 events, beyond the former insertion-sort limit of 32; docs/scale.md "Cost per event"). A
+  // bucket that needs more than kMoveBudget moves per event is handed to std::sort instead.
+  static void sort_events(Event* a, std::size_t n) {
     if (n < 2) return;
-    if (n > kInsertionMax) {
-      std::sort(cur_.begin(), cur_.end(), EventBefore{});
-      return;
-    }
-    Event* a = cur_.data();
+    std::size_t budget = kMoveBudget * n + 64;
     for (std::size_t i = 1; i < n; ++i) {
       if (!event_before(a[i], a[i - 1])) continue;
       const Event x = a[i];
@@ -261,19 +295,26 @@ class EventQueue {
       do {
         a[j] = a[j - 1];
         --j;
+        if (--budget == 0) [[unlikely]] {
+          a[j] = x;  // a[0..n) is a permutation of the bucket again
+          std::sort(a, a + n, EventBefore{});
+          return;
+        }
       } while (j > 0 && event_before(x, a[j - 1]));
       a[j] = x;
     }
   }
-  static constexpr std::size_t kInsertionMax = 32;
+  static constexpr std::size_t kMoveBudget = 4;
 
   std::vector<Slot> wheel_;
   std::vector<std::uint64_t> occupied_;  // bit per wheel slot: non-empty
   std::vector<Block> blocks_;            // the arena
   std::vector<std::uint32_t> next_;      // next block of a chain / of the free list
   std::uint32_t free_ = kNone;
-  std::vector<Event> cur_;  // the bucket being drained, sorted
-  std::size_t pos_ = 0;
+  std::vector<Event> cur_;  // the bucket being drained when it is copied out (see advance())
+  const Event* pos_ = nullptr;  // next event of the bucket being drained (in cur_ or in block drained_)
+  const Event* end_ = nullptr;
+  std::uint32_t drained_ = kNone;  // the block read in place, returned to the free list at the next bucket
   EventHeap side_;          // events pushed into the bucket being drained
   EventHeap overflow_;      // events beyond the horizon
   std::int64_t cur_key_ = 0;

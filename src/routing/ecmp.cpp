@@ -9,10 +9,13 @@ EcmpRouter::EcmpRouter(const MinimalTables& tables, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), salt_(tables.topology().size(), 0) {
   Rng rng(seed, hash_name("ecmp-salt"));
   for (auto& s : salt_) s = rng.next();
+  host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
+  for (std::int32_t h = 0; h < topo_.num_hosts; ++h)
+    host_sw_[static_cast<std::size_t>(h)] = topo_.ports[static_cast<std::size_t>(h)].empty() ? -1 : topo_.host_switch(h);
 }
 
 std::int32_t EcmpRouter::route(std::int32_t node, net::Packet& p) {
-  const std::int32_t dst_sw = topo_.host_switch(p.dst);
+  const std::int32_t dst_sw = host_sw_[static_cast<std::size_t>(p.dst)];
   if (node == dst_sw) return tables_.host_port(p.dst);
   const auto c = tables_.candidates(node, dst_sw);
   if (c.size() == 1) return c[0];

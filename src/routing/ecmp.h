@@ -19,6 +19,9 @@ class EcmpRouter : public net::Router {
   const MinimalTables& tables_;
   const topo::Topology& topo_;
   std::vector<std::uint64_t> salt_;  // per switch node
+  // The switch of every host (Topology::host_switch), dense: the per-packet lookup reads one int
+  // instead of walking the host's port list (docs/scale.md "Cost per event").
+  std::vector<std::int32_t> host_sw_;
 };
 
 }  // namespace lbsim::routing

@@ -155,3 +155,28 @@ TEST(EventQueueProperty, BurstInOneBucket) {
   }
   ASSERT_TRUE(p.drain());
 }
+
+// Buckets as the engine fills them: one block or many, nearly sorted (a few events earlier than
+// the ones pushed before them) or in reverse, popped while pushes into the bucket being drained
+// and into later buckets make the block arena grow under the bucket read in place.
+TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) {
+  Pair p;
+  Rng rng(17, hash_name("in-place"));
+  for (int round = 0; round < 400; ++round) {
+    const SimTime base = p.now + kBucket * static_cast<SimTime>(1 + rng.below(4)) - (p.now % kBucket);
+    const std::uint32_t n = static_cast<std::uint32_t>(1 + rng.below(round % 3 == 0 ? 8 : 120));
+    const bool reverse = rng.below(8) == 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const SimTime off = reverse ? (n - i) % kBucket : (rng.below(10) == 0 ? 0 : kBucket / 2);
+      p.push(base + off, 2);
+    }
+    const std::uint32_t pops = static_cast<std::uint32_t>(rng.below(n + 1));
+    for (std::uint32_t i = 0; i < pops && !p.ref.empty(); ++i) {
+      ASSERT_TRUE(p.pop()) << "round " << round;
+      if (rng.below(3) == 0) p.push(p.now + static_cast<SimTime>(rng.below(2 * kBucket)), 3);  // this bucket or the next
+      if (rng.below(4) == 0)
+        for (int k = 0; k < 20; ++k) p.push(p.now + kBucket * static_cast<SimTime>(2 + rng.below(64)), 4);  // new blocks
+    }
+  }
+  ASSERT_TRUE(p.drain());
+}
