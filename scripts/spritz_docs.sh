@@ -18,6 +18,8 @@
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
 #   fig6-partial   docs/spritz.md       the finished runs of the fig6 part's folder (when the sweep does not fit)
 #   fig6-ugal-per-hop docs/spritz.md    the fig6 sweep's ugal_l rows (Dragonfly) with routing.ugal_decide = per_hop
+#   spray-drops    docs/spritz.md       where and when Spray / OPS lose packets at full scale (Dragonfly, seed 1;
+#                                       trims.csv + path_usage.csv, scripts/spritz_drops.py), ECN-rate bias on / off
 #   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
 # Usage: scripts/spritz_docs.sh [PART...] (default: paths-totals table2-queue table3).
 # Environment: BIN (default build/lbsim), OUT (default results/spritz-docs), SEEDS (default 5),
@@ -318,6 +320,34 @@ for name in sorted(os.listdir(root)):
           f"data packets off minimal {100 * j['ugal']['data_nonminimal_share']:4.1f}%")
 PY
       ;;
+    spray-drops)
+      # Why Spray trims more than OPS (u) at full scale (docs/spritz.md "Why Spray trims more at full
+      # scale"): the Table II Dragonfly points of spritz-fig6 (both patterns, seed 1) for OPS (u / w)
+      # and Spray (u / w), and Spray with Alg. 3's ECN-rate bias off (lb.spritz_ecn_bias_rate = 1:
+      # never above) or with w[0] = 10 instead of 100 under it; every run writes trims.csv and
+      # path_usage.csv for scripts/spritz_drops.py.
+      for scale in full quick; do
+        q=$([ $scale = quick ] && echo --quick || true)
+        dir="${OUT}/spritz-spray-drops-$scale"
+        mkdir -p "$dir"
+        "$BIN" reproduce spritz-fig6 $q --print | python3 -c '
+import sys
+s = sys.stdin.read().replace("name = \"spritz-fig6\"", "name = \"spritz-spray-drops\"")
+keep = ("ops_u", "ops_w", "spritz_u", "spritz_w")
+lines = [l for l in s.split("\n") if not l.startswith("  {name = ") or l.split("\"")[1] in keep]
+s = "\n".join(lines)
+extra = "".join("  {name = \"%s\", \"routing.algorithm\" = \"source_guided\", \"lb.algorithm\" = \"%s\", %s},\n" % x for x in [
+    ("spritz_u_nobias", "spritz_spray_u", "\"lb.spritz_ecn_bias_rate\" = 1.0"),
+    ("spritz_w_nobias", "spritz_spray_w", "\"lb.spritz_ecn_bias_rate\" = 1.0"),
+    ("spritz_u_bias10", "spritz_spray_u", "\"lb.spritz_min_bias_factor\" = 10.0")])
+s = s.replace("\n]\n", "\n" + extra + "]\n", 1)
+s = s.replace("[set]\n", "[set]\n\"output.trims_csv\" = true\n\"output.path_usage_tag\" = \"default\"\n", 1)
+s = s.replace("[grid]\n", "[grid]\n\"run.seed\" = [1]\n", 1)
+print(s[:s.index("[[case]]\nname = \"slim_fly\"")])' > "$dir/sweep.toml"
+        "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
+        python3 scripts/spritz_drops.py "$dir/runs" "$([ $scale = quick ] && echo "Reduced-scale Dragonfly (--quick: p=2 a=4 h=2, 72 endpoints), 1 MiB, seed 1" || echo "Table II Dragonfly, 8 MiB, seed 1")"
+        echo
+      done | block docs/spritz.md spray-drops ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
   esac
 done

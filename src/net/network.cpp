@@ -174,6 +174,7 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
   if (p.is_control()) {
     if (port.ctrl.bytes + p.size > qc.ctrl_limit) {
       ++port.stats.drops;
+      if (p.type == PacketType::Data) log_loss(port, p, true);  // a header trimmed upstream
       drop(pkt);
       return;
     }
@@ -183,16 +184,19 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
       // Packet trimming: cut the payload, keep the header, and send it ahead in the priority
       // control queue so the receiver can NACK at once ([REPS] sec. 2.1, [Spritz] sec. II-B).
       ++port.stats.trims;
+      log_loss(port, p, false);
       p.flags |= kFlagTrimmed;
       p.size = static_cast<std::uint32_t>(qc.header_bytes);
       if (port.ctrl.bytes + p.size > qc.ctrl_limit) {
         ++port.stats.drops;
+        log_loss(port, p, true);
         drop(pkt);
         return;
       }
       push(port.ctrl, pkt);
     } else {
       ++port.stats.drops;
+      log_loss(port, p, true);
       drop(pkt);
       return;
     }
@@ -212,6 +216,7 @@ void Network::overflow(Port& port, std::uint32_t pkt) {
   Packet& p = pool_[pkt];
   if (qc.trimming) {
     ++port.stats.trims;
+    log_loss(port, p, false);
     p.flags |= kFlagTrimmed;
     p.size = static_cast<std::uint32_t>(qc.header_bytes);
     if (port.ctrl.bytes + p.size <= qc.ctrl_limit) {
@@ -220,6 +225,7 @@ void Network::overflow(Port& port, std::uint32_t pkt) {
     }
   }
   ++port.stats.drops;
+  log_loss(port, p, true);
   drop(pkt);
 }
 

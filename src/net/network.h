@@ -150,6 +150,22 @@ class EventHandler {
 
 class Network;
 
+// One data packet lost to a full queue (Network::set_loss_log, output.trims_csv): trimmed to its
+// header, or dropped (a trimmed header that found the control queue full, or a data packet with
+// trimming off). `hops` is the packet's Packet::hops at that queue: the switches it had reached,
+// this one included (1 = the sender's switch).
+struct LossRecord {
+  SimTime time = 0;
+  std::uint32_t port = 0;  // global port id (Network::port)
+  std::uint32_t flow = 0;
+  std::uint32_t psn = 0;
+  std::uint32_t ev = 0;
+  std::int32_t src = -1, dst = -1;
+  std::uint8_t hops = 0;
+  bool dropped = false;     // false: trimmed
+  bool retransmit = false;  // the packet was a retransmission
+};
+
 // Router::route's answer for a packet the router keeps (a reorder queue, routing/conweave.h): the
 // network neither drops nor forwards it; the router later hands it to Network::enqueue itself.
 inline constexpr std::int32_t kRouteHeld = -2;
@@ -234,6 +250,10 @@ class Network {
   // slower port's queue; REPS artifact (htsim)). factor 1 restores the configured values exactly.
   void scale_queue(std::uint32_t id, double factor);
 
+  // Record every data packet trimmed or dropped by a full queue into `log` (nullptr = off); only the
+  // overflow path looks at it, so a run without it is unchanged.
+  void set_loss_log(std::vector<LossRecord>* log) { loss_log_ = log; }
+
   // Bytes waiting in the data queue of a port (what ECN and adaptive routing look at).
   Bytes queued_bytes(std::uint32_t id) const { return ports_[id].data.bytes; }
 
@@ -262,6 +282,11 @@ class Network {
   bool evict_for(Port& port, Bytes size);
   // A data packet that does not fit: trimmed into the control queue, or dropped.
   void overflow(Port& port, std::uint32_t pkt);
+  void log_loss(const Port& port, const Packet& p, bool dropped) {
+    if (!loss_log_) return;
+    loss_log_->push_back(LossRecord{now_, static_cast<std::uint32_t>(&port - ports_.data()), p.flow, p.psn, p.ev, p.src,
+                                    p.dst, p.hops, dropped, (p.flags & kFlagRetransmit) != 0});
+  }
 
   // Lossless helpers (net/flow_control.cpp).
   void fc_init();
@@ -300,6 +325,7 @@ class Network {
   std::uint64_t dropped_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t ttl_drops_ = 0;
+  std::vector<LossRecord>* loss_log_ = nullptr;
   void (*progress_hook_)(void*, SimTime) = nullptr;
   void* progress_ctx_ = nullptr;
   // Lossless state (empty in lossy mode).

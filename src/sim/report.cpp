@@ -17,6 +17,7 @@
 
 #include "config/reader.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
@@ -318,7 +319,8 @@ nlohmann::json Simulation::flow_control_summary() const {
 
 const std::vector<std::string>& run_files() {
   static const std::vector<std::string> files{"config.toml", "summary.json", "flows.csv",
-                                              "ports.csv",   "path_usage.csv", "queues.csv", "reorder_buffer.csv"};
+                                              "ports.csv",   "path_usage.csv", "queues.csv", "reorder_buffer.csv",
+                                              "trims.csv"};
   return files;
 }
 
@@ -473,6 +475,17 @@ void Simulation::write_run_files(const std::string& dir) const {
     for (const auto& s : rob_samples_)
       f << fmt::format("{:.3f},{},{},{},{:.3f}\n", to_us(s.time), s.host, topo_.nodes[s.host].label, s.packets,
                        static_cast<double>(s.packets) * mtu / 1e3);
+  }
+  if (trims_csv_) {
+    auto f = open("trims.csv");
+    f << "time_us,event,node,node_label,port,peer,peer_label,link_kind,hop,flow,src,dst,psn,ev,retransmit\n";
+    for (const auto& r : losses_) {
+      const auto& p = net_->port(r.port);
+      f << fmt::format("{:.6f},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", to_us(r.time), r.dropped ? "drop" : "trim",
+                       p.node, csv_field(topo_.nodes[p.node].label), p.local, p.peer,
+                       csv_field(topo_.nodes[p.peer].label), topo::link_kind_name(topo_.links[p.link].kind),
+                       r.hops, r.flow, r.src, r.dst, r.psn, r.ev, r.retransmit ? 1 : 0);
+    }
   }
   if (queue_sample_ > 0) {
     auto f = open("queues.csv");

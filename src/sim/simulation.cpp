@@ -165,6 +165,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   net_->set_host_handler(tr_.get());
   net_->on(net::kEvQueueSample, this);
   queue_sample_ = from_us(cfg_.real("output.queue_sample_us"));
+  trims_csv_ = cfg_.flag("output.trims_csv");
+  if (trims_csv_) net_->set_loss_log(&losses_);
   queue_all_ports_ = cfg_.text("output.queue_ports") == "all";
   reorder_sample_ = from_us(cfg_.real("output.reorder_sample_us"));
   meter_ = std::make_unique<progress::Meter>("lbsim run", progress::mode_for_stderr(cfg_.text("run.progress")), "packets");

@@ -110,6 +110,9 @@ class Simulation final : public net::EventHandler {
   SimTime queue_sample_ = 0;
   bool queue_all_ports_ = false;  // output.queue_ports = "all"
   std::vector<metrics::QueueSample> queue_samples_;
+  // output.trims_csv: every data packet a full queue trimmed or dropped (Network::set_loss_log).
+  std::vector<net::LossRecord> losses_;
+  bool trims_csv_ = false;
   // output.reorder_sample_us ([LAPS] Fig. 9): (time, host, packets held) for every host with a
   // non-empty reorder buffer at each sample.
   struct RobSample {

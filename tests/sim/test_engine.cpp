@@ -273,3 +273,59 @@ TEST(Engine, InterruptStopsTheRun) {
   EXPECT_EQ(s.run(), 0);
   EXPECT_FALSE(s.summary()["interrupted"].get<bool>());
 }
+
+// output.trims_csv: one row per trimmed data packet, at the port that trimmed it, with the hop of
+// the packet's path there. 8-to-1 incast on the 2-tier fat tree (8 hosts per ToR): senders 4-11 to
+// host 0, so the initial windows overflow host 0's down port only; a sender under host 0's ToR
+// (4-7) reaches it at its first switch (hop 1), the others over ToR, spine, ToR (hop 3). The file
+// adds nothing to the run: flows.csv and ports.csv are the same with it off, and then it is absent.
+TEST(Engine, TrimsCsvListsEveryTrimAtItsPortAndHop) {
+  auto c = test::small_fat_tree();
+  c.set("workload.kind", "incast");
+  c.set("workload.incast_senders", 8);
+  c.set("workload.incast_first_sender", 4);
+  c.set("workload.incast_receiver", 0);
+  c.set("workload.size", 1 << 20);
+  auto run = [&](bool on, const std::string& name) {
+    c.set("output.trims_csv", on);
+    sim::Simulation s(c);
+    EXPECT_EQ(s.run(), 0);
+    const auto dir = test::temp_dir(name);
+    s.write_outputs(dir);
+    return std::make_pair(dir, s.summary());
+  };
+  const auto [dir, j] = run(true, "trims-on");
+  const auto trims = j["trims"].get<std::uint64_t>();
+  ASSERT_GT(trims, 0u);
+  std::istringstream in(test::read_file(dir + "/trims.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "time_us,event,node,node_label,port,peer,peer_label,link_kind,hop,flow,src,dst,psn,ev,retransmit");
+  std::uint64_t rows = 0, near = 0, far = 0;
+  double last = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 15u) << line;
+    ++rows;
+    EXPECT_EQ(f[1], "trim");
+    EXPECT_EQ(f[5], "0") << "only host 0's down port overflows: " << line;
+    EXPECT_EQ(f[7], "host");
+    EXPECT_EQ(f[11], "0");
+    const int src = std::stoi(f[10]);
+    EXPECT_TRUE(src >= 4 && src <= 11) << line;
+    EXPECT_EQ(std::stoi(f[8]), src < 8 ? 1 : 3) << line;
+    (src < 8 ? near : far) += 1;
+    const double t = std::stod(f[0]);
+    EXPECT_GE(t, last) << "rows in time order";
+    last = t;
+  }
+  EXPECT_EQ(rows, trims);
+  EXPECT_GT(near, 0u);
+  EXPECT_GT(far, 0u);
+  const auto [off, jo] = run(false, "trims-off");
+  EXPECT_FALSE(std::filesystem::exists(off + "/trims.csv"));
+  EXPECT_EQ(test::read_file(off + "/flows.csv"), test::read_file(dir + "/flows.csv"));
+  EXPECT_EQ(test::read_file(off + "/ports.csv"), test::read_file(dir + "/ports.csv"));
+}
