@@ -5,7 +5,8 @@
 # one fenced block per entry.
 # Usage: scripts/laps_reproduce_quick.sh [SEEDS] [ENTRIES...]   (default 3 seeds; entries laps-fig5
 # laps-fig6 laps-fig7 laps-fig8 laps-table1 laps-patterns laps-fig9); LBSIM=path overrides
-# build/lbsim, JOBS (default 2) parallel runs.
+# build/lbsim, JOBS (default 2) parallel runs, SET="section.key=value ..." passes each as --set to
+# every entry (e.g. SET=network.flow_control=pfc: the lossless network of the LAPS authors' runs).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 lbsim="${LBSIM:-$root/build/lbsim}"
@@ -13,6 +14,12 @@ jobs="${JOBS:-2}"
 seeds="${1:-3}"
 shift || true
 entries=("$@")
+sets=()
+extra=""
+for kv in ${SET:-}; do
+  sets+=(--set "$kv")
+  extra+=" --set $kv"
+done
 [[ ${#entries[@]} -gt 0 ]] || entries=(laps-fig5 laps-fig6 laps-fig7 laps-fig8 laps-table1 laps-patterns laps-fig9)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -20,14 +27,14 @@ export LBSIM_SOURCE_DIR="$root"
 for e in "${entries[@]}"; do
   start=$SECONDS
   rc=0
-  "$lbsim" reproduce "$e" --quick --seeds "$seeds" --no-plot --workers "$jobs" --out "$out/$e" >"$out/$e.log" 2>&1 || rc=$?
+  "$lbsim" reproduce "$e" --quick --seeds "$seeds" --no-plot --workers "$jobs" "${sets[@]}" --out "$out/$e" >"$out/$e.log" 2>&1 || rc=$?
   # A run that ends with flows still in progress ("unfinished") makes the exit code non-zero; the
   # report still prints, and the note below names those runs.
   grep -q "^$e: " "$out/$e.log" || {
     cat "$out/$e.log" >&2
     exit 1
   }
-  echo "\`lbsim reproduce $e --quick --seeds $seeds\` ($((SECONDS - start)) s on the 2-core machine):"
+  echo "\`lbsim reproduce $e --quick --seeds $seeds$extra\` ($((SECONDS - start)) s on the 2-core machine):"
   echo
   echo '```'
   # The report: from its first line (the entry's name) to the end.

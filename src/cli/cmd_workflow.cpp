@@ -277,23 +277,36 @@ int do_reproduce(const ReproOptions& o) {
     text.insert(grid + 7, seeds + "]\n");
   }
   if (!o.sets.empty()) {
-    // Keys the entry leaves to the base config, set for every point (e.g. network.flow_control=pfc).
-    // A key the entry sets itself (in [set], a case or the grid) is refused: its value is part of
-    // what the entry reproduces.
-    std::string lines;
+    // Keys for every point: a key of the entry's [set] table takes the new value (e.g.
+    // network.flow_control=lossy on the LAPS entries), any other key is added to [set]. A key the
+    // entry varies per point (its grid or cases) is refused: those values are what it compares.
+    const auto set_at = text.find("\n[set]\n");
+    std::size_t set_end = set_at == std::string::npos ? std::string::npos : text.find("\n[", set_at + 7);
+    if (set_end == std::string::npos && set_at != std::string::npos) set_end = text.size();
+    std::string added;
     for (const auto& a : o.sets) {
       const std::string line = config::override_line(a);
       const std::string key = line.substr(0, line.find(" = "));
-      if (text.find(key) != std::string::npos)
-        throw UserError(fmt::format("--set {}: {} sets {} itself (see --print)", a, it->name, key));
-      lines += line + "\n";
+      const auto own = set_at == std::string::npos ? std::string::npos : text.find("\n" + key + " = ", set_at);
+      if (own != std::string::npos && own < set_end) {
+        const auto eol = text.find('\n', own + 1);
+        text.replace(own + 1, eol - own - 1, line);
+        set_end = text.find("\n[", set_at + 7);
+        if (set_end == std::string::npos) set_end = text.size();
+      } else if (text.find(key, set_end == std::string::npos ? 0 : set_end) != std::string::npos ||
+                 (set_at != std::string::npos && text.substr(0, set_at).find(key) != std::string::npos)) {
+        throw UserError(fmt::format("--set {}: {} varies {} per point (see --print)", a, it->name, key));
+      } else {
+        added += line + "\n";
+      }
     }
-    const auto set = text.find("\n[set]\n");
-    if (set != std::string::npos) {
-      text.insert(set + 7, lines);
-    } else {
-      const auto grid = text.find("\n[grid]\n");
-      text.insert(grid == std::string::npos ? text.size() : grid + 1, "[set]\n" + lines + "\n");
+    if (!added.empty()) {
+      if (set_at != std::string::npos) {
+        text.insert(set_at + 7, added);
+      } else {
+        const auto grid = text.find("\n[grid]\n");
+        text.insert(grid == std::string::npos ? text.size() : grid + 1, "[set]\n" + added + "\n");
+      }
     }
   }
   if (o.print) {
@@ -380,8 +393,8 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
       ->check(CLI::Range(1, 1000));
   rp->add_option("--out", ro->out, "Output folder (default results/reproduce/<name>[-quick])");
   rp->add_option("--set", ro->sets,
-                 "Set a key the experiment leaves to its base config, for every run: section.key=value (repeatable), "
-                 "e.g. network.flow_control=pfc");
+                 "Set a key for every run: section.key=value (repeatable), e.g. network.flow_control=lossy; "
+                 "refused for keys the experiment varies per point");
   out.push_back({rp, [ro] { return do_reproduce(*ro); }});
 }
 

@@ -402,6 +402,10 @@ const char* kUniformCdf =
 // window. ConWeave and CONGA run on the LAPS candidate paths (docs/baselines.md, docs/laps.md
 // "CONGA on Rail and the Dragonfly"; CONGA compares 4 of them drawn at random per new flowlet, as
 // the artifact); LetFlow on the Dragonfly has a single shortest path to choose from.
+// Every scheme on the lossless network, as the authors' ns-3 runs (PFC with ECN, 1 MiB per port;
+// the paper does not name the flow control): `--set network.flow_control=lossy` gives the examples'
+// lossy network.
+#define LAPS_FC "\"network.flow_control\" = \"pfc\"\n"
 std::string laps_roce(const char* cc) {
   return fmt::format(R"("transport.cc" = "{}", "transport.delivery" = "in_order", )"
                      R"("transport.in_order_recovery" = "go_back_n", "transport.init_cwnd_bdp" = 1.0, )"
@@ -436,7 +440,7 @@ std::vector<Need> laps_needs() {
 // launch window (the paper's is longer; quick windows keep a run to seconds).
 std::string laps_fig(const std::string& name, const std::string& what, const std::string& cdf, int window_us,
                      bool quick) {
-  return fmt::format("# {} ({}).\nname = \"{}\"\nbase = \"@BASE@\"\n\n[set]\n\"workload.cdf\" = \"{}\"\n"
+  return fmt::format("# {} ({}).\nname = \"{}\"\nbase = \"@BASE@\"\n\n[set]\n" LAPS_FC "\"workload.cdf\" = \"{}\"\n"
                      "\"workload.duration_us\" = {}\n\n[grid]\n{}\"workload.load\" = {}\n{}",
                      what, quick ? "reduced: --quick" : "loads 50-100 %", name, cdf, window_us, fc_axis(laps_schemes()),
                      quick ? "[0.5, 0.8]" : "[0.5, 0.6, 0.7, 0.8, 0.9, 1.0]", laps_seeds(quick));
@@ -445,7 +449,7 @@ std::string laps_fig(const std::string& name, const std::string& what, const std
 // without 0.0001 % random drops on every link. The paper's 64 MB per sender; quick: 1 MiB.
 std::string laps_table1(bool quick) {
   return fmt::format("# [LAPS] Table 1: gradient aggregation (ps_allreduce, {} per sender) on Rail, drop ratio 0 and 1e-6.\n"
-                     "name = \"laps-table1\"\nbase = \"@BASE@\"\n\n[set]\n\"workload.kind\" = \"ps_allreduce\"\n"
+                     "name = \"laps-table1\"\nbase = \"@BASE@\"\n\n[set]\n" LAPS_FC "\"workload.kind\" = \"ps_allreduce\"\n"
                      "\"workload.size\" = \"{}\"\n\"failures.random_links\" = \"all\"\n\"failures.random_kind\" = \"loss\"\n"
                      "\"failures.random_loss\" = 0.000001\n\n[grid]\n{}{}\n[[case]]\nname = \"drop_0\"\n"
                      "\"failures.random_fraction\" = 0.0\n\n[[case]]\nname = \"drop_1e-6\"\n\"failures.random_fraction\" = 1.0\n",
@@ -472,7 +476,7 @@ std::string laps_patterns(bool quick) {
     one("AllScatter", "one_to_all", load, quick ? 2000 : 10000);
   }
   return fmt::format("# [LAPS] sec. 4.1 patterns: All2all, AllReduce (parameter server), AllScatter on Rail 64, STR flow "
-                     "sizes ({}).\nname = \"laps-patterns\"\nbase = \"@BASE@\"\n\n[set]\n\"workload.cdf\" = \"alistorage\"\n"
+                     "sizes ({}).\nname = \"laps-patterns\"\nbase = \"@BASE@\"\n\n[set]\n" LAPS_FC "\"workload.cdf\" = \"alistorage\"\n"
                      "\"workload.root\" = 0\n\n[grid]\n{}{}{}",
                      quick ? "reduced: --quick, load 0.8" : "loads 50-100 %", fc_axis(laps_schemes()),
                      laps_seeds(quick), cases);
@@ -492,7 +496,7 @@ std::vector<FcScheme> laps_fig9_schemes() {
 }
 std::string laps_fig9(bool quick) {
   return fmt::format("# [LAPS] Fig. 9: reorder buffer under LLM training collectives on Rail, {} per flow.\n"
-                     "name = \"laps-fig9\"\nbase = \"@BASE@\"\n\n[set]\n\"workload.size\" = \"{}\"\n\"workload.root\" = 0\n"
+                     "name = \"laps-fig9\"\nbase = \"@BASE@\"\n\n[set]\n" LAPS_FC "\"workload.size\" = \"{}\"\n\"workload.root\" = 0\n"
                      "\n[grid]\n{}{}\n[[case]]\nname = \"AllScatter\"\n\"workload.kind\" = \"allscatter\"\n"
                      "\n[[case]]\nname = \"AllReduce\"\n\"workload.kind\" = \"ps_allreduce\"\n",
                      quick ? "1 MiB" : "64 MB", quick ? "1MiB" : "64MB", fc_axis(laps_fig9_schemes()), laps_seeds(quick));

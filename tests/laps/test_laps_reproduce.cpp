@@ -119,3 +119,21 @@ TEST(LapsReproduce, Fig5NamesItsCdfFileFromAnyOutputFolder) {
   EXPECT_EQ(path.front(), '/') << path;
   EXPECT_TRUE(std::filesystem::is_regular_file(path)) << path;
 }
+
+// Every LAPS entry runs on the PFC network of the authors' ns-3 runs; `--set
+// network.flow_control=lossy` gives the lossy network for every point.
+TEST(LapsReproduce, EntriesRunLosslessUnlessSetOtherwise) {
+  ::setenv("LBSIM_SOURCE_DIR", LBSIM_SOURCE_DIR, 1);
+  for (const char* entry : {"laps-fig5", "laps-fig6", "laps-fig7", "laps-fig8", "laps-table1", "laps-patterns", "laps-fig9"}) {
+    SCOPED_TRACE(entry);
+    for (const char* q : {"", " --quick"}) {
+      const auto p = run_lbsim(std::string("reproduce ") + entry + q + " --print");
+      ASSERT_EQ(p.code, 0) << p.out;
+      EXPECT_NE(p.out.find("[set]\n\"network.flow_control\" = \"pfc\"\n"), std::string::npos) << p.out;
+    }
+    const auto l = run_lbsim(std::string("reproduce ") + entry + " --quick --print --set network.flow_control=lossy");
+    ASSERT_EQ(l.code, 0) << l.out;
+    EXPECT_NE(l.out.find("\n\"network.flow_control\" = 'lossy'\n"), std::string::npos) << l.out;
+    EXPECT_EQ(l.out.find("\"pfc\""), std::string::npos) << l.out;
+  }
+}

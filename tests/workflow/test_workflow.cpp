@@ -602,16 +602,18 @@ TEST(Reproduce, FlowcutDragonflyQuickRunsEverySchemeLossless) {
   EXPECT_GT(ooo_of.at("valiant"), 10.0);
 }
 
-// `reproduce --set`: a key the entry leaves to its base config is set for every run (here the demo
-// without ECN: no packet marked, where the demo marks); keys the entry sets itself, unknown keys, bad
-// values, settings that contradict the entry's and analysis entries are refused.
+// `reproduce --set`: a key is set for every run (here the demo without ECN: no packet marked, where
+// the demo marks); a key of the entry's [set] takes the new value; keys the entry varies per point,
+// unknown keys, bad values, settings that contradict the entry's and analysis entries are refused.
 TEST(Reproduce, SetAddsAKeyToEveryRun) {
   const auto d = scratch("reproduce-set");
   auto r = sh(kLbsim + " reproduce demo --quick --print --set network.ecn=false --set transport.rto_us=90");
-  EXPECT_EQ(r.rc, 2) << r.out;  // the demo sets transport.rto_us itself
-  EXPECT_NE(r.out.find("demo sets \"transport.rto_us\" itself"), std::string::npos) << r.out;
+  ASSERT_EQ(r.rc, 0) << r.out;  // the demo's own transport.rto_us = 70 is replaced
+  EXPECT_NE(r.out.find("\n\"transport.rto_us\" = 90\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"transport.rto_us\" = 70"), std::string::npos) << r.out;
   r = sh(kLbsim + " reproduce demo --quick --print --set lb.algorithm=reps");
   EXPECT_EQ(r.rc, 2) << r.out;  // swept by the grid
+  EXPECT_NE(r.out.find("demo varies \"lb.algorithm\" per point"), std::string::npos) << r.out;
   r = sh(kLbsim + " reproduce demo --quick --print --set network.flow_contro=pfc");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("unknown key 'network.flow_contro'"), std::string::npos) << r.out;
