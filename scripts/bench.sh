@@ -8,10 +8,37 @@
 # Third line: the [Flowcut] sec. III-B1 fat tree (1024 hosts, 3 levels, 1:1, 200 Gb/s, 1 us links),
 # 8 MiB permutation with Flowcut in every switch (flowcut_full) on the credit-based lossless network
 # (examples/flowcut/fat_tree_1024.toml); skip it with BENCH_FLOWCUT=0.
+#
+# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all four after the
+# rows above, BENCH_ROWS=ft8192,ft64k,websearch1m,sf29 a subset; BENCH_DEFAULT=0 skips the three rows
+# above:
+#   ft8192      8,192-host 2-tier fat tree (radix 128), 2 MiB permutation, REPS
+#               (examples/htsim/permutation_8192.toml)
+#   ft64k       65,536-host 3-tier fat tree (k = 64), 1 MiB permutation, OPS (the parameters of the
+#               fat tree above)
+#   websearch1m WebSearch trace (cdf_trace, load 0.5, REPS, workload.stream = true) on the 1024-host
+#               fat tree above; BENCH_WS_US="66700" us of arrivals (~1 M flows); a list ("2000 4000")
+#               runs one row per length and adds the RSS growth per added entry between them
+#   sf29        Slim Fly q = 29, p = 15 (1,682 switches, 25,230 hosts), 1 MiB permutation,
+#               Spritz-Spray on source-guided routing (examples/spritz/slim_fly_permutation.toml with
+#               the base RTT of the shortest paths, as measured in docs/scale.md)
+# Each large row runs under /usr/bin/time -v and prints: wall (whole process), CPU (user + sys),
+# events, events/s (over the simulation loop's wall time), events per data packet (summary.json
+# events_by_kind), peak RSS and the setup's RSS (resident when the event loop starts:
+# perf.setup_rss_mb), and the run's growth (peak RSS - setup RSS) divided by the most transfers in
+# progress at once (peaks.live_transfers) and by the most packet records at once (peaks.packets):
+# bytes per active flow and per in-flight packet, each an upper bound (all of the growth charged to
+# one cause). The load average before and after each row is printed (on a shared machine CPU time is
+# what compares). BENCH_CPU_LIMIT_S / BENCH_RSS_LIMIT_MB (0 = none) stop a large row with SIGTERM once
+# its CPU time / resident memory passes them: the run writes its outputs (interrupted) and the row
+# says how far it got. BENCH_KEEP=DIR keeps each large row's output folder as DIR/NAME.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/lbsim}
 repeat=${BENCH_REPEAT:-1}
+rows=${BENCH_ROWS:-}
+[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,ft64k,websearch1m,sf29
+if [ "${BENCH_DEFAULT:-1}" = 0 ]; then repeat=0; BENCH_DRAGONFLY=0; BENCH_FLOWCUT=0; fi
 for i in $(seq 1 "$repeat"); do
   out=$(mktemp -d)
   "$BIN" run examples/fat_tree_1024_permutation.toml --out "$out" --quiet --set output.ports_csv=false
@@ -57,3 +84,127 @@ PY
     rm -rf "$out"
   done
 fi
+
+# ---- large rows (opt-in) ----
+cpu_limit=${BENCH_CPU_LIMIT_S:-0}
+rss_limit=${BENCH_RSS_LIMIT_MB:-0}
+
+# large_row NAME "DESCRIPTION" "TARGET" CONFIG [--set k=v ...]: one run under /usr/bin/time -v, watched
+# for the limits; prints one line. PREV_SUMMARY (optional) adds the RSS growth per added entry.
+large_row() {
+  local name=$1 desc=$2 target=$3 cfg=$4
+  shift 4
+  local out tlog
+  out=$(mktemp -d)
+  tlog="$out.time"
+  local load0
+  load0=$(cut -d' ' -f1-3 /proc/loadavg)
+  /usr/bin/time -v "$BIN" run "$cfg" --out "$out/run" --quiet --set output.ports_csv=false "$@" >"$out.stdout" 2>"$tlog" &
+  local tpid=$! pid="" stopped=""
+  while kill -0 "$tpid" 2>/dev/null; do
+    sleep 5
+    [ -z "$pid" ] && pid=$(pgrep -P "$tpid" -x lbsim || true)
+    [ -n "$pid" ] || continue
+    if [ "$cpu_limit" != 0 ] && [ -r "/proc/$pid/stat" ]; then
+      local ticks
+      ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+      if [ "$((${ticks:-0} / $(getconf CLK_TCK)))" -ge "$cpu_limit" ] && [ -z "$stopped" ]; then
+        stopped="stopped at the CPU limit (${cpu_limit} s)"; kill -TERM "$pid" 2>/dev/null || true
+      fi
+    fi
+    if [ "$rss_limit" != 0 ] && [ -r "/proc/$pid/status" ]; then
+      local kb
+      kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+      if [ "$((${kb:-0} / 1024))" -ge "$rss_limit" ] && [ -z "$stopped" ]; then
+        stopped="stopped at the memory limit (${rss_limit} MiB)"; kill -TERM "$pid" 2>/dev/null || true
+      fi
+    fi
+  done
+  local rc=0
+  wait "$tpid" || rc=$?
+  local load1
+  load1=$(cut -d' ' -f1-3 /proc/loadavg)
+  /usr/bin/env python3 - "$name" "$desc" "$target" "$out/run/summary.json" "$tlog" "$rc" "$stopped" "$load0" "$load1" \
+    "${PREV_SUMMARY:-}" <<'PY'
+import json, os, re, sys
+name, desc, target, path, tlog, rc, stopped, load0, load1, prev = sys.argv[1:11]
+t = open(tlog).read()
+def field(key):
+    m = re.search(re.escape(key) + r": (.*)", t)
+    return m.group(1).strip() if m else ""
+cpu = float(field("User time (seconds)") or 0) + float(field("System time (seconds)") or 0)
+w = field("Elapsed (wall clock) time (h:mm:ss or m:ss)")
+parts = [float(x) for x in w.split(":")] if w else [0]
+wall = sum(v * 60 ** (len(parts) - 1 - i) for i, v in enumerate(parts))
+rss = float(field("Maximum resident set size (kbytes)") or 0) / 1024
+if not os.path.exists(path):
+    print(f"bench {name} ({desc}): FAILED (exit {rc}{', ' + stopped if stopped else ''}), wall {wall:.0f} s, "
+          f"CPU {cpu:.0f} s, peak RSS {rss:.0f} MiB, load {load0} -> {load1}; target {target}")
+    sys.exit(0)
+j = json.load(open(path))
+p, pk, ebk = j["perf"], j.get("peaks", {}), j.get("events_by_kind", {})
+setup = p.get("setup_rss_mb", 0.0)
+grow = max(0.0, rss - setup) * 1048576
+flows, pkts = pk.get("live_transfers", 0), pk.get("packets", 0)
+per_flow = f"{grow / flows:,.0f} B per active flow ({flows:,} at peak)" if flows else "no active flow"
+per_pkt = (f"{grow / pkts:,.0f} B per in-flight packet ({pkts:,} at peak, record {pk.get('packet_record_bytes', 0)} B)"
+           if pkts else "no packet")
+status = f"completed {j['completed']:,}/{j['workload']['transfers']:,}"
+if j.get("interrupted"):
+    status += f", interrupted at sim t = {j['sim_time_us']:.1f} us" + (f" ({stopped})" if stopped else "")
+elif rc != "0":
+    status += f", exit {rc}"
+grow_entry = ""
+if prev and os.path.exists(prev):
+    q = json.load(open(prev))
+    dn = j["workload"]["entries"] - q["workload"]["entries"]
+    if dn > 0:
+        grow_entry = f", RSS growth per added entry {(p['peak_rss_mb'] - q['perf']['peak_rss_mb']) * 1048576 / dn:,.0f} B"
+fct = j["fct_us"].get("max")
+print(f"bench {name} ({desc}): wall {wall:.1f} s, CPU {cpu:.1f} s (loop wall {p['wall_s']:.1f} s), events {j['events']:,}, "
+      f"{p['events_per_s']/1e6:.2f} M events/s, {ebk.get('total_per_data_packet', 0):.2f} events per data packet, "
+      f"peak RSS {rss:.0f} MiB (setup {setup:.0f} MiB, setup peak {p.get('setup_peak_rss_mb', 0):.0f} MiB), {per_flow}, {per_pkt}, "
+      f"entries {j['workload']['entries']:,}, {status}{grow_entry}"
+      + (f", max FCT {fct:.1f} us" if fct is not None else "")
+      + f"; load {load0} -> {load1}; target {target}")
+PY
+  if [ -n "${BENCH_KEEP:-}" ]; then mkdir -p "$BENCH_KEEP"; rm -rf "${BENCH_KEEP:?}/$name"; cp -r "$out/run" "$BENCH_KEEP/$name" 2>/dev/null || true; fi
+  LAST_SUMMARY=""
+  if [ -f "$out/run/summary.json" ]; then LAST_SUMMARY="$out.summary.json"; cp "$out/run/summary.json" "$LAST_SUMMARY"; fi
+  rm -rf "$out" "$out.stdout" "$tlog"
+}
+
+IFS=',' read -r -a want <<<"$rows"
+for row in "${want[@]}"; do
+  LAST_SUMMARY=""
+  case "$row" in
+    ft8192)
+      large_row ft8192 "8192-host 2-tier fat tree radix 128, REPS, 2 MiB permutation" "<= 12 s, <= 256 MiB" \
+        examples/htsim/permutation_8192.toml --set 'workload.size="2MiB"' ;;
+    ft64k)
+      large_row ft64k "65,536-host 3-tier fat tree k = 64, OPS, 1 MiB permutation" "<= 10 min, <= 6 GiB" \
+        examples/fat_tree_1024_permutation.toml --set topology.hosts=65536 --set topology.tiers=3 \
+        --set topology.radix=64 --set 'workload.size="1MiB"' ;;
+    websearch1m)
+      prev=""
+      for d in ${BENCH_WS_US:-66700}; do
+        PREV_SUMMARY=$prev large_row "websearch-${d}us" \
+          "WebSearch load 0.5, REPS, streamed, 1024-host fat tree, ${d} us of arrivals" \
+          "1 M flows, memory flat after warm-up" examples/fat_tree_1024_permutation.toml \
+          --set 'workload.kind="cdf_trace"' --set 'workload.cdf="websearch"' --set workload.load=0.5 \
+          --set "workload.duration_us=$d" --set 'lb.algorithm="reps"' --set workload.stream=true \
+          --set output.flows_csv=false --set run.end_us=0
+        if [ -n "$prev" ]; then rm -f "$prev"; fi
+        prev=$LAST_SUMMARY
+        LAST_SUMMARY=""
+      done
+      if [ -n "$prev" ]; then rm -f "$prev"; fi ;;
+    sf29)
+      large_row sf29 "Slim Fly q = 29 p = 15, 25,230 hosts, Spritz-Spray, 1 MiB permutation" "<= 6 GiB" \
+        examples/spritz/slim_fly_permutation.toml --set topology.q=29 --set topology.p=15 \
+        --set 'workload.size="1MiB"' --set 'network.bdp_path="shortest"' --set network.queue_packets=92 ;;
+    "") ;;
+    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, ft64k, websearch1m, sf29)" >&2; exit 2 ;;
+  esac
+  if [ -n "$LAST_SUMMARY" ]; then rm -f "$LAST_SUMMARY"; fi
+done

@@ -1,5 +1,6 @@
 #include "sim/simulation.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -249,6 +250,21 @@ int Simulation::run() {
     rows_path_ = tmpl;
     rows_ = std::make_unique<std::ofstream>(rows_path_, std::ios::binary | std::ios::trunc);
     if (!*rows_) throw UserError("workload.stream: cannot write " + rows_path_);
+  }
+  // The setup's memory (topology, routing, workload records, base RTT), for the growth during the run
+  // (summary.json perf: setup_rss_mb, setup_peak_rss_mb; scripts/bench.sh). Read once, outside the loop.
+  {
+    long pages = 0, resident = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+      std::fclose(f);
+    }
+    setup_rss_mb_ = static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    // The kernel syncs its resident-page counters lazily (per-thread batches): either reading may
+    // trail the other by a fraction of a MiB.
+    setup_peak_rss_mb_ = std::max(setup_rss_mb_, static_cast<double>(ru.ru_maxrss) / 1024.0);
   }
   meter_->restart();
   net_->set_progress_hook(&Simulation::progress, this);

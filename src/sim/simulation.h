@@ -123,6 +123,7 @@ class Simulation final : public net::EventHandler {
   SimTime reorder_sample_ = 0;
   std::vector<RobSample> rob_samples_;
   double wall_s_ = 0;
+  double setup_rss_mb_ = 0, setup_peak_rss_mb_ = 0;  // resident / peak resident memory as the event loop starts
   std::unique_ptr<progress::Meter> meter_;  // run.progress (or set_progress)
   std::uint64_t total_packets_ = 0;         // data packets of every transfer (the progress total)
   bool ran_ = false;

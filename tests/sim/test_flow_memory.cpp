@@ -270,3 +270,63 @@ TEST(FlowMemory, StreamOfAWorkloadThatCannotStreamIsAnError) {
     EXPECT_NE(std::string(e.what()).find("permutation"), std::string::npos) << e.what();
   }
 }
+
+// summary.json `peaks` (docs/outputs.md; scripts/bench.sh divides memory by them): the transfers in
+// progress at once and the packet records in existence at once.
+namespace {
+
+// One transfer of 1 MiB from host 0 to host 100 (another ToR of the 128-host fat tree: 4 links of
+// 500 ns and 3 switches of 500 ns each way, a round trip of some 7 us, about 85 packets of 4 KiB at
+// 400 Gb/s) under a fixed window of `window` packets (cc = none), far below that bandwidth-delay
+// product: every packet of the window is either its data packet or its ACK on the way.
+nlohmann::json one_windowed_flow(int window) {
+  auto c = test::small_fat_tree();
+  const auto dir = test::temp_dir("peaks-" + std::to_string(window));
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n0,100,1048576,0\n"));
+  c.set("transport.cc", "none");
+  c.set("transport.cwnd_packets", window);
+  sim::Simulation s(c);
+  EXPECT_EQ(s.run(), 0);
+  EXPECT_EQ(s.transport().completed(), 1u);
+  auto j = s.summary();
+  std::filesystem::remove_all(dir);
+  return j;
+}
+
+}  // namespace
+
+TEST(Peaks, PacketsInExistenceAreTheWindowOfTheFlow) {
+  for (const int w : {8, 32}) {
+    const auto j = one_windowed_flow(w);
+    const auto packets = j.at("peaks").at("packets").get<std::uint64_t>();
+    // The window, plus at most the ACK made while its data packet is still held.
+    EXPECT_GE(packets, static_cast<std::uint64_t>(w)) << "window " << w;
+    EXPECT_LE(packets, static_cast<std::uint64_t>(w) + 1) << "window " << w;
+    EXPECT_EQ(j.at("peaks").at("live_transfers").get<std::uint64_t>(), 1u);
+    EXPECT_EQ(j.at("peaks").at("packets"), j.at("perf").at("packet_pool"));
+    EXPECT_EQ(j.at("peaks").at("packet_record_bytes").get<std::size_t>(), sizeof(net::Packet) + sizeof(net::AckFields));
+    // The setup's memory, read as the loop starts: resident then <= the peak up to then <= the run's
+    // peak (the kernel's resident counters are synced in per-thread batches: 1 MiB of slack).
+    const auto& perf = j.at("perf");
+    EXPECT_GT(perf.at("setup_rss_mb").get<double>(), 1.0);
+    EXPECT_LE(perf.at("setup_rss_mb").get<double>(), perf.at("setup_peak_rss_mb").get<double>());
+    EXPECT_LE(perf.at("setup_peak_rss_mb").get<double>(), perf.at("peak_rss_mb").get<double>() + 1.0);
+  }
+}
+
+// A permutation starts every transfer at t = 0: all 128 are in progress at once. A Poisson trace
+// holds the overlap of its transfers' lifetimes (computed from the flows' own times), a small part
+// of the trace.
+TEST(Peaks, LiveTransfersAreTheTransfersInProgressAtOnce) {
+  {
+    sim::Simulation s(test::small_fat_tree());
+    s.run();
+    EXPECT_EQ(s.summary().at("peaks").at("live_transfers").get<std::size_t>(), 128u);
+  }
+  sim::Simulation s(websearch(600, 0.3));
+  ASSERT_EQ(s.run(), 0);
+  const auto peak = s.summary().at("peaks").at("live_transfers").get<std::size_t>();
+  EXPECT_EQ(peak, max_overlap(s.transport().flows()));
+  EXPECT_LT(peak * 4, s.workload().flows.size()) << "peak " << peak << " of " << s.workload().flows.size();
+}
