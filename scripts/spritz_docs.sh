@@ -13,6 +13,8 @@
 #   table3-scout-order docs/spritz.md   Scout (loaded): insertion by measured latency x hold-off
 #   table3-scout-paths docs/spritz.md   Scout seed 1: path_usage.csv per insertion order
 #   table3-ugal    docs/spritz.md       UGAL-L (loaded): routing.ugal_decide = source / per_hop
+#   table3-flicr   docs/spritz.md       Flicr (w) (loaded), seeds 1..SEEDS: the monitored flow's paths, marks and
+#                                       repaths (path_usage.csv + trims.csv, scripts/spritz_flicr.py)
 #   fig6q-ugal     docs/spritz.md       UGAL-L on the Fig. 6 quick networks under both routing.ugal_decide
 #   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
 #   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
@@ -201,6 +203,19 @@ PY
       for d in source per_hop; do
         table3_with "table3-ugal-$d" "\"routing.ugal_decide\" = \"$d\"" ugal_l
       done | block docs/spritz.md table3-ugal ;;
+    table3-flicr)
+      # Why Flicr's monitored flow is fast in some seeds and slow in others (docs/spritz.md "Flicr
+      # readings"): one run per seed of the Table III scheme flicr_w (loaded), per-EV use of the
+      # monitored flow and its trims.
+      args=()
+      for s in $(seq 1 "$SEEDS"); do
+        d="${OUT}/flicr-s$s"
+        "$BIN" run examples/spritz/motivational.toml --quiet --seed "$s" --out "$d" --set routing.algorithm=source_guided \
+          --set lb.algorithm=flicr_w --set output.path_usage_tag='"monitored"' --set output.trims_csv=true > /dev/null 2>&1 || true
+        args+=("$s:$d")
+      done
+      { echo "Flicr (w) in the Table III scenario, loaded: the monitored flow per seed (path_usage.csv, trims.csv)"
+        python3 scripts/spritz_flicr.py "${args[@]}"; } | block docs/spritz.md table3-flicr ;;
     fig6q-ugal)
       # The same two readings on the Fig. 6 quick networks (the ugal_l rows of spritz-fig6 --quick):
       # p99 FCT, trims and the share of data packets sent off the minimal route, mean [min..max].
