@@ -22,7 +22,7 @@ void set_aux(net::Packet& p, std::uint32_t v) { p.route_aux = static_cast<std::i
 
 CongaRouter::CongaRouter(const MinimalTables& tables, const net::Network& net, const CongaParams& p, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), net_(net), p_(p), rng_(seed, hash_name("conga")),
-      salt_(static_cast<std::size_t>(topo_.size()), 0) {
+      salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p) {
   Rng srng(seed, hash_name("conga-salt"));
   for (auto& s : salt_) s = srng.next();
   const auto fail = [&](const std::string& why) {
@@ -45,9 +45,8 @@ CongaRouter::CongaRouter(const MinimalTables& tables, const net::Network& net, c
   }
   const std::size_t nl = leaf_node_.size();
   if (nl < 2) fail("fewer than two switches have hosts");
-  port0_ = net_.port_id(topo_.switch_node(0), 0);
-  dre_.assign(net_.num_ports() - port0_, Dre{});
-  uplink_index_.assign(dre_.size(), -1);
+  port0_ = dres_.port0();
+  uplink_index_.assign(dres_.size(), -1);
   uplinks_.resize(nl);
   for (std::int32_t s = 0; s < ns; ++s) {
     const std::int32_t node = topo_.switch_node(s);
@@ -80,31 +79,38 @@ CongaRouter::CongaRouter(const MinimalTables& tables, const net::Network& net, c
   fb_next_.assign(nl * nl, 0);
 }
 
+CongaDres::CongaDres(const net::Network& net, const CongaParams& p)
+    : net_(net), period_(p.dre_period), alpha_(p.alpha), q_bits_(p.q_bits),
+      port0_(net.port_id(net.topology().switch_node(0), 0)), dre_(net.num_ports() - port0_) {}
+
 // [CONGA] sec. 3.3: X <- X (1 - alpha) every T_dre (on a global grid of periods).
-void CongaRouter::decay(Dre& d, SimTime now) const {
-  const std::int64_t tick = now / p_.dre_period;
+void CongaDres::decay(Dre& d, SimTime now) const {
+  const std::int64_t tick = now / period_;
   if (tick == d.tick) return;
-  d.x *= std::pow(1.0 - p_.alpha, static_cast<double>(tick - d.tick));
+  d.x *= std::pow(1.0 - alpha_, static_cast<double>(tick - d.tick));
   d.tick = tick;
 }
 
 // Metric X / (C tau), tau = T_dre / alpha, quantised to Q bits.
-int CongaRouter::quantise(double x, std::int32_t node, std::int32_t port) const {
+int CongaDres::quantise(double x, std::int32_t node, std::int32_t port) const {
   const auto& pt = net_.port(net_.port_id(node, port));
-  const double tau_s = static_cast<double>(p_.dre_period) / p_.alpha * 1e-12;
+  const double tau_s = static_cast<double>(period_) / alpha_ * 1e-12;
   const double cap_bytes = static_cast<double>(pt.rate) / 8.0 * tau_s;
-  const double levels = std::ldexp(1.0, p_.q_bits);
+  const double levels = std::ldexp(1.0, q_bits_);
   return static_cast<int>(std::min(levels - 1.0, std::floor(x / cap_bytes * levels)));
 }
 
-double CongaRouter::dre_bytes(std::int32_t node, std::int32_t port, SimTime now) {
+double CongaDres::bytes(std::int32_t node, std::int32_t port, SimTime now) {
   Dre& d = dre(node, port);
   decay(d, now);
   return d.x;
 }
 
-int CongaRouter::metric(std::int32_t node, std::int32_t port, SimTime now) {
-  return quantise(dre_bytes(node, port, now), node, port);
+int CongaDres::count(std::int32_t node, std::int32_t port, Bytes size, SimTime now) {
+  Dre& d = dre(node, port);
+  decay(d, now);
+  d.x += static_cast<double>(size);
+  return quantise(d.x, node, port);
 }
 
 int CongaRouter::to_leaf(std::int32_t leaf, std::int32_t dst_leaf, std::int32_t uplink) const {
@@ -117,13 +123,6 @@ int CongaRouter::from_leaf(std::int32_t leaf, std::int32_t src_leaf, std::int32_
   return from_leaf_[(lidx(leaf) * nl + lidx(src_leaf)) * max_up_ + static_cast<std::size_t>(uplink)];
 }
 
-// The packet leaves through `port` of `node`: the DRE counts it and CE takes the port's metric.
-int CongaRouter::count(std::int32_t node, std::int32_t port, const net::Packet& p, SimTime now) {
-  Dre& d = dre(node, port);
-  decay(d, now);
-  d.x += p.size;
-  return quantise(d.x, node, port);
-}
 
 std::int32_t CongaRouter::pick_uplink(std::int32_t node, std::size_t dl, std::int16_t previous, SimTime now) {
   const std::size_t l = lidx(node);
@@ -221,7 +220,7 @@ std::int32_t CongaRouter::route(std::int32_t node, net::Packet& p) {
     else
       u = static_cast<std::int32_t>(ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[static_cast<std::size_t>(node)]) % up.size());
     const std::int32_t port = up[static_cast<std::size_t>(u)];
-    const int ce = count(node, port, p, now);
+    const int ce = dres_.count(node, port, p.size, now);
     std::uint32_t a = static_cast<std::uint32_t>(u) | static_cast<std::uint32_t>(ce) << 8;
     std::uint8_t st = kHdr;
     // One Congestion-From-Leaf entry about the destination leaf's uplinks goes back with the packet.
@@ -249,7 +248,7 @@ std::int32_t CongaRouter::route(std::int32_t node, net::Packet& p) {
   if (c.empty()) return -1;
   const std::int32_t port =
       c.size() == 1 ? c[0] : c[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[static_cast<std::size_t>(node)]) % c.size()];
-  const int m = count(node, port, p, now);
+  const int m = dres_.count(node, port, p.size, now);
   if (p.route_state & kHdr) {
     const std::uint32_t a = aux(p);
     const int ce = std::max(m, static_cast<int>((a >> 8) & 0xFF));

@@ -47,6 +47,38 @@ struct CongaParams {
   std::uint32_t candidates = 0;          // 0 = every uplink
 };
 
+// The DRE of every switch port ([CONGA] sec. 3.3), shared by CongaRouter and CongaPathsRouter
+// (conga_paths.h): X grows by the bytes of every packet the port forwards and decays by
+// X = X (1 - alpha) every T_dre (on a global grid of periods); the metric X / (C tau), tau = T_dre /
+// alpha, quantised to Q bits.
+class CongaDres {
+ public:
+  CongaDres(const net::Network& net, const CongaParams& p);
+  double bytes(std::int32_t node, std::int32_t port, SimTime now);  // X after the decays due at now
+  int metric(std::int32_t node, std::int32_t port, SimTime now) { return quantise(bytes(node, port, now), node, port); }
+  // A packet of `size` bytes leaves through `port` of `node`: the DRE counts it; the port's metric
+  // after it (what CE takes).
+  int count(std::int32_t node, std::int32_t port, Bytes size, SimTime now);
+  std::uint32_t port0() const { return port0_; }  // global id of the first switch port
+  std::size_t size() const { return dre_.size(); }
+
+ private:
+  struct Dre {
+    double x = 0;
+    std::int64_t tick = 0;  // decays applied up to this period index
+  };
+  Dre& dre(std::int32_t node, std::int32_t port) { return dre_[net_.port_id(node, port) - port0_]; }
+  void decay(Dre& d, SimTime now) const;
+  int quantise(double x, std::int32_t node, std::int32_t port) const;
+
+  const net::Network& net_;
+  SimTime period_;
+  double alpha_;
+  int q_bits_;
+  std::uint32_t port0_;
+  std::vector<Dre> dre_;  // per switch port (global id - port0_)
+};
+
 class CongaRouter final : public net::Router {
  public:
   // Throws UserError when the topology is not a 2-tier leaf-spine.
@@ -54,8 +86,8 @@ class CongaRouter final : public net::Router {
   std::int32_t route(std::int32_t node, net::Packet& p) override;
 
   // Tests and reports.
-  double dre_bytes(std::int32_t node, std::int32_t port, SimTime now);  // X after the decays due at now
-  int metric(std::int32_t node, std::int32_t port, SimTime now);        // quantised DRE metric
+  double dre_bytes(std::int32_t node, std::int32_t port, SimTime now) { return dres_.bytes(node, port, now); }
+  int metric(std::int32_t node, std::int32_t port, SimTime now) { return dres_.metric(node, port, now); }
   int to_leaf(std::int32_t leaf, std::int32_t dst_leaf, std::int32_t uplink) const;
   int from_leaf(std::int32_t leaf, std::int32_t src_leaf, std::int32_t uplink) const;
   const std::vector<std::int32_t>& uplinks(std::int32_t leaf) const { return uplinks_[lidx(leaf)]; }
@@ -64,20 +96,12 @@ class CongaRouter final : public net::Router {
   nlohmann::json summary() const;
 
  private:
-  struct Dre {
-    double x = 0;
-    std::int64_t tick = 0;  // decays applied up to this period index
-  };
   struct Flowlet {
     std::uint64_t key = ~0ULL;
     SimTime last = 0;
     std::int16_t uplink = -1;
   };
   std::size_t lidx(std::int32_t node) const { return static_cast<std::size_t>(leaf_of_[topo_.switch_index(node)]); }
-  Dre& dre(std::int32_t node, std::int32_t port) { return dre_[net_.port_id(node, port) - port0_]; }
-  void decay(Dre& d, SimTime now) const;
-  int quantise(double x, std::int32_t node, std::int32_t port) const;
-  int count(std::int32_t node, std::int32_t port, const net::Packet& p, SimTime now);
   std::int32_t pick_uplink(std::int32_t node, std::size_t dl, std::int16_t previous, SimTime now);
   std::int32_t flowlet_uplink(std::int32_t node, std::size_t dl, net::Packet& p, SimTime now);
   void sweep(SimTime now);
@@ -88,8 +112,8 @@ class CongaRouter final : public net::Router {
   CongaParams p_;
   Rng rng_;
   std::vector<std::uint64_t> salt_;  // per switch: ECMP for ACK uplinks and parallel spine links
+  CongaDres dres_;
   std::uint32_t port0_ = 0;          // global id of the first switch port
-  std::vector<Dre> dre_;             // per switch port (global id - port0_)
   std::vector<std::int32_t> leaf_of_;  // per switch index: leaf index or -1 (spine)
   std::vector<std::int32_t> leaf_node_;  // leaf index -> node
   std::vector<std::vector<std::int32_t>> uplinks_;  // per leaf: local port indices towards spines

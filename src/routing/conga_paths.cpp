@@ -25,7 +25,7 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
 CongaPathsRouter::CongaPathsRouter(const MinimalTables& tables, const net::Network& net, PathRule rule, int k,
                                    SimTime switch_latency, Bytes wire_bytes, const CongaParams& p, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), net_(net), paths_(tables, rule, k, switch_latency, wire_bytes), p_(p),
-      rng_(seed, hash_name("conga")), salt_(static_cast<std::size_t>(topo_.size()), 0) {
+      rng_(seed, hash_name("conga")), salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p) {
   if (rule == PathRule::Yen)
     throw UserError(fmt::format(
         "routing.algorithm = \"conga\": the {} topology is neither a 2-tier leaf-spine ([CONGA] sec. 3) nor a Rail or "
@@ -43,42 +43,6 @@ CongaPathsRouter::CongaPathsRouter(const MinimalTables& tables, const net::Netwo
   if (tors_ < 2)
     throw UserError(fmt::format("routing.algorithm = \"conga\": fewer than two switches of the {} topology have hosts",
                                 topo_.kind));
-  port0_ = net_.port_id(topo_.switch_node(0), 0);
-  dre_.assign(net_.num_ports() - port0_, Dre{});
-}
-
-// [CONGA] sec. 3.3: X <- X (1 - alpha) every T_dre (on a global grid of periods).
-void CongaPathsRouter::decay(Dre& d, SimTime now) const {
-  const std::int64_t tick = now / p_.dre_period;
-  if (tick == d.tick) return;
-  d.x *= std::pow(1.0 - p_.alpha, static_cast<double>(tick - d.tick));
-  d.tick = tick;
-}
-
-// Metric X / (C tau), tau = T_dre / alpha, quantised to Q bits.
-int CongaPathsRouter::quantise(double x, std::int32_t node, std::int32_t port) const {
-  const auto& pt = net_.port(net_.port_id(node, port));
-  const double tau_s = static_cast<double>(p_.dre_period) / p_.alpha * 1e-12;
-  const double cap_bytes = static_cast<double>(pt.rate) / 8.0 * tau_s;
-  const double levels = std::ldexp(1.0, p_.q_bits);
-  return static_cast<int>(std::min(levels - 1.0, std::floor(x / cap_bytes * levels)));
-}
-
-double CongaPathsRouter::dre_bytes(std::int32_t node, std::int32_t port, SimTime now) {
-  Dre& d = dre(node, port);
-  decay(d, now);
-  return d.x;
-}
-
-int CongaPathsRouter::metric(std::int32_t node, std::int32_t port, SimTime now) {
-  return quantise(dre_bytes(node, port, now), node, port);
-}
-
-int CongaPathsRouter::count(std::int32_t node, std::int32_t port, const net::Packet& p, SimTime now) {
-  Dre& d = dre(node, port);
-  decay(d, now);
-  d.x += p.size;
-  return quantise(d.x, node, port);
 }
 
 CongaPathsRouter::Pair& CongaPathsRouter::pair(std::int32_t x, std::int32_t y) {
@@ -204,7 +168,7 @@ std::int32_t CongaPathsRouter::route(std::int32_t node, net::Packet& p) {
     // with the first port's metric as CE, one Congestion-From-Leaf entry about b's paths to a.
     const std::int16_t path = p.type == net::PacketType::Data ? flowlet_path(a, b, p, now) : minimal_path(a, b, p);
     const std::int32_t port = paths_.paths(a, b)[static_cast<std::size_t>(path)].out_ports[0];
-    const int ce = count(node, port, p, now);
+    const int ce = dres_.count(node, port, p.size, now);
     Pair& pr = pair(a, b);
     std::size_t fb = pr.rr % pr.n_from;
     for (std::size_t i = 0; i < pr.n_from; ++i) {
@@ -245,7 +209,7 @@ std::int32_t CongaPathsRouter::route(std::int32_t node, net::Packet& p) {
   }
   // A switch behind the source ToR: the route's next hop; CE = max(CE, this port's metric).
   const std::int32_t port = path.out_ports[at];
-  const int m = count(node, port, p, now);
+  const int m = dres_.count(node, port, p.size, now);
   set_aux(p, (h & ~0xFF00u) | static_cast<std::uint32_t>(std::max(m, static_cast<int>((h >> 8) & 0xFF))) << 8);
   return port;
 }
@@ -264,7 +228,7 @@ nlohmann::json CongaPathsRouter::summary() const {
           {"tor_pairs_used", pairs_.size()},
           {"table_bits_per_tor", 2 * entries * static_cast<std::size_t>(p_.q_bits)},
           {"table_bytes_all_tors", (2 * entries * static_cast<std::size_t>(p_.q_bits) * tors_ + 7) / 8},
-          {"dre_registers", dre_.size()},
+          {"dre_registers", dres_.size()},
           {"dre_period_us", to_us(p_.dre_period)},
           {"alpha", p_.alpha},
           {"q_bits", p_.q_bits},

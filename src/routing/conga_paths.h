@@ -54,8 +54,8 @@ class CongaPathsRouter final : public net::Router {
   std::int32_t route(std::int32_t node, net::Packet& p) override;
 
   // Tests and reports. ToRs are switch nodes; `path` indexes paths(from ToR, to ToR).
-  double dre_bytes(std::int32_t node, std::int32_t port, SimTime now);
-  int metric(std::int32_t node, std::int32_t port, SimTime now);
+  double dre_bytes(std::int32_t node, std::int32_t port, SimTime now) { return dres_.bytes(node, port, now); }
+  int metric(std::int32_t node, std::int32_t port, SimTime now) { return dres_.metric(node, port, now); }
   // Congestion-To-Leaf at `tor` about its paths to `dst_tor`; Congestion-From-Leaf at `tor` about the
   // paths of `src_tor` to it.
   int to_leaf(std::int32_t tor, std::int32_t dst_tor, std::size_t path);
@@ -71,10 +71,6 @@ class CongaPathsRouter final : public net::Router {
   nlohmann::json summary() const;
 
  private:
-  struct Dre {
-    double x = 0;
-    std::int64_t tick = 0;
-  };
   struct Flowlet {
     std::uint64_t key = ~0ULL;
     SimTime last = 0;
@@ -86,10 +82,6 @@ class CongaPathsRouter final : public net::Router {
     std::uint32_t to = 0, from = 0;  // offsets into table_ / changed_
     std::uint16_t n_to = 0, n_from = 0, rr = 0;
   };
-  Dre& dre(std::int32_t node, std::int32_t port) { return dre_[net_.port_id(node, port) - port0_]; }
-  void decay(Dre& d, SimTime now) const;
-  int quantise(double x, std::int32_t node, std::int32_t port) const;
-  int count(std::int32_t node, std::int32_t port, const net::Packet& p, SimTime now);
   Pair& pair(std::int32_t x, std::int32_t y);
   std::int16_t pick_path(std::int32_t a, std::int32_t b, std::int16_t previous, SimTime now);
   std::int16_t flowlet_path(std::int32_t a, std::int32_t b, net::Packet& p, SimTime now);
@@ -103,8 +95,7 @@ class CongaPathsRouter final : public net::Router {
   CongaParams p_;
   Rng rng_;
   std::vector<std::uint64_t> salt_;  // per switch node: ECMP among the minimal candidates for non-data packets
-  std::uint32_t port0_ = 0;
-  std::vector<Dre> dre_;  // per switch port (global id - port0_)
+  CongaDres dres_;
   std::unordered_map<std::uint64_t, Pair> pairs_;
   std::vector<std::uint8_t> table_, changed_;
   std::vector<std::int16_t> scratch_;
