@@ -22,7 +22,7 @@ void set_aux(net::Packet& p, std::uint32_t v) { p.route_aux = static_cast<std::i
 
 CongaRouter::CongaRouter(const MinimalTables& tables, const net::Network& net, const CongaParams& p, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), net_(net), p_(p), rng_(seed, hash_name("conga")),
-      salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p) {
+      salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p), flowlets_(p.flowlet_timeout) {
   Rng srng(seed, hash_name("conga-salt"));
   for (auto& s : salt_) s = srng.next();
   const auto fail = [&](const std::string& why) {
@@ -159,30 +159,14 @@ std::int32_t CongaRouter::pick_uplink(std::int32_t node, std::size_t dl, std::in
 }
 
 std::int32_t CongaRouter::flowlet_uplink(std::int32_t node, std::size_t dl, net::Packet& p, SimTime now) {
-  const std::uint64_t k = (static_cast<std::uint64_t>(topo_.switch_index(node)) << 32) | p.flow;
-  std::uint32_t idx = map_.find(k);
-  if (idx != FlowKeyMap::kNone && now - pool_[idx].last <= p_.flowlet_timeout) {
-    pool_[idx].last = now;
-    return pool_[idx].uplink;
-  }
-  const std::int16_t previous = idx == FlowKeyMap::kNone ? std::int16_t{-1} : pool_[idx].uplink;
-  const auto u = static_cast<std::int16_t>(pick_uplink(node, dl, previous, now));
-  if (idx == FlowKeyMap::kNone) {
-    if (map_.size() >= 2 * swept_size_ && map_.size() >= 4096) sweep(now);
-    idx = take_slot(pool_, free_);
-    map_.insert(k, idx);
-  } else if (previous != u) {
-    ++moves_;
-  }
-  pool_[idx] = Flowlet{k, now, u};
-  ++flowlets_;
-  return u;
+  return flowlets_.choose(topo_.switch_index(node), p.flow, now,
+                          [&](std::int16_t previous) { return pick_uplink(node, dl, previous, now); });
 }
 
-void CongaRouter::sweep(SimTime now) {
+void CongaFlowlets::sweep(SimTime now) {
   for (std::uint32_t i = 0; i < pool_.size(); ++i) {
-    Flowlet& f = pool_[i];
-    if (f.key == ~0ULL || now - f.last <= p_.flowlet_timeout) continue;
+    Entry& f = pool_[i];
+    if (f.key == ~0ULL || now - f.last <= timeout_) continue;
     map_.erase(f.key);
     f.key = ~0ULL;
     free_.push_back(i);
@@ -258,8 +242,8 @@ std::int32_t CongaRouter::route(std::int32_t node, net::Packet& p) {
 }
 
 nlohmann::json CongaRouter::summary() const {
-  return {{"flowlets", flowlets_},
-          {"flowlet_moves", moves_},
+  return {{"flowlets", flowlets_.flowlets()},
+          {"flowlet_moves", flowlets_.moves()},
           {"feedback", feedback_},
           {"leaves", leaf_node_.size()},
           {"dre_period_us", to_us(p_.dre_period)},

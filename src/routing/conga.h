@@ -79,6 +79,61 @@ class CongaDres {
   std::vector<Dre> dre_;  // per switch port (global id - port0_)
 };
 
+// The flowlet table of CONGA's source leaf ([CONGA] sec. 3.4), shared by CongaRouter (the choice is
+// an uplink) and CongaPathsRouter (a candidate path's index): per (switch, flow) the choice of the
+// flow's current flowlet and the time of its last packet; a gap above the flowlet timeout starts a
+// new flowlet. Expired entries are swept once the table has doubled since the last sweep.
+class CongaFlowlets {
+ public:
+  explicit CongaFlowlets(SimTime timeout) : timeout_(timeout) {}
+  // The choice for a packet of `flow` at the switch of index `sw` at `now`: the current flowlet's, or
+  // pick(previous) for a new flowlet (previous: the flow's last choice, -1 if none is kept).
+  template <class Pick>
+  std::int16_t choose(std::int32_t sw, std::uint32_t flow, SimTime now, Pick&& pick) {
+    const std::uint64_t k = key(sw, flow);
+    std::uint32_t idx = map_.find(k);
+    if (idx != FlowKeyMap::kNone && now - pool_[idx].last <= timeout_) {
+      pool_[idx].last = now;
+      return pool_[idx].choice;
+    }
+    const std::int16_t previous = idx == FlowKeyMap::kNone ? std::int16_t{-1} : pool_[idx].choice;
+    const auto choice = static_cast<std::int16_t>(pick(previous));
+    if (idx == FlowKeyMap::kNone) {
+      if (map_.size() >= 2 * swept_size_ && map_.size() >= 4096) sweep(now);
+      idx = take_slot(pool_, free_);
+      map_.insert(k, idx);
+    } else if (previous != choice) {
+      ++moves_;
+    }
+    pool_[idx] = Entry{k, now, choice};
+    ++flowlets_;
+    return choice;
+  }
+  // The choice of the flow's last flowlet at switch `sw`, -1 if none is kept.
+  std::int16_t current(std::int32_t sw, std::uint32_t flow) const {
+    const auto i = map_.find(key(sw, flow));
+    return i == FlowKeyMap::kNone ? std::int16_t{-1} : pool_[i].choice;
+  }
+  std::uint64_t flowlets() const { return flowlets_; }
+  std::uint64_t moves() const { return moves_; }  // new flowlets that took another choice than the flow's last
+
+ private:
+  struct Entry {
+    std::uint64_t key = ~0ULL;
+    SimTime last = 0;
+    std::int16_t choice = -1;
+  };
+  static std::uint64_t key(std::int32_t sw, std::uint32_t flow) { return (static_cast<std::uint64_t>(sw) << 32) | flow; }
+  void sweep(SimTime now);
+
+  SimTime timeout_;
+  FlowKeyMap map_;
+  std::vector<Entry> pool_;
+  std::vector<std::uint32_t> free_;
+  std::size_t swept_size_ = 0;
+  std::uint64_t flowlets_ = 0, moves_ = 0;
+};
+
 class CongaRouter final : public net::Router {
  public:
   // Throws UserError when the topology is not a 2-tier leaf-spine.
@@ -91,20 +146,14 @@ class CongaRouter final : public net::Router {
   int to_leaf(std::int32_t leaf, std::int32_t dst_leaf, std::int32_t uplink) const;
   int from_leaf(std::int32_t leaf, std::int32_t src_leaf, std::int32_t uplink) const;
   const std::vector<std::int32_t>& uplinks(std::int32_t leaf) const { return uplinks_[lidx(leaf)]; }
-  std::uint64_t flowlets() const { return flowlets_; }
-  std::uint64_t moves() const { return moves_; }  // new flowlets that took another uplink than the flow's last
+  std::uint64_t flowlets() const { return flowlets_.flowlets(); }
+  std::uint64_t moves() const { return flowlets_.moves(); }  // new flowlets that took another uplink than the flow's last
   nlohmann::json summary() const;
 
  private:
-  struct Flowlet {
-    std::uint64_t key = ~0ULL;
-    SimTime last = 0;
-    std::int16_t uplink = -1;
-  };
   std::size_t lidx(std::int32_t node) const { return static_cast<std::size_t>(leaf_of_[topo_.switch_index(node)]); }
   std::int32_t pick_uplink(std::int32_t node, std::size_t dl, std::int16_t previous, SimTime now);
   std::int32_t flowlet_uplink(std::int32_t node, std::size_t dl, net::Packet& p, SimTime now);
-  void sweep(SimTime now);
 
   const MinimalTables& tables_;
   const topo::Topology& topo_;
@@ -121,11 +170,8 @@ class CongaRouter final : public net::Router {
   std::size_t max_up_ = 0;
   std::vector<std::uint8_t> to_leaf_, from_leaf_, from_changed_;  // [leaf][other leaf][uplink]
   std::vector<std::uint16_t> fb_next_;                            // [leaf][other leaf]: round robin
-  FlowKeyMap map_;
-  std::vector<Flowlet> pool_;
-  std::vector<std::uint32_t> free_;
-  std::size_t swept_size_ = 0;
-  std::uint64_t flowlets_ = 0, moves_ = 0, feedback_ = 0;
+  CongaFlowlets flowlets_;
+  std::uint64_t feedback_ = 0;
 };
 
 }  // namespace lbsim::routing

@@ -25,7 +25,7 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
 CongaPathsRouter::CongaPathsRouter(const MinimalTables& tables, const net::Network& net, PathRule rule, int k,
                                    SimTime switch_latency, Bytes wire_bytes, const CongaParams& p, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), net_(net), paths_(tables, rule, k, switch_latency, wire_bytes), p_(p),
-      rng_(seed, hash_name("conga")), salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p) {
+      rng_(seed, hash_name("conga")), salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p), flowlets_(p.flowlet_timeout) {
   if (rule == PathRule::Yen)
     throw UserError(fmt::format(
         "routing.algorithm = \"conga\": the {} topology is neither a 2-tier leaf-spine ([CONGA] sec. 3) nor a Rail or "
@@ -74,9 +74,7 @@ int CongaPathsRouter::from_leaf(std::int32_t tor, std::int32_t src_tor, std::siz
 }
 
 std::int32_t CongaPathsRouter::flow_path(std::int32_t tor, std::uint32_t flow) const {
-  const std::uint64_t k = (static_cast<std::uint64_t>(topo_.switch_index(tor)) << 32) | flow;
-  const auto i = map_.find(k);
-  return i == FlowKeyMap::kNone ? -1 : pool_[i].path;
+  return flowlets_.current(topo_.switch_index(tor), flow);
 }
 
 // [CONGA] sec. 3.4: the path minimising max(local metric of its first port, Congestion-To-Leaf),
@@ -114,25 +112,15 @@ std::int16_t CongaPathsRouter::pick_path(std::int32_t a, std::int32_t b, std::in
 }
 
 std::int16_t CongaPathsRouter::flowlet_path(std::int32_t a, std::int32_t b, net::Packet& p, SimTime now) {
-  const std::uint64_t k = (static_cast<std::uint64_t>(topo_.switch_index(a)) << 32) | p.flow;
-  std::uint32_t idx = map_.find(k);
-  if (idx != FlowKeyMap::kNone && now - pool_[idx].last <= p_.flowlet_timeout) {
-    pool_[idx].last = now;
-    return pool_[idx].path;
+  bool fresh = false;
+  const std::int16_t path = flowlets_.choose(topo_.switch_index(a), p.flow, now, [&](std::int16_t previous) {
+    fresh = true;
+    return pick_path(a, b, previous, now);
+  });
+  if (fresh) {
+    if (per_path_.size() <= static_cast<std::size_t>(path)) per_path_.resize(static_cast<std::size_t>(path) + 1, 0);
+    ++per_path_[static_cast<std::size_t>(path)];
   }
-  const std::int16_t previous = idx == FlowKeyMap::kNone ? std::int16_t{-1} : pool_[idx].path;
-  const std::int16_t path = pick_path(a, b, previous, now);
-  if (idx == FlowKeyMap::kNone) {
-    if (map_.size() >= 2 * swept_size_ && map_.size() >= 4096) sweep(now);
-    idx = take_slot(pool_, free_);
-    map_.insert(k, idx);
-  } else if (previous != path) {
-    ++moves_;
-  }
-  pool_[idx] = Flowlet{k, now, path};
-  ++flowlets_;
-  if (per_path_.size() <= static_cast<std::size_t>(path)) per_path_.resize(static_cast<std::size_t>(path) + 1, 0);
-  ++per_path_[static_cast<std::size_t>(path)];
   return path;
 }
 
@@ -146,17 +134,6 @@ std::int16_t CongaPathsRouter::minimal_path(std::int32_t a, std::int32_t b, cons
   for (std::size_t i = 0; i < list.size(); ++i)
     if (list[i].nodes.size() == least && want-- == 0) return static_cast<std::int16_t>(i);
   return 0;
-}
-
-void CongaPathsRouter::sweep(SimTime now) {
-  for (std::uint32_t i = 0; i < pool_.size(); ++i) {
-    Flowlet& f = pool_[i];
-    if (f.key == ~0ULL || now - f.last <= p_.flowlet_timeout) continue;
-    map_.erase(f.key);
-    f.key = ~0ULL;
-    free_.push_back(i);
-  }
-  swept_size_ = map_.size();
 }
 
 std::int32_t CongaPathsRouter::route(std::int32_t node, net::Packet& p) {
@@ -218,8 +195,8 @@ nlohmann::json CongaPathsRouter::summary() const {
   // CONGA's switch tables at the candidate count seen: per ToR, Congestion-To-Leaf and
   // -From-Leaf of (ToRs - 1) x candidates entries of Q bits each.
   const std::size_t entries = (tors_ - 1) * max_paths_;
-  return {{"flowlets", flowlets_},
-          {"flowlet_moves", moves_},
+  return {{"flowlets", flowlets_.flowlets()},
+          {"flowlet_moves", flowlets_.moves()},
           {"feedback", feedback_},
           {"flowlets_per_path", per_path_},
           {"tors", tors_},

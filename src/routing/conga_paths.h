@@ -63,19 +63,14 @@ class CongaPathsRouter final : public net::Router {
   const std::vector<SourcePath>& paths(std::int32_t a, std::int32_t b) { return paths_.paths(a, b); }
   // The path index of the flow's current flowlet at its source ToR `tor`, -1 if none.
   std::int32_t flow_path(std::int32_t tor, std::uint32_t flow) const;
-  std::uint64_t flowlets() const { return flowlets_; }
-  std::uint64_t moves() const { return moves_; }
+  std::uint64_t flowlets() const { return flowlets_.flowlets(); }
+  std::uint64_t moves() const { return flowlets_.moves(); }
   std::uint64_t feedback() const { return feedback_; }
   // New flowlets per candidate path index (every ToR pair together).
   const std::vector<std::uint64_t>& flowlets_per_path() const { return per_path_; }
   nlohmann::json summary() const;
 
  private:
-  struct Flowlet {
-    std::uint64_t key = ~0ULL;
-    SimTime last = 0;
-    std::int16_t path = -1;
-  };
   // Per ordered ToR pair (x, y): x's Congestion-To-Leaf about its paths to y, x's
   // Congestion-From-Leaf about y's paths to x (with the changed bits and the feedback round robin).
   struct Pair {
@@ -86,7 +81,6 @@ class CongaPathsRouter final : public net::Router {
   std::int16_t pick_path(std::int32_t a, std::int32_t b, std::int16_t previous, SimTime now);
   std::int16_t flowlet_path(std::int32_t a, std::int32_t b, net::Packet& p, SimTime now);
   std::int16_t minimal_path(std::int32_t a, std::int32_t b, const net::Packet& p);
-  void sweep(SimTime now);
 
   const MinimalTables& tables_;
   const topo::Topology& topo_;
@@ -100,12 +94,9 @@ class CongaPathsRouter final : public net::Router {
   std::vector<std::uint8_t> table_, changed_;
   std::vector<std::int16_t> scratch_;
   std::size_t tors_ = 0, max_paths_ = 0;
-  FlowKeyMap map_;
-  std::vector<Flowlet> pool_;
-  std::vector<std::uint32_t> free_;
-  std::size_t swept_size_ = 0;
+  CongaFlowlets flowlets_;
   std::vector<std::uint64_t> per_path_;
-  std::uint64_t flowlets_ = 0, moves_ = 0, feedback_ = 0;
+  std::uint64_t feedback_ = 0;
 };
 
 }  // namespace lbsim::routing
