@@ -130,32 +130,7 @@ std::int32_t CongaRouter::pick_uplink(std::int32_t node, std::size_t dl, std::in
   const std::size_t nl = leaf_node_.size();
   const std::uint8_t* remote = &to_leaf_[(l * nl + dl) * max_up_];
   const auto cost = [&](std::size_t u) { return std::max(metric(node, up[u], now), static_cast<int>(remote[u])); };
-  // Candidates: every uplink, or k drawn at random (partial Fisher-Yates over a small index list).
-  std::size_t n = up.size();
-  std::int16_t cand[256];
-  for (std::size_t u = 0; u < n; ++u) cand[u] = static_cast<std::int16_t>(u);
-  if (p_.candidates > 0 && p_.candidates < n) {
-    for (std::size_t i = 0; i < p_.candidates; ++i) std::swap(cand[i], cand[i + rng_.below(n - i)]);
-    n = p_.candidates;
-  }
-  int best = 1 << 30;
-  std::size_t ties = 0;
-  std::int16_t pick = -1;
-  bool prev_best = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int c = cost(static_cast<std::size_t>(cand[i]));
-    if (c < best) {
-      best = c;
-      ties = 0;
-      prev_best = false;
-    }
-    if (c == best) {
-      if (cand[i] == previous) prev_best = true;
-      // Reservoir sampling: a uniformly random one of the tied uplinks.
-      if (rng_.below(++ties) == 0) pick = cand[i];
-    }
-  }
-  return prev_best ? previous : pick;
+  return conga_pick(up.size(), p_.candidates, previous, rng_, scratch_, cost);
 }
 
 std::int32_t CongaRouter::flowlet_uplink(std::int32_t node, std::size_t dl, net::Packet& p, SimTime now) {

@@ -31,6 +31,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -134,6 +135,38 @@ class CongaFlowlets {
   std::uint64_t flowlets_ = 0, moves_ = 0;
 };
 
+// [CONGA] sec. 3.4: the choice minimising cost(i) among n choices 0..n-1 - all of them, or k drawn
+// at random (a partial Fisher-Yates shuffle over `scratch`) when 0 < k < n; ties broken at random
+// (reservoir sampling), the previous choice kept when it is among the best. Shared by CongaRouter
+// (i = an uplink) and CongaPathsRouter (i = a candidate path's index).
+template <class Cost>
+std::int16_t conga_pick(std::size_t n, std::uint32_t k, std::int16_t previous, Rng& rng,
+                        std::vector<std::int16_t>& scratch, Cost&& cost) {
+  scratch.resize(n);
+  for (std::size_t i = 0; i < n; ++i) scratch[i] = static_cast<std::int16_t>(i);
+  if (k > 0 && k < n) {
+    for (std::size_t i = 0; i < k; ++i) std::swap(scratch[i], scratch[i + rng.below(n - i)]);
+    n = k;
+  }
+  int best = 1 << 30;
+  std::size_t ties = 0;
+  std::int16_t pick = -1;
+  bool prev_best = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int c = cost(static_cast<std::size_t>(scratch[i]));
+    if (c < best) {
+      best = c;
+      ties = 0;
+      prev_best = false;
+    }
+    if (c == best) {
+      if (scratch[i] == previous) prev_best = true;
+      if (rng.below(++ties) == 0) pick = scratch[i];
+    }
+  }
+  return prev_best ? previous : pick;
+}
+
 class CongaRouter final : public net::Router {
  public:
   // Throws UserError when the topology is not a 2-tier leaf-spine.
@@ -160,6 +193,7 @@ class CongaRouter final : public net::Router {
   const net::Network& net_;
   CongaParams p_;
   Rng rng_;
+  std::vector<std::int16_t> scratch_;  // conga_pick's candidate list
   std::vector<std::uint64_t> salt_;  // per switch: ECMP for ACK uplinks and parallel spine links
   CongaDres dres_;
   std::uint32_t port0_ = 0;          // global id of the first switch port

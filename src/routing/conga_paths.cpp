@@ -84,31 +84,9 @@ std::int16_t CongaPathsRouter::pick_path(std::int32_t a, std::int32_t b, std::in
   const auto& list = paths_.paths(a, b);
   const Pair& pr = pair(a, b);
   const std::uint8_t* remote = &table_[pr.to];
-  std::size_t n = list.size();
-  scratch_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) scratch_[i] = static_cast<std::int16_t>(i);
-  if (p_.candidates > 0 && p_.candidates < n) {
-    for (std::size_t i = 0; i < p_.candidates; ++i) std::swap(scratch_[i], scratch_[i + rng_.below(n - i)]);
-    n = p_.candidates;
-  }
-  int best = 1 << 30;
-  std::size_t ties = 0;
-  std::int16_t pick = -1;
-  bool prev_best = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<std::size_t>(scratch_[i]);
-    const int cost = std::max(metric(list[c].nodes[0], list[c].out_ports[0], now), static_cast<int>(remote[c]));
-    if (cost < best) {
-      best = cost;
-      ties = 0;
-      prev_best = false;
-    }
-    if (cost == best) {
-      if (scratch_[i] == previous) prev_best = true;
-      if (rng_.below(++ties) == 0) pick = scratch_[i];  // reservoir sampling over the ties
-    }
-  }
-  return prev_best ? previous : pick;
+  return conga_pick(list.size(), p_.candidates, previous, rng_, scratch_, [&](std::size_t c) {
+    return std::max(metric(list[c].nodes[0], list[c].out_ports[0], now), static_cast<int>(remote[c]));
+  });
 }
 
 std::int16_t CongaPathsRouter::flowlet_path(std::int32_t a, std::int32_t b, net::Packet& p, SimTime now) {
