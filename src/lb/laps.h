@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <ostream>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -96,6 +97,23 @@ struct LapsParams {
   bool spray_all = false;          // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
 };
 
+// One ACK (or probe answer) as a LAPS sender saw it, with its rate decision (output.laps_trace,
+// docs/outputs.md laps_trace.csv): for measuring the rate control of sec. 3.6 over time.
+struct LapsTraceRow {
+  SimTime now = 0, sent = 0;
+  SimTime one_way = 0;       // as the network delivered it (arrival at the receiver - send time)
+  SimTime read = 0;          // as LAPS read it (with the hosts' clock offsets)
+  SimTime T = 0;             // the threshold of the decision
+  SimTime min_valid = 0;     // the smallest realVal over the valid paths (-1: none valid)
+  std::uint32_t flow = 0, path = 0;
+  std::int32_t src = -1, dst = -1;
+  Bytes bytes = 0;
+  std::uint8_t valid = 0, slow = 0;  // valid paths, and those of them above T
+  std::int8_t action = 0;            // LapsRate::update: -1 decrease, +1 increase, 0 none
+  bool probe = false, hyper = false;
+  double cur_bps = 0, exp_bps = 0;   // after the decision
+};
+
 struct PitEntry {
   bool pending = false;   // a probe is out: excluded from spraying ("valid" = !pending)
   bool measured = false;
@@ -112,7 +130,12 @@ struct LapsShared {
   std::vector<SimTime> clock_offset;  // per host
   std::uint64_t probes = 0, probe_answers = 0, path_losses = 0, flows = 0;
   std::uint64_t decreases = 0, increases = 0, hyper_phases = 0;
+  bool trace = false;                  // output.laps_trace
+  std::vector<LapsTraceRow> trace_rows;
 };
+
+// laps_trace.csv (docs/outputs.md), rows in the order the ACKs arrived.
+void write_laps_trace(std::ostream& os, const LapsShared& sh);
 
 class LapsPolicy final : public EntropyPolicy {
  public:

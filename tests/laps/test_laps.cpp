@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "../sim/helpers.h"
 #include "lb/laps.h"
@@ -626,4 +627,66 @@ TEST(Laps, ReorderBufferTimeSeries) {
   }
   EXPECT_GT(rows, 0);
   EXPECT_EQ(hosts.size(), 1u);
+}
+
+// output.laps_trace: one row per ACK and probe answer of every LAPS flow, and the rows are the rate
+// controller's own decisions (sec. 3.6): a decrease only when every valid path is above T, curRate
+// halved (not below the minimum) with expRate = the rate before, one decision per flow per 2T.
+TEST(Laps, TraceRowsAreTheRateDecisions) {
+  const auto dir = test::temp_dir("laps-trace");
+  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml" +
+                                 " --set network.flow_control=pfc --set workload.kind=ps_allreduce" +
+                                 " --set workload.size=64KiB --set transport.delivery=ooo --set output.laps_trace=true" +
+                                 " --set output.fct_at=sender --quiet --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto sum = nlohmann::json::parse(test::read_file(dir + "/summary.json"));
+  ASSERT_EQ(sum["retransmits"].get<int>(), 0);
+  std::istringstream in(test::read_file(dir + "/laps_trace.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "time_us,flow,src,dst,path,probe,sent_us,one_way_us,read_us,T_us,min_valid_us,valid,slow,action,"
+                  "cur_gbps,exp_gbps,hyper,bytes");
+  std::uint64_t data = 0, probes = 0, dec = 0, inc = 0;
+  struct Last {
+    double cur = 100, t = -1;
+  };
+  std::map<int, Last> last;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream l(line);
+    std::string c;
+    while (std::getline(l, c, ',')) f.push_back(c);
+    ASSERT_EQ(f.size(), 18u) << line;
+    const double t = std::stod(f[0]), T = std::stod(f[9]), cur = std::stod(f[14]), exp = std::stod(f[15]);
+    const int flow = std::stoi(f[1]), valid = std::stoi(f[11]), slow = std::stoi(f[12]), action = std::stoi(f[13]);
+    (f[5] == "1" ? probes : data) += 1;
+    EXPECT_NEAR(std::stod(f[8]), std::stod(f[7]), 1e-6) << line;  // no clock offsets: LAPS reads the true latency
+    auto& L = last[flow];
+    if (action != 0) {
+      if (L.t >= 0) {
+        EXPECT_GE(t - L.t, 2 * T - 1e-6) << line;  // once per 2T
+      }
+      L.t = t;
+    }
+    if (action < 0) {
+      ++dec;
+      EXPECT_GT(valid, 0) << line;
+      EXPECT_EQ(slow, valid) << line;
+      EXPECT_DOUBLE_EQ(exp, L.cur) << line;
+      EXPECT_NEAR(cur, std::max(0.1, L.cur / 2), 1e-5 * L.cur) << line;
+    } else if (action > 0) {
+      ++inc;
+      EXPECT_LT(slow, valid) << line;
+      EXPECT_GT(cur, L.cur * (1 - 1e-9)) << line;
+    } else {
+      EXPECT_DOUBLE_EQ(cur, L.cur) << line;
+    }
+    L.cur = cur;
+  }
+  // Every data packet's ACK and every probe answer, once (the run lasts until the last sender is done).
+  EXPECT_EQ(data, 63u * 66u);
+  EXPECT_EQ(probes, sum["laps"]["probe_answers"].get<std::uint64_t>());
+  EXPECT_EQ(dec, sum["laps"]["rate_decreases"].get<std::uint64_t>());
+  EXPECT_EQ(inc, sum["laps"]["rate_increases"].get<std::uint64_t>());
+  EXPECT_GT(dec, 63u);  // the incast slows every sender
 }
