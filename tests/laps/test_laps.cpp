@@ -690,3 +690,21 @@ TEST(Laps, TraceRowsAreTheRateDecisions) {
   EXPECT_EQ(inc, sum["laps"]["rate_increases"].get<std::uint64_t>());
   EXPECT_GT(dec, 63u);  // the incast slows every sender
 }
+
+// topology.rail_host_rate_gbps: the GPU-NIC links at their own rate (the authors' Rail file: 200 Gb/s),
+// the NIC-rail and NIC-NVLink links unchanged; 0 keeps the link rate.
+TEST(Laps, RailHostRate) {
+  for (const double host : {0.0, 200.0}) {
+    auto c = rail();
+    c.set("topology.rail_host_rate_gbps", host);
+    const auto t = topo::build_topology(c);
+    int hosts = 0, others = 0;
+    for (const auto& l : t.links) {
+      const bool host_link = l.kind == topo::LinkKind::HostLink;
+      EXPECT_EQ(static_cast<double>(l.rate), host_link && host > 0 ? 200e9 : 100e9);
+      (host_link ? hosts : others) += 1;
+    }
+    EXPECT_EQ(hosts, 64);
+    EXPECT_EQ(others, 128);
+  }
+}
