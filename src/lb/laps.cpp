@@ -171,11 +171,22 @@ std::uint32_t LapsPolicy::next_ev(SimTime now) {
 
 SimTime LapsPolicy::hold(SimTime now, const SendView&) { return next_send_ > now ? next_send_ : kSendNow; }
 
+SimTime LapsPolicy::gap(double rate_bps) const {
+  return static_cast<SimTime>(std::llround(static_cast<double>(last_bytes_) * 8e12 / rate_bps));
+}
+
 void LapsPolicy::on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) {
   if (sh_->p.loss_detection) loss_.sent(ev, psn, now);
-  // NIC pacing at curRate (sec. 3.6).
-  const double gap_ps = static_cast<double>(bytes) * 8e12 / rate_.rate();
-  next_send_ = std::max(next_send_, now) + static_cast<SimTime>(std::llround(gap_ps));
+  // NIC pacing at curRate (sec. 3.6): the next packet after the previous one's size at curRate.
+  last_bytes_ = bytes;
+  next_send_ = std::max(next_send_, now) + gap(rate_.rate());
+}
+
+void LapsPolicy::repace(double old_bps) {
+  // The gap after the last packet follows curRate when it changes (the authors' ns-3 code,
+  // rdma-hw.cc UpdateNxtQpAvailTimeForLaps: nextAvail += the last packet's time at the new rate -
+  // at the old), so an increase shortens a pending wait and a decrease lengthens it.
+  if (last_bytes_ > 0 && rate_.rate() != old_bps) next_send_ += gap(rate_.rate()) - gap(old_bps);
 }
 
 bool LapsPolicy::take_probe(std::uint32_t& ev, SimTime) {
@@ -225,7 +236,9 @@ void LapsPolicy::on_ack_detail(const AckDetail& a) {
     }
     valid = static_cast<int>(pit_->size());
     T = ns3_T_;
+    const double before = rate_.rate();
     action = rate_.update_ns3(a.now, all_slow, ns3_T_);
+    repace(before);
   } else {
     // sec. 3.6: slow down only when every valid path is above the largest idle latency T.
     T = largest_idle();
@@ -236,7 +249,9 @@ void LapsPolicy::on_ack_detail(const AckDetail& a) {
       min_valid = min_valid < 0 ? e.real : std::min(min_valid, e.real);
     }
     // The 2T between adjustments is a time: the model's T, free of clock offsets.
+    const double before = rate_.rate();
     if (valid > 0) action = rate_.update(a.now, slow == valid, T, model_T_);
+    repace(before);
   }
   if (sh_->trace) {
     LapsTraceRow r;

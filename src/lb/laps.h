@@ -11,7 +11,9 @@
 //   sec. 3.5  each data packet takes path i with probability Eq. 1 (softmax of -beta * d_i) over the
 //             valid paths; d_i is realVal normalised by the pair's largest idle latency (the authors'
 //             implementation; lb.laps_normalize = "us" uses microseconds).
-//   sec. 3.6  AIMD on the flow's rate (LapsRate), paced at the NIC through hold().
+//   sec. 3.6  AIMD on the flow's rate (LapsRate), paced at the NIC through hold(); a rate change
+//             moves the pending send time to the last packet's size at the new rate (the authors'
+//             code).
 //   sec. 3.7  per-path ACK order: an ACK on a path declares every older unacknowledged transmission on
 //             that path lost (PathLossDetector); the transport resends those at once, before new data.
 #pragma once
@@ -156,6 +158,8 @@ class LapsPolicy final : public EntropyPolicy {
 
  private:
   void measure(std::uint32_t path, SimTime one_way, SimTime now);
+  SimTime gap(double rate_bps) const;  // the last packet's time on the wire at rate_bps
+  void repace(double old_bps);         // curRate changed from old_bps: move the pending send time
   PolicyContext ctx_;
   std::shared_ptr<LapsShared> sh_;
   std::vector<PitEntry>* pit_;
@@ -165,6 +169,7 @@ class LapsPolicy final : public EntropyPolicy {
   LapsRate rate_;
   PathLossDetector loss_;
   SimTime next_send_ = 0;
+  Bytes last_bytes_ = 0;  // size of the last data packet sent
   std::vector<std::uint32_t> probes_;
   std::vector<std::pair<std::uint32_t, SimTime>> lost_;
   std::vector<double> d_, w_;

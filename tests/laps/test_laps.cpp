@@ -246,6 +246,25 @@ TEST(Laps, DecreaseOnlyWhenAllPathsSlow) {
   EXPECT_DOUBLE_EQ(pol->rate().rate(), 75e9);
 }
 
+// NIC pacing follows curRate: when the rate changes, the pending send time becomes the last packet's
+// size at the new rate (the authors' code moves nextAvail by the difference), so a decrease delays
+// the next packet at once and an increase brings it forward.
+TEST(Laps, PacingFollowsRateChanges) {
+  Bench b;
+  auto pol = b.make({us(5)}, 1.0);  // one path, T = 5 us: 2T = 10 us between adjustments
+  lb::SendView v;
+  pol->on_sent(0, 0, 0, 1000);            // 80 ns on the wire at 100 Gb/s
+  EXPECT_EQ(pol->hold(1, v), 80'000);
+  pol->on_ack_detail(ack(0, us(30), 10'000));  // above T: halve to 50 Gb/s
+  ASSERT_DOUBLE_EQ(pol->rate().rate(), 50e9);
+  EXPECT_EQ(pol->hold(10'000, v), 160'000);     // 1000 B at 50 Gb/s after the packet's start
+  pol->on_sent(1, 0, us(20), 1000);             // next send: 20 us + 160 ns
+  EXPECT_EQ(pol->hold(us(20), v), us(20) + 160'000);
+  pol->on_ack_detail(ack(0, us(1), us(20) + 1000));  // below T, 2T later: 50 -> 75 Gb/s
+  ASSERT_DOUBLE_EQ(pol->rate().rate(), 75e9);
+  EXPECT_EQ(pol->hold(us(20) + 1000, v), us(20) + 106'667);  // 1000 B at 75 Gb/s
+}
+
 // A fixed receiver-minus-sender clock offset cancels: with idleVal measured, the spraying
 // probabilities and the rate decisions are those without the offset.
 TEST(Laps, ClockOffsetCancels) {
