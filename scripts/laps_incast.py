@@ -141,6 +141,8 @@ print(f"| valid paths per ACK (mean over the pairs with T above; fewest) | {inte
       f"{int(inter.valid.max())}; {int(inter.valid.min())} |")
 print(f"| probes sent (per sender) | {s['laps']['probes_sent']} ({s['laps']['probes_sent'] / nflows:.0f}) |")
 print(f"| data packets (per sender) | {int(flows.packets.sum())} ({flows.packets.iloc[0]}) |")
+print(f"| data packets whose ACK is in the trace (the rest were in flight when the last receiver finished) | "
+      f"{len(data)} |")
 fc = s.get("flow_control", {})
 if fc.get("mode") == "pfc":
     print(f"| PFC pause frames; ports paused at least once; paused time summed over ports (us) | "
