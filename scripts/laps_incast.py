@@ -145,8 +145,9 @@ print(f"| data packets whose ACK is in the trace (the rest were in flight when t
       f"{len(data)} |")
 fc = s.get("flow_control", {})
 if fc.get("mode") == "pfc":
-    print(f"| PFC pause frames; ports paused at least once; paused time summed over ports (us) | "
+    print(f"| PFC pause frames; switch ports paused at least once; paused time summed over ports (us) | "
           f"{fc['pause_frames']}; {fc['paused_ports']}; {fc['paused_us']:.0f} |")
+    print(f"| time the senders' NICs were paused (us) | {fc['nic_blocked_us']:.0f} |")
 print()
 
 if one is None:
