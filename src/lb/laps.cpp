@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/core.h>
 
@@ -169,11 +171,22 @@ std::uint32_t LapsPolicy::next_ev(SimTime now) {
 
 SimTime LapsPolicy::hold(SimTime now, const SendView&) { return next_send_ > now ? next_send_ : kSendNow; }
 
+SimTime LapsPolicy::gap(double rate_bps) const {
+  return static_cast<SimTime>(std::llround(static_cast<double>(last_bytes_) * 8e12 / rate_bps));
+}
+
 void LapsPolicy::on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) {
   if (sh_->p.loss_detection) loss_.sent(ev, psn, now);
-  // NIC pacing at curRate (sec. 3.6).
-  const double gap_ps = static_cast<double>(bytes) * 8e12 / rate_.rate();
-  next_send_ = std::max(next_send_, now) + static_cast<SimTime>(std::llround(gap_ps));
+  // NIC pacing at curRate (sec. 3.6): the next packet after the previous one's size at curRate.
+  last_bytes_ = bytes;
+  next_send_ = std::max(next_send_, now) + gap(rate_.rate());
+}
+
+void LapsPolicy::repace(double old_bps) {
+  // The gap after the last packet follows curRate when it changes (the authors' ns-3 code,
+  // rdma-hw.cc UpdateNxtQpAvailTimeForLaps: nextAvail += the last packet's time at the new rate -
+  // at the old), so an increase shortens a pending wait and a decrease lengthens it.
+  if (last_bytes_ > 0 && rate_.rate() != old_bps) next_send_ += gap(rate_.rate()) - gap(old_bps);
 }
 
 bool LapsPolicy::take_probe(std::uint32_t& ev, SimTime) {
@@ -209,23 +222,59 @@ void LapsPolicy::on_ack_detail(const AckDetail& a) {
   } else if (sh_->p.loss_detection) {
     loss_.acked(a.ev, a.psn, a.sent, lost_);
   }
+  int action = 0;
+  SimTime T = 0, min_valid = -1;
+  int valid = 0, slow = 0;
   if (sh_->p.rate_ns3) {
     // The authors' code: every path against its own idle latency + one packet per link.
     bool all_slow = true;
-    for (std::size_t i = 0; i < pit_->size(); ++i) all_slow = all_slow && (*pit_)[i].real > threshold_[i];
-    rate_.update_ns3(a.now, all_slow, ns3_T_);
-    return;
+    for (std::size_t i = 0; i < pit_->size(); ++i) {
+      const auto& e = (*pit_)[i];
+      all_slow = all_slow && e.real > threshold_[i];
+      slow += e.real > threshold_[i];
+      if (!e.pending) min_valid = min_valid < 0 ? e.real : std::min(min_valid, e.real);
+    }
+    valid = static_cast<int>(pit_->size());
+    T = ns3_T_;
+    const double before = rate_.rate();
+    action = rate_.update_ns3(a.now, all_slow, ns3_T_);
+    repace(before);
+  } else {
+    // sec. 3.6: slow down only when every valid path is above the largest idle latency T.
+    T = largest_idle();
+    for (const auto& e : *pit_) {
+      if (e.pending) continue;
+      ++valid;
+      slow += e.real > T;
+      min_valid = min_valid < 0 ? e.real : std::min(min_valid, e.real);
+    }
+    // The 2T between adjustments is a time: the model's T, free of clock offsets.
+    const double before = rate_.rate();
+    if (valid > 0) action = rate_.update(a.now, slow == valid, T, model_T_);
+    repace(before);
   }
-  // sec. 3.6: slow down only when every valid path is above the largest idle latency T.
-  const SimTime T = largest_idle();
-  bool any_valid = false, all_slow = true;
-  for (const auto& e : *pit_) {
-    if (e.pending) continue;
-    any_valid = true;
-    all_slow = all_slow && e.real > T;
+  if (sh_->trace) {
+    LapsTraceRow r;
+    r.now = a.now;
+    r.sent = a.sent;
+    r.one_way = a.one_way;
+    r.read = (*pit_)[a.ev].real;
+    r.T = T;
+    r.min_valid = min_valid;
+    r.flow = ctx_.flow;
+    r.path = a.ev;
+    r.src = ctx_.src;
+    r.dst = ctx_.dst;
+    r.bytes = a.bytes;
+    r.valid = static_cast<std::uint8_t>(valid);
+    r.slow = static_cast<std::uint8_t>(slow);
+    r.action = static_cast<std::int8_t>(action);
+    r.probe = a.probe;
+    r.hyper = rate_.hyper();
+    r.cur_bps = rate_.rate();
+    r.exp_bps = rate_.expected();
+    sh_->trace_rows.push_back(r);
   }
-  // The 2T between adjustments is a time: the model's T, free of clock offsets.
-  if (any_valid) rate_.update(a.now, all_slow, T, model_T_);
 }
 
 std::size_t LapsPolicy::state_bits() const {
@@ -306,6 +355,7 @@ const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over sour
       p.clock_offset_us = c.real("lb.laps_clock_offset_us");
       p.rate_ns3 = c.text("lb.laps_rate_rule") == "ns3";
       p.spray_all = c.text("lb.laps_spray_paths") == "all";
+      sh->trace = c.flag("output.laps_trace");
       if (p.clock_offset_us > 0) {
         Rng rng(static_cast<std::uint64_t>(c.integer("run.seed")), hash_name("laps-clock"));
         sh->clock_offset.resize(run.hosts);
@@ -313,7 +363,15 @@ const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over sour
       }
       return [sh](PolicyContext ctx) { return std::make_unique<LapsPolicy>(std::move(ctx), sh); };
     },
-    "laps", &laps_summary}};
+    "laps", &laps_summary, nullptr,
+    [](const std::vector<const EntropyPolicy*>& used, const std::string& dir) {
+      const LapsShared& sh = dynamic_cast<const LapsPolicy&>(*used.front()).shared();
+      if (!sh.trace) return;
+      const auto path = std::filesystem::path(dir) / "laps_trace.csv";
+      std::ofstream f(path);
+      if (!f) throw UserError("cannot write " + path.string());
+      write_laps_trace(f, sh);
+    }}};
 }  // namespace
 
 }  // namespace lbsim::lb

@@ -11,13 +11,16 @@
 //   sec. 3.5  each data packet takes path i with probability Eq. 1 (softmax of -beta * d_i) over the
 //             valid paths; d_i is realVal normalised by the pair's largest idle latency (the authors'
 //             implementation; lb.laps_normalize = "us" uses microseconds).
-//   sec. 3.6  AIMD on the flow's rate (LapsRate), paced at the NIC through hold().
+//   sec. 3.6  AIMD on the flow's rate (LapsRate), paced at the NIC through hold(); a rate change
+//             moves the pending send time to the last packet's size at the new rate (the authors'
+//             code).
 //   sec. 3.7  per-path ACK order: an ACK on a path declares every older unacknowledged transmission on
 //             that path lost (PathLossDetector); the transport resends those at once, before new data.
 #pragma once
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <ostream>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -96,6 +99,23 @@ struct LapsParams {
   bool spray_all = false;          // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
 };
 
+// One ACK (or probe answer) as a LAPS sender saw it, with its rate decision (output.laps_trace,
+// docs/outputs.md laps_trace.csv): for measuring the rate control of sec. 3.6 over time.
+struct LapsTraceRow {
+  SimTime now = 0, sent = 0;
+  SimTime one_way = 0;       // as the network delivered it (arrival at the receiver - send time)
+  SimTime read = 0;          // as LAPS read it (with the hosts' clock offsets)
+  SimTime T = 0;             // the threshold of the decision
+  SimTime min_valid = 0;     // the smallest realVal over the valid paths (-1: none valid)
+  std::uint32_t flow = 0, path = 0;
+  std::int32_t src = -1, dst = -1;
+  Bytes bytes = 0;
+  std::uint8_t valid = 0, slow = 0;  // valid paths, and those of them above T
+  std::int8_t action = 0;            // LapsRate::update: -1 decrease, +1 increase, 0 none
+  bool probe = false, hyper = false;
+  double cur_bps = 0, exp_bps = 0;   // after the decision
+};
+
 struct PitEntry {
   bool pending = false;   // a probe is out: excluded from spraying ("valid" = !pending)
   bool measured = false;
@@ -112,7 +132,12 @@ struct LapsShared {
   std::vector<SimTime> clock_offset;  // per host
   std::uint64_t probes = 0, probe_answers = 0, path_losses = 0, flows = 0;
   std::uint64_t decreases = 0, increases = 0, hyper_phases = 0;
+  bool trace = false;                  // output.laps_trace
+  std::vector<LapsTraceRow> trace_rows;
 };
+
+// laps_trace.csv (docs/outputs.md), rows in the order the ACKs arrived.
+void write_laps_trace(std::ostream& os, const LapsShared& sh);
 
 class LapsPolicy final : public EntropyPolicy {
  public:
@@ -133,6 +158,8 @@ class LapsPolicy final : public EntropyPolicy {
 
  private:
   void measure(std::uint32_t path, SimTime one_way, SimTime now);
+  SimTime gap(double rate_bps) const;  // the last packet's time on the wire at rate_bps
+  void repace(double old_bps);         // curRate changed from old_bps: move the pending send time
   PolicyContext ctx_;
   std::shared_ptr<LapsShared> sh_;
   std::vector<PitEntry>* pit_;
@@ -142,6 +169,7 @@ class LapsPolicy final : public EntropyPolicy {
   LapsRate rate_;
   PathLossDetector loss_;
   SimTime next_send_ = 0;
+  Bytes last_bytes_ = 0;  // size of the last data packet sent
   std::vector<std::uint32_t> probes_;
   std::vector<std::pair<std::uint32_t, SimTime>> lost_;
   std::vector<double> d_, w_;

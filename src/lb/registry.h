@@ -38,6 +38,10 @@ struct LbPlugin : config::PluginInfo {
   // Optional, with `summarize`: the same block as a fold (a fresh, empty one per call). A plug-in that
   // has it does not keep its policies to the end of the run.
   std::function<std::unique_ptr<SummaryFold>()> fold;
+  // Optional, with `summarize` and without `fold`: run files of the plug-in's own (e.g. LAPS's
+  // laps_trace.csv) written into `dir` from the policies of every flow that used it; each file's
+  // name must be in sim::run_files().
+  std::function<void(const std::vector<const EntropyPolicy*>&, const std::string& dir)> write_files;
 };
 
 config::Registry<LbPlugin>& balancers();

@@ -266,6 +266,18 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
   }
 }
 
+void FlowSetup::write_lb_files(const std::string& dir, const transport::Transport& tr) const {
+  for (const auto& plugin : lb::balancers().entries()) {
+    if (!plugin.write_files) continue;
+    std::vector<const lb::EntropyPolicy*> used;
+    tr.for_each_held([&](const transport::FlowState& f) {
+      if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == plugin.name)
+        used.push_back(&f.lb->inner());
+    });
+    if (!used.empty()) plugin.write_files(used, dir);
+  }
+}
+
 void FlowSetup::write_path_usage(std::ostream& os) const {
   os << "flow,src,dst,ev,ev1,ev2,entry,latency_ns,switch_hops,category,path,sent,acks,ecn_acks,nacks,timeouts,"
         "first_sent_us,last_sent_us\n";

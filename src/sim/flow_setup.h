@@ -62,6 +62,8 @@ class FlowSetup {
 
   // summary.json blocks: "spritz" (endpoint tables) and each load balancer's own block.
   void add_summary(nlohmann::json& j, const transport::Transport& tr) const;
+  // The load balancers' own run files (lb::LbPlugin::write_files) into `dir`.
+  void write_lb_files(const std::string& dir, const transport::Transport& tr) const;
   // path_usage.csv (output.path_usage_tag, docs/outputs.md).
   void write_path_usage(std::ostream& os) const;
   bool recording() const { return record_tag_ >= 0; }

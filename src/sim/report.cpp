@@ -326,7 +326,7 @@ nlohmann::json Simulation::flow_control_summary() const {
 const std::vector<std::string>& run_files() {
   static const std::vector<std::string> files{"config.toml", "summary.json", "flows.csv",
                                               "ports.csv",   "path_usage.csv", "queues.csv", "reorder_buffer.csv",
-                                              "trims.csv"};
+                                              "trims.csv", "laps_trace.csv"};
   return files;
 }
 
@@ -474,6 +474,7 @@ void Simulation::write_run_files(const std::string& dir) const {
     auto f = open("path_usage.csv");
     flows_->write_path_usage(f);
   }
+  flows_->write_lb_files(dir, *tr_);
   if (reorder_sample_ > 0) {
     auto f = open("reorder_buffer.csv");
     const auto mtu = static_cast<double>(cfg_.integer("network.mtu"));

@@ -13,7 +13,8 @@
 // "nic<c>.<g>" (index c * G + g, group c), then NVLink switches "nvl<c>" (group c), then rail
 // switches "rail<g>" (group -1). Link kinds: GPU-NIC HostLink (topology.host_latency_ns), NIC-NVLink
 // Local (topology.nvlink_rate_gbps / nvlink_latency_ns), NIC-rail Global (topology.global_latency_ns);
-// scale-out links and host links run at topology.link_rate_gbps.
+// scale-out links run at topology.link_rate_gbps, host links at topology.rail_host_rate_gbps (0: the
+// same).
 #include <string>
 
 #include <fmt/core.h>
@@ -26,7 +27,7 @@ namespace {
 
 struct RailParams {
   int nodes = 8, gpus = 8;
-  BitsPerSec rate = 0, nvlink_rate = 0;
+  BitsPerSec rate = 0, nvlink_rate = 0, host_rate = 0;
   SimTime host_latency = 0, nvlink_latency = 0, rail_latency = 0;
 };
 
@@ -37,6 +38,8 @@ RailParams rail_params(const config::Config& c) {
   p.rate = rate_gbps(c.real("topology.link_rate_gbps"));
   const double nv = c.real("topology.nvlink_rate_gbps");
   p.nvlink_rate = nv > 0 ? rate_gbps(nv) : p.rate;
+  const double hr = c.real("topology.rail_host_rate_gbps");
+  p.host_rate = hr > 0 ? rate_gbps(hr) : p.rate;
   p.host_latency = from_ns(c.real("topology.host_latency_ns"));
   p.nvlink_latency = from_ns(c.real("topology.nvlink_latency_ns"));
   p.rail_latency = from_ns(c.real("topology.global_latency_ns"));
@@ -59,7 +62,7 @@ Topology build_rail(const config::Config& c) {
   const auto nvl = [&](int ci) { return t.switch_node(n * g + ci); };
   const auto rail = [&](int gi) { return t.switch_node(n * g + n + gi); };
   for (int ci = 0; ci < n; ++ci)
-    for (int gi = 0; gi < g; ++gi) t.connect(ci * g + gi, nic(ci, gi), p.rate, p.host_latency, LinkKind::HostLink);
+    for (int gi = 0; gi < g; ++gi) t.connect(ci * g + gi, nic(ci, gi), p.host_rate, p.host_latency, LinkKind::HostLink);
   for (int ci = 0; ci < n; ++ci)
     for (int gi = 0; gi < g; ++gi) t.connect(nic(ci, gi), nvl(ci), p.nvlink_rate, p.nvlink_latency, LinkKind::Local);
   for (int gi = 0; gi < g; ++gi)
@@ -73,6 +76,7 @@ Topology build_rail(const config::Config& c) {
   t.set_param("switches", std::to_string(n * g + n + g));
   t.set_param("inter_node_paths", std::to_string(g));
   t.set_param("nvlink_rate_gbps", fmt::format("{}", static_cast<double>(p.nvlink_rate) / 1e9));
+  t.set_param("host_rate_gbps", fmt::format("{}", static_cast<double>(p.host_rate) / 1e9));
   return t;
 }
 
@@ -83,7 +87,7 @@ TopologySize rail_size(const config::Config& c) {
   s.switches = s.hosts + p.nodes + p.gpus;
   s.links = 3 * s.hosts;
   s.next_hops = 1.5;
-  s.host_rate_bps = static_cast<double>(p.rate);
+  s.host_rate_bps = static_cast<double>(p.host_rate);
   s.keys = "topology.rail_nodes, topology.rail_gpus";
   return s;
 }
@@ -94,6 +98,7 @@ const RegisterTopology kRail{{{"rail", "Rail ([LAPS] sec. 4.1, Fig. 1b): cluster
         integer("topology.rail_nodes", 8, "clusters", "Rail: clusters (servers), each with one NVLink switch ([LAPS] sec. 4.1: 8).").range(1, 4096),
         integer("topology.rail_gpus", 8, "GPUs", "Rail: GPUs per cluster = rail switches ([LAPS] sec. 4.1: 8).").range(1, 1024),
         real("topology.nvlink_rate_gbps", 0, "Gb/s", "Rail: rate of the NIC-NVLink (scale-up) links; 0 = topology.link_rate_gbps ([LAPS] sec. 4.1: all links 100 Gb/s).").range(0, 1e6),
+        real("topology.rail_host_rate_gbps", 0, "Gb/s", "Rail: rate of the GPU-NIC (host) links; 0 = topology.link_rate_gbps ([LAPS] sec. 4.1: all links 100 Gb/s; the authors' ns-3 Rail topology file has 200 Gb/s host links, docs/laps.md).").range(0, 1e6),
         real("topology.nvlink_latency_ns", 25, "ns", "Rail: latency of the NIC-NVLink (scale-up) links.").range(0, 1e9),
     },
     {"topology.rail_nodes=2", "topology.rail_gpus=2"}},

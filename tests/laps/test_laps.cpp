@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "../sim/helpers.h"
 #include "lb/laps.h"
@@ -243,6 +244,25 @@ TEST(Laps, DecreaseOnlyWhenAllPathsSlow) {
   EXPECT_DOUBLE_EQ(pol->rate().rate(), 50e9);
   pol->on_ack_detail(ack(0, us(5), us(33)));  // path 0 recovered: increase towards expRate
   EXPECT_DOUBLE_EQ(pol->rate().rate(), 75e9);
+}
+
+// NIC pacing follows curRate: when the rate changes, the pending send time becomes the last packet's
+// size at the new rate (the authors' code moves nextAvail by the difference), so a decrease delays
+// the next packet at once and an increase brings it forward.
+TEST(Laps, PacingFollowsRateChanges) {
+  Bench b;
+  auto pol = b.make({us(5)}, 1.0);  // one path, T = 5 us: 2T = 10 us between adjustments
+  lb::SendView v;
+  pol->on_sent(0, 0, 0, 1000);            // 80 ns on the wire at 100 Gb/s
+  EXPECT_EQ(pol->hold(1, v), 80'000);
+  pol->on_ack_detail(ack(0, us(30), 10'000));  // above T: halve to 50 Gb/s
+  ASSERT_DOUBLE_EQ(pol->rate().rate(), 50e9);
+  EXPECT_EQ(pol->hold(10'000, v), 160'000);     // 1000 B at 50 Gb/s after the packet's start
+  pol->on_sent(1, 0, us(20), 1000);             // next send: 20 us + 160 ns
+  EXPECT_EQ(pol->hold(us(20), v), us(20) + 160'000);
+  pol->on_ack_detail(ack(0, us(1), us(20) + 1000));  // below T, 2T later: 50 -> 75 Gb/s
+  ASSERT_DOUBLE_EQ(pol->rate().rate(), 75e9);
+  EXPECT_EQ(pol->hold(us(20) + 1000, v), us(20) + 106'667);  // 1000 B at 75 Gb/s
 }
 
 // A fixed receiver-minus-sender clock offset cancels: with idleVal measured, the spraying
@@ -626,4 +646,84 @@ TEST(Laps, ReorderBufferTimeSeries) {
   }
   EXPECT_GT(rows, 0);
   EXPECT_EQ(hosts.size(), 1u);
+}
+
+// output.laps_trace: one row per ACK and probe answer of every LAPS flow, and the rows are the rate
+// controller's own decisions (sec. 3.6): a decrease only when every valid path is above T, curRate
+// halved (not below the minimum) with expRate = the rate before, one decision per flow per 2T.
+TEST(Laps, TraceRowsAreTheRateDecisions) {
+  const auto dir = test::temp_dir("laps-trace");
+  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml" +
+                                 " --set network.flow_control=pfc --set workload.kind=ps_allreduce" +
+                                 " --set workload.size=64KiB --set transport.delivery=ooo --set output.laps_trace=true" +
+                                 " --set output.fct_at=sender --quiet --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto sum = nlohmann::json::parse(test::read_file(dir + "/summary.json"));
+  ASSERT_EQ(sum["retransmits"].get<int>(), 0);
+  std::istringstream in(test::read_file(dir + "/laps_trace.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "time_us,flow,src,dst,path,probe,sent_us,one_way_us,read_us,T_us,min_valid_us,valid,slow,action,"
+                  "cur_gbps,exp_gbps,hyper,bytes");
+  std::uint64_t data = 0, probes = 0, dec = 0, inc = 0;
+  struct Last {
+    double cur = 100, t = -1;
+  };
+  std::map<int, Last> last;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream l(line);
+    std::string c;
+    while (std::getline(l, c, ',')) f.push_back(c);
+    ASSERT_EQ(f.size(), 18u) << line;
+    const double t = std::stod(f[0]), T = std::stod(f[9]), cur = std::stod(f[14]), exp = std::stod(f[15]);
+    const int flow = std::stoi(f[1]), valid = std::stoi(f[11]), slow = std::stoi(f[12]), action = std::stoi(f[13]);
+    (f[5] == "1" ? probes : data) += 1;
+    EXPECT_NEAR(std::stod(f[8]), std::stod(f[7]), 1e-6) << line;  // no clock offsets: LAPS reads the true latency
+    auto& L = last[flow];
+    if (action != 0) {
+      if (L.t >= 0) {
+        EXPECT_GE(t - L.t, 2 * T - 1e-6) << line;  // once per 2T
+      }
+      L.t = t;
+    }
+    if (action < 0) {
+      ++dec;
+      EXPECT_GT(valid, 0) << line;
+      EXPECT_EQ(slow, valid) << line;
+      EXPECT_DOUBLE_EQ(exp, L.cur) << line;
+      EXPECT_NEAR(cur, std::max(0.1, L.cur / 2), 1e-5 * L.cur) << line;
+    } else if (action > 0) {
+      ++inc;
+      EXPECT_LT(slow, valid) << line;
+      EXPECT_GT(cur, L.cur * (1 - 1e-9)) << line;
+    } else {
+      EXPECT_DOUBLE_EQ(cur, L.cur) << line;
+    }
+    L.cur = cur;
+  }
+  // Every data packet's ACK and every probe answer, once (the run lasts until the last sender is done).
+  EXPECT_EQ(data, 63u * 66u);
+  EXPECT_EQ(probes, sum["laps"]["probe_answers"].get<std::uint64_t>());
+  EXPECT_EQ(dec, sum["laps"]["rate_decreases"].get<std::uint64_t>());
+  EXPECT_EQ(inc, sum["laps"]["rate_increases"].get<std::uint64_t>());
+  EXPECT_GT(dec, 63u);  // the incast slows every sender
+}
+
+// topology.rail_host_rate_gbps: the GPU-NIC links at their own rate (the authors' Rail file: 200 Gb/s),
+// the NIC-rail and NIC-NVLink links unchanged; 0 keeps the link rate.
+TEST(Laps, RailHostRate) {
+  for (const double host : {0.0, 200.0}) {
+    auto c = rail();
+    c.set("topology.rail_host_rate_gbps", host);
+    const auto t = topo::build_topology(c);
+    int hosts = 0, others = 0;
+    for (const auto& l : t.links) {
+      const bool host_link = l.kind == topo::LinkKind::HostLink;
+      EXPECT_EQ(static_cast<double>(l.rate), host_link && host > 0 ? 200e9 : 100e9);
+      (host_link ? hosts : others) += 1;
+    }
+    EXPECT_EQ(hosts, 64);
+    EXPECT_EQ(others, 128);
+  }
 }
