@@ -94,10 +94,11 @@ void FlowTotals::add(const metrics::FlowResult& r, const transport::FlowReport& 
     ++unfinished;
     return;
   }
-  fct.push_back(to_us(t));
-  ideal.push_back(to_us(r.ideal));
-  if (r.ideal > 0) slow.push_back(static_cast<double>(t) / static_cast<double>(r.ideal));
-  by_tag[r.tag].push_back(to_us(t));
+  if (fct_ps.empty()) tag0 = f.tag;
+  if (tags.empty() && f.tag != tag0) tags.assign(fct_ps.size(), tag0);  // a second tag: from now on one per transfer
+  if (!tags.empty()) tags.push_back(f.tag);
+  fct_ps.push_back(t);
+  ideal_ps.push_back(r.ideal);
 }
 
 void Simulation::retire(const transport::FlowReport& f) {
@@ -135,11 +136,19 @@ nlohmann::json Simulation::summary() const {
   using nlohmann::json;
   // Every entry in id order: a streamed run's retired entries are summed already, the records and
   // waiting rows still held follow (every entry in an eager run).
-  FlowTotals t = totals_;
+  // The sums go on from the retired entries' (in the same order); the per-transfer values of the
+  // entries still held go into `t`'s own vectors and follow the retired ones'.
+  FlowTotals t;
+  static_cast<FlowSums&>(t) = totals_;
   tr_->for_each_report([&](const transport::FlowReport& f) { t.add(result(f), f, fct_at_sender_); });
-  const auto& fct = t.fct;
-  const auto& ideal = t.ideal;
-  const auto& slow = t.slow;
+  // One distribution's values at a time (8 B per finished transfer while it is computed).
+  const auto values = [&](auto&& fn) {
+    std::vector<double> v;
+    v.reserve(totals_.finished() + t.finished());
+    for (const FlowTotals* a : {&totals_, static_cast<const FlowTotals*>(&t)})
+      for (std::size_t i = 0; i < a->finished(); ++i) fn(v, a->fct_ps[i], a->ideal_ps[i]);
+    return v;
+  };
   const std::uint64_t retx = t.retx, nacks = t.nacks, timeouts = t.timeouts, ooo = t.ooo, received = t.received,
                       transfers = t.transfers, unfinished = t.unfinished, data_sent = t.data_sent;
   // Makespan (issue 18, collectives and GOAL schedules): first entry start to last entry finish over
@@ -160,8 +169,20 @@ nlohmann::json Simulation::summary() const {
     const auto d = metrics::distribution(v);
     return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
   };
+  const auto fct_of = [](std::vector<double>& v, SimTime f, SimTime) { v.push_back(to_us(f)); };
+  const json fct_dist = dist(values(fct_of));
+  const json ideal_dist = dist(values([](std::vector<double>& v, SimTime, SimTime i) { v.push_back(to_us(i)); }));
+  const json slow_dist = dist(values([](std::vector<double>& v, SimTime f, SimTime i) {
+    if (i > 0) v.push_back(static_cast<double>(f) / static_cast<double>(i));
+  }));
   json tags = json::object();
-  for (const auto& [k, v] : t.by_tag) tags[k] = dist(v);
+  {
+    std::map<std::string, std::vector<double>> by_tag;  // FCTs by tag name, in id order
+    for (const FlowTotals* a : {&totals_, static_cast<const FlowTotals*>(&t)})
+      for (std::size_t i = 0; i < a->finished(); ++i)
+        by_tag[wl_.tags.at(static_cast<std::size_t>(a->tag(i)))].push_back(to_us(a->fct_ps[i]));
+    for (const auto& [k, v] : by_tag) tags[k] = dist(v);
+  }
   const auto& pool = net_->packets();
   const std::uint64_t created = pool.allocated(), live = pool.live();
   struct rusage ru {};
@@ -180,9 +201,9 @@ nlohmann::json Simulation::summary() const {
       {"interrupted", interrupted_},
       {"end_time_us", to_us(net_->now())},
       {"fct_at", fct_at_sender_ ? "sender" : "receiver"},
-      {"fct_us", dist(fct)},
-      {"ideal_fct_us", dist(ideal)},
-      {"slowdown", dist(slow)},
+      {"fct_us", fct_dist},
+      {"ideal_fct_us", ideal_dist},
+      {"slowdown", slow_dist},
       {"fct_us_by_tag", tags},
       {"makespan_us", makespan},
       {"has_dependencies", dependent},

@@ -30,12 +30,10 @@ using config::Config;
 class FailureSchedule;
 class FlowSetup;
 
-// What summary.json reads of every entry, accumulated in id order: the FCT values kept for the
-// percentiles (3 doubles per finished transfer, and one per tag) and the sums (docs/outputs.md). A
-// streamed run adds each entry as it leaves the transport instead of keeping its record.
-struct FlowTotals {
-  std::vector<double> fct, ideal, slow;
-  std::map<std::string, std::vector<double>> by_tag;
+// What summary.json reads of every entry, accumulated in id order (docs/outputs.md): the sums, and
+// per finished transfer what its distributions need. A streamed run adds each entry as it leaves the
+// transport instead of keeping its record, so the per-transfer part is what grows with the trace.
+struct FlowSums {
   std::uint64_t retx = 0, nacks = 0, timeouts = 0, ooo = 0, received = 0, transfers = 0, unfinished = 0;
   std::uint64_t data_sent = 0, rows = 0;
   SimTime first_start = kTimeNever, last_finish = -1;
@@ -43,7 +41,22 @@ struct FlowTotals {
   std::uint64_t overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
   std::uint32_t max_reorder = 0, rob_max = 0;
   double held_us = 0;
+};
+
+// Per finished transfer its FCT and ideal FCT in ps (16 B; the microseconds, the slowdown and the
+// per-tag FCTs of summary.json are computed from them at the end, to the same doubles) and, once a
+// second tag has been seen, its tag (4 B more; none in a run of one tag).
+struct FlowTotals : FlowSums {
+  std::vector<SimTime> fct_ps, ideal_ps;
+  std::vector<std::int32_t> tags;  // empty while every finished transfer has tag0
+  std::int32_t tag0 = 0;
   void add(const metrics::FlowResult& r, const transport::FlowReport& f, bool fct_at_sender);
+  std::size_t finished() const { return fct_ps.size(); }
+  std::int32_t tag(std::size_t i) const { return tags.empty() ? tag0 : tags[i]; }
+  // Heap bytes of the per-transfer vectors (at capacity): tests, docs/scale.md.
+  std::size_t bytes() const {
+    return (fct_ps.capacity() + ideal_ps.capacity()) * sizeof(SimTime) + tags.capacity() * sizeof(std::int32_t);
+  }
 };
 
 class Simulation final : public net::EventHandler {
@@ -81,6 +94,8 @@ class Simulation final : public net::EventHandler {
   net::Network& network() { return *net_; }
   const transport::Transport& transport() const { return *tr_; }
   double wall_seconds() const { return wall_s_; }
+  // The summary values of the entries that have left the transport (workload.stream; empty otherwise).
+  const FlowTotals& retired_totals() const { return totals_; }
   // Replaces the progress display chosen from run.progress (e.g. `compare` labels each run).
   void set_progress(progress::Mode mode, std::string label);
 

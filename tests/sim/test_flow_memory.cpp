@@ -257,6 +257,41 @@ TEST(FlowMemory, StreamedTraceIsFlatAfterWarmUp) {
   EXPECT_LE(b.window_bytes + b.record_bytes, 2 * (a.window_bytes + a.record_bytes));  // at most one doubling
 }
 
+// What a streamed run keeps per finished transfer once its entry has left the transport (the part
+// that grows with the trace, not with the transfers in progress): sim::FlowTotals' FCT and ideal FCT,
+// 8 B each (the microseconds and slowdowns of summary.json are computed from them at the end), and a
+// 4-byte tag only in a run with more than one tag; the vectors grow by doubling, so at most twice
+// that. Before, 4 doubles per transfer (FCT, ideal FCT, slowdown, the tag's FCT): at least 32 B.
+TEST(FlowMemory, StreamedTraceKeeps16BytesPerFinishedTransfer) {
+  const auto run = [](bool incast) {
+    auto c = websearch(600, 0.3);
+    c.set("workload.cdf", "alistorage");
+    c.set("workload.stream", true);
+    if (incast) {
+      c.set("workload.incast_interval_us", 40.0);
+      c.set("workload.incast_senders", 4);
+    }
+    sim::Simulation s(c);
+    EXPECT_EQ(s.run(), 0);
+    const auto& t = s.retired_totals();
+    const std::size_t n = t.finished();
+    EXPECT_EQ(s.transport().memory().records, 0u);  // every entry retired into the totals
+    EXPECT_EQ(n, s.transport().completed());
+    EXPECT_EQ(t.transfers, n);
+    std::printf("%s: %zu finished transfers, %zu B of summary values (%.1f B each)\n", incast ? "incast" : "one tag",
+                n, t.bytes(), static_cast<double>(t.bytes()) / static_cast<double>(n));
+    return std::make_pair(n, t.bytes());
+  };
+  const auto [n1, b1] = run(false);
+  ASSERT_GT(n1, 20000u);
+  EXPECT_GE(b1, 16 * n1);
+  EXPECT_LE(b1, 2 * 16 * n1);
+  const auto [n2, b2] = run(true);  // background and incast tags: a tag per transfer
+  ASSERT_GT(n2, n1);
+  EXPECT_GE(b2, 20 * n2);
+  EXPECT_LE(b2, 2 * 20 * n2);
+}
+
 // Only generators that can stream may be asked to.
 TEST(FlowMemory, StreamOfAWorkloadThatCannotStreamIsAnError) {
   auto c = test::small_fat_tree();

@@ -266,8 +266,8 @@ TEST(MemoryGuard, NormalConfigRunsAndTopoPrintsTheEstimate) {
 }
 
 // workload.stream prices what a streamed run holds (docs/scale-flows.md): full records for the
-// entries in progress (cdf_trace: 4 per sender), and per entry its summary values (4 doubles in
-// growing vectors) and at worst a waiting row and slot index in a window doubled when full; the eager
+// entries in progress (cdf_trace: 4 per sender), and per entry its summary values (FCT and ideal FCT
+// in ps and, with several tags, its tag, in growing vectors) and at worst a waiting row and slot index in a window doubled when full; the eager
 // run holds a spec, a record and a result row per entry. Ten times the trace adds ten times the
 // per-entry part, and the streamed part per entry is under half the eager one.
 TEST(MemoryGuard, StreamedTracePricesRecordsInProgressAndCompactRows) {
@@ -282,7 +282,7 @@ TEST(MemoryGuard, StreamedTracePricesRecordsInProgressAndCompactRows) {
   ASSERT_GT(s1.workload.entries, 1000);
   EXPECT_EQ(s1.workload.in_progress, 128 * 4);
   const double per_record = sizeof(workload::FlowSpec) + sizeof(transport::FlowState) + 160;
-  const double per_entry = 4 * sizeof(double) * 1.5 + 2 * (sizeof(transport::FlowRow) + 4);
+  const double per_entry = (2 * sizeof(SimTime) + sizeof(std::int32_t)) * 1.5 + 2 * (sizeof(transport::FlowRow) + 4);
   EXPECT_DOUBLE_EQ(s1.entries, 512 * per_record + s1.workload.entries * per_entry);
   EXPECT_NEAR((s10.entries - s1.entries) / (s10.workload.entries - s1.workload.entries), per_entry, 1e-6);
   EXPECT_DOUBLE_EQ(eager.entries, eager.workload.entries * (per_record + sizeof(metrics::FlowResult)));
