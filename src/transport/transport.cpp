@@ -29,7 +29,8 @@ inline void drop_stale_rtx(FlowLive& L) {
 // PSN (sent_at only moves forward); the others keep their order, so the walk acts on the same
 // entries in the same order as on the full log. The log grows (doubles) only when the entries kept
 // fill more than 3/4 of it, so its capacity stays below 8/3 x the most transmissions not yet
-// acknowledged at once, and each entry is compacted a bounded number of times (amortised O(1)).
+// acknowledged at once, and a compaction of n entries follows at least n / 4 appends since the
+// previous one (amortised O(1) per transmission).
 inline void log_send(FlowLive& L, std::uint32_t psn, SimTime now) {
   auto& log = L.sendlog;
   if (log.size() == log.capacity() && !log.empty()) {
