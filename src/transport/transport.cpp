@@ -23,6 +23,30 @@ inline void drop_stale_rtx(FlowLive& L) {
   }
 }
 
+// Appends a transmission to the RTO's send log (FlowLive::sendlog). A full log is first compacted:
+// the entries the RTO walk (Transport::on_rto) would skip whenever it reached them are dropped, i.e.
+// those of an acknowledged PSN (Acked is final) and those superseded by a later transmission of their
+// PSN (sent_at only moves forward); the others keep their order, so the walk acts on the same
+// entries in the same order as on the full log. The log grows (doubles) only when the entries kept
+// fill more than 3/4 of it, so its capacity stays below 8/3 x the most transmissions not yet
+// acknowledged at once, and a compaction of n entries follows at least n / 4 appends since the
+// previous one (amortised O(1) per transmission).
+inline void log_send(FlowLive& L, std::uint32_t psn, SimTime now) {
+  auto& log = L.sendlog;
+  if (log.size() == log.capacity() && !log.empty()) {
+    std::size_t kept = 0;
+    for (std::size_t i = L.log_head; i < log.size(); ++i) {
+      const auto [q, sent] = log[i];
+      if (L.state[q] == PsnState::Acked || L.sent_at[q] != sent) continue;
+      log[kept++] = log[i];
+    }
+    log.resize(kept);
+    L.log_head = 0;
+    if (kept * 4 > log.capacity() * 3) log.reserve(log.capacity() * 2);
+  }
+  log.emplace_back(psn, now);
+}
+
 }  // namespace
 
 Transport::Transport(net::Network& net, const TransportParams& params, PolicyFactory policies, PolicyKeep keep,
@@ -509,7 +533,7 @@ restart:
       L.sent_at[psn] = now;
       L.ev_of[psn] = p.ev;
       L.inflight += p.size;
-      L.sendlog.emplace_back(psn, now);
+      log_send(L, psn, now);
       if (L.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
       // NIC pacing at the CC's rate: the next packet starts size x 8 / rate after this one.
       if (L.paced) L.next_tx = now + serialization_ps(p.size, L.cc->rate(now));
@@ -690,9 +714,9 @@ void Transport::on_rto(std::uint32_t id) {
     f.lb->on_feedback(f.live->ev_of[psn], lb::Feedback::Timeout, now);
     lost_any = true;
   }
-  // Compact the log once its consumed prefix dominates.
-  if (f.live->log_head > 4096 && f.live->log_head * 2 > f.live->sendlog.size()) {
-    f.live->sendlog.erase(f.live->sendlog.begin(), f.live->sendlog.begin() + static_cast<std::ptrdiff_t>(f.live->log_head));
+  // Everything walked: start the log over (a full log is compacted by log_send).
+  if (f.live->log_head == f.live->sendlog.size()) {
+    f.live->sendlog.clear();
     f.live->log_head = 0;
   }
   if (lost_any) {

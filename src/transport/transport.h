@@ -159,7 +159,7 @@ struct FlowLive {
   std::vector<std::uint32_t> rtx;     // retransmit queue (PSNs)
   std::size_t rtx_head = 0;
   std::vector<std::pair<std::uint32_t, SimTime>> sendlog;  // (psn, sent) in send order, for the RTO
-  std::size_t log_head = 0;
+  std::size_t log_head = 0;  // walked up to here; a full log drops what the walk would skip (log_send)
   SimTime rto_armed = kTimeNever;  // time of the pending RTO event, if any
   SimTime last_rewind = -1;        // go_back_n: when the sender last resent from a NACKed PSN
   // NIC scheduler (Transport::pull_data): the flow's slot in its host's list of sendable flows while

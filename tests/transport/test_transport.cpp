@@ -4,6 +4,7 @@
 // the sender state against what the algorithm in transport.h / docs/architecture.md prescribes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -27,8 +28,8 @@ constexpr SimTime kSer = kWire * 8 * 1000 / 400;
 using test::star;
 using test::ToDst;
 
-// One message of `packets` full packets from host 0 to host 1 under a fixed window of 1000 packets
-// (cc "none"), so that the window never limits what these tests send.
+// One message of `packets` full packets from host 0 to host 1 under a fixed window (cc "none") of
+// 1000 packets unless a test says otherwise, so that the window never limits what these tests send.
 struct Bench {
   topo::Topology t = star(2);
   ToDst router{t};
@@ -36,7 +37,7 @@ struct Bench {
   std::unique_ptr<net::Network> net;
   std::unique_ptr<transport::Transport> tr;
 
-  explicit Bench(std::uint32_t packets, SimTime rto = kRto) {
+  explicit Bench(std::uint32_t packets, SimTime rto = kRto, std::uint32_t window = 1000) {
     workload::FlowSpec f;
     f.src = 0;
     f.dst = 1;
@@ -51,7 +52,7 @@ struct Bench {
     tp.header = kHeader;
     tp.rto = rto;
     tp.cc.name = "none";
-    tp.cc.init_cwnd = tp.cc.max_cwnd = 1000 * kWire;
+    tp.cc.init_cwnd = tp.cc.max_cwnd = static_cast<Bytes>(window) * kWire;
     tp.cc.base_rtt = us(1);
     tr = std::make_unique<transport::Transport>(
         *net, wl, tp, [](const workload::FlowSpec&, std::uint32_t) { return std::make_unique<lb::FixedEvPolicy>(7); });
@@ -247,4 +248,61 @@ TEST(Transport, PerFlowStateIsFreedWhenTheFlowFinishes) {
   b.run_to(kTimeNever);
   EXPECT_EQ(f.n.packets_sent, 200u);
   EXPECT_EQ(b.tr->completed(), 1u);
+}
+
+// The RTO's send log holds what the RTO walk can still act on: the transmissions not yet
+// acknowledged nor superseded by a later transmission of their PSN. A long flow under a small window
+// keeps it within a few windows (a log kept until the RTO walk consumed it grew with every
+// transmission: 4,096 entries for this flow), and the flow is sent exactly as before: under a window
+// of W packets, each ACK releases the next packet, so packet k leaves at floor(k / W) round trips
+// plus (k mod W) serializations (the window is below the path's BDP).
+TEST(Transport, SendLogStaysWithinTheWindow) {
+  constexpr std::uint32_t kPackets = 3000, kWindow = 4;
+  Bench b(kPackets, kRto, kWindow);
+  std::size_t most = 0;
+  std::uint32_t steps = 0;
+  for (SimTime t = ns(500); !b.flow().sender_done && t < ms(10); t += ns(500)) {
+    b.run_to(t);
+    if (b.flow().live && !b.flow().sender_done) most = std::max(most, b.live().sendlog.capacity());
+    ++steps;
+  }
+  ASSERT_GT(steps, 100u);  // checked all along the flow
+  ASSERT_TRUE(b.flow().finished);
+  ASSERT_TRUE(b.flow().sender_done);
+  EXPECT_GE(most, kWindow);
+  EXPECT_LE(most, 3 * kWindow);
+  EXPECT_EQ(b.flow().n.packets_sent, kPackets);
+  EXPECT_EQ(b.flow().n.retransmits, 0u);
+  EXPECT_EQ(b.flow().n.timeouts, 0u);
+  // Round trip of one packet: data serialized at the NIC and the switch (2 x 83.2 ns), the ACK
+  // (64 B: 1.28 ns) likewise, four 100 ns links and the switch's latency (500 ns, NetConfig) each way.
+  constexpr SimTime kAckSer = kHeader * 8 * 1000 / 400;
+  constexpr SimTime kOneWay = kSer + ns(100) + ns(500) + kSer + ns(100);
+  constexpr SimTime kRtt = kOneWay + 2 * kAckSer + 2 * ns(100) + ns(500);
+  static_assert(kWindow * kSer < kRtt);  // the window, not the link, limits the flow
+  constexpr SimTime kLastSent = (kPackets - 1) / kWindow * kRtt + (kPackets - 1) % kWindow * kSer;
+  EXPECT_EQ(b.flow().finish_time, kLastSent + kOneWay);
+}
+
+// While packets keep vanishing (the sender's link down for 20 RTOs) every RTO resends the window,
+// adding W entries to the log; the superseded ones are dropped, so the log stays within a few
+// windows, and the flow completes once the link is back.
+TEST(Transport, SendLogStaysWithinTheWindowWhileTimeoutsResend) {
+  constexpr std::uint32_t kPackets = 400, kWindow = 8;
+  Bench b(kPackets, kRto, kWindow);
+  b.run_to(us(2));
+  b.cut_sender_link();
+  std::size_t most = 0;
+  for (SimTime t = us(2); t < us(2) + 20 * kRto; t += us(1)) {
+    b.run_to(t);
+    most = std::max(most, b.live().sendlog.capacity());
+  }
+  EXPECT_GE(b.flow().n.timeouts, 19u * kWindow);
+  EXPECT_EQ(b.flow().n.retransmits, b.flow().n.timeouts);  // each timeout resent at once
+  EXPECT_LE(most, 3 * kWindow);
+  b.net->port(b.net->nic_port(0)).up = true;
+  b.run_to(kTimeNever);
+  b.run_to(kTimeNever);
+  EXPECT_TRUE(b.flow().finished);
+  EXPECT_TRUE(b.flow().sender_done);
 }
