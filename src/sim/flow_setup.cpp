@@ -213,6 +213,18 @@ void FlowSetup::policy_done(const workload::FlowSpec& s, std::uint32_t id, const
   ++f.flows;
 }
 
+// The policies of the flows still held that balance with the plug-in `name` (pinned and compute
+// entries excluded): what its summary block and its run files read.
+std::vector<const lb::EntropyPolicy*> FlowSetup::policies_of(const std::string& name,
+                                                            const transport::Transport& tr) const {
+  std::vector<const lb::EntropyPolicy*> used;
+  tr.for_each_held([&](const transport::FlowState& f) {
+    if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == name)
+      used.push_back(&f.lb->inner());
+  });
+  return used;
+}
+
 void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) const {
   // Spritz endpoint table ([Spritz] sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
   // destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of
@@ -247,11 +259,7 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
   // Each load balancer's own block (e.g. REPS state and freezing), over the flows that used it.
   for (const auto& plugin : lb::balancers().entries()) {
     if (!plugin.summarize) continue;
-    std::vector<const lb::EntropyPolicy*> used;
-    tr.for_each_held([&](const transport::FlowState& f) {
-      if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == plugin.name)
-        used.push_back(&f.lb->inner());
-    });
+    const auto used = policies_of(plugin.name, tr);
     if (plugin.fold) {
       // The policies freed during the run are folded already; the ones still held (flows not over,
       // flows recorded for path usage) are added to a copy.
@@ -269,11 +277,7 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
 void FlowSetup::write_lb_files(const std::string& dir, const transport::Transport& tr) const {
   for (const auto& plugin : lb::balancers().entries()) {
     if (!plugin.write_files) continue;
-    std::vector<const lb::EntropyPolicy*> used;
-    tr.for_each_held([&](const transport::FlowState& f) {
-      if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == plugin.name)
-        used.push_back(&f.lb->inner());
-    });
+    const auto used = policies_of(plugin.name, tr);
     if (!used.empty()) plugin.write_files(used, dir);
   }
 }

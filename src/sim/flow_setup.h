@@ -70,6 +70,7 @@ class FlowSetup {
 
  private:
   std::string lb_name(const workload::FlowSpec& s) const { return s.lb.empty() ? default_lb_ : s.lb; }
+  std::vector<const lb::EntropyPolicy*> policies_of(const std::string& name, const transport::Transport& tr) const;
   void resolve_pins(const routing::SourceGuidedRouter& sg);
   void restart_retag();
   void add_ev_list(const workload::FlowSpec& f);
