@@ -98,7 +98,19 @@ LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
   if (!ctx_.candidates || ctx_.candidates->base_latency.empty())
     throw UserError("lb.algorithm = \"laps\" needs routing.algorithm = \"source_route\" (its candidate paths are the EVs)");
   caps_ = kCapHold | kCapAckDetail | kCapPaths;
-  const auto& base = ctx_.candidates->base_latency;
+  // The idle latencies are those of a full data packet; with the sec. 3.2 header each packet is
+  // laps_header_bytes(anchors) longer, which every link of the path serialises (store and forward).
+  base_ = ctx_.candidates->base_latency;
+  if (sh_->p.header) {
+    const auto& anchors = ctx_.candidates->anchors;
+    const auto& per_byte = ctx_.candidates->ps_per_byte;
+    header_.resize(base_.size());
+    for (std::size_t i = 0; i < base_.size(); ++i) {
+      header_[i] = laps_header_bytes(i < anchors.size() ? anchors[i] : 0);
+      if (i < per_byte.size()) base_[i] += static_cast<SimTime>(std::llround(static_cast<double>(header_[i]) * per_byte[i]));
+    }
+  }
+  const auto& base = base_;
   model_T_ = *std::max_element(base.begin(), base.end());
   if (sh_->p.rate_ns3) {
     const auto& slack = ctx_.candidates->slack;
@@ -338,6 +350,7 @@ const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over sour
         text("lb.laps_rate_rule", "paper", "LAPS: rate control: paper = decrease when every valid path's realVal exceeds T (the largest idle latency), one adjustment per 2T ([LAPS] sec. 3.6); ns3 = the authors' code: a path is slow above its own idle latency + one packet per link, every path counts, separate 2T timers for decreases and increases (docs/laps.md).").one_of({"paper", "ns3"}),
         text("lb.laps_spray_paths", "valid", "LAPS: the paths Eq. 1 sprays over: valid = those without a pending probe ([LAPS] sec. 3.4), all = every candidate (the authors' ns-3 code).").one_of({"valid", "all"}),
         real("lb.laps_clock_offset_us", 0, "us", "LAPS: each host's clock is off by a uniform draw in [-x, x] (the one-way latencies the sender reads carry receiver - sender offset).").range(0, 1e9),
+        text("lb.laps_header", "paper", "LAPS: the custom header of [LAPS] sec. 3.2 on every data packet, ACK, NACK and probe, on top of network.header_bytes: paper = Type + INT (1 + 16 + 48 bits: 9 B) + SR (1 B path length, 1 B node pointer, 4 B per anchor switch of the packet's path; the path's idle latencies grow with it); none = no bytes (the authors' ns-3 code carries these fields in packet tags).").one_of({"paper", "none"}),
     },
     {"routing.algorithm=\"source_route\""}},
     [](const Config& c, const PolicyContext& run) -> PolicyMaker {
@@ -355,6 +368,7 @@ const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over sour
       p.clock_offset_us = c.real("lb.laps_clock_offset_us");
       p.rate_ns3 = c.text("lb.laps_rate_rule") == "ns3";
       p.spray_all = c.text("lb.laps_spray_paths") == "all";
+      p.header = c.text("lb.laps_header") == "paper";
       sh->trace = c.flag("output.laps_trace");
       if (p.clock_offset_us > 0) {
         Rng rng(static_cast<std::uint64_t>(c.integer("run.seed")), hash_name("laps-clock"));

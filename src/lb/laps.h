@@ -97,7 +97,14 @@ struct LapsParams {
   // separate 2T timers for decrease and increase (LapsRate::update_ns3).
   bool rate_ns3 = false;
   bool spray_all = false;          // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
+  bool header = true;              // lb.laps_header = "paper": the sec. 3.2 header's bytes on the wire
 };
+
+// Bytes of LAPS's custom header ([LAPS] sec. 3.2) on a packet whose path has `anchors` anchor
+// switches: Type (1 bit) + INT (16-bit pid, 48-bit time), 65 bits rounded up to 9 bytes, and SR: a
+// 1-byte path length, a 1-byte node pointer and a 32-bit node ID per anchor. Two anchors give 19 B,
+// the paper's "about 20 bytes per packet".
+constexpr Bytes laps_header_bytes(std::uint32_t anchors) { return 9 + 2 + 4 * static_cast<Bytes>(anchors); }
 
 // One ACK (or probe answer) as a LAPS sender saw it, with its rate decision (output.laps_trace,
 // docs/outputs.md laps_trace.csv): for measuring the rate control of sec. 3.6 over time.
@@ -149,6 +156,7 @@ class LapsPolicy final : public EntropyPolicy {
   void on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) override;
   bool take_probe(std::uint32_t& ev, SimTime now) override;
   void take_lost(std::vector<std::pair<std::uint32_t, SimTime>>& out) override;
+  Bytes extra_header(std::uint32_t ev) const override { return ev < header_.size() ? header_[ev] : 0; }
   std::size_t state_bits() const override;
   const LapsShared& shared() const { return *sh_; }
   const LapsRate& rate() const { return rate_; }
@@ -164,6 +172,8 @@ class LapsPolicy final : public EntropyPolicy {
   std::shared_ptr<LapsShared> sh_;
   std::vector<PitEntry>* pit_;
   SimTime model_T_ = 0;
+  std::vector<Bytes> header_;      // per path: the sec. 3.2 header's bytes (empty: lb.laps_header = "none")
+  std::vector<SimTime> base_;       // per path: the idle one-way latency of a full data packet with that header
   std::vector<SimTime> threshold_;  // rate_ns3: per path, idle latency + one packet per link
   SimTime ns3_T_ = 0;
   LapsRate rate_;

@@ -58,6 +58,7 @@ struct CandidateSet {
   std::vector<SimTime> base_latency;
   std::vector<std::uint8_t> anchors;
   std::vector<SimTime> slack;  // one full packet's serialisation per link (the ns-3 code's congestion margin)
+  std::vector<double> ps_per_byte;  // per path: the sum over its links of 8 / rate, in ps per byte
 };
 
 // What a policy may know about its connection when it is created.
@@ -102,6 +103,9 @@ class EntropyPolicy {
   virtual bool take_probe(std::uint32_t& ev, SimTime now) { return false; }
   // kCapPaths: transmissions (psn, send time) declared lost; the transport resends those still in flight.
   virtual void take_lost(std::vector<std::pair<std::uint32_t, SimTime>>& out) {}
+  // kCapPaths: header bytes the policy adds to every packet of the connection on path `ev` (data,
+  // ACK, NACK, probe) on top of network.header_bytes, e.g. LAPS's INT and SR fields ([LAPS] sec. 3.2).
+  virtual Bytes extra_header(std::uint32_t ev) const { return 0; }
   std::uint8_t caps() const { return caps_; }
   // Bytes of per-connection state a hardware implementation needs (reports); 0 if not modelled.
   virtual std::size_t state_bits() const { return 0; }

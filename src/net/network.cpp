@@ -186,7 +186,7 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
       ++port.stats.trims;
       log_loss(port, p, false);
       p.flags |= kFlagTrimmed;
-      p.size = static_cast<std::uint32_t>(qc.header_bytes);
+      p.size -= p.payload;  // the header (with a policy's own fields, EntropyPolicy::extra_header)
       if (port.ctrl.bytes + p.size > qc.ctrl_limit) {
         ++port.stats.drops;
         log_loss(port, p, true);
@@ -218,7 +218,7 @@ void Network::overflow(Port& port, std::uint32_t pkt) {
     ++port.stats.trims;
     log_loss(port, p, false);
     p.flags |= kFlagTrimmed;
-    p.size = static_cast<std::uint32_t>(qc.header_bytes);
+    p.size -= p.payload;
     if (port.ctrl.bytes + p.size <= qc.ctrl_limit) {
       push(port.ctrl, pkt);
       return;

@@ -113,9 +113,11 @@ void CandidatePaths::finish(SourcePath& p, std::int32_t a, std::int32_t b) const
     return nullptr;
   };
   SimTime slack = 0;
+  double per_byte = 0;
   if (const auto* l = host_link(a)) {
     lat += ser(wire_, l->rate) + l->latency;
     slack += ser(wire_, l->rate);
+    per_byte += 8e12 / static_cast<double>(l->rate);
   }
   for (std::size_t h = 0; h + 1 < n.size(); ++h) {
     const std::int32_t o = port_to(n[h], n[h + 1]);
@@ -125,14 +127,17 @@ void CandidatePaths::finish(SourcePath& p, std::int32_t a, std::int32_t b) const
     const auto& l = topo_.links[static_cast<std::size_t>(port.link)];
     lat += ser(wire_, l.rate) + l.latency;
     slack += ser(wire_, l.rate);
+    per_byte += 8e12 / static_cast<double>(l.rate);
   }
   if (const auto* l = host_link(b)) {
     lat += ser(wire_, l->rate) + l->latency;
     slack += ser(wire_, l->rate);
+    per_byte += 8e12 / static_cast<double>(l->rate);
   }
   lat += sw_lat_ * static_cast<SimTime>(n.size());
   p.base_latency = lat;
   p.slack = slack;
+  p.ps_per_byte = per_byte;
 }
 
 // Yen's k shortest loopless paths by switch hops; spur paths by breadth-first search in port order.

@@ -43,6 +43,8 @@ struct SourcePath {
   SimTime base_latency = 0;             // one-way latency of a full data packet host to host, idle
   SimTime slack = 0;                    // one full packet's serialisation per link of the path (the authors'
                                         // ns-3 "theoretical smallest latency" is base_latency + slack)
+  double ps_per_byte = 0;               // sum over the path's links (host links included) of 8 / rate in ps:
+                                        // what each byte more in a packet adds to base_latency
 };
 
 enum class PathRule : std::uint8_t { Dragonfly, Rail, Yen };

@@ -95,6 +95,7 @@ void FlowSetup::add_candidates(const workload::FlowSpec& f) {
   for (const auto& p : sr_->candidates().paths(a, b)) {
     set.base_latency.push_back(p.base_latency);
     set.slack.push_back(p.slack);
+    set.ps_per_byte.push_back(p.ps_per_byte);
     set.anchors.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(p.anchors.size(), 255)));
   }
   candidates_.emplace(key, std::move(set));

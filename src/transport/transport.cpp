@@ -130,6 +130,10 @@ Bytes Transport::packet_bytes(const FlowState& f, std::uint32_t psn) const {
   return p_.header + std::min<Bytes>(p_.mtu, f.spec->bytes - off);
 }
 
+Bytes Transport::control_bytes(const FlowState& f, std::uint32_t ev) const {
+  return p_.header + (f.lb && (f.caps & lb::kCapPaths) ? f.lb->extra_header(ev) : 0);
+}
+
 void Transport::start() {
   if (streaming()) {
     // The entry starts keep the insertion order they have when every start is queued at once (the
@@ -514,11 +518,14 @@ restart:
       p.psn = psn;
       p.src = f.spec->src;
       p.dst = f.spec->dst;
-      p.size = static_cast<std::uint32_t>(packet_bytes(f, psn));
+      const Bytes wire = packet_bytes(f, psn);
+      p.size = static_cast<std::uint32_t>(wire);
       p.payload = p.size - static_cast<std::uint32_t>(p_.header);
       p.sent_time = now;
       p.ev = f.lb->next_ev(now);
       if (f.caps & lb::kCapPaths) {
+        // A policy's own header fields ride on the wire (not in the window: that counts packet_bytes).
+        p.size += static_cast<std::uint32_t>(f.lb->extra_header(p.ev));
         f.lb->on_sent(psn, p.ev, now, p.size);
         std::uint32_t probe_ev = 0;
         while (f.lb->take_probe(probe_ev, now)) send_probe(f, probe_ev);
@@ -532,7 +539,7 @@ restart:
       L.state[psn] = PsnState::InFlight;
       L.sent_at[psn] = now;
       L.ev_of[psn] = p.ev;
-      L.inflight += p.size;
+      L.inflight += wire;
       log_send(L, psn, now);
       if (L.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
       // NIC pacing at the CC's rate: the next packet starts size x 8 / rate after this one.
@@ -761,7 +768,7 @@ void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std:
   a.ev = R.ack_last_ev;
   a.src = from_host;
   a.dst = to_host;
-  a.size = static_cast<std::uint32_t>(p_.header);
+  a.size = static_cast<std::uint32_t>(control_bytes(f, a.ev));
   a.sent_time = R.ack_last_sent_time;
   a.payload = R.ack_pending_bytes;
   a.echo_hops = R.ack_last_hops;
@@ -790,7 +797,7 @@ void Transport::send_nack(FlowState& f, FlowLive& R, const Packet& p, std::uint3
   n.ev = p.ev;
   n.src = p.dst;
   n.dst = p.src;
-  n.size = static_cast<std::uint32_t>(p_.header);
+  n.size = static_cast<std::uint32_t>(control_bytes(f, n.ev));
   n.sent_time = p.sent_time;
   n.cum_ack = R.rcv_cum;
   n.payload = static_cast<std::uint32_t>(packet_bytes(f, p.psn));  // the data packet it answers
@@ -809,7 +816,7 @@ void Transport::send_probe(FlowState& f, std::uint32_t ev) {
   ++f.in_net;
   q.src = f.spec->src;
   q.dst = f.spec->dst;
-  q.size = static_cast<std::uint32_t>(p_.header);
+  q.size = static_cast<std::uint32_t>(control_bytes(f, ev));
   q.sent_time = net_.now();
   q.ev = ev;
   net_.send_control(f.spec->src, pi);
@@ -824,7 +831,7 @@ void Transport::answer_probe(FlowState& f, FlowLive& R, const Packet& p) {
   a.ev = p.ev;
   a.src = p.dst;
   a.dst = p.src;
-  a.size = static_cast<std::uint32_t>(p_.header);
+  a.size = static_cast<std::uint32_t>(control_bytes(f, a.ev));
   a.sent_time = p.sent_time;
   net_.packets().new_ack(ai).rx_time = net_.now();
   a.echo_hops = p.hops;

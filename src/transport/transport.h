@@ -336,6 +336,9 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // Packets each host holds in its reorder buffer now (empty until the first in-order arrival).
   const auto& rob_per_host() const { return rob_host_; }
   Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const;
+  // Size of an ACK, NACK or probe of flow f answering / probing path ev: the header, plus the
+  // policy's own header fields (EntropyPolicy::extra_header).
+  Bytes control_bytes(const FlowState& f, std::uint32_t ev) const;
   FlowMemory memory() const;
 
   // net::HostHandler

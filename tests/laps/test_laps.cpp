@@ -74,11 +74,12 @@ class Recorder final : public net::Router {
   explicit Recorder(net::Router& inner) : inner_(inner) {}
   std::int32_t route(std::int32_t node, net::Packet& p) override {
     const bool probe = p.flags & net::kFlagProbe;
-    auto& walk = walks[{static_cast<int>(p.type), probe, p.flow, p.psn, p.sent_time}];
+    auto& walk = walks[{static_cast<int>(p.type), probe, p.flow, p.psn, p.sent_time, p.ev}];
     walk.ev = p.ev;
     walk.src = p.src;
     walk.dst = p.dst;
     walk.nodes.push_back(node);
+    if (p.hops == 1) first_hop.push_back({p.type, probe, p.ev, p.size, p.payload});
     if (p.type == net::PacketType::Data && !probe && (p.flags & net::kFlagRetransmit) && p.hops == 1) resent.push_back(p.psn);
     if (p.type == net::PacketType::Data && !probe && p.flow == drop_flow && p.psn == drop_psn && !dropped &&
         p.hops == 2) {
@@ -92,7 +93,13 @@ class Recorder final : public net::Router {
     std::int32_t src = -1, dst = -1;
     std::vector<std::int32_t> nodes;
   };
-  std::map<std::tuple<int, bool, std::uint32_t, std::uint32_t, SimTime>, Walk> walks;
+  std::map<std::tuple<int, bool, std::uint32_t, std::uint32_t, SimTime, std::uint32_t>, Walk> walks;
+  struct Seen {  // a packet at its first switch
+    net::PacketType type;
+    bool probe;
+    std::uint32_t ev, size, payload;
+  };
+  std::vector<Seen> first_hop;
   std::vector<std::uint32_t> resent;
   std::uint32_t drop_flow = ~0u, drop_psn = ~0u;
   bool dropped = false;
@@ -726,4 +733,78 @@ TEST(Laps, RailHostRate) {
     EXPECT_EQ(hosts, 64);
     EXPECT_EQ(others, 128);
   }
+}
+
+// The sec. 3.2 header on the wire (lb.laps_header = "paper"): every data packet, ACK and probe of a
+// path with n anchor switches carries 9 + 2 + 4 n bytes more than network.header_bytes (the NIC
+// ports' byte counters, summed from the recorded walks); "none" (the authors' ns-3 tags) adds none.
+// The paths' idle latencies grow with the header, so a lone flow on an idle Rail, whose paths are
+// all as long as T, never sees every path above T (no decrease).
+TEST(Laps, HeaderBytesOnTheWire) {
+  for (const bool paper : {true, false}) {
+    auto c = rail(2, 2);
+    c.set("workload.kind", "flows_csv");
+    c.set("workload.file", flows_file("laps-header", {{0, 3, 200000, 0.0}}));
+    c.set("lb.laps_header", paper ? "paper" : "none");
+    sim::Simulation s(c);
+    const auto& t = s.topology();
+    routing::MinimalTables mt(t);
+    auto inner = source_router(c, mt);
+    Recorder rec(*inner);
+    s.network().set_router(&rec);
+    ASSERT_EQ(s.run(), 0);
+    const auto& paths = inner->candidates().paths(t.host_switch(0), t.host_switch(3));
+    ASSERT_EQ(paths.size(), 2u);  // one per rail
+    const auto extra = [&](std::uint32_t ev) -> std::uint64_t {
+      return paper ? static_cast<std::uint64_t>(lb::laps_header_bytes(static_cast<std::uint32_t>(paths.at(ev).anchors.size()))) : 0;
+    };
+    std::uint64_t sent = 0, acked = 0, data = 0, acks = 0;
+    for (const auto& x : rec.first_hop) {
+      const bool payload = x.type == net::PacketType::Data && !x.probe;
+      EXPECT_EQ(x.size, 48 + extra(x.ev) + (payload ? 1000 : 0));
+      EXPECT_EQ(x.payload, payload ? 1000u : x.type == net::PacketType::Data ? 0u : 1048 + extra(x.ev));
+      (x.type == net::PacketType::Data ? sent : acked) += x.size;
+      data += payload;
+      acks += x.type == net::PacketType::Ack;
+    }
+    EXPECT_EQ(data, 200u);
+    EXPECT_EQ(s.network().port(s.network().nic_port(0)).stats.tx_bytes, sent);
+    // The run ends when the last data packet is in: the last few ACKs are still on the receiver's
+    // link then (sent, not yet at a switch).
+    const auto& nic3 = s.network().port(s.network().nic_port(3)).stats;
+    ASSERT_EQ(nic3.tx_packets, 200u);
+    ASSERT_LE(acks, 200u);
+    ASSERT_GE(nic3.tx_bytes, acked);
+    EXPECT_GE(nic3.tx_bytes - acked, (200 - acks) * (48 + extra(0) + extra(1) - std::max(extra(0), extra(1))));
+    EXPECT_LE(nic3.tx_bytes - acked, (200 - acks) * (48 + std::max(extra(0), extra(1))));
+    if (paper) {
+      // One rail is on the shortest path (no anchor: 11 B), the other is named by its rail switch (15 B).
+      std::multiset<std::size_t> anchors;
+      for (const auto& p : paths) anchors.insert(p.anchors.size());
+      EXPECT_EQ(anchors, (std::multiset<std::size_t>{0, 1}));
+      EXPECT_GE(sent, 200u * (1048 + 11));
+    } else {
+      EXPECT_EQ(sent, 200u * 1048);
+    }
+    EXPECT_EQ(s.summary()["laps"]["rate_decreases"], 0);
+  }
+  // A leaf-spine with Yen candidates: the 4 paths through the 4 spines are equally long, so T is every
+  // path's idle latency and a header left out of it would put every idle path above T.
+  auto c = common();
+  c.set("topology.kind", "fat_tree");
+  c.set("topology.hosts", 32);
+  c.set("topology.tiers", 2);
+  c.set("topology.radix", 8);
+  c.set("topology.host_rate_gbps", 100.0);
+  c.set("topology.tier1_rate_gbps", 100.0);
+  c.set("routing.source_paths", "yen");
+  c.set("routing.source_paths_k", 4);
+  c.set("workload.kind", "flows_csv");
+  c.set("workload.file", flows_file("laps-header-ls", {{0, 31, 2000000, 0.0}}));
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 0);
+  EXPECT_EQ(s.summary()["laps"]["rate_decreases"], 0);
+  EXPECT_GT(s.summary()["laps"]["rate_increases"].get<int>(), 5);
+  // 2000 packets of 1059-1063 B at 100 Gb/s: 170 us, + the path (a header left out of T: 2.6 ms).
+  EXPECT_LT(s.flow_results()[0].fct(), us(180));
 }
