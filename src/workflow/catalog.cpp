@@ -446,12 +446,14 @@ std::string laps_fig(const std::string& name, const std::string& what, const std
                      quick ? "[0.5, 0.8]" : "[0.5, 0.6, 0.7, 0.8, 0.9, 1.0]", laps_seeds(quick));
 }
 // Table 1: LLM gradient aggregation (parameter-server AllReduce: every GPU to one) on Rail, with and
-// without 0.0001 % random drops on every link. The paper's 64 MB per sender; quick: 1 MiB.
+// without 0.0001 % random drops on every link. The paper's 64 MB per sender; quick: 1 MiB. No end
+// time (run.end_us = 0): 63 x 64 MB through one 100 Gb/s link take at least 338 ms, past the
+// default 100 ms; the watchdog still stops a run that stops progressing.
 std::string laps_table1(bool quick) {
   return fmt::format("# [LAPS] Table 1: gradient aggregation (ps_allreduce, {} per sender) on Rail, drop ratio 0 and 1e-6.\n"
                      "name = \"laps-table1\"\nbase = \"@BASE@\"\n\n[set]\n" LAPS_FC "\"workload.kind\" = \"ps_allreduce\"\n"
                      "\"workload.size\" = \"{}\"\n\"failures.random_links\" = \"all\"\n\"failures.random_kind\" = \"loss\"\n"
-                     "\"failures.random_loss\" = 0.000001\n\n[grid]\n{}{}\n[[case]]\nname = \"drop_0\"\n"
+                     "\"failures.random_loss\" = 0.000001\n\"run.end_us\" = 0\n\n[grid]\n{}{}\n[[case]]\nname = \"drop_0\"\n"
                      "\"failures.random_fraction\" = 0.0\n\n[[case]]\nname = \"drop_1e-6\"\n\"failures.random_fraction\" = 1.0\n",
                      quick ? "1 MiB" : "64 MB", quick ? "1MiB" : "64MB", fc_axis(laps_schemes()), laps_seeds(quick));
 }
@@ -497,6 +499,7 @@ std::vector<FcScheme> laps_fig9_schemes() {
 std::string laps_fig9(bool quick) {
   return fmt::format("# [LAPS] Fig. 9: reorder buffer under LLM training collectives on Rail, {} per flow.\n"
                      "name = \"laps-fig9\"\nbase = \"@BASE@\"\n\n[set]\n" LAPS_FC "\"workload.size\" = \"{}\"\n\"workload.root\" = 0\n"
+                     "\"run.end_us\" = 0\n"
                      "\n[grid]\n{}{}\n[[case]]\nname = \"AllScatter\"\n\"workload.kind\" = \"allscatter\"\n"
                      "\n[[case]]\nname = \"AllReduce\"\n\"workload.kind\" = \"ps_allreduce\"\n",
                      quick ? "1 MiB" : "64 MB", quick ? "1MiB" : "64MB", fc_axis(laps_fig9_schemes()), laps_seeds(quick));
