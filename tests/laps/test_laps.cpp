@@ -790,13 +790,7 @@ TEST(Laps, HeaderBytesOnTheWire) {
   }
   // A leaf-spine with Yen candidates: the 4 paths through the 4 spines are equally long, so T is every
   // path's idle latency and a header left out of it would put every idle path above T.
-  auto c = common();
-  c.set("topology.kind", "fat_tree");
-  c.set("topology.hosts", 32);
-  c.set("topology.tiers", 2);
-  c.set("topology.radix", 8);
-  c.set("topology.host_rate_gbps", 100.0);
-  c.set("topology.tier1_rate_gbps", 100.0);
+  auto c = test::leaf_spine(common());
   c.set("routing.source_paths", "yen");
   c.set("routing.source_paths_k", 4);
   c.set("workload.kind", "flows_csv");

@@ -21,15 +21,8 @@ using namespace lbsim::test;
 
 namespace {
 
-config::Config leaf_spine() {
-  config::Config c;
-  c.set("topology.kind", "fat_tree");
-  c.set("topology.hosts", 32);
-  c.set("topology.tiers", 2);
-  c.set("topology.radix", 8);
-  c.set("topology.host_rate_gbps", 100.0);
-  c.set("topology.tier1_rate_gbps", 100.0);
-  c.set("run.progress", "off");
+config::Config conweave_leaf_spine() {
+  config::Config c = test::leaf_spine();
   c.set("routing.algorithm", "conweave");
   return c;
 }
@@ -113,7 +106,7 @@ struct Walk : net::EventHandler, net::HostHandler {
 // nothing is held, and the receiver sees the packets in order; one epoch per reply (about one per
 // RTT: a reply takes ~2 x 2 hops and the packets come every microsecond).
 TEST(ConWeave, SteadyFlowStaysOnItsPathInOrder) {
-  Walk w(leaf_spine());
+  Walk w(conweave_leaf_spine());
   ASSERT_NE(w.cw, nullptr);
   w.run(200, 0, 0);
   ASSERT_EQ(w.got.size(), 200u);
@@ -134,7 +127,7 @@ TEST(ConWeave, SteadyFlowStaysOnItsPathInOrder) {
 // the flow moves to another path and stays there (the other paths answer in time).
 TEST(ConWeave, ReroutesExactlyWhenTheReplyMissesThetaReply) {
   {
-    Walk w(leaf_spine());
+    Walk w(conweave_leaf_spine());
     w.run(300, us(50), us(3));
     EXPECT_EQ(w.cw->stats().tails, 0u);
     EXPECT_EQ(w.cw->stats().reroutes, 0u);
@@ -142,7 +135,7 @@ TEST(ConWeave, ReroutesExactlyWhenTheReplyMissesThetaReply) {
     EXPECT_TRUE(w.in_order());
   }
   {
-    Walk w(leaf_spine());
+    Walk w(conweave_leaf_spine());
     w.run(300, us(50), us(5));
     EXPECT_EQ(w.cw->stats().tails, 1u);
     EXPECT_EQ(w.cw->stats().reroutes, 1u);
@@ -162,7 +155,7 @@ TEST(ConWeave, ReroutesExactlyWhenTheReplyMissesThetaReply) {
 // before the slow path's TAIL; the ToR holds them and releases them right behind the TAIL, so the
 // receiving host sees every new-path packet after the TAIL and all packets in PSN order.
 TEST(ConWeave, DestinationHoldsReroutedPacketsUntilTheTail) {
-  Walk w(leaf_spine());
+  Walk w(conweave_leaf_spine());
   w.run(300, us(50), us(20));
   ASSERT_EQ(w.got.size(), 300u);
   const auto& st = w.cw->stats();

@@ -22,17 +22,7 @@ using namespace lbsim;
 
 namespace {
 
-config::Config leaf_spine() {
-  config::Config c;
-  c.set("topology.kind", "fat_tree");
-  c.set("topology.hosts", 32);
-  c.set("topology.tiers", 2);
-  c.set("topology.radix", 8);
-  c.set("topology.host_rate_gbps", 100.0);
-  c.set("topology.tier1_rate_gbps", 100.0);
-  c.set("run.progress", "off");
-  return c;
-}
+config::Config leaf_spine() { return test::leaf_spine(); }
 
 // A network whose clock is driven by scripted events: call(t, f) runs f at simulated time t.
 struct Bench : net::EventHandler {

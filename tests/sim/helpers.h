@@ -24,6 +24,19 @@ inline config::Config small_fat_tree() {
   return c;
 }
 
+// The leaf-spine of the LAPS baselines' tests: a 2-tier fat tree of 32 hosts (radix 8: 8 leaves of
+// 4 hosts, 4 spines), 100 Gb/s everywhere; `c` keeps what it already sets.
+inline config::Config leaf_spine(config::Config c = {}) {
+  c.set("topology.kind", "fat_tree");
+  c.set("topology.hosts", 32);
+  c.set("topology.tiers", 2);
+  c.set("topology.radix", 8);
+  c.set("topology.host_rate_gbps", 100.0);
+  c.set("topology.tier1_rate_gbps", 100.0);
+  c.set("run.progress", "off");
+  return c;
+}
+
 // A fresh folder per name and process (ctest runs tests of one executable in parallel processes).
 // The lbsim binary of this build run as a user runs it: exit code and stdout + stderr.
 struct CliResult {
