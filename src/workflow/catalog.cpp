@@ -829,25 +829,25 @@ std::vector<Entry> catalog() {
       return e;
     };
     c.push_back(fig("laps-fig5", "[LAPS] Fig. 5", "Rail 64 GPUs, DM, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
-                    "examples/laps/rail_64.toml", "@BASEDIR@/../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "~30 min", "~40 s"));
+                    "examples/laps/rail_64.toml", "@BASEDIR@/../../data/flow-size-cdf/VL2_CDF.txt", 1000, 200, "66 s", "~40 s"));
     c.push_back(fig("laps-fig6", "[LAPS] Fig. 6", "Rail 64 GPUs, STR, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
-                    "examples/laps/rail_64.toml", "alistorage", 500, 100, "~30 min", "~40 s"));
+                    "examples/laps/rail_64.toml", "alistorage", 500, 100, "109 s", "~40 s"));
     c.push_back(fig("laps-fig7", "[LAPS] Fig. 7", "Dragonfly 144, RPC, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
-                    "examples/laps/dragonfly_144.toml", "googlerpc", 100, 20, "~20 min", "~30 s"));
+                    "examples/laps/dragonfly_144.toml", "googlerpc", 100, 20, "120 s", "~30 s"));
     c.push_back(fig("laps-fig8", "[LAPS] Fig. 8", "Dragonfly 144, HDP, All2all, loads 50-100 %; ECMP, LetFlow, CONGA, PLB, ConWeave, LAPS",
-                    "examples/laps/dragonfly_144.toml", "hadoop", 300, 50, "~40 min", "~60 s"));
+                    "examples/laps/dragonfly_144.toml", "hadoop", 300, 50, "95 s", "~60 s"));
     Entry t{"laps-table1", "[LAPS] Table 1", "Rail, parameter-server gradient aggregation, drop ratio 0 and 0.0001 %",
-            with(laps_needs(), {failures}), laps_table1(false), laps_table1(true), "hours", "~60 s", {}};
+            with(laps_needs(), {failures}), laps_table1(false), laps_table1(true), "~5 min", "~60 s", {}};
     t.base = "examples/laps/rail_64.toml";
     t.report = laps_report;
     c.push_back(t);
     Entry pt{"laps-patterns", "[LAPS] sec. 4.1", "Rail 64 GPUs, STR, All2all / AllReduce (parameter server) / AllScatter, loads 50-100 %",
-             with(laps_needs(), {}), laps_patterns(false), laps_patterns(true), "~10 min", "~10 s", {}};
+             with(laps_needs(), {}), laps_patterns(false), laps_patterns(true), "141 s", "~10 s", {}};
     pt.base = "examples/laps/rail_64.toml";
     pt.report = laps_report;
     c.push_back(pt);
     Entry f9{"laps-fig9", "[LAPS] Fig. 9", "Rail 64 GPUs, LLM training AllScatter and AllReduce: LAPS's reorder buffer, FCT per scheme",
-             with(laps_needs(), {}), laps_fig9(false), laps_fig9(true), "hours", "~20 s", {}};
+             with(laps_needs(), {}), laps_fig9(false), laps_fig9(true), "~5 min", "~20 s", {}};
     f9.base = "examples/laps/rail_64.toml";
     f9.report = laps_report;
     c.push_back(f9);
