@@ -99,18 +99,11 @@ LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
     throw UserError("lb.algorithm = \"laps\" needs routing.algorithm = \"source_route\" (its candidate paths are the EVs)");
   caps_ = kCapHold | kCapAckDetail | kCapPaths;
   // The idle latencies are those of a full data packet; with the sec. 3.2 header each packet is
-  // laps_header_bytes(anchors) longer, which every link of the path serialises (store and forward).
-  base_ = ctx_.candidates->base_latency;
-  if (sh_->p.header) {
-    const auto& anchors = ctx_.candidates->anchors;
-    const auto& per_byte = ctx_.candidates->ps_per_byte;
-    header_.resize(base_.size());
-    for (std::size_t i = 0; i < base_.size(); ++i) {
-      header_[i] = laps_header_bytes(i < anchors.size() ? anchors[i] : 0);
-      if (i < per_byte.size()) base_[i] += static_cast<SimTime>(std::llround(static_cast<double>(header_[i]) * per_byte[i]));
-    }
-  }
-  const auto& base = base_;
+  // extra_header(path) longer, which every link of the path serialises (store and forward).
+  std::vector<SimTime> base = ctx_.candidates->base_latency;
+  const auto& per_byte = ctx_.candidates->ps_per_byte;
+  for (std::size_t i = 0; i < base.size() && i < per_byte.size(); ++i)
+    base[i] += static_cast<SimTime>(std::llround(static_cast<double>(extra_header(static_cast<std::uint32_t>(i))) * per_byte[i]));
   model_T_ = *std::max_element(base.begin(), base.end());
   if (sh_->p.rate_ns3) {
     const auto& slack = ctx_.candidates->slack;

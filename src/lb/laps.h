@@ -156,7 +156,12 @@ class LapsPolicy final : public EntropyPolicy {
   void on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) override;
   bool take_probe(std::uint32_t& ev, SimTime now) override;
   void take_lost(std::vector<std::pair<std::uint32_t, SimTime>>& out) override;
-  Bytes extra_header(std::uint32_t ev) const override { return ev < header_.size() ? header_[ev] : 0; }
+  // The sec. 3.2 header of a packet on path `ev`, from the shared candidate set's anchors (0 with
+  // lb.laps_header = "none").
+  Bytes extra_header(std::uint32_t ev) const override {
+    const auto& anchors = ctx_.candidates->anchors;
+    return sh_->p.header && ev < anchors.size() ? laps_header_bytes(anchors[ev]) : 0;
+  }
   std::size_t state_bits() const override;
   const LapsShared& shared() const { return *sh_; }
   const LapsRate& rate() const { return rate_; }
@@ -172,8 +177,6 @@ class LapsPolicy final : public EntropyPolicy {
   std::shared_ptr<LapsShared> sh_;
   std::vector<PitEntry>* pit_;
   SimTime model_T_ = 0;
-  std::vector<Bytes> header_;      // per path: the sec. 3.2 header's bytes (empty: lb.laps_header = "none")
-  std::vector<SimTime> base_;       // per path: the idle one-way latency of a full data packet with that header
   std::vector<SimTime> threshold_;  // rate_ns3: per path, idle latency + one packet per link
   SimTime ns3_T_ = 0;
   LapsRate rate_;
