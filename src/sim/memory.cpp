@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "lb/endpoint_table.h"
 #include "metrics/report.h"
+#include "metrics/value_log.h"
 #include "net/network.h"
 #include "net/packet.h"
 #include "transport/transport.h"
@@ -98,14 +99,13 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   const double per_record = static_cast<double>(sizeof(workload::FlowSpec) + sizeof(transport::FlowState) + 160);
   if (cfg.flag("workload.stream")) {
     // workload.stream (docs/scale-flows.md): full records only for the entries in progress (and their
-    // per-flow objects); every entry's summary values (sim::FlowTotals: FCT and ideal FCT, 8 B each,
-    // and its tag, 4 B, with more than one tag, in growing vectors) and, at worst (one early entry
+    // per-flow objects); the summary values' block in memory (sim::FlowTotals, metrics::ValueLog: the
+    // rest of them, like the flows.csv rows, go to temporary files) and, at worst (one early entry
     // outlives the trace), a waiting row and slot index per entry in the window, doubled when full.
-    // flows.csv rows go to a temporary file.
     const double in_progress = w.in_progress > 0 ? std::min(w.entries, w.in_progress) : w.entries;
     m.entries = in_progress * per_record +
-                w.entries * ((2 * sizeof(SimTime) + sizeof(std::int32_t)) * kGrowth +
-                             2 * static_cast<double>(sizeof(transport::FlowRow) + 4));
+                static_cast<double>(metrics::ValueLog::kDefaultMemoryRecords * sizeof(metrics::TransferValues)) +
+                w.entries * 2 * static_cast<double>(sizeof(transport::FlowRow) + 4);
   } else {
     m.entries = w.entries * (per_record + static_cast<double>(sizeof(metrics::FlowResult)));
   }

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include <fmt/core.h>
@@ -94,11 +95,7 @@ void FlowTotals::add(const metrics::FlowResult& r, const transport::FlowReport& 
     ++unfinished;
     return;
   }
-  if (fct_ps.empty()) tag0 = f.tag;
-  if (tags.empty() && f.tag != tag0) tags.assign(fct_ps.size(), tag0);  // a second tag: from now on one per transfer
-  if (!tags.empty()) tags.push_back(f.tag);
-  fct_ps.push_back(t);
-  ideal_ps.push_back(r.ideal);
+  values.push({t, r.ideal, f.tag});
 }
 
 void Simulation::retire(const transport::FlowReport& f) {
@@ -141,13 +138,16 @@ nlohmann::json Simulation::summary() const {
   FlowTotals t;
   static_cast<FlowSums&>(t) = totals_;
   tr_->for_each_report([&](const transport::FlowReport& f) { t.add(result(f), f, fct_at_sender_); });
-  // One distribution's values at a time (8 B per finished transfer while it is computed).
-  const auto values = [&](auto&& fn) {
-    std::vector<double> v;
-    v.reserve(totals_.finished() + t.finished());
-    for (const FlowTotals* a : {&totals_, static_cast<const FlowTotals*>(&t)})
-      for (std::size_t i = 0; i < a->finished(); ++i) fn(v, a->fct_ps[i], a->ideal_ps[i]);
-    return v;
+  // Each distribution walks the finished transfers' values in id order (the retired entries', then
+  // those of the entries still held), as often as its exact percentiles need, holding none of them.
+  const auto each_transfer = [&](const std::function<void(const metrics::TransferValues&)>& fn) {
+    totals_.values.for_each(fn);
+    t.values.for_each(fn);
+  };
+  const auto values = [&](auto&& fn) -> metrics::ValueSource {
+    return [&each_transfer, fn](const std::function<void(double)>& out) {
+      each_transfer([&](const metrics::TransferValues& v) { fn(out, v); });
+    };
   };
   const std::uint64_t retx = t.retx, nacks = t.nacks, timeouts = t.timeouts, ooo = t.ooo, received = t.received,
                       transfers = t.transfers, unfinished = t.unfinished, data_sent = t.data_sent;
@@ -165,23 +165,28 @@ nlohmann::json Simulation::summary() const {
     marks += st.ecn_marks;
     fdrops += st.failure_drops;
   }
-  auto dist = [](const std::vector<double>& v) {
-    const auto d = metrics::distribution(v);
+  auto dist = [](const metrics::ValueSource& v) {
+    const auto d = metrics::distribution_of(v);
     return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
   };
-  const auto fct_of = [](std::vector<double>& v, SimTime f, SimTime) { v.push_back(to_us(f)); };
-  const json fct_dist = dist(values(fct_of));
-  const json ideal_dist = dist(values([](std::vector<double>& v, SimTime, SimTime i) { v.push_back(to_us(i)); }));
-  const json slow_dist = dist(values([](std::vector<double>& v, SimTime f, SimTime i) {
-    if (i > 0) v.push_back(static_cast<double>(f) / static_cast<double>(i));
+  using Out = const std::function<void(double)>&;
+  const json fct_dist = dist(values([](Out out, const metrics::TransferValues& v) { out(to_us(v.fct)); }));
+  const json ideal_dist = dist(values([](Out out, const metrics::TransferValues& v) { out(to_us(v.ideal)); }));
+  const json slow_dist = dist(values([](Out out, const metrics::TransferValues& v) {
+    if (v.ideal > 0) out(static_cast<double>(v.fct) / static_cast<double>(v.ideal));
   }));
   json tags = json::object();
   {
-    std::map<std::string, std::vector<double>> by_tag;  // FCTs by tag name, in id order
-    for (const FlowTotals* a : {&totals_, static_cast<const FlowTotals*>(&t)})
-      for (std::size_t i = 0; i < a->finished(); ++i)
-        by_tag[wl_.tags.at(static_cast<std::size_t>(a->tag(i)))].push_back(to_us(a->fct_ps[i]));
-    for (const auto& [k, v] : by_tag) tags[k] = dist(v);
+    // FCTs by tag name (tags of the same name together), in id order.
+    std::vector<char> used(wl_.tags.size(), 0);
+    each_transfer([&](const metrics::TransferValues& v) { used.at(static_cast<std::size_t>(v.tag)) = 1; });
+    std::map<std::string, std::vector<char>> of_name;  // per tag name, which tag ids carry it
+    for (std::size_t i = 0; i < used.size(); ++i)
+      if (used[i]) of_name.try_emplace(wl_.tags[i], used.size(), 0).first->second[i] = 1;
+    for (const auto& [name, of] : of_name)
+      tags[name] = dist(values([&of](Out out, const metrics::TransferValues& v) {
+        if (of[static_cast<std::size_t>(v.tag)]) out(to_us(v.fct));
+      }));
   }
   const auto& pool = net_->packets();
   const std::uint64_t created = pool.allocated(), live = pool.live();

@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/progress.h"
 #include "metrics/report.h"
+#include "metrics/value_log.h"
 #include "net/network.h"
 #include "routing/path_model.h"
 #include "routing/tables.h"
@@ -43,20 +44,16 @@ struct FlowSums {
   double held_us = 0;
 };
 
-// Per finished transfer its FCT and ideal FCT in ps (16 B; the microseconds, the slowdown and the
-// per-tag FCTs of summary.json are computed from them at the end, to the same doubles) and, once a
-// second tag has been seen, its tag (4 B more; none in a run of one tag).
+// Per finished transfer its FCT, ideal FCT (ps) and tag, in id order (metrics::ValueLog: one block in
+// memory, the rest on a temporary file, so nothing here grows with the trace); summary.json's
+// microseconds, slowdowns, per-tag FCTs and their exact percentiles are computed from them at the end
+// (metrics::distribution_of), to the same doubles as from values held in memory.
 struct FlowTotals : FlowSums {
-  std::vector<SimTime> fct_ps, ideal_ps;
-  std::vector<std::int32_t> tags;  // empty while every finished transfer has tag0
-  std::int32_t tag0 = 0;
+  metrics::ValueLog values;
   void add(const metrics::FlowResult& r, const transport::FlowReport& f, bool fct_at_sender);
-  std::size_t finished() const { return fct_ps.size(); }
-  std::int32_t tag(std::size_t i) const { return tags.empty() ? tag0 : tags[i]; }
-  // Heap bytes of the per-transfer vectors (at capacity): tests, docs/scale.md.
-  std::size_t bytes() const {
-    return (fct_ps.capacity() + ideal_ps.capacity()) * sizeof(SimTime) + tags.capacity() * sizeof(std::int32_t);
-  }
+  std::size_t finished() const { return values.size(); }
+  // Heap bytes of the per-transfer values (tests, docs/scale.md): at most one block.
+  std::size_t bytes() const { return values.bytes(); }
 };
 
 class Simulation final : public net::EventHandler {

@@ -257,41 +257,56 @@ TEST(FlowMemory, StreamedTraceIsFlatAfterWarmUp) {
   EXPECT_LE(b.window_bytes + b.record_bytes, 2 * (a.window_bytes + a.record_bytes));  // at most one doubling
 }
 
-// What a streamed run keeps per finished transfer once its entry has left the transport (the part
-// that grows with the trace, not with the transfers in progress): sim::FlowTotals' FCT and ideal FCT,
-// 8 B each (the microseconds and slowdowns of summary.json are computed from them at the end), and a
-// 4-byte tag only in a run with more than one tag; the vectors grow by doubling, so at most twice
-// that. Before, 4 doubles per transfer (FCT, ideal FCT, slowdown, the tag's FCT): at least 32 B.
-TEST(FlowMemory, StreamedTraceKeeps16BytesPerFinishedTransfer) {
-  const auto run = [](bool incast) {
-    auto c = websearch(600, 0.3);
+// What a streamed run keeps per finished transfer once its entry has left the transport: its FCT,
+// ideal FCT and tag for summary.json's distributions (sim::FlowTotals' metrics::ValueLog), one block
+// of them in memory and the rest on a temporary file, so the heap they take does not grow with the
+// trace. Here with a block of 1,024 records (the default is 65,536): a trace and a 1.5x longer one
+// keep the same bytes in memory and the rest on file, and summary.json's distributions (exact
+// percentiles selected from the file) equal those of the same run with every value in memory.
+// Before (FCT and ideal FCT in growing vectors, 16 B per transfer, and a tag each once a second tag
+// was seen) the bytes grew with the transfers.
+TEST(FlowMemory, StreamedTraceKeepsItsSummaryValuesInBoundedMemory) {
+  const auto run = [](double duration_us, std::size_t block) {
+    auto c = websearch(duration_us, 0.3);
     c.set("workload.cdf", "alistorage");
     c.set("workload.stream", true);
-    if (incast) {
-      c.set("workload.incast_interval_us", 40.0);
-      c.set("workload.incast_senders", 4);
-    }
+    c.set("workload.incast_interval_us", 40.0);  // background and incast tags
+    c.set("workload.incast_senders", 4);
+    auto& def = metrics::ValueLog::default_memory_records();
+    const std::size_t before = def;
+    def = block;
     sim::Simulation s(c);
+    def = before;
     EXPECT_EQ(s.run(), 0);
     const auto& t = s.retired_totals();
     const std::size_t n = t.finished();
     EXPECT_EQ(s.transport().memory().records, 0u);  // every entry retired into the totals
     EXPECT_EQ(n, s.transport().completed());
     EXPECT_EQ(t.transfers, n);
-    std::printf("%s: %zu finished transfers, %zu B of summary values (%.1f B each)\n", incast ? "incast" : "one tag",
-                n, t.bytes(), static_cast<double>(t.bytes()) / static_cast<double>(n));
-    return std::make_pair(n, t.bytes());
+    std::printf("%.0f us, block %zu: %zu finished transfers, %zu B of summary values in memory, %zu on file\n",
+                duration_us, block, n, t.bytes(), t.values.spilled());
+    auto j = s.summary();
+    nlohmann::json d = {{"fct_us", j["fct_us"]}, {"ideal", j["ideal_fct_us"]}, {"slowdown", j["slowdown"]},
+                        {"tags", j["fct_us_by_tag"]}};
+    return std::make_tuple(n, t.bytes(), t.values.spilled(), d);
   };
-  const auto [n1, b1] = run(false);
-  ASSERT_GT(n1, 20000u);
-  EXPECT_GE(b1, 16 * n1);
-  EXPECT_LE(b1, 2 * 16 * n1);
-  const auto [n2, b2] = run(true);  // background and incast tags: a tag per transfer
-  ASSERT_GT(n2, n1);
-  EXPECT_GE(b2, 20 * n2);
-  EXPECT_LE(b2, 2 * 20 * n2);
+  const std::size_t block = 1024, rec = sizeof(metrics::TransferValues);
+  const auto [n1, b1, f1, d1] = run(400, block);
+  const auto [n2, b2, f2, d2] = run(600, block);
+  ASSERT_GT(n1, 10 * block);
+  ASSERT_GT(n2, n1 + n1 / 3);
+  EXPECT_LE(b1, block * rec);
+  EXPECT_EQ(b2, b1);  // one block either way
+  EXPECT_GE(f1, n1 - block);
+  EXPECT_GE(f2, n2 - block);
+  EXPECT_EQ(d2["tags"].size(), 2u) << d2.dump();
+  // The same run with every value in memory (more than the transfers fit in the block).
+  const auto [n3, b3, f3, d3] = run(600, 4 * n2);
+  EXPECT_EQ(n3, n2);
+  EXPECT_EQ(f3, 0u);
+  EXPECT_GT(b3, b2);
+  EXPECT_EQ(d3, d2) << d3.dump() << "\n" << d2.dump();
 }
-
 // Only generators that can stream may be asked to.
 TEST(FlowMemory, StreamOfAWorkloadThatCannotStreamIsAnError) {
   auto c = test::small_fat_tree();
