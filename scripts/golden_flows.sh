@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Behaviour check for refactors: runs every example run config (examples/**/*.toml with a
 # [workload] section), the example sweep and the three scenario scripts, then writes
-# OUT/manifest.txt with the sha256 of every flows.csv produced (path relative to OUT).
+# OUT/manifest.txt with the sha256 of every flows.csv produced (path relative to OUT) and
+# OUT/summaries.txt with the sha256 of every summary.json without its "perf" block (wall time,
+# memory: the only parts that differ between identical runs), keys sorted.
 # Two manifests made before and after a change must be identical (`diff` them); the count of
 # files compared is the number of lines.
 # Usage: scripts/golden_flows.sh OUT [LBSIM]   (LBSIM defaults to build/lbsim)
@@ -39,4 +41,11 @@ if [[ -z "${SKIP_SCENARIOS:-}" ]]; then
 fi
 
 (cd "$out" && find . -name flows.csv -print0 | sort -z | xargs -0 sha256sum) > "$out/manifest.txt"
-echo "golden: $(wc -l < "$out/manifest.txt") flows.csv files hashed into $out/manifest.txt" >&2
+(cd "$out" && find . -name summary.json -print0 | sort -z | xargs -0 python3 -c '
+import hashlib, json, sys
+for p in sys.argv[1:]:
+    j = json.load(open(p))
+    j.pop("perf", None)
+    print(hashlib.sha256(json.dumps(j, sort_keys=True).encode()).hexdigest(), p)
+') > "$out/summaries.txt"
+echo "golden: $(wc -l < "$out/manifest.txt") flows.csv and $(wc -l < "$out/summaries.txt") summary.json files hashed into $out/manifest.txt, $out/summaries.txt" >&2
