@@ -2,19 +2,12 @@
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/core.h>
 
-#include "core/error.h"
 #include "core/stats.h"
 
 namespace lbsim::metrics {
@@ -24,25 +17,8 @@ std::size_t& ValueLog::default_memory_records() {
   return n;
 }
 
-ValueLog::ValueLog(std::size_t memory_records) : cap_(std::max<std::size_t>(1, memory_records)) {}
-
-ValueLog::~ValueLog() {
-  if (fd_ >= 0) close(fd_);
-}
-
-ValueLog::ValueLog(ValueLog&& o) noexcept
-    : cap_(o.cap_), mem_(std::move(o.mem_)), spilled_(std::exchange(o.spilled_, 0)), fd_(std::exchange(o.fd_, -1)) {}
-
-ValueLog& ValueLog::operator=(ValueLog&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) close(fd_);
-    cap_ = o.cap_;
-    mem_ = std::move(o.mem_);
-    spilled_ = std::exchange(o.spilled_, 0);
-    fd_ = std::exchange(o.fd_, -1);
-  }
-  return *this;
-}
+ValueLog::ValueLog(std::size_t memory_records)
+    : cap_(std::max<std::size_t>(1, memory_records)), file_("the summary values of the finished transfers") {}
 
 void ValueLog::push(const TransferValues& v) {
   mem_.push_back(v);
@@ -50,28 +26,7 @@ void ValueLog::push(const TransferValues& v) {
 }
 
 void ValueLog::spill() {
-  if (fd_ < 0) {
-    const char* dir = std::getenv("TMPDIR");
-    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/lbsim-values-XXXXXX";
-    fd_ = mkstemp(tmpl.data());
-    if (fd_ < 0)
-      throw UserError(fmt::format("cannot create a temporary file for the summary values of the finished transfers in "
-                                  "{} ({}); set TMPDIR to a writable folder",
-                                  tmpl, std::strerror(errno)));
-    unlink(tmpl.c_str());  // nameless: gone with the descriptor, also when the process dies
-  }
-  const char* p = reinterpret_cast<const char*>(mem_.data());
-  std::size_t left = mem_.size() * sizeof(TransferValues);
-  while (left > 0) {
-    const ssize_t w = write(fd_, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0)
-      throw UserError(fmt::format("cannot write the temporary file of the summary values ({}); free space in TMPDIR "
-                                  "or set TMPDIR to another folder",
-                                  w < 0 ? std::strerror(errno) : "nothing written"));
-    p += w;
-    left -= static_cast<std::size_t>(w);
-  }
+  file_.write_at(spilled_ * sizeof(TransferValues), mem_.data(), mem_.size() * sizeof(TransferValues));
   spilled_ += mem_.size();
   mem_.clear();  // keeps its capacity: one block for the whole run
 }
@@ -79,21 +34,10 @@ void ValueLog::spill() {
 void ValueLog::for_each(const std::function<void(const TransferValues&)>& fn) const {
   if (spilled_ > 0) {
     std::vector<TransferValues> buf(std::min<std::size_t>(cap_, 4096));
-    const std::size_t total = spilled_ * sizeof(TransferValues);
-    std::size_t off = 0;
-    while (off < total) {
-      const std::size_t want = std::min(total - off, buf.size() * sizeof(TransferValues));
-      std::size_t got = 0;
-      while (got < want) {
-        const ssize_t r = pread(fd_, reinterpret_cast<char*>(buf.data()) + got, want - got, static_cast<off_t>(off + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0)
-          throw UserError(fmt::format("cannot read back the temporary file of the summary values ({})",
-                                      r < 0 ? std::strerror(errno) : "shorter than written"));
-        got += static_cast<std::size_t>(r);
-      }
-      for (std::size_t i = 0; i < want / sizeof(TransferValues); ++i) fn(buf[i]);
-      off += want;
+    for (std::size_t at = 0; at < spilled_; at += buf.size()) {
+      const std::size_t n = std::min(buf.size(), spilled_ - at);
+      file_.read_at(at * sizeof(TransferValues), buf.data(), n * sizeof(TransferValues));
+      for (std::size_t i = 0; i < n; ++i) fn(buf[i]);
     }
   }
   for (const auto& v : mem_) fn(v);
@@ -201,7 +145,16 @@ Distribution distribution_of(const ValueSource& each, std::size_t collect_limit)
     return d;
   }
   const auto p50 = percentile_ranks(d.count, 50), p99 = percentile_ranks(d.count, 99);
-  const auto v = order_statistics(each, {p50.lo, p50.hi, p99.lo, p99.hi}, collect_limit);
+  std::vector<double> v;
+  if (d.count <= collect_limit) {  // few values: held and sorted (at most collect_limit doubles)
+    std::vector<double> all;
+    all.reserve(d.count);
+    each([&](double x) { all.push_back(x); });
+    std::sort(all.begin(), all.end());
+    v = {all[p50.lo], all[p50.hi], all[p99.lo], all[p99.hi]};
+  } else {
+    v = order_statistics(each, {p50.lo, p50.hi, p99.lo, p99.hi}, collect_limit);
+  }
   d.p50 = p50.interpolate(v[0], v[1]);
   d.p99 = p99.interpolate(v[2], v[3]);
   return d;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/spill_file.h"
 #include "core/time.h"
 #include "metrics/report.h"
 
@@ -30,11 +31,6 @@ class ValueLog {
   // run use the file).
   static std::size_t& default_memory_records();
   explicit ValueLog(std::size_t memory_records = default_memory_records());
-  ~ValueLog();
-  ValueLog(const ValueLog&) = delete;
-  ValueLog& operator=(const ValueLog&) = delete;
-  ValueLog(ValueLog&& o) noexcept;
-  ValueLog& operator=(ValueLog&& o) noexcept;
 
   // Throws UserError when the temporary file cannot be created or written (e.g. the disk is full).
   void push(const TransferValues& v);
@@ -52,7 +48,7 @@ class ValueLog {
   std::size_t cap_;
   std::vector<TransferValues> mem_;
   std::size_t spilled_ = 0;
-  int fd_ = -1;
+  SpillFile file_;
 };
 
 // A sequence of doubles that can be walked more than once, each time in the same order: calls its
@@ -61,7 +57,8 @@ using ValueSource = std::function<void(const std::function<void(double)>&)>;
 
 // count, min, max, mean (summed in the source's order) and p50 / p99 (core/stats.h percentile:
 // linear interpolation between the order statistics around rank p / 100 x (n - 1)) of the source's
-// values, equal to distribution() of the same values in a vector. The order statistics are selected
+// values, equal to distribution() of the same values in a vector. Up to `collect_limit` values are
+// held and sorted; beyond, the order statistics are selected
 // exactly without holding the values: by radix on the bits of the doubles, 16 at a time, one walk
 // of the source per digit, until at most `collect_limit` values share the selected prefix; those
 // are then collected and the rank picked among them. Memory: 512 KiB of counters per order

@@ -101,11 +101,13 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
     // workload.stream (docs/scale-flows.md): full records only for the entries in progress (and their
     // per-flow objects); the summary values' block in memory (sim::FlowTotals, metrics::ValueLog: the
     // rest of them, like the flows.csv rows, go to temporary files) and, at worst (one early entry
-    // outlives the trace), a waiting row and slot index per entry in the window, doubled when full.
+    // outlives the trace), a slot index per entry in the window, doubled when full, and the waiting
+    // rows kept in memory (at most Transport::default_rows_in_memory(); the others on a file).
     const double in_progress = w.in_progress > 0 ? std::min(w.entries, w.in_progress) : w.entries;
+    const double rows = std::min(w.entries, static_cast<double>(transport::Transport::default_rows_in_memory()));
     m.entries = in_progress * per_record +
                 static_cast<double>(metrics::ValueLog::kDefaultMemoryRecords * sizeof(metrics::TransferValues)) +
-                w.entries * 2 * static_cast<double>(sizeof(transport::FlowRow) + 4);
+                rows * static_cast<double>(sizeof(transport::FlowRow)) + w.entries * 2 * static_cast<double>(sizeof(std::uint32_t));
   } else {
     m.entries = w.entries * (per_record + static_cast<double>(sizeof(metrics::FlowResult)));
   }

@@ -64,7 +64,7 @@ Transport::Transport(net::Network& net, const TransportParams& params, PolicyFac
 Transport::Transport(net::Network& net, std::size_t entries, std::size_t transfers, EntryFeed feed, RetireSink sink,
                      const TransportParams& params, PolicyFactory policies, PolicyKeep keep, PolicyDone done)
     : Transport(net, params, std::move(policies), std::move(keep), std::move(done)) {
-  if (entries >= 0xFFFFFFFFu) throw UserError("a streamed workload has at most 4,294,967,294 entries");
+  if (entries >= kSpilledRow) throw UserError("a streamed workload has at most 4,294,967,293 entries");
   stream_ = true;
   feed_ = std::move(feed);
   sink_ = std::move(sink);
@@ -72,7 +72,8 @@ Transport::Transport(net::Network& net, std::size_t entries, std::size_t transfe
   senders_pending_ = transfers;
   mask_ = 63;
   slots_.assign(64, kNoSlot);
-  rows_.resize(64);
+  rows_cap_ = std::bit_ceil(std::max<std::size_t>(1, default_rows_in_memory()));
+  rows_.resize(std::min<std::size_t>(64, rows_cap_));
   grow_pool();
 }
 
@@ -179,19 +180,27 @@ void Transport::admit_next(bool schedule) {
   ++timed_pending_;
 }
 
-// Twice the window: the slots and rows of ids [lo_, hi_) move to their places under the new mask.
+// Twice the window: the slots of ids [lo_, hi_) move to their places under the new mask; the rows in
+// memory too, while rows_ is below rows_cap_ (beyond it, the rows of the newer ids go to the file).
 void Transport::grow() {
   const std::size_t cap = slots_.size() * 2;
   std::vector<std::uint32_t> slots(cap, kNoSlot);
-  std::vector<FlowRow> rows(cap);
   const auto mask = static_cast<std::uint32_t>(cap - 1);
-  for (std::uint32_t id = lo_; id < hi_; ++id) {
-    slots[id & mask] = slots_[id & mask_];
-    rows[id & mask] = rows_[id & mask_];
+  for (std::uint32_t id = lo_; id < hi_; ++id) slots[id & mask] = slots_[id & mask_];
+  if (const std::size_t nrows = std::min(cap, rows_cap_); nrows > rows_.size()) {
+    std::vector<FlowRow> rows(nrows);
+    const std::size_t old = rows_.size();
+    for (std::uint32_t id = lo_; id < hi_ && id - lo_ < old; ++id)
+      if (slots_[id & mask_] == kNoSlot) rows[id & (nrows - 1)] = rows_[id & (old - 1)];
+    rows_.swap(rows);
   }
   slots_.swap(slots);
-  rows_.swap(rows);
   mask_ = mask;
+}
+
+std::size_t& Transport::default_rows_in_memory() {
+  static std::size_t n = std::size_t{1} << 16;
+  return n;
 }
 
 // Twice the record pool (64 slots at first): the records' spec pointers follow their specs.
@@ -224,8 +233,16 @@ FlowReport Transport::report(const FlowState& f) const {
   return r;
 }
 
-FlowReport Transport::report_row(std::uint32_t id) const {
-  const FlowRow& w = rows_[id & mask_];
+FlowRow Transport::row_of(std::uint32_t id) const {
+  if (slots_[id & mask_] != kSpilledRow) return rows_[id & (rows_.size() - 1)];
+  FlowRow w;
+  rows_file_.read_at(std::uint64_t{id} * sizeof(FlowRow), &w, sizeof(FlowRow));
+  return w;
+}
+
+FlowReport Transport::report_row(std::uint32_t id) const { return report_row(id, row_of(id)); }
+
+FlowReport Transport::report_row(std::uint32_t id, const FlowRow& w) const {
   FlowReport r;
   if (w.flags & kRowWide) {
     r = wide_.at(id);
@@ -269,16 +286,16 @@ FlowReport Transport::report_row(std::uint32_t id) const {
 // Streamed workloads: a record whose entry is over at both ends, whose load balancer is gone and of
 // which no data packet or probe is left in the network (nothing can change it any more) is released
 // at once, out of id order: its slot goes back to the pool and the values flows.csv and summary.json
-// need stay in the window as a FlowRow until every lower id has left (docs/scale-flows.md).
+// need stay in the window as a FlowRow until every lower id has left (docs/scale-flows.md): in
+// memory while its id is within rows_.size() of the lowest, on the temporary file beyond.
 void Transport::try_release(std::uint32_t id) {
   if (id < lo_ || id >= hi_) return;
   const std::uint32_t slot = slots_[id & mask_];
-  if (slot == kNoSlot) return;
+  if (slot >= kSpilledRow) return;
   FlowState& f = flows_[slot];
   const auto& s = *f.spec;
   if (!f.finished || f.live || f.lb || f.in_net || !(f.sender_done || s.is_compute())) return;
-  FlowRow& w = rows_[id & mask_];
-  w = FlowRow{};
+  FlowRow w{};
   constexpr std::uint64_t k32 = 0xFFFFFFFFu;
   const auto& n = f.n;
   const bool wide = std::max({n.packets_sent, n.retransmits, n.nacks, n.timeouts, n.ecn_acks, n.ooo, n.duplicates,
@@ -324,7 +341,14 @@ void Transport::try_release(std::uint32_t id) {
   f = FlowState{};
   specs_[slot] = workload::FlowSpec{};
   free_.push_back(slot);
-  slots_[id & mask_] = kNoSlot;
+  if (id - lo_ < rows_.size()) {
+    rows_[id & (rows_.size() - 1)] = w;
+    slots_[id & mask_] = kNoSlot;
+  } else {
+    rows_file_.write_at(std::uint64_t{id} * sizeof(FlowRow), &w, sizeof(FlowRow));
+    ++spilled_rows_;
+    slots_[id & mask_] = kSpilledRow;
+  }
   --records_;
   peak_waiting_ = std::max(peak_waiting_, ++waiting_);
 }
@@ -333,11 +357,19 @@ void Transport::try_release(std::uint32_t id) {
 void Transport::retire_done() {
   for (std::size_t i = 0; i < recheck_.size(); ++i) try_release(recheck_[i]);
   recheck_.clear();
-  while (lo_ < hi_ && slots_[lo_ & mask_] == kNoSlot) {
-    sink_(report_row(lo_));
-    if (rows_[lo_ & mask_].flags & kRowWide) wide_.erase(lo_);
+  while (lo_ < hi_ && slots_[lo_ & mask_] >= kSpilledRow) {
+    const FlowRow w = row_of(lo_);
+    sink_(report_row(lo_, w));
+    if (w.flags & kRowWide) wide_.erase(lo_);
     --waiting_;
     ++lo_;
+  }
+  // The file's rows below lo_ are read: their disk space goes back, 4 MiB at a time.
+  constexpr std::uint64_t kChunk = std::uint64_t{4} << 20;
+  if (const std::uint64_t done = std::uint64_t{lo_} * sizeof(FlowRow) / kChunk * kChunk;
+      spilled_rows_ > 0 && done > discarded_to_) {
+    rows_file_.discard(discarded_to_, done - discarded_to_);
+    discarded_to_ = done;
   }
 }
 
@@ -1200,6 +1232,7 @@ FlowMemory Transport::memory() const {
   m.peak_window = streaming() ? peak_window_ : total_;
   m.waiting_rows = waiting_;
   m.peak_waiting_rows = peak_waiting_;
+  m.spilled_rows = spilled_rows_;
   m.window_capacity = slots_.size();
   m.window_bytes = slots_.capacity() * sizeof(std::uint32_t) + rows_.capacity() * sizeof(FlowRow) +
                    wide_.size() * (sizeof(FlowReport) + 48);  // a map node: the pair and its links

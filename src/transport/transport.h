@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "core/spill_file.h"
 #include "lb/policy.h"
 #include "net/network.h"
 #include "transport/cc.h"
@@ -263,6 +264,7 @@ struct FlowMemory {
   // record slots, at capacity) and of the record pool (FlowState + FlowSpec per slot, at capacity).
   std::size_t window = 0, peak_window = 0;
   std::size_t waiting_rows = 0, peak_waiting_rows = 0;
+  std::size_t spilled_rows = 0;  // waiting rows written to the temporary file (their ids beyond the rows in memory)
   std::size_t window_bytes = 0, window_capacity = 0;
   std::size_t record_bytes = 0, record_capacity = 0;
   std::size_t live = 0;          // transfers with a FlowLive (started, not yet over)
@@ -340,6 +342,9 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // policy's own header fields (EntropyPolicy::extra_header).
   Bytes control_bytes(const FlowState& f, std::uint32_t ev) const;
   FlowMemory memory() const;
+  // Streamed: the most waiting rows kept in memory (rounded up to a power of two; 65,536, 7.5 MiB);
+  // a run reads it when it starts. Tests lower it to make a small run use the file.
+  static std::size_t& default_rows_in_memory();
 
   // net::HostHandler
   void on_packet(std::uint32_t pkt) override;
@@ -351,13 +356,16 @@ class Transport final : public net::HostHandler, public net::EventHandler {
 
  private:
   Transport(net::Network& net, const TransportParams& params, PolicyFactory policies, PolicyKeep keep, PolicyDone done);
-  // Streamed: the record slot of id (kNoSlot once released); eager: the id itself.
-  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+  // Streamed: the record slot of id (once released: kNoSlot with its row in rows_, kSpilledRow with
+  // its row in rows_file_); eager: the id itself.
+  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu, kSpilledRow = 0xFFFFFFFEu;
   std::uint32_t slot_of(std::uint32_t id) const { return streaming() ? slots_[id & mask_] : id; }
-  bool held(std::uint32_t id) const { return id >= lo_ && id < hi_ && slot_of(id) != kNoSlot; }
+  bool held(std::uint32_t id) const { return id >= lo_ && id < hi_ && slot_of(id) < kSpilledRow; }
   FlowState& at(std::uint32_t id) { return flows_[slot_of(id)]; }
   const FlowState& at(std::uint32_t id) const { return flows_[slot_of(id)]; }
+  FlowRow row_of(std::uint32_t id) const;  // a released entry's row, from rows_ or rows_file_
   FlowReport report_row(std::uint32_t id) const;
+  FlowReport report_row(std::uint32_t id, const FlowRow& w) const;
   void admit_next(bool schedule = true);
   void grow();
   void grow_pool();
@@ -413,12 +421,18 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // Records. Eager: flows_[id], every entry. Streamed: a pool of slots (flows_ and their specs_,
   // free_ the unused slots; doubled when full) for the entries made and not yet released, and a
   // window indexed by id & mask_ over ids [lo_, hi_) (a power of two; doubled when full): slots_
-  // (the record's slot, kNoSlot once released) and rows_ (the released entry's compact row).
+  // (the record's slot, kNoSlot / kSpilledRow once released). The released entries' compact rows:
+  // those of ids below lo_ + rows_.size() in rows_, indexed by id & (rows_.size() - 1) (doubled with
+  // the window up to rows_cap_), the others at id x sizeof(FlowRow) in rows_file_ (an entry that
+  // outlives many later ones does not make the memory grow with them; docs/scale-flows.md).
   std::vector<FlowState> flows_;
   std::vector<workload::FlowSpec> specs_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> slots_;
   std::vector<FlowRow> rows_;
+  std::size_t rows_cap_ = 0;
+  SpillFile rows_file_{"the rows of released entries waiting for an older one"};
+  std::uint64_t spilled_rows_ = 0, discarded_to_ = 0;  // rows written to the file; its bytes given back
   std::map<std::uint32_t, FlowReport> wide_;  // rows that do not fit a FlowRow (32-bit counters), by id
   std::vector<std::string> lb_names_{""};  // FlowRow::lb
   std::vector<std::uint32_t> recheck_;      // ids to check for release (a drop may have been their last packet)

@@ -171,6 +171,39 @@ TEST(FlowMemory, StreamedTraceWritesTheFilesOfTheEagerRun) {
   EXPECT_GT(cut_streamed.memory.waiting_rows, 0u);  // reported from both records and waiting rows
 }
 
+// The rows of released entries waiting for a lower id: at most Transport::default_rows_in_memory()
+// of them in memory (the ids within that many of the lowest), the rest on a temporary file, read
+// back when their id comes up. With 16 rows in memory (the default is 65,536) the run above writes
+// most of its waiting rows to the file and still writes the eager run's flows.csv and summary.json,
+// also cut short (rows read back for the report at the end); the window's memory is then its 4-byte
+// slot per id and the 16 rows, whatever the number of waiting rows.
+TEST(FlowMemory, WaitingRowsBeyondTheMemoryCapGoToAFile) {
+  auto c = websearch(300, 0.5);
+  c.set("workload.incast_interval_us", 40.0);
+  c.set("workload.incast_senders", 4);
+  c.set("workload.monitored_fraction", 0.2);
+  const auto eager = run_files(c, false, "rows-file");
+  auto& cap = transport::Transport::default_rows_in_memory();
+  const std::size_t before = cap;
+  cap = 16;
+  const auto streamed = run_files(c, true, "rows-file");
+  c.set("run.end_us", 150.0);
+  const auto cut_streamed = run_files(c, true, "rows-file-cut");
+  cap = before;
+  const auto cut_eager = run_files(c, false, "rows-file-cut");
+  EXPECT_EQ(streamed.flows, eager.flows);
+  EXPECT_EQ(streamed.summary, eager.summary);
+  EXPECT_EQ(cut_streamed.flows, cut_eager.flows);
+  EXPECT_EQ(cut_streamed.summary, cut_eager.summary);
+  const auto& m = streamed.memory;
+  EXPECT_GT(m.peak_waiting_rows, 100u);
+  EXPECT_GT(m.spilled_rows, m.peak_waiting_rows / 2);
+  EXPECT_EQ(m.window_bytes, m.window_capacity * sizeof(std::uint32_t) + 16 * sizeof(transport::FlowRow));
+  EXPECT_GT(cut_streamed.memory.waiting_rows, 16u);  // the report at the end read rows back from the file
+  std::printf("peak waiting rows %zu, %zu written to the file; window %zu B for %zu ids\n", m.peak_waiting_rows,
+              m.spilled_rows, m.window_bytes, m.window_capacity);
+}
+
 // A streamed run holds a full record (FlowState + FlowSpec) only for the entries in progress: made
 // and not started (the next one), started and not over at both ends, or over with a late copy of a
 // packet still in the network. A record is released as soon as nothing can change it, out of id
