@@ -235,9 +235,7 @@ FlowReport Transport::report(const FlowState& f) const {
 
 FlowRow Transport::row_of(std::uint32_t id) const {
   if (slots_[id & mask_] != kSpilledRow) return rows_[id & (rows_.size() - 1)];
-  FlowRow w;
-  rows_file_.read_at(std::uint64_t{id} * sizeof(FlowRow), &w, sizeof(FlowRow));
-  return w;
+  return rows_file_.get(id);
 }
 
 FlowReport Transport::report_row(std::uint32_t id) const { return report_row(id, row_of(id)); }
@@ -345,8 +343,7 @@ void Transport::try_release(std::uint32_t id) {
     rows_[id & (rows_.size() - 1)] = w;
     slots_[id & mask_] = kNoSlot;
   } else {
-    rows_file_.write_at(std::uint64_t{id} * sizeof(FlowRow), &w, sizeof(FlowRow));
-    ++spilled_rows_;
+    rows_file_.put(id, w);
     slots_[id & mask_] = kSpilledRow;
   }
   --records_;
@@ -364,13 +361,7 @@ void Transport::retire_done() {
     --waiting_;
     ++lo_;
   }
-  // The file's rows below lo_ are read: their disk space goes back, 4 MiB at a time.
-  constexpr std::uint64_t kChunk = std::uint64_t{4} << 20;
-  if (const std::uint64_t done = std::uint64_t{lo_} * sizeof(FlowRow) / kChunk * kChunk;
-      spilled_rows_ > 0 && done > discarded_to_) {
-    rows_file_.discard(discarded_to_, done - discarded_to_);
-    discarded_to_ = done;
-  }
+  rows_file_.discard_below(lo_);  // the file's rows below lo_ have been read
 }
 
 void Transport::on_dropped(const net::Packet& p) {
@@ -1232,9 +1223,9 @@ FlowMemory Transport::memory() const {
   m.peak_window = streaming() ? peak_window_ : total_;
   m.waiting_rows = waiting_;
   m.peak_waiting_rows = peak_waiting_;
-  m.spilled_rows = spilled_rows_;
+  m.spilled_rows = rows_file_.rows_written();
   m.window_capacity = slots_.size();
-  m.window_bytes = slots_.capacity() * sizeof(std::uint32_t) + rows_.capacity() * sizeof(FlowRow) +
+  m.window_bytes = slots_.capacity() * sizeof(std::uint32_t) + rows_.capacity() * sizeof(FlowRow) + rows_file_.bytes() +
                    wide_.size() * (sizeof(FlowReport) + 48);  // a map node: the pair and its links
   m.record_capacity = flows_.size();
   m.record_bytes = flows_.capacity() * sizeof(FlowState) + specs_.capacity() * sizeof(workload::FlowSpec) +

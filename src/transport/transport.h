@@ -36,10 +36,10 @@
 #include <string>
 #include <vector>
 
-#include "core/spill_file.h"
 #include "lb/policy.h"
 #include "net/network.h"
 #include "transport/cc.h"
+#include "transport/row_spill.h"
 #include "workload/flow_spec.h"
 
 namespace lbsim::transport {
@@ -237,22 +237,6 @@ struct FlowReport {
   bool is_compute() const { return compute >= 0; }
 };
 
-// A streamed entry whose record is released (over at both ends, nothing of it in the network) but
-// whose id has not come up yet: rows leave in id order (flows.csv, summary.json's sums) while records
-// leave as soon as they are done. 32-bit counters; an entry whose counters do not fit keeps its full
-// FlowCounters aside (Transport::wide_, rare). The id is the row's place in the window.
-struct FlowRow {
-  SimTime start = -1, finish = -1, sender_done = -1, held = 0;
-  std::int64_t size = 0;  // bytes of a transfer, or the duration of a computation (flag kRowCompute)
-  std::int32_t src = -1, dst = -1, tag = 0;
-  std::uint32_t npkts = 0, rcv_count = 0;
-  std::uint32_t packets_sent = 0, retransmits = 0, nacks = 0, timeouts = 0, ecn_acks = 0, ooo = 0,
-                duplicates = 0, trimmed_rx = 0, overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
-  std::uint32_t max_reorder = 0, rob_max = 0;
-  std::uint16_t lb = 0;  // index into the transport's load balancer names (0 = "": the run's default)
-  std::uint8_t flags = 0;
-};
-inline constexpr std::uint8_t kRowFinished = 1, kRowCompute = 2, kRowWide = 4;
 
 // Memory held by per-flow state, counted from the containers (tests, docs/scale.md).
 struct FlowMemory {
@@ -431,8 +415,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::vector<std::uint32_t> slots_;
   std::vector<FlowRow> rows_;
   std::size_t rows_cap_ = 0;
-  SpillFile rows_file_{"the rows of released entries waiting for an older one"};
-  std::uint64_t spilled_rows_ = 0, discarded_to_ = 0;  // rows written to the file; its bytes given back
+  mutable RowSpill rows_file_;  // mutable: its read buffer fills as rows are reported
   std::map<std::uint32_t, FlowReport> wide_;  // rows that do not fit a FlowRow (32-bit counters), by id
   std::vector<std::string> lb_names_{""};  // FlowRow::lb
   std::vector<std::uint32_t> recheck_;      // ids to check for release (a drop may have been their last packet)
