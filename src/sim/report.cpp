@@ -183,10 +183,12 @@ nlohmann::json Simulation::summary() const {
     std::map<std::string, std::vector<char>> of_name;  // per tag name, which tag ids carry it
     for (std::size_t i = 0; i < used.size(); ++i)
       if (used[i]) of_name.try_emplace(wl_.tags[i], used.size(), 0).first->second[i] = 1;
-    for (const auto& [name, of] : of_name)
-      tags[name] = dist(values([&of](Out out, const metrics::TransferValues& v) {
+    for (const auto& entry : of_name) {
+      const std::vector<char>& of = entry.second;  // a named variable: clang 14 cannot capture a structured binding
+      tags[entry.first] = dist(values([&of](Out out, const metrics::TransferValues& v) {
         if (of[static_cast<std::size_t>(v.tag)]) out(to_us(v.fct));
       }));
+    }
   }
   const auto& pool = net_->packets();
   const std::uint64_t created = pool.allocated(), live = pool.live();
