@@ -1,9 +1,11 @@
 #include "core/spill_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -20,13 +22,15 @@ SpillFile::~SpillFile() {
   if (fd_ >= 0) close(fd_);
 }
 
-SpillFile::SpillFile(SpillFile&& o) noexcept : what_(std::move(o.what_)), fd_(std::exchange(o.fd_, -1)) {}
+SpillFile::SpillFile(SpillFile&& o) noexcept
+    : what_(std::move(o.what_)), fd_(std::exchange(o.fd_, -1)), size_(std::exchange(o.size_, 0)) {}
 
 SpillFile& SpillFile::operator=(SpillFile&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) close(fd_);
     what_ = std::move(o.what_);
     fd_ = std::exchange(o.fd_, -1);
+    size_ = std::exchange(o.size_, 0);
   }
   return *this;
 }
@@ -42,6 +46,7 @@ void SpillFile::write_at(std::uint64_t offset, const void* data, std::size_t byt
     unlink(tmpl.c_str());
   }
   const char* p = static_cast<const char*>(data);
+  if (offset + bytes > size_) size_ = offset + bytes;
   while (bytes > 0) {
     const ssize_t w = pwrite(fd_, p, bytes, static_cast<off_t>(offset));
     if (w < 0 && errno == EINTR) continue;
@@ -66,6 +71,16 @@ void SpillFile::read_at(std::uint64_t offset, void* data, std::size_t bytes) con
     p += r;
     offset += static_cast<std::uint64_t>(r);
     bytes -= static_cast<std::size_t>(r);
+  }
+}
+
+void SpillFile::copy_to(std::ostream& os) const {
+  std::vector<char> buf(std::size_t{1} << 16);
+  for (std::uint64_t at = 0; at < size_;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size_ - at));
+    read_at(at, buf.data(), n);
+    os.write(buf.data(), static_cast<std::streamsize>(n));
+    at += n;
   }
 }
 

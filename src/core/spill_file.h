@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 
 namespace lbsim {
@@ -23,6 +24,11 @@ class SpillFile {
   // read back.
   void write_at(std::uint64_t offset, const void* data, std::size_t bytes);
   void read_at(std::uint64_t offset, void* data, std::size_t bytes) const;
+  // After the last byte written so far (size()).
+  void append(const void* data, std::size_t bytes) { write_at(size_, data, bytes); }
+  std::uint64_t size() const { return size_; }
+  // Bytes [0, size()) into `os`, 64 KiB at a time.
+  void copy_to(std::ostream& os) const;
   // Gives the disk space of [offset, offset + bytes) back (a hole; best effort: a file system without
   // holes keeps it).
   void discard(std::uint64_t offset, std::uint64_t bytes);
@@ -31,6 +37,7 @@ class SpillFile {
  private:
   std::string what_;
   int fd_ = -1;
+  std::uint64_t size_ = 0;  // one past the last byte written
 };
 
 }  // namespace lbsim

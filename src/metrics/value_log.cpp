@@ -26,7 +26,7 @@ void ValueLog::push(const TransferValues& v) {
 }
 
 void ValueLog::spill() {
-  file_.write_at(spilled_ * sizeof(TransferValues), mem_.data(), mem_.size() * sizeof(TransferValues));
+  file_.append(mem_.data(), mem_.size() * sizeof(TransferValues));
   spilled_ += mem_.size();
   mem_.clear();  // keeps its capacity: one block for the whole run
 }

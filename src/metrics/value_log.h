@@ -37,8 +37,8 @@ class ValueLog {
   std::size_t size() const { return spilled_ + mem_.size(); }
   bool empty() const { return size() == 0; }
   std::size_t spilled() const { return spilled_; }  // records on file
-  // Heap bytes (the in-memory block at capacity and the read buffer while for_each runs: neither
-  // grows with the records on file).
+  // Heap bytes: the in-memory block at capacity (for_each adds a read buffer of at most 4,096 records
+  // while it runs); neither grows with the records on file.
   std::size_t bytes() const { return mem_.capacity() * sizeof(TransferValues); }
   // Every record in push order.
   void for_each(const std::function<void(const TransferValues&)>& fn) const;

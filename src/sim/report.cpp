@@ -101,7 +101,10 @@ void FlowTotals::add(const metrics::FlowResult& r, const transport::FlowReport& 
 void Simulation::retire(const transport::FlowReport& f) {
   const auto r = result(f);
   totals_.add(r, f, fct_at_sender_);
-  if (rows_) metrics::write_flow_row(*rows_, r);
+  if (rows_) {
+    metrics::write_flow_row(rows_->buf, r);
+    if (rows_->buf.tellp() >= (1 << 16)) rows_->flush();
+  }
 }
 
 namespace {
@@ -464,8 +467,7 @@ void Simulation::write_run_files(const std::string& dir) const {
       f << metrics::flows_csv_header();
       if (rows_) {
         rows_->flush();
-        std::ifstream in(rows_path_, std::ios::binary);
-        if (in.peek() != std::ifstream::traits_type::eof()) f << in.rdbuf();
+        rows_->file.copy_to(f);
       }
       tr_->for_each_report([&](const transport::FlowReport& fs) { metrics::write_flow_row(f, result(fs)); });
     }

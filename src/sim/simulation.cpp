@@ -177,10 +177,7 @@ void Simulation::set_progress(progress::Mode mode, std::string label) {
   meter_ = std::make_unique<progress::Meter>(std::move(label), mode, "packets");
 }
 
-Simulation::~Simulation() {
-  rows_.reset();
-  if (!rows_path_.empty()) std::remove(rows_path_.c_str());
-}
+Simulation::~Simulation() = default;
 
 void Simulation::on_event(const Event& e) {
   if (e.obj == 1) {
@@ -242,14 +239,7 @@ int Simulation::run() {
     for (const auto& f : tr_->flows()) total_packets_ += f.npkts;
   } else if (cfg_.flag("output.flows_csv")) {
     // The rows of the entries that leave the transport, in id order, until the outputs are written.
-    const char* dir = std::getenv("TMPDIR");
-    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/lbsim-flows-XXXXXX";
-    const int fd = mkstemp(tmpl.data());
-    if (fd < 0) throw UserError(fmt::format("workload.stream: cannot create a temporary file for flows.csv rows in {}", tmpl));
-    close(fd);
-    rows_path_ = tmpl;
-    rows_ = std::make_unique<std::ofstream>(rows_path_, std::ios::binary | std::ios::trunc);
-    if (!*rows_) throw UserError("workload.stream: cannot write " + rows_path_);
+    rows_ = std::make_unique<StreamedRows>();
   }
   // The setup's memory (topology, routing, workload records, base RTT), for the growth during the run
   // (summary.json perf: setup_rss_mb, setup_peak_rss_mb; scripts/bench.sh). Read once, outside the loop.

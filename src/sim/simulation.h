@@ -6,12 +6,14 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/config.h"
+#include "core/spill_file.h"
 #include "core/progress.h"
 #include "metrics/report.h"
 #include "metrics/value_log.h"
@@ -150,8 +152,18 @@ class Simulation final : public net::EventHandler {
   std::unique_ptr<workload::EntryStream> feed_;  // the run's pass over the entries
   std::size_t entries_ = 0, transfers_ = 0, late_transfers_ = 0;
   FlowTotals totals_;                     // of the retired entries
-  std::string rows_path_;                 // their flows.csv rows, in id order (a temporary file)
-  std::unique_ptr<std::ofstream> rows_;
+  // Their flows.csv rows, in id order: formatted into `buf`, appended to a nameless temporary file
+  // (core/spill_file.h) 64 KiB at a time.
+  struct StreamedRows {
+    SpillFile file{"the flows.csv rows of the finished entries"};
+    std::ostringstream buf;
+    void flush() {
+      const std::string s = buf.str();
+      file.append(s.data(), s.size());
+      buf.str("");
+    }
+  };
+  std::unique_ptr<StreamedRows> rows_;
 };
 
 // The files a run folder may hold (write_outputs); a re-used folder loses the ones a run does not write.
