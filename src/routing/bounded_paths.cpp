@@ -9,10 +9,15 @@
 namespace lbsim::routing {
 
 BoundedPathSet::BoundedPathSet(const topo::Topology& t, const MinimalRoutes& minimal)
-    : t_(t), minimal_(minimal), pe_(t), nsw_(static_cast<std::size_t>(t.num_switches())),
-      pairs_(nsw_ * nsw_) {}
+    : t_(t), minimal_(minimal), pe_(t) {}
 
-void BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr) {
+std::size_t BoundedPathSet::bytes() const {
+  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + recs_.capacity() * sizeof(PathRec) +
+         hops_.capacity() * sizeof(topo::Hop) + nonmin_.capacity() * sizeof(std::uint16_t);
+}
+
+const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, std::uint32_t a,
+                                                 std::uint32_t b) {
   scratch_.clear();
   pe_.for_each_path(src_sw, dst_sw, [&](const topo::PathView& v) {
     scratch_.emplace_back(v.hops, v.hops + v.length);
@@ -28,6 +33,7 @@ void BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr) {
   });
   const bool df = minimal_.group_minimal();
   const std::int32_t dmin = minimal_.distance(src_sw, dst_sw);
+  Pair pr;
   pr.first = static_cast<std::uint32_t>(recs_.size());
   pr.count = static_cast<std::uint32_t>(scratch_.size());
   pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
@@ -50,7 +56,9 @@ void BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr) {
     if (!is_min) nonmin_.push_back(static_cast<std::uint16_t>(i));
   }
   pr.nonmin_count = static_cast<std::uint32_t>(nonmin_.size()) - pr.nonmin_first;
-  pr.ready = true;
+  index_.put(a, b, static_cast<std::uint32_t>(pairs_.size()));
+  pairs_.push_back(pr);
+  return pairs_.back();
 }
 
 PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/pair_map.h"
 #include "routing/minimal.h"
 #include "topo/paths.h"
 
@@ -34,21 +35,26 @@ class BoundedPathSet {
  public:
   struct Pair {
     std::uint32_t first = 0;      // index of the pair's first path in the path arrays
-    std::uint32_t count = 0;      // number of paths (0 = not enumerated yet or none)
+    std::uint32_t count = 0;      // number of paths (0: none)
     std::uint32_t nonmin_first = 0;  // into nonmin_: relative indices of non-minimal paths
     std::uint32_t nonmin_count = 0;
-    bool ready = false;
   };
 
   BoundedPathSet(const topo::Topology& t, const MinimalRoutes& minimal);
 
   // The pair's paths (enumerated on first use). Throws UserError when a pair has more than 65535
-  // paths (the packet state keeps 16-bit path indices).
+  // paths (the packet state keeps 16-bit path indices). The reference stays valid until the next
+  // call (a first use may move the records).
   const Pair& pair(std::int32_t src_sw, std::int32_t dst_sw) {
-    Pair& pr = pairs_[index(src_sw, dst_sw)];
-    if (!pr.ready) fill(src_sw, dst_sw, pr);
-    return pr;
+    const auto a = static_cast<std::uint32_t>(t_.switch_index(src_sw));
+    const auto b = static_cast<std::uint32_t>(t_.switch_index(dst_sw));
+    const std::uint32_t k = index_.find(a, b);
+    return k != PairMap::kMissing ? pairs_[k] : fill(src_sw, dst_sw, a, b);
   }
+  // Switch pairs enumerated so far, and the bytes held for them (the index, the pair records, the
+  // paths).
+  std::size_t built_pairs() const { return pairs_.size(); }
+  std::size_t bytes() const;
   std::int32_t length(std::uint32_t path) const { return recs_[path].len; }
   const topo::Hop* hops(std::uint32_t path) const { return hops_.data() + recs_[path].off; }
   // Table I category: Dragonfly paths with an intermediate group or an intra-group detour are
@@ -58,16 +64,15 @@ class BoundedPathSet {
   const topo::PathEnumerator& enumerator() const { return pe_; }
 
  private:
-  std::size_t index(std::int32_t a, std::int32_t b) const {
-    return static_cast<std::size_t>(t_.switch_index(a)) * nsw_ + t_.switch_index(b);
-  }
-  void fill(std::int32_t src_sw, std::int32_t dst_sw, Pair& pr);
+  const Pair& fill(std::int32_t src_sw, std::int32_t dst_sw, std::uint32_t a, std::uint32_t b);
 
   const topo::Topology& t_;
   const MinimalRoutes& minimal_;
   topo::PathEnumerator pe_;
-  std::size_t nsw_ = 0;
-  std::vector<Pair> pairs_;
+  // Only the pairs routed so far (a dense record per switch pair took 20 B x switches^2: 962 MB in
+  // an 83,232-endpoint Dragonfly; docs/scale.md).
+  PairMap index_;           // (source, destination switch index) -> index into pairs_
+  std::vector<Pair> pairs_;  // in the order of first use
   struct PathRec {
     std::uint32_t off;  // first hop in hops_
     std::uint8_t len, minimal;

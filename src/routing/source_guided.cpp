@@ -18,15 +18,14 @@ bool is_global(const topo::Topology& t, std::int32_t node, std::int32_t port) {
 }
 }  // namespace
 
-void PairHopTables::reset(std::size_t pairs) {
-  slot_.assign(pairs, 0);
+void PairHopTables::clear() {
   recs_.clear();
   t1_.clear();
   t2_off_.assign(1, 0);
   t2_.clear();
 }
 
-void PairHopTables::add_pair(std::size_t pi, std::vector<std::pair<std::int16_t, std::int16_t>>& hops) {
+void PairHopTables::add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops) {
   std::sort(hops.begin(), hops.end());
   hops.erase(std::unique(hops.begin(), hops.end()), hops.end());
   const auto first = static_cast<std::uint32_t>(t1_.size());
@@ -39,11 +38,10 @@ void PairHopTables::add_pair(std::size_t pi, std::vector<std::pair<std::int16_t,
     t2_off_.push_back(static_cast<std::uint32_t>(t2_.size()));
   }
   recs_.push_back({first, static_cast<std::uint32_t>(t1_.size()) - first});
-  slot_[pi] = static_cast<std::uint32_t>(recs_.size());
 }
 
 std::size_t PairHopTables::bytes() const {
-  return slot_.capacity() * sizeof(std::uint32_t) + recs_.capacity() * sizeof(Rec) +
+  return recs_.capacity() * sizeof(Rec) +
          t2_off_.capacity() * sizeof(std::uint32_t) + (t1_.capacity() + t2_.capacity()) * sizeof(std::int16_t);
 }
 
@@ -55,15 +53,11 @@ SourceGuidedTables::SourceGuidedTables(const MinimalTables& min, bool coarse, to
   // turn comes from Topology::minimal_one_global_hop unless the options name one.
   dragonfly_ = pe_.rule() == topo::PathRule::Dragonfly;
   build_default(min);
-  fine_.reset(nsw_ * nsw_);
   has_coarse_ = coarse;
-  if (coarse)
-    for (auto& c : coarse_) c.reset(nsw_ * nsw_);
 }
 
-void SourceGuidedTables::build_pair(std::size_t pi) const {
-  const std::int32_t s = t_.switch_node(static_cast<std::int32_t>(pi / nsw_));
-  const std::int32_t d = t_.switch_node(static_cast<std::int32_t>(pi % nsw_));
+std::size_t SourceGuidedTables::build_pair(std::int32_t s, std::int32_t d, std::uint32_t a, std::uint32_t b) const {
+  const std::size_t pi = fine_.built_pairs();
   // Fine-grained ECMP tables: the first two hops of every bounded simple path (sec. III: "by
   // controlling up to the first two hops, the source can reach all bounded simple paths").
   std::vector<std::pair<std::int16_t, std::int16_t>> hops;
@@ -76,13 +70,15 @@ void SourceGuidedTables::build_pair(std::size_t pi) const {
       hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
     });
   }
-  fine_.add_pair(pi, hops);
+  fine_.add_pair(hops);
+  // Numbered before the coarse tables are made: they walk this pair's fine tables (entries()).
+  index_.put(a, b, static_cast<std::uint32_t>(pi));
   if (fine_.first(pi).size() > 256)
     throw UserError(fmt::format("source_guided: switch '{}' has {} first hops; EV1 has 8 bits (256)",
                                 t_.nodes[s].label, fine_.first(pi).size()));
   for (std::size_t i1 = 0; i1 < fine_.first(pi).size(); ++i1)
     if (fine_.second(pi, i1).size() > 256) throw UserError("source_guided: more than 256 second hops; EV2 has 8 bits");
-  if (!has_coarse_) return;
+  if (!has_coarse_) return pi;
   // Coarse-grained tables (sec. III-D): per category, the first two hops of the paths the
   // fine-grained EVs realize, so any (hash, hash) choice inside a category stays in it.
   std::vector<std::pair<std::int16_t, std::int16_t>> cat_hops[kNumCategories];
@@ -93,7 +89,8 @@ void SourceGuidedTables::build_pair(std::size_t pi) const {
       cat_hops[static_cast<int>(p.category)].emplace_back(static_cast<std::int16_t>(p.hops[0].port), h2);
     }
   }
-  for (int c = 0; c < kNumCategories; ++c) coarse_[c].add_pair(pi, cat_hops[c]);
+  for (int c = 0; c < kNumCategories; ++c) coarse_[c].add_pair(cat_hops[c]);
+  return pi;
 }
 
 void SourceGuidedTables::build_default(const MinimalTables& min) {
@@ -243,7 +240,7 @@ std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d) 
 }
 
 std::size_t SourceGuidedTables::table_bytes() const {
-  std::size_t b = fine_.bytes() + default_.size() * sizeof(std::int16_t);
+  std::size_t b = index_.bytes() + fine_.bytes() + default_.size() * sizeof(std::int16_t);
   if (has_coarse_)
     for (const auto& c : coarse_) b += c.bytes();
   return b;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "net/network.h"
+#include "core/pair_map.h"
 #include "routing/tables.h"
 #include "topo/paths.h"
 
@@ -45,23 +46,23 @@ struct SgPath {
   std::vector<topo::Hop> hops;   // switch-to-switch hops
 };
 
-// ECMP 1 / ECMP 2 tables per (source switch, destination switch) pair, built on first use (only
-// the pairs a workload's packets start from are ever built; docs/scale.md): per pair a 32-bit slot
-// (0 = not built), per built pair its first hops, per first hop its second hops, in flat arrays.
+// ECMP 1 / ECMP 2 tables of the (source switch, destination switch) pairs built so far (only the
+// pairs a workload's packets start from are ever built; docs/scale.md), numbered in the order they
+// were built (SourceGuidedTables::pair): per pair its first hops, per first hop its second hops, in
+// flat arrays.
 class PairHopTables {
  public:
-  void reset(std::size_t pairs);
-  bool ready(std::size_t pi) const { return slot_[pi] != 0; }
-  // Sets the table of pair `pi` (once): sorted (h1, h2) with h2 = -1 when the path has no second
-  // choice.
-  void add_pair(std::size_t pi, std::vector<std::pair<std::int16_t, std::int16_t>>& hops);
-  std::span<const std::int16_t> first(std::size_t pi) const {
-    const Rec& r = recs_[slot_[pi] - 1];
+  void clear();
+  // Appends the table of the next pair, numbered built_pairs() before the call: sorted (h1, h2) with
+  // h2 = -1 when the path has no second choice.
+  void add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops);
+  std::span<const std::int16_t> first(std::size_t k) const {
+    const Rec& r = recs_[k];
     return {t1_.data() + r.t1, static_cast<std::size_t>(r.n1)};
   }
-  // Second hops after first-hop entry `i1` of pair `pi` (empty: use the default table).
-  std::span<const std::int16_t> second(std::size_t pi, std::size_t i1) const {
-    const std::size_t g = recs_[slot_[pi] - 1].t1 + i1;
+  // Second hops after first-hop entry `i1` of pair `k` (empty: use the default table).
+  std::span<const std::int16_t> second(std::size_t k, std::size_t i1) const {
+    const std::size_t g = recs_[k].t1 + i1;
     return {t2_.data() + t2_off_[g], static_cast<std::size_t>(t2_off_[g + 1] - t2_off_[g])};
   }
   std::size_t bytes() const;
@@ -72,7 +73,6 @@ class PairHopTables {
     std::uint32_t t1;  // first entry in t1_
     std::uint32_t n1;  // first hops
   };
-  std::vector<std::uint32_t> slot_;  // per pair: 1 + index into recs_, 0 = not built
   std::vector<Rec> recs_;
   std::vector<std::int16_t> t1_;
   std::vector<std::uint32_t> t2_off_{0};  // per t1_ entry (+1)
@@ -90,18 +90,17 @@ class SourceGuidedTables {
   bool same_group(std::int32_t a, std::int32_t b) const {
     return dragonfly_ && t_.nodes[a].group == t_.nodes[b].group;
   }
+  // The number of the pair (s_node, d_node) in the tables: its ECMP 1 / ECMP 2 tables (fine() and,
+  // with the coarse ones, coarse()) are built the first time it is asked for.
   std::size_t pair(std::int32_t s_node, std::int32_t d_node) const {
-    return static_cast<std::size_t>(t_.switch_index(s_node)) * nsw_ + t_.switch_index(d_node);
+    const auto a = static_cast<std::uint32_t>(t_.switch_index(s_node));
+    const auto b = static_cast<std::uint32_t>(t_.switch_index(d_node));
+    const std::uint32_t k = index_.find(a, b);
+    return k != PairMap::kMissing ? k : build_pair(s_node, d_node, a, b);
   }
-  // ECMP 1 / ECMP 2 tables of pair `pi` (pair()): built on first use.
-  const PairHopTables& fine(std::size_t pi) const {
-    if (!fine_.ready(pi)) build_pair(pi);
-    return fine_;
-  }
-  const PairHopTables& coarse(PathCategory c, std::size_t pi) const {
-    if (!fine_.ready(pi)) build_pair(pi);
-    return coarse_[static_cast<int>(c)];
-  }
+  // The tables, indexed by pair().
+  const PairHopTables& fine(std::size_t /*k*/) const { return fine_; }
+  const PairHopTables& coarse(PathCategory c, std::size_t /*k*/) const { return coarse_[static_cast<int>(c)]; }
   bool has_coarse() const { return has_coarse_; }
   // Default (static minimal) output port at switch `node` towards destination switch `d_node`.
   std::int16_t default_port(std::int32_t node, std::int32_t d_node) const {
@@ -124,7 +123,8 @@ class SourceGuidedTables {
 
  private:
   void build_default(const MinimalTables& min);
-  void build_pair(std::size_t pi) const;  // fine (and coarse) tables of one pair
+  // Fine (and coarse) tables of one pair; returns its number.
+  std::size_t build_pair(std::int32_t s, std::int32_t d, std::uint32_t a, std::uint32_t b) const;
   const topo::Topology& t_;
   topo::PathEnumerator pe_;
   const MinimalTables& min_;
@@ -132,7 +132,9 @@ class SourceGuidedTables {
   bool dragonfly_ = false;
   bool has_coarse_ = false;
   std::vector<std::int16_t> default_;  // [si * nsw + di]
-  // Lazily built (a cache: the content of a pair does not depend on when it is built).
+  // Lazily built (a cache: the content of a pair does not depend on when it is built). Only the
+  // pairs built have an entry (a 32-bit slot per switch pair and table took 4-12 B x switches^2).
+  mutable PairMap index_;  // (source, destination switch index) -> pair number
   mutable PairHopTables fine_;
   mutable PairHopTables coarse_[kNumCategories];
 };

@@ -14,6 +14,7 @@
 #include "metrics/value_log.h"
 #include "net/network.h"
 #include "net/packet.h"
+#include "topo/paths.h"
 #include "transport/transport.h"
 #include "workload/flow_spec.h"
 #include "workload/validate.h"
@@ -75,18 +76,20 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   const double ports_per_switch = t.switches > 0 ? std::max(0.0, ports - t.hosts) / t.switches : 0;
   const double sets_per_switch = std::min(t.switches, 2 * ports_per_switch + 4);
   m.tables = pairs * 2 + t.switches * (4 + sets_per_switch * (8 + 2 * t.next_hops)) + t.hosts * 2;
-  // Routing plug-ins that keep more per switch pair (a run only): the non-minimal ones
-  // (routing/bounded_paths.h: their own minimal routes, a 20-byte path-set record and the path
-  // enumerator's int32 distance per pair) and source-guided routing (routing/source_guided.h: the
-  // default port, the path enumerator's distance and the first-hop table offset per pair).
+  // Routing plug-ins that keep more per switch pair (a run only): `minimal` and the non-minimal ones
+  // (routing/bounded_paths.h) their own minimal routes (2 B), the non-minimal ones and source-guided
+  // routing (routing/source_guided.h) the path enumerator's 16-bit distance, source-guided routing
+  // its default port (2 B). What they keep per switch pair *in use* (an index entry and the pair's
+  // paths or ECMP tables) is priced with the workload below.
+  const std::string& routing = cfg.text("routing.algorithm");
+  const bool path_router = routing == "valiant" || routing == "ugal_l" || routing == "ecmp_paths";
   if (run) {
-    const std::string& routing = cfg.text("routing.algorithm");
     if (routing == "minimal")
       m.tables += pairs * 2;
-    else if (routing == "valiant" || routing == "ugal_l" || routing == "ecmp_paths")
-      m.tables += pairs * (2 + 20 + 4);
+    else if (path_router)
+      m.tables += pairs * (2 + 2);
     else if (routing == "source_guided")
-      m.tables += pairs * (2 + 4 + 4);
+      m.tables += pairs * (2 + 2);
   }
   if (!run) return m;
 
@@ -131,10 +134,20 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   // and per category (~8 B per path, measured at q = 29: 311 MB for 25,131 pairs of <= 1,694 paths);
   // Spritz connections add their weights, prefix sums and ECN counters per path (lb/spritz.h) while
   // they run: at most the messages in progress at once.
-  if (cfg.text("routing.algorithm") == "source_guided" && t.bounded_paths > 0) {
+  // The pairs in use are indexed by a core::PairMap (16-byte entries, a quarter to half full: 48 B
+  // per pair) whatever the router.
+  constexpr double kPairIndex = 48;
+  if (path_router && t.bounded_paths > 0) {
+    // The non-minimal routers enumerate the bounded paths of each (source switch, destination
+    // switch) pair a packet starts from (routing/bounded_paths.h): per pair a 16-byte record, per
+    // path a record, its non-minimal index and its hops (at most 5: a Dragonfly's l-g-l-g-l).
+    m.path_pairs = std::min(w.entries, t.switches * t.switches);
+    m.paths = m.path_pairs * (kPairIndex + 16 + t.bounded_paths * (8 + 2 + 5 * static_cast<double>(sizeof(topo::Hop))));
+  }
+  if (routing == "source_guided" && t.bounded_paths > 0) {
     m.path_pairs = std::min(w.entries, t.switches * t.switches);
     const double list_entry = static_cast<double>(sizeof(lb::EvEntry)) + 8 + 8;
-    m.paths = m.path_pairs * t.bounded_paths * (list_entry + 8);
+    m.paths = m.path_pairs * (kPairIndex + t.bounded_paths * (list_entry + 8));
     if (cfg.text("lb.algorithm").rfind("spritz_", 0) == 0) {
       const double connections = w.largest_message > 0 ? std::min(w.entries, w.concurrent_bytes / w.largest_message)
                                                         : std::min(w.entries, t.hosts);
@@ -154,7 +167,7 @@ std::string MemoryEstimate::describe() const {
     s += fmt::format("; workload {}: {} entries, {} packets of per-PSN state, {} packets in flight",
                      format_bytes(wl), grouped(workload.entries), grouped(packets_per_entry_state), grouped(packets_in_flight));
   if (paths > 0)
-    s += fmt::format("; source-guided paths {}: {} switch pairs in use x up to {} bounded paths", format_bytes(paths),
+    s += fmt::format("; bounded paths {}: {} switch pairs in use x up to {} paths", format_bytes(paths),
                      grouped(path_pairs), grouped(topo.bounded_paths));
   return s + ")";
 }

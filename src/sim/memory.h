@@ -27,8 +27,9 @@ struct MemoryEstimate {
   double entries = 0;                  // per workload entry (spec, transport state, result)
   double psn_state = 0;                // per-PSN sender and receiver state
   double packets = 0;                  // packet pool
-  // Source-guided routing: the switch pairs the workload uses (each with its EV entry list and
-  // ECMP 1 / 2 tables of every bounded path) and the Spritz connections' per-path state.
+  // Source-guided and non-minimal switch routing: the switch pairs the workload uses (each with its
+  // index entry and bounded paths: the EV entry list and ECMP 1 / 2 tables, or the path records) and
+  // the Spritz connections' per-path state.
   double path_pairs = 0;
   double paths = 0;
   double total() const { return base + graph + tables + entries + psn_state + packets + paths; }

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/event_queue.h"
+#include "core/pair_map.h"
 #include "core/rng.h"
 #include "core/stats.h"
 #include "core/time.h"
@@ -112,4 +114,39 @@ TEST(Stats, Percentiles) {
   EXPECT_DOUBLE_EQ(percentile(v, 100), 5);
   EXPECT_DOUBLE_EQ(percentile(v, 25), 2);
   EXPECT_DOUBLE_EQ(percentile({}, 50), 0);
+}
+
+// PairMap (core/pair_map.h) against std::map over random ordered pairs, with overwrites, growth
+// through many doublings and pairs that differ only in order or in one id.
+TEST(PairMap, AgreesWithAnOrderedMap) {
+  PairMap m;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> ref;
+  EXPECT_EQ(m.find(0, 0), PairMap::kMissing);
+  Rng rng(7, 1, 2);
+  for (std::uint32_t i = 0; i < 20'000; ++i) {
+    const auto a = static_cast<std::uint32_t>(rng.below(300)), b = static_cast<std::uint32_t>(rng.below(300));
+    m.put(a, b, i);
+    ref[{a, b}] = i;
+  }
+  EXPECT_EQ(m.size(), ref.size());
+  EXPECT_GT(ref.size(), 16'000u);  // most of the 90,000 pairs drawn once, some twice (overwritten)
+  for (std::uint32_t a = 0; a < 300; ++a)
+    for (std::uint32_t b = 0; b < 300; ++b) {
+      const auto it = ref.find({a, b});
+      ASSERT_EQ(m.find(a, b), it == ref.end() ? PairMap::kMissing : it->second) << a << " " << b;
+    }
+  // Large ids (a switch index near 2^16 and beyond) and the two orders of one pair.
+  m.put(65'535, 1, 5);
+  m.put(1, 65'535, 6);
+  m.put(0xFFFF'FFFEu, 0, 7);
+  EXPECT_EQ(m.find(65'535, 1), 5u);
+  EXPECT_EQ(m.find(1, 65'535), 6u);
+  EXPECT_EQ(m.find(0xFFFF'FFFEu, 0), 7u);
+  EXPECT_EQ(m.find(0, 0xFFFF'FFFEu), PairMap::kMissing);
+  // At most half full: the table holds between 2x and 4x the pairs (16-byte entries).
+  EXPECT_GE(m.bytes(), 2 * m.size() * 16);
+  EXPECT_LE(m.bytes(), 4 * m.size() * 16);
+  m.clear();
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(m.find(65'535, 1), PairMap::kMissing);
 }

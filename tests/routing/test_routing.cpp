@@ -150,10 +150,10 @@ TEST(BoundedPathSet, DragonflyCountsAndCategories) {
   routing::MinimalRoutes mr(t);
   routing::BoundedPathSet ps(t, mr);
   const auto s = t.switch_node(3), same = t.switch_node(5), other = t.switch_node(7 * 8 + 5);
-  const auto& a = ps.pair(s, other);
+  const auto a = ps.pair(s, other);  // copies: a later first use may move the records
   EXPECT_EQ(a.count, 32u);
   EXPECT_EQ(a.nonmin_count, 31u);
-  const auto& b = ps.pair(s, same);
+  const auto b = ps.pair(s, same);
   EXPECT_EQ(b.count, 7u);
   EXPECT_EQ(b.nonmin_count, 6u);
   // Sorted by port sequence, each path starts at s and ends at the destination.
@@ -277,7 +277,7 @@ TEST(ValiantRouter, SlimFlyPathsAreBounded) {
   routing::MinimalTables mt(t);
   routing::ValiantRouter r(mt, 3, routing::ValiantMode::Path);
   const std::int32_t src_host = 0, dst_host = 7 * 100;
-  const auto& pr = r.paths().pair(t.host_switch(src_host), t.host_switch(dst_host));
+  const auto pr = r.paths().pair(t.host_switch(src_host), t.host_switch(dst_host));
   std::set<std::vector<std::int32_t>> seen;
   for (int i = 0; i < 40 * static_cast<int>(pr.count); ++i) {
     const auto hops = walk(r, t, src_host, dst_host);

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "routing/bounded_paths.h"
 #include "routing/minimal.h"
 #include "routing/path_model.h"
 #include "routing/source_guided.h"
@@ -168,4 +169,53 @@ TEST(RoutingTables, SourceGuidedTablesBuiltPerPairInUse) {
   }
   EXPECT_EQ(sg.entries(a, b).size(), paths.size());
   EXPECT_EQ(sg.built_pairs(), 1u);
+  // Per switch pair only the default port (2 B); the one pair built adds its index entries (16 of 16
+  // B: the smallest table) and its ECMP tables, fine and per category (a record of 8 B per table, a
+  // first hop of 2 B, its second hops of 2 B and offset of 4 B; at most one (h1, h2) per path),
+  // vectors grown by doubling. The 32-bit slot per pair and table it replaced took 12 B per pair.
+  const std::size_t nsw = static_cast<std::size_t>(t.num_switches());
+  EXPECT_LE(sg.table_bytes(), nsw * nsw * 2 + 16 * 16 + 2 * 3 * (8 + 4 + paths.size() * (2 + 2 + 4)));
+}
+
+// The non-minimal routers' bounded paths (routing/bounded_paths.h) hold nothing for a switch pair no
+// packet has started from: before any use no byte at all (the dense per-pair record took 20 B per
+// ordered switch pair, 1.4 MB on this 264-switch Dragonfly), after a few pairs only those pairs'
+// index entries, records and paths. A pair's paths do not depend on when it was first used.
+TEST(RoutingTables, BoundedPathsHeldPerPairInUse) {
+  const auto t = topo::build_dragonfly(topo::DragonflyParams{});  // 33 groups of 8 switches
+  const routing::MinimalRoutes routes(t);
+  routing::BoundedPathSet fwd(t, routes), rev(t, routes);
+  EXPECT_EQ(fwd.bytes(), 0u);
+  std::vector<std::pair<std::int32_t, std::int32_t>> used;
+  for (std::int32_t i = 0; i < 10; ++i) used.emplace_back(t.switch_node(i), t.switch_node(263 - 5 * i));
+  used.emplace_back(t.switch_node(3), t.switch_node(5));  // inside a group
+  std::size_t paths = 0, hops = 0;
+  for (const auto& [a, b] : used) {
+    const auto pr = fwd.pair(a, b);
+    paths += pr.count;
+    for (std::uint32_t i = 0; i < pr.count; ++i) hops += static_cast<std::size_t>(fwd.length(pr.first + i));
+  }
+  EXPECT_EQ(fwd.built_pairs(), used.size());
+  EXPECT_EQ(paths, 10u * 32 + 7);  // 32 paths between groups, 7 inside (docs/topologies.md)
+  // Per pair in use: an index entry (16 B, the index at most half full: at most 4x the pairs in use,
+  // at least 16 entries) and a 16-byte record; per path an 8-byte record, a 2-byte non-minimal index
+  // and its hops (8 B each); vectors grown by doubling hold at most twice that.
+  const std::size_t budget = std::max<std::size_t>(16, 4 * used.size()) * 16 +
+                             2 * (used.size() * 16 + paths * (8 + 2) + hops * sizeof(topo::Hop));
+  EXPECT_LE(fwd.bytes(), budget);
+  EXPECT_LT(10 * budget, static_cast<std::size_t>(t.num_switches()) * t.num_switches() * 20);  // the dense record's
+  // The same pairs first used in the opposite order hold the same paths.
+  for (auto it = used.rbegin(); it != used.rend(); ++it) rev.pair(it->first, it->second);
+  for (const auto& [a, b] : used) {
+    const auto x = fwd.pair(a, b), y = rev.pair(a, b);
+    ASSERT_EQ(x.count, y.count);
+    ASSERT_EQ(x.nonmin_count, y.nonmin_count);
+    for (std::uint32_t i = 0; i < x.count; ++i) {
+      ASSERT_EQ(fwd.length(x.first + i), rev.length(y.first + i));
+      ASSERT_EQ(fwd.minimal(x.first + i), rev.minimal(y.first + i));
+      for (std::int32_t k = 0; k < fwd.length(x.first + i); ++k)
+        ASSERT_EQ(fwd.hops(x.first + i)[k], rev.hops(y.first + i)[k]);
+    }
+  }
+  EXPECT_EQ(fwd.built_pairs(), used.size());  // looked up again: nothing enumerated twice
 }
