@@ -9,8 +9,8 @@
 # 8 MiB permutation with Flowcut in every switch (flowcut_full) on the credit-based lossless network
 # (examples/flowcut/fat_tree_1024.toml); skip it with BENCH_FLOWCUT=0.
 #
-# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all four after the
-# rows above, BENCH_ROWS=ft8192,ft64k,websearch1m,sf29 a subset; BENCH_DEFAULT=0 skips the three rows
+# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all five after the
+# rows above, BENCH_ROWS=ft8192,ft64k,websearch1m,sf29,df83k a subset; BENCH_DEFAULT=0 skips the three rows
 # above:
 #   ft8192      8,192-host 2-tier fat tree (radix 128), 2 MiB permutation, REPS
 #               (examples/htsim/permutation_8192.toml)
@@ -22,6 +22,10 @@
 #   sf29        Slim Fly q = 29, p = 15 (1,682 switches, 25,230 hosts), 1 MiB permutation,
 #               Spritz-Spray on source-guided routing (examples/spritz/slim_fly_permutation.toml with
 #               the base RTT of the shortest paths, as measured in docs/scale.md)
+#   df83k       Dragonfly p = 12, a = 24, h = 12 (289 groups, 6,936 switches, 83,232 hosts), UGAL-L,
+#               1 MiB permutation outside the group (examples/routing/dragonfly_permutation.toml),
+#               the first BENCH_DF_US="5" us only (the setup and every host's first window; the whole
+#               permutation is ~4.5 x 10^8 events): the routing state of the "100k-endpoint Dragonfly"
 # Each large row runs under /usr/bin/time -v and prints: wall (whole process), CPU (user + sys),
 # events, events/s (over the simulation loop's wall time), events per data packet (summary.json
 # events_by_kind), peak RSS and the setup's RSS (resident when the event loop starts:
@@ -37,7 +41,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-build/lbsim}
 repeat=${BENCH_REPEAT:-1}
 rows=${BENCH_ROWS:-}
-[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,ft64k,websearch1m,sf29
+[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,ft64k,websearch1m,sf29,df83k
 if [ "${BENCH_DEFAULT:-1}" = 0 ]; then repeat=0; BENCH_DRAGONFLY=0; BENCH_FLOWCUT=0; fi
 for i in $(seq 1 "$repeat"); do
   out=$(mktemp -d)
@@ -165,7 +169,7 @@ print(f"bench {name} ({desc}): wall {wall:.1f} s, CPU {cpu:.1f} s (loop wall {p[
       f"{p['events_per_s']/1e6:.2f} M events/s, {ebk.get('total_per_data_packet', 0):.2f} events per data packet, "
       f"peak RSS {rss:.0f} MiB (setup {setup:.0f} MiB, setup peak {p.get('setup_peak_rss_mb', 0):.0f} MiB), {per_flow}, {per_pkt}, "
       f"entries {j['workload']['entries']:,}, {status}{grow_entry}"
-      + (f", max FCT {fct:.1f} us" if fct is not None else "")
+      + (f", max FCT {fct:.1f} us" if fct is not None and j["completed"] > 0 else "")
       + f"; load {load0} -> {load1}; target {target}")
 PY
   if [ -n "${BENCH_KEEP:-}" ]; then mkdir -p "$BENCH_KEEP"; rm -rf "${BENCH_KEEP:?}/$name"; cp -r "$out/run" "$BENCH_KEEP/$name" 2>/dev/null || true; fi
@@ -203,8 +207,12 @@ for row in "${want[@]}"; do
       large_row sf29 "Slim Fly q = 29 p = 15, 25,230 hosts, Spritz-Spray, 1 MiB permutation" "<= 6 GiB" \
         examples/spritz/slim_fly_permutation.toml --set topology.q=29 --set topology.p=15 \
         --set 'workload.size="1MiB"' --set 'network.bdp_path="shortest"' --set network.queue_packets=92 ;;
+    df83k)
+      large_row df83k "Dragonfly p = 12 a = 24 h = 12, 83,232 hosts, UGAL-L, 1 MiB permutation, first ${BENCH_DF_US:-5} us" \
+        "runs, <= 6 GiB" examples/routing/dragonfly_permutation.toml --set topology.p=12 --set topology.a=24 \
+        --set topology.h=12 --set 'workload.size="1MiB"' --set "run.end_us=${BENCH_DF_US:-5}" ;;
     "") ;;
-    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, ft64k, websearch1m, sf29)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, ft64k, websearch1m, sf29, df83k)" >&2; exit 2 ;;
   esac
   if [ -n "$LAST_SUMMARY" ]; then rm -f "$LAST_SUMMARY"; fi
 done
