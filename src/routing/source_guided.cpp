@@ -18,13 +18,6 @@ bool is_global(const topo::Topology& t, std::int32_t node, std::int32_t port) {
 }
 }  // namespace
 
-void PairHopTables::clear() {
-  recs_.clear();
-  t1_.clear();
-  t2_off_.assign(1, 0);
-  t2_.clear();
-}
-
 void PairHopTables::add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops) {
   std::sort(hops.begin(), hops.end());
   hops.erase(std::unique(hops.begin(), hops.end()), hops.end());
@@ -163,14 +156,14 @@ std::vector<topo::Hop> SourceGuidedTables::walk(std::int32_t s, std::int32_t d, 
   for (int hops = 1; node != d && hops <= kMaxWalk; ++hops) {
     std::int32_t port = -1;
     if (hops == 1) {
-      const auto t1 = fine(pair(node, d)).first(pair(node, d));
+      const auto t1 = fine_.first(pair(node, d));
       port = t1.empty() ? default_port(node, d) : t1[((ev >> 8) & 0xFF) % t1.size()];
     } else if (hops == 2) {
       const std::int32_t prev = t_.ports[node][in_port].peer;
       port = default_port(node, d);
       if (!same_group(prev, d)) {
         const std::size_t pi = pair(prev, d);
-        const auto t1 = fine(pi).first(pi);
+        const auto t1 = fine().first(pi);
         const auto pp = static_cast<std::int16_t>(t_.ports[node][in_port].peer_port);
         for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
           if (t1[i1] == pp) {
@@ -194,7 +187,7 @@ std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d) 
   std::vector<SgPath> out;
   if (s == d) return out;
   const std::size_t pi = pair(s, d);
-  const auto t1 = fine(pi).first(pi);
+  const auto t1 = fine().first(pi);
   std::vector<std::int32_t> seen;
   for (std::size_t i1 = 0; i1 < t1.size(); ++i1) {
     const std::size_t n2 = std::max<std::size_t>(1, fine_.second(pi, i1).size());
@@ -258,16 +251,16 @@ std::int32_t SourceGuidedRouter::route(std::int32_t node, net::Packet& p) {
   if (coarse_) return route_coarse(node, d, p);
   if (p.hops == 1) {  // ECMP 1: EV1 picks the first hop (identity hash modulo table size)
     const std::size_t pi = sg_.pair(node, d);
-    const auto t1 = sg_.fine(pi).first(pi);
+    const auto t1 = sg_.fine().first(pi);
     if (!t1.empty()) return t1[((p.ev >> 8) & 0xFF) % t1.size()];
   } else if (p.hops == 2) {  // ECMP 2: EV2 picks the second hop
     const auto& in = topo_.ports[node][p.in_port];
     if (!sg_.same_group(in.peer, d)) {
       const std::size_t pi = sg_.pair(in.peer, d);
-      const auto t1 = sg_.fine(pi).first(pi);
+      const auto t1 = sg_.fine().first(pi);
       for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
         if (t1[i1] == in.peer_port) {
-          const auto t2 = sg_.fine(pi).second(pi, i1);
+          const auto t2 = sg_.fine().second(pi, i1);
           if (!t2.empty()) return t2[(p.ev & 0xFF) % t2.size()];
           break;
         }
@@ -287,7 +280,7 @@ std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d,
       return sg_.default_port(node, d);
     }
     const std::size_t pi = sg_.pair(node, d);
-    const auto t1 = sg_.coarse(static_cast<PathCategory>(p.route_aux), pi).first(pi);
+    const auto t1 = sg_.coarse(static_cast<PathCategory>(p.route_aux)).first(pi);
     if (t1.empty()) {
       p.route_aux = -1;
       return sg_.default_port(node, d);
@@ -302,10 +295,10 @@ std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d,
     const auto& in = topo_.ports[node][p.in_port];
     if (!sg_.same_group(in.peer, d)) {
       const std::size_t pi = sg_.pair(in.peer, d);
-      const auto t1 = sg_.coarse(c, pi).first(pi);
+      const auto t1 = sg_.coarse(c).first(pi);
       for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
         if (t1[i1] == in.peer_port) {
-          const auto t2 = sg_.coarse(c, pi).second(pi, i1);
+          const auto t2 = sg_.coarse(c).second(pi, i1);
           if (!t2.empty()) return t2[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % t2.size()];
           break;
         }

@@ -52,7 +52,6 @@ struct SgPath {
 // flat arrays.
 class PairHopTables {
  public:
-  void clear();
   // Appends the table of the next pair, numbered built_pairs() before the call: sorted (h1, h2) with
   // h2 = -1 when the path has no second choice.
   void add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>& hops);
@@ -99,8 +98,8 @@ class SourceGuidedTables {
     return k != PairMap::kMissing ? k : build_pair(s_node, d_node, a, b);
   }
   // The tables, indexed by pair().
-  const PairHopTables& fine(std::size_t /*k*/) const { return fine_; }
-  const PairHopTables& coarse(PathCategory c, std::size_t /*k*/) const { return coarse_[static_cast<int>(c)]; }
+  const PairHopTables& fine() const { return fine_; }
+  const PairHopTables& coarse(PathCategory c) const { return coarse_[static_cast<int>(c)]; }
   bool has_coarse() const { return has_coarse_; }
   // Default (static minimal) output port at switch `node` towards destination switch `d_node`.
   std::int16_t default_port(std::int32_t node, std::int32_t d_node) const {

@@ -86,9 +86,7 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   if (run) {
     if (routing == "minimal")
       m.tables += pairs * 2;
-    else if (path_router)
-      m.tables += pairs * (2 + 2);
-    else if (routing == "source_guided")
+    else if (path_router || routing == "source_guided")
       m.tables += pairs * (2 + 2);
   }
   if (!run) return m;
@@ -137,15 +135,14 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   // The pairs in use are indexed by a core::PairMap (16-byte entries, a quarter to half full: 48 B
   // per pair) whatever the router.
   constexpr double kPairIndex = 48;
+  if ((path_router || routing == "source_guided") && t.bounded_paths > 0) m.path_pairs = std::min(w.entries, t.switches * t.switches);
   if (path_router && t.bounded_paths > 0) {
     // The non-minimal routers enumerate the bounded paths of each (source switch, destination
     // switch) pair a packet starts from (routing/bounded_paths.h): per pair a 16-byte record, per
     // path a record, its non-minimal index and its hops (at most 5: a Dragonfly's l-g-l-g-l).
-    m.path_pairs = std::min(w.entries, t.switches * t.switches);
     m.paths = m.path_pairs * (kPairIndex + 16 + t.bounded_paths * (8 + 2 + 5 * static_cast<double>(sizeof(topo::Hop))));
   }
   if (routing == "source_guided" && t.bounded_paths > 0) {
-    m.path_pairs = std::min(w.entries, t.switches * t.switches);
     const double list_entry = static_cast<double>(sizeof(lb::EvEntry)) + 8 + 8;
     m.paths = m.path_pairs * (kPairIndex + t.bounded_paths * (list_entry + 8));
     if (cfg.text("lb.algorithm").rfind("spritz_", 0) == 0) {
