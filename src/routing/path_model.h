@@ -8,6 +8,7 @@
 // (docs/scale.md; it used to keep a BFS parent link per switch pair).
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/time.h"
@@ -25,6 +26,17 @@ class PathModel {
   SimTime ideal_fct(std::int32_t src_host, std::int32_t dst_host, Bytes bytes, Bytes mtu, Bytes header) const;
   // Links of the shortest path used (host link first).
   std::vector<std::int32_t> path_links(std::int32_t src_host, std::int32_t dst_host) const;
+
+  // The largest unloaded round trip over ordered pairs of distinct entries of `hosts`: a
+  // `data`-byte packet a -> b plus an `ack`-byte packet b -> a, both by one_way(). Returns the first
+  // pair in (a, b) order over `hosts` that attains it, exactly as the loop over all pairs would, in
+  // about two table lookups per pair instead of two path walks (docs/scale.md). Throws as
+  // path_links() does for the first pair that cannot reach each other.
+  struct Farthest {
+    SimTime rtt = 0;
+    std::int32_t a = -1, b = -1;
+  };
+  Farthest farthest_pair(std::span<const std::int32_t> hosts, Bytes data, Bytes ack) const;
 
  private:
   const MinimalTables& tables_;

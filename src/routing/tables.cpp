@@ -20,9 +20,12 @@ void SwitchPairPorts::begin() {
 
 void SwitchPairPorts::set_pair(std::size_t s, std::size_t d, std::int32_t hops, std::span<const std::int16_t> ports) {
   Builder& b = build_[s];
-  auto same = [&](const Set& x) {
-    return x.dist == hops && x.count == ports.size() &&
-           std::equal(ports.begin(), ports.end(), b.ports.begin() + x.offset);
+  auto same = [&](const Set& x) {  // a plain loop: the sets are a few ports, a memcmp call costs more
+    if (x.dist != hops || x.count != ports.size()) return false;
+    const std::int16_t* q = b.ports.data() + x.offset;
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      if (q[i] != ports[i]) return false;
+    return true;
   };
   if (!b.sets.empty() && same(b.sets[b.last])) {
     pair_[s * nsw_ + d] = b.last;
@@ -30,13 +33,16 @@ void SwitchPairPorts::set_pair(std::size_t s, std::size_t d, std::int32_t hops, 
   }
   std::uint64_t h = splitmix64(static_cast<std::uint64_t>(static_cast<std::uint32_t>(hops)));
   for (const auto p : ports) h = splitmix64(h ^ static_cast<std::uint16_t>(p));
-  const auto range = b.by_hash.equal_range(h);
-  for (auto it = range.first; it != range.second; ++it)
-    if (same(b.sets[it->second])) {
-      b.last = it->second;
+  if (b.slots.empty()) b.slots.assign(16, 0);
+  std::size_t slot = h & (b.slots.size() - 1);
+  for (; b.slots[slot] != 0; slot = (slot + 1) & (b.slots.size() - 1)) {
+    const std::uint32_t x = b.slots[slot] - 1;
+    if (b.hash[x] == h && same(b.sets[x])) {
+      b.last = static_cast<std::uint16_t>(x);
       pair_[s * nsw_ + d] = b.last;
       return;
     }
+  }
   // A switch has at most nsw distinct sets (one per destination), so 16 bits always suffice up to
   // 65,536 switches; more distinct sets than that at one switch would need a wider index.
   if (b.sets.size() > std::numeric_limits<std::uint16_t>::max() || ports.size() > std::numeric_limits<std::uint16_t>::max() ||
@@ -47,8 +53,17 @@ void SwitchPairPorts::set_pair(std::size_t s, std::size_t d, std::int32_t hops, 
   b.last = static_cast<std::uint16_t>(b.sets.size());
   b.sets.push_back({static_cast<std::uint32_t>(b.ports.size()), static_cast<std::uint16_t>(ports.size()),
                     static_cast<std::int16_t>(hops)});
+  b.hash.push_back(h);
   b.ports.insert(b.ports.end(), ports.begin(), ports.end());
-  b.by_hash.emplace(h, b.last);
+  b.slots[slot] = b.last + 1u;
+  if (2 * b.sets.size() > b.slots.size()) {  // grow: re-place every set by its hash
+    b.slots.assign(2 * b.slots.size(), 0);
+    for (std::uint32_t x = 0; x < b.sets.size(); ++x) {
+      std::size_t i = b.hash[x] & (b.slots.size() - 1);
+      while (b.slots[i] != 0) i = (i + 1) & (b.slots.size() - 1);
+      b.slots[i] = x + 1;
+    }
+  }
   pair_[s * nsw_ + d] = b.last;
 }
 
@@ -86,26 +101,34 @@ std::size_t SwitchPairPorts::bytes() const {
 
 MinimalTables::MinimalTables(const topo::Topology& t) : SwitchPairPorts(t) {
   // One BFS per destination switch d gives every switch's hops to d (links are bidirectional);
-  // port p of s is a candidate when its peer switch is one hop closer to d.
+  // port p of s is a candidate when its peer switch is one hop closer to d. Destinations in blocks
+  // (kBuildBlock).
   const auto n = static_cast<std::int32_t>(nsw_);
+  constexpr std::size_t kB = kBuildBlock;
   topo::Bfs bfs(n);
-  std::vector<std::int16_t> out;
+  std::vector<std::int32_t> hops(nsw_ * kB);  // [switch * kB + k]: hops to destination d0 + k
+  std::vector<std::vector<std::int16_t>> out(kB);
   begin();
-  for (std::int32_t d = 0; d < n; ++d) {
-    topo::switch_bfs(t, d, bfs, [](const topo::Link&) { return true; });
-    const auto hops = bfs.dist();
+  for (std::int32_t d0 = 0; d0 < n; d0 += static_cast<std::int32_t>(kB)) {
+    const auto nb = std::min(kB, static_cast<std::size_t>(n - d0));
+    for (std::size_t k = 0; k < nb; ++k) {
+      topo::switch_bfs(t, d0 + static_cast<std::int32_t>(k), bfs, [](const topo::Link&) { return true; });
+      const auto dist = bfs.dist();
+      for (std::size_t u = 0; u < nsw_; ++u) hops[u * kB + k] = dist[u];
+    }
     for (std::int32_t s = 0; s < n; ++s) {
-      out.clear();
-      const std::int32_t h = hops[static_cast<std::size_t>(s)];
-      if (s != d && h > 0) {
-        const auto& ports = t.ports[t.switch_node(s)];
-        for (std::size_t p = 0; p < ports.size(); ++p) {
-          const std::int32_t peer = ports[p].peer;
-          if (t.is_host(peer)) continue;
-          if (hops[static_cast<std::size_t>(t.switch_index(peer))] == h - 1) out.push_back(static_cast<std::int16_t>(p));
-        }
+      const std::int32_t* hs = &hops[static_cast<std::size_t>(s) * kB];
+      for (std::size_t k = 0; k < nb; ++k) out[k].clear();
+      const auto& ports = t.ports[t.switch_node(s)];
+      for (std::size_t p = 0; p < ports.size(); ++p) {
+        const std::int32_t peer = ports[p].peer;
+        if (t.is_host(peer)) continue;
+        const std::int32_t* hp = &hops[static_cast<std::size_t>(t.switch_index(peer)) * kB];
+        for (std::size_t k = 0; k < nb; ++k)
+          if (hs[k] > 0 && hp[k] == hs[k] - 1) out[k].push_back(static_cast<std::int16_t>(p));
       }
-      set_pair(static_cast<std::size_t>(s), static_cast<std::size_t>(d), h, out);
+      for (std::size_t k = 0; k < nb; ++k)
+        set_pair(static_cast<std::size_t>(s), static_cast<std::size_t>(d0) + k, hs[k], out[k]);
     }
   }
   finish();

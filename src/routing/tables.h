@@ -5,7 +5,6 @@
 #pragma once
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,6 +46,14 @@ class SwitchPairPorts {
   void begin();
   void set_pair(std::size_t s, std::size_t d, std::int32_t hops, std::span<const std::int16_t> ports);
   void finish();
+  // How the builders order set_pair(): destinations in blocks of kBuildBlock (one search each, its
+  // distances kept transposed, [switch * kBuildBlock + k]), then every source switch s with the
+  // block's destinations in increasing order. One switch's dedup state and its run of the pair
+  // index then stay in cache across the block (per pair, the other order touched a different
+  // switch's state each time: three cache misses). Per switch the destinations still come in
+  // increasing order, so the sets and their numbering are those of a destination-by-destination
+  // build.
+  static constexpr std::size_t kBuildBlock = 32;
 
   const std::size_t nsw_;  // switches
 
@@ -68,8 +75,9 @@ class SwitchPairPorts {
   // Per-switch deduplication while building (emptied by finish()).
   struct Builder {
     std::vector<Set> sets;             // offsets into `ports`
+    std::vector<std::uint64_t> hash;   // per set
     std::vector<std::int16_t> ports;
-    std::unordered_multimap<std::uint64_t, std::uint16_t> by_hash;
+    std::vector<std::uint32_t> slots;  // open addressing by hash: set + 1 (0 empty), at most half full
     std::uint16_t last = 0;            // the set of the previous pair (consecutive pairs often share it)
   };
   std::vector<Builder> build_;

@@ -70,17 +70,15 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
     if (!hs.empty()) rep.push_back(hs.front());
   }
   std::int32_t far_a = rep.front(), far_b = rep.back();
-  for (auto a : rep)
-    for (auto b : rep) {
-      if (a == b && rep.size() > 1) continue;
-      const std::int32_t bb = a == b ? (a + 1) % topo.num_hosts : b;
-      const SimTime rtt = paths.one_way(a, bb, d.packet_bytes) + paths.one_way(bb, a, header);
-      if (rtt > d.base_rtt) {
-        d.base_rtt = rtt;
-        far_a = a;
-        far_b = bb;
-      }
-    }
+  if (rep.size() > 1) {
+    const auto far = paths.farthest_pair(rep, d.packet_bytes, header);
+    d.base_rtt = far.rtt;
+    far_a = far.a;
+    far_b = far.b;
+  } else {  // one switch with hosts: its first host and the next
+    far_b = (far_a + 1) % topo.num_hosts;
+    d.base_rtt = paths.one_way(far_a, far_b, d.packet_bytes) + paths.one_way(far_b, far_a, header);
+  }
   if (cfg.text("network.bdp_path") == "longest_bounded")  // [Spritz] V-A: BDP "based on the longest path"
     d.base_rtt = std::max(d.base_rtt, routing::longest_bounded_rtt(topo, d.switch_latency, d.packet_bytes, header));
   else if (cfg.text("network.bdp_path") == "longest_bounded_minimal_ack")  // [Spritz] Table II: 88 / 92 packets

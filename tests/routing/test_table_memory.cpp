@@ -4,7 +4,13 @@
 // distances, and the path model's path against the BFS tree path it replaced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <vector>
+
+#include "core/error.h"
+#include "core/rng.h"
 
 #include "routing/bounded_paths.h"
 #include "routing/minimal.h"
@@ -79,6 +85,98 @@ void expect_bfs_paths(const topo::Topology& t) {
       }
 }
 
+
+// A copy of `t` without the links `drop` says to drop, and with `relink` applied to the others
+// (rates and latencies): node ids and the routing rule stay.
+template <typename Drop, typename Relink>
+topo::Topology copy_topology(const topo::Topology& t, Drop drop, Relink relink) {
+  topo::Topology u;
+  u.kind = t.kind;
+  u.minimal_one_global_hop = t.minimal_one_global_hop;
+  for (std::int32_t n = 0; n < t.size(); ++n)
+    if (t.is_host(n))
+      u.add_host(t.nodes[n].label);
+    else
+      u.add_switch(t.nodes[n].label, t.nodes[n].group, t.nodes[n].tier);
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    topo::Link l = t.links[i];
+    if (drop(l)) continue;
+    relink(l);
+    u.connect(l.a, l.b, l.rate, l.latency, l.kind);
+  }
+  return u;
+}
+
+// The base-RTT search the way derive() did it before farthest_pair(): every ordered pair walked.
+routing::PathModel::Farthest every_pair(const routing::PathModel& pm, const std::vector<std::int32_t>& hosts, Bytes data,
+                                        Bytes ack) {
+  routing::PathModel::Farthest f;
+  for (std::size_t i = 0; i < hosts.size(); ++i)
+    for (std::size_t j = 0; j < hosts.size(); ++j)
+      if (i != j) {
+        const SimTime rtt = pm.one_way(hosts[i], hosts[j], data) + pm.one_way(hosts[j], hosts[i], ack);
+        if (rtt > f.rtt) f = {rtt, hosts[i], hosts[j]};
+      }
+  return f;
+}
+
+void expect_farthest_pair(const topo::Topology& t, SimTime switch_latency) {
+  const routing::MinimalTables tables(t);
+  const routing::PathModel pm(tables, switch_latency);
+  std::vector<std::int32_t> rep, all;
+  for (std::int32_t s = 0; s < t.num_switches(); ++s)
+    if (const auto hs = t.hosts_of(t.switch_node(s)); !hs.empty()) rep.push_back(hs.front());
+  for (std::int32_t h = 0; h < t.num_hosts; ++h) all.push_back(h);
+  for (const auto* hosts : {&rep, &all}) {
+    const auto want = every_pair(pm, *hosts, 4160, 64);
+    const auto got = pm.farthest_pair(*hosts, 4160, 64);
+    EXPECT_EQ(got.rtt, want.rtt);
+    EXPECT_EQ(got.a, want.a);
+    EXPECT_EQ(got.b, want.b);
+  }
+}
+
+// MinimalRoutes' rule from its definition, with dense all-pairs tables: r0 = hops over non-global
+// links, r1 = the fewest hops with at most one global link (r0, or r0 to a global link's end + 1 +
+// r0 from its other end); a local port continues with r1, a global one with r0.
+void expect_group_minimal_routes(const topo::Topology& t) {
+  const routing::MinimalRoutes routes(t);
+  const auto n = static_cast<std::size_t>(t.num_switches());
+  constexpr std::int32_t inf = 1 << 20;
+  std::vector<std::int32_t> r0(n * n, inf), r1;
+  topo::Bfs bfs(static_cast<std::int32_t>(n));
+  for (std::size_t s = 0; s < n; ++s) {
+    topo::switch_bfs(t, static_cast<std::int32_t>(s), bfs, [](const topo::Link& l) { return l.kind != topo::LinkKind::Global; });
+    for (std::size_t d = 0; d < n; ++d)
+      if (bfs.dist()[d] >= 0) r0[s * n + d] = bfs.dist()[d];
+  }
+  r1 = r0;
+  for (const auto& l : t.links)
+    if (l.kind == topo::LinkKind::Global)
+      for (const auto& [x, y] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
+        const auto xi = static_cast<std::size_t>(t.switch_index(x)), yi = static_cast<std::size_t>(t.switch_index(y));
+        for (std::size_t s = 0; s < n; ++s)
+          for (std::size_t d = 0; d < n; ++d)
+            r1[s * n + d] = std::min(r1[s * n + d], r0[s * n + xi] + 1 + r0[yi * n + d]);
+      }
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      const auto sn = t.switch_node(static_cast<std::int32_t>(s)), dn = t.switch_node(static_cast<std::int32_t>(d));
+      const std::int32_t h = r1[s * n + d];
+      ASSERT_EQ(routes.distance(sn, dn), h < inf ? h : -1) << s << " -> " << d;
+      std::vector<std::int16_t> want;
+      if (s != d && h < inf)
+        for (std::size_t p = 0; p < t.ports[sn].size(); ++p) {
+          const auto& port = t.ports[sn][p];
+          if (t.is_host(port.peer)) continue;
+          const auto v = static_cast<std::size_t>(t.switch_index(port.peer));
+          const bool global = t.links[port.link].kind == topo::LinkKind::Global;
+          if ((global ? r0 : r1)[v * n + d] + 1 == h) want.push_back(static_cast<std::int16_t>(p));
+        }
+      const auto got = routes.candidates(sn, dn);
+      ASSERT_EQ(std::vector<std::int16_t>(got.begin(), got.end()), want) << s << " -> " << d;
+    }
+}
 }  // namespace
 
 TEST(RoutingTables, MinHopRuleOnFatTreeDragonflySlimFly) {
@@ -101,6 +199,77 @@ TEST(RoutingTables, PathModelTakesTheBfsTreePath) {
   ft.tiers = 3;
   ft.radix = 8;
   expect_bfs_paths(topo::build_fat_tree(ft));
+}
+
+// The base RTT's farthest pair (PathModel::farthest_pair: trees per destination and a bound) is the
+// one the loop over every ordered pair finds, value and pair (the first in order among ties, whose
+// path also sets the RTO), on uniform networks (many ties) and on ones with random per-link rates and
+// latencies (where the bound is loose and the longest trip's pair is not the farthest in hops).
+TEST(RoutingTables, FarthestPairAsEveryPairLoop) {
+  topo::FatTreeParams ft;
+  ft.hosts = 128;
+  ft.tiers = 3;
+  ft.radix = 8;
+  topo::DragonflyParams df;
+  df.p = 2;
+  df.a = 4;
+  df.h = 2;
+  df.g = 5;  // two global links per pair of groups
+  const std::vector<topo::Topology> uniform = {topo::build_fat_tree(ft), topo::build_dragonfly(df),
+                                               topo::build_dragonfly(topo::DragonflyParams{}), slim_fly(5, 3)};
+  Rng rng(7, 1);
+  for (const auto& t : uniform) {
+    SCOPED_TRACE(t.kind);
+    expect_farthest_pair(t, 0);
+    expect_farthest_pair(t, ns(300));
+    for (int k = 0; k < 3; ++k)
+      expect_farthest_pair(copy_topology(
+                               t, [](const topo::Link&) { return false; },
+                               [&](topo::Link& l) {
+                                 l.latency = ns(1 + static_cast<std::int64_t>(rng.next() % 400));
+                                 l.rate = gbps(100 * (1 + static_cast<std::int64_t>(rng.next() % 4)));
+                               }),
+                           ns(100));
+  }
+  // Two switches with hosts and no link between them: the error of path_links for the first pair.
+  topo::Topology split;
+  for (int h = 0; h < 4; ++h) split.add_host("h" + std::to_string(h));
+  const auto s0 = split.add_switch("s0"), s1 = split.add_switch("s1");
+  for (int h = 0; h < 4; ++h) split.connect(h, h < 2 ? s0 : s1, gbps(100), ns(10), topo::LinkKind::HostLink);
+  const routing::MinimalTables tables(split);
+  const routing::PathModel pm(tables, 0);
+  try {
+    pm.farthest_pair(std::vector<std::int32_t>{0, 2}, 4160, 64);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "host 0 cannot reach host 2");
+  }
+}
+
+// MinimalRoutes (Dragonfly: at most one global hop) against its definition, on Dragonflies whose
+// groups are complete and on ones with local links removed (paths inside a group then take several
+// hops, before and after the global one).
+TEST(RoutingTables, MinimalRoutesOneGlobalHopRule) {
+  topo::DragonflyParams df;
+  df.p = 1;
+  df.a = 6;
+  df.h = 2;
+  df.g = 5;  // three global links per pair of groups
+  const auto t = topo::build_dragonfly(df);
+  ASSERT_TRUE(t.minimal_one_global_hop);
+  expect_group_minimal_routes(t);
+  expect_group_minimal_routes(topo::build_dragonfly(topo::DragonflyParams{}));
+  // Each group a ring (links between switches 1 apart kept) plus a few chords.
+  auto local_pos = [&](std::int32_t node) { return t.switch_index(node) % df.a; };
+  const auto ring = copy_topology(
+      t,
+      [&](const topo::Link& l) {
+        if (l.kind != topo::LinkKind::Local) return false;
+        const int gap = std::abs(local_pos(l.a) - local_pos(l.b));
+        return gap != 1 && gap != df.a - 1 && !(gap == 3 && t.nodes[l.a].group % 2 == 0);
+      },
+      [](topo::Link&) {});
+  expect_group_minimal_routes(ring);
 }
 
 // A 16,384-host 3-tier fat tree (k = 64: 16 pods of 32 ToRs and 32 aggregation switches, 1,024
