@@ -33,6 +33,14 @@ topo::Topology slim_fly(int q, int p) {
   return topo::build_slim_fly(sp);
 }
 
+topo::Topology fat_tree(int hosts, int tiers, int radix) {
+  topo::FatTreeParams ft;
+  ft.hosts = hosts;
+  ft.tiers = tiers;
+  ft.radix = radix;
+  return topo::build_fat_tree(ft);
+}
+
 // The min-hop rule of MinimalTables, recomputed the old way (a dense all-pairs distance matrix).
 void expect_min_hop_tables(const topo::Topology& t) {
   const routing::MinimalTables tables(t);
@@ -177,14 +185,11 @@ void expect_group_minimal_routes(const topo::Topology& t) {
       ASSERT_EQ(std::vector<std::int16_t>(got.begin(), got.end()), want) << s << " -> " << d;
     }
 }
+
 }  // namespace
 
 TEST(RoutingTables, MinHopRuleOnFatTreeDragonflySlimFly) {
-  topo::FatTreeParams ft;
-  ft.hosts = 1024;
-  ft.tiers = 3;
-  ft.radix = 16;
-  expect_min_hop_tables(topo::build_fat_tree(ft));
+  expect_min_hop_tables(fat_tree(1024, 3, 16));
   expect_min_hop_tables(topo::build_dragonfly(topo::DragonflyParams{}));
   expect_min_hop_tables(slim_fly(9, 7));
 }
@@ -194,11 +199,7 @@ TEST(RoutingTables, PathModelTakesTheBfsTreePath) {
   // choice among them changes the base RTT and the ideal FCT: it must stay the BFS tree's.
   expect_bfs_paths(topo::build_dragonfly(topo::DragonflyParams{}));
   expect_bfs_paths(slim_fly(5, 3));
-  topo::FatTreeParams ft;
-  ft.hosts = 128;
-  ft.tiers = 3;
-  ft.radix = 8;
-  expect_bfs_paths(topo::build_fat_tree(ft));
+  expect_bfs_paths(fat_tree(128, 3, 8));
 }
 
 // The base RTT's farthest pair (PathModel::farthest_pair: trees per destination and a bound) is the
@@ -206,16 +207,12 @@ TEST(RoutingTables, PathModelTakesTheBfsTreePath) {
 // path also sets the RTO), on uniform networks (many ties) and on ones with random per-link rates and
 // latencies (where the bound is loose and the longest trip's pair is not the farthest in hops).
 TEST(RoutingTables, FarthestPairAsEveryPairLoop) {
-  topo::FatTreeParams ft;
-  ft.hosts = 128;
-  ft.tiers = 3;
-  ft.radix = 8;
   topo::DragonflyParams df;
   df.p = 2;
   df.a = 4;
   df.h = 2;
   df.g = 5;  // two global links per pair of groups
-  const std::vector<topo::Topology> uniform = {topo::build_fat_tree(ft), topo::build_dragonfly(df),
+  const std::vector<topo::Topology> uniform = {fat_tree(128, 3, 8), topo::build_dragonfly(df),
                                                topo::build_dragonfly(topo::DragonflyParams{}), slim_fly(5, 3)};
   Rng rng(7, 1);
   for (const auto& t : uniform) {
@@ -275,11 +272,7 @@ TEST(RoutingTables, MinimalRoutesOneGlobalHopRule) {
 // A 16,384-host 3-tier fat tree (k = 64: 16 pods of 32 ToRs and 32 aggregation switches, 1,024
 // cores; 2,048 switches, 4,194,304 ordered switch pairs).
 TEST(RoutingTables, FatTree16kWithinByteBudget) {
-  topo::FatTreeParams ft;
-  ft.hosts = 16384;
-  ft.tiers = 3;
-  ft.radix = 64;
-  const auto t = topo::build_fat_tree(ft);
+  const auto t = fat_tree(16384, 3, 64);
   ASSERT_EQ(t.num_switches(), 2048);
   const routing::MinimalTables tables(t);
   const double nsw = 2048, pairs = nsw * nsw, k = 64;
