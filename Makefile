@@ -60,10 +60,11 @@ fuzz: deps
 # Dragonfly with UGAL-L, Flowcut fat tree). The large rows of issue 17 are opt-in, minutes to an hour
 # each: `make bench BENCH_LARGE=1` (all) or `BENCH_ROWS=ft8192,ft64k,websearch1m,sf29,df83k` (a subset;
 # BENCH_DEFAULT=0 skips the three default rows). Each large row prints wall and CPU time, events,
-# events per data packet, peak RSS and the memory per active flow and per in-flight packet.
+# events per data packet, peak RSS, the setup's RSS and CPU time, and the memory per active flow and
+# per in-flight packet; BENCH_END_US=0.01 stops them after their setup.
 bench: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lbsim
-	BIN=$(BUILD)/lbsim BENCH_LARGE=$(BENCH_LARGE) BENCH_ROWS=$(BENCH_ROWS) BENCH_DEFAULT=$(BENCH_DEFAULT) bash scripts/bench.sh
+	BIN=$(BUILD)/lbsim BENCH_LARGE=$(BENCH_LARGE) BENCH_ROWS=$(BENCH_ROWS) BENCH_DEFAULT=$(BENCH_DEFAULT) BENCH_END_US=$(BENCH_END_US) bash scripts/bench.sh
 
 # Regenerate the generated reference docs.
 docs: deps $(BUILD)/build.ninja

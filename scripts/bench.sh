@@ -29,13 +29,15 @@
 # Each large row runs under /usr/bin/time -v and prints: wall (whole process), CPU (user + sys),
 # events, events/s (over the simulation loop's wall time), events per data packet (summary.json
 # events_by_kind), peak RSS and the setup's RSS (resident when the event loop starts:
-# perf.setup_rss_mb), and the run's growth (peak RSS - setup RSS) divided by the most transfers in
-# progress at once (peaks.live_transfers) and by the most packet records at once (peaks.packets):
-# bytes per active flow and per in-flight packet, each an upper bound (all of the growth charged to
-# one cause). The load average before and after each row is printed (on a shared machine CPU time is
+# perf.setup_rss_mb) and CPU time (perf.setup_cpu_s), and the run's growth (peak RSS - setup RSS)
+# divided by the most transfers in progress at once (peaks.live_transfers) and by the most packet
+# records at once (peaks.packets): bytes per active flow and per in-flight packet, each an upper
+# bound (all of the growth charged to one cause). The load average before and after each row is printed (on a shared machine CPU time is
 # what compares). BENCH_CPU_LIMIT_S / BENCH_RSS_LIMIT_MB (0 = none) stop a large row with SIGTERM once
 # its CPU time / resident memory passes them: the run writes its outputs (interrupted) and the row
 # says how far it got. BENCH_KEEP=DIR keeps each large row's output folder as DIR/NAME.
+# BENCH_END_US=t ends every large row's run at t us of simulated time (run.end_us; it overrides
+# BENCH_DF_US): BENCH_END_US=0.01 measures the setup alone (topology, tables, workload, base RTT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/lbsim}
@@ -103,7 +105,9 @@ large_row() {
   tlog="$out.time"
   local load0
   load0=$(cut -d' ' -f1-3 /proc/loadavg)
-  /usr/bin/time -v "$BIN" run "$cfg" --out "$out/run" --quiet --set output.ports_csv=false "$@" >"$out.stdout" 2>"$tlog" &
+  local end=()
+  if [ -n "${BENCH_END_US:-}" ]; then end=(--set "run.end_us=$BENCH_END_US"); fi
+  /usr/bin/time -v "$BIN" run "$cfg" --out "$out/run" --quiet --set output.ports_csv=false "$@" "${end[@]}" >"$out.stdout" 2>"$tlog" &
   local tpid=$! pid="" stopped=""
   while kill -0 "$tpid" 2>/dev/null; do
     sleep 5
@@ -167,7 +171,8 @@ if prev and os.path.exists(prev):
 fct = j["fct_us"].get("max")
 print(f"bench {name} ({desc}): wall {wall:.1f} s, CPU {cpu:.1f} s (loop wall {p['wall_s']:.1f} s), events {j['events']:,}, "
       f"{p['events_per_s']/1e6:.2f} M events/s, {ebk.get('total_per_data_packet', 0):.2f} events per data packet, "
-      f"peak RSS {rss:.0f} MiB (setup {setup:.0f} MiB, setup peak {p.get('setup_peak_rss_mb', 0):.0f} MiB), {per_flow}, {per_pkt}, "
+      f"peak RSS {rss:.0f} MiB (setup {setup:.0f} MiB, setup peak {p.get('setup_peak_rss_mb', 0):.0f} MiB, "
+      f"setup CPU {p.get('setup_cpu_s', 0):.1f} s), {per_flow}, {per_pkt}, "
       f"entries {j['workload']['entries']:,}, {status}{grow_entry}"
       + (f", max FCT {fct:.1f} us" if fct is not None and j["completed"] > 0 else "")
       + f"; load {load0} -> {load1}; target {target}")
@@ -208,7 +213,7 @@ for row in "${want[@]}"; do
         examples/spritz/slim_fly_permutation.toml --set topology.q=29 --set topology.p=15 \
         --set 'workload.size="1MiB"' --set 'network.bdp_path="shortest"' --set network.queue_packets=92 ;;
     df83k)
-      large_row df83k "Dragonfly p = 12 a = 24 h = 12, 83,232 hosts, UGAL-L, 1 MiB permutation, first ${BENCH_DF_US:-5} us" \
+      large_row df83k "Dragonfly p = 12 a = 24 h = 12, 83,232 hosts, UGAL-L, 1 MiB permutation, first ${BENCH_END_US:-${BENCH_DF_US:-5}} us" \
         "runs, <= 6 GiB" examples/routing/dragonfly_permutation.toml --set topology.p=12 --set topology.a=24 \
         --set topology.h=12 --set 'workload.size="1MiB"' --set "run.end_us=${BENCH_DF_US:-5}" ;;
     "") ;;

@@ -241,8 +241,9 @@ int Simulation::run() {
     // The rows of the entries that leave the transport, in id order, until the outputs are written.
     rows_ = std::make_unique<StreamedRows>();
   }
-  // The setup's memory (topology, routing, workload records, base RTT), for the growth during the run
-  // (summary.json perf: setup_rss_mb, setup_peak_rss_mb; scripts/bench.sh). Read once, outside the loop.
+  // The setup's memory (topology, routing, workload records, base RTT), for the growth during the run,
+  // and its CPU time (summary.json perf: setup_rss_mb, setup_peak_rss_mb, setup_cpu_s; scripts/bench.sh).
+  // Read once, outside the loop.
   {
     long pages = 0, resident = 0;
     if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
@@ -255,6 +256,8 @@ int Simulation::run() {
     // The kernel syncs its resident-page counters lazily (per-thread batches): either reading may
     // trail the other by a fraction of a MiB.
     setup_peak_rss_mb_ = std::max(setup_rss_mb_, static_cast<double>(ru.ru_maxrss) / 1024.0);
+    setup_cpu_s_ = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   }
   meter_->restart();
   net_->set_progress_hook(&Simulation::progress, this);

@@ -138,6 +138,7 @@ class Simulation final : public net::EventHandler {
   std::vector<RobSample> rob_samples_;
   double wall_s_ = 0;
   double setup_rss_mb_ = 0, setup_peak_rss_mb_ = 0;  // resident / peak resident memory as the event loop starts
+  double setup_cpu_s_ = 0;                           // process CPU time (user + sys) as the event loop starts
   std::unique_ptr<progress::Meter> meter_;  // run.progress (or set_progress)
   std::uint64_t total_packets_ = 0;         // data packets of every transfer (the progress total)
   bool ran_ = false;
