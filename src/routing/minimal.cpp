@@ -39,63 +39,56 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
   // per switch pair.
   constexpr std::size_t kB = kBuildBlock;
   std::vector<std::int32_t> r0(nsw_), r1(nsw_);
-  std::vector<std::int32_t> r0t(nsw_ * kB), r1t(nsw_ * kB);  // [u * kB + k]: r0, r1 of destination d0 + k
+  std::vector<std::int32_t> r0t(nsw_ * kB), r1t(nsw_ * kB);  // [u * kB + k]: r0, r1 of the block's destination k
   std::vector<std::vector<std::int32_t>> bucket;  // switches by r1
-  std::vector<std::vector<std::int16_t>> out(kB);
   topo::Bfs bfs(n);
-  begin();
-  for (std::int32_t d0 = 0; d0 < n; d0 += static_cast<std::int32_t>(kB)) {
-    const auto nb = std::min(kB, static_cast<std::size_t>(n - d0));
-    for (std::size_t k = 0; k < nb; ++k) {
-      const std::int32_t d = d0 + static_cast<std::int32_t>(k);
-      topo::switch_bfs(t, d, bfs, [&](const topo::Link& l) { return !is_global(l); });
-      const auto hops = bfs.dist();
-      for (std::int32_t u = 0; u < n; ++u) r0[u] = hops[static_cast<std::size_t>(u)] < 0 ? kInf : hops[static_cast<std::size_t>(u)];
-      for (std::int32_t u = 0; u < n; ++u) {
-        r1[u] = r0[u];
-        for (const auto& e : adj[u])
-          if (e.global && r0[e.v] < kInf) r1[u] = std::min(r1[u], r0[e.v] + 1);
-      }
-      // Then over non-global links: the shortest distances from those starting values, one bucket
-      // per distance in increasing order (a breadth-first search with many sources at different
-      // depths; links are bidirectional, so u's local neighbours are the switches u is one hop from).
-      for (auto& b : bucket) b.clear();
-      for (std::int32_t u = 0; u < n; ++u)
-        if (r1[u] < kInf) {
-          if (static_cast<std::size_t>(r1[u]) >= bucket.size()) bucket.resize(static_cast<std::size_t>(r1[u]) + 1);
-          bucket[static_cast<std::size_t>(r1[u])].push_back(u);
-        }
-      for (std::size_t b = 0; b < bucket.size(); ++b)
-        for (std::size_t i = 0; i < bucket[b].size(); ++i) {
-          const std::int32_t v = bucket[b][i];
-          if (r1[v] != static_cast<std::int32_t>(b)) continue;  // lowered after it was queued
-          for (const auto& e : adj[v])
-            if (!e.global && r1[e.v] > r1[v] + 1) {
-              r1[e.v] = r1[v] + 1;
-              if (b + 1 >= bucket.size()) bucket.resize(b + 2);
-              bucket[b + 1].push_back(e.v);
-            }
-        }
-      for (std::size_t u = 0; u < nsw_; ++u) {
-        r0t[u * kB + k] = r0[u];
-        r1t[u * kB + k] = r1[u];
-      }
-    }
-    // A local hop keeps the one-global budget (r1); a global hop spends it, so the rest of the
-    // route must be local (r0): the packet is then in the destination group.
+  auto search = [&](std::size_t dd, std::size_t k) {
+    const auto d = static_cast<std::int32_t>(dd);
+    topo::switch_bfs(t, d, bfs, [&](const topo::Link& l) { return !is_global(l); });
+    const auto hops = bfs.dist();
+    for (std::int32_t u = 0; u < n; ++u) r0[u] = hops[static_cast<std::size_t>(u)] < 0 ? kInf : hops[static_cast<std::size_t>(u)];
     for (std::int32_t u = 0; u < n; ++u) {
-      const std::int32_t* ru = &r1t[static_cast<std::size_t>(u) * kB];
-      for (std::size_t k = 0; k < nb; ++k) out[k].clear();
-      for (const auto& e : adj[u]) {
-        const std::int32_t* rv = &(e.global ? r0t : r1t)[static_cast<std::size_t>(e.v) * kB];
-        for (std::size_t k = 0; k < nb; ++k)
-          if (u != d0 + static_cast<std::int32_t>(k) && ru[k] < kInf && rv[k] + 1 == ru[k]) out[k].push_back(e.port);
-      }
-      for (std::size_t k = 0; k < nb; ++k)
-        set_pair(static_cast<std::size_t>(u), static_cast<std::size_t>(d0) + k, ru[k] < kInf ? ru[k] : -1, out[k]);
+      r1[u] = r0[u];
+      for (const auto& e : adj[u])
+        if (e.global && r0[e.v] < kInf) r1[u] = std::min(r1[u], r0[e.v] + 1);
     }
-  }
-  finish();
+    // Then over non-global links: the shortest distances from those starting values, one bucket
+    // per distance in increasing order (a breadth-first search with many sources at different
+    // depths; links are bidirectional, so u's local neighbours are the switches u is one hop from).
+    for (auto& b : bucket) b.clear();
+    for (std::int32_t u = 0; u < n; ++u)
+      if (r1[u] < kInf) {
+        if (static_cast<std::size_t>(r1[u]) >= bucket.size()) bucket.resize(static_cast<std::size_t>(r1[u]) + 1);
+        bucket[static_cast<std::size_t>(r1[u])].push_back(u);
+      }
+    for (std::size_t b = 0; b < bucket.size(); ++b)
+      for (std::size_t i = 0; i < bucket[b].size(); ++i) {
+        const std::int32_t v = bucket[b][i];
+        if (r1[v] != static_cast<std::int32_t>(b)) continue;  // lowered after it was queued
+        for (const auto& e : adj[v])
+          if (!e.global && r1[e.v] > r1[v] + 1) {
+            r1[e.v] = r1[v] + 1;
+            if (b + 1 >= bucket.size()) bucket.resize(b + 2);
+            bucket[b + 1].push_back(e.v);
+          }
+      }
+    for (std::size_t u = 0; u < nsw_; ++u) {
+      r0t[u * kB + k] = r0[u];
+      r1t[u * kB + k] = r1[u];
+    }
+  };
+  // A local hop keeps the one-global budget (r1); a global hop spends it, so the rest of the
+  // route must be local (r0): the packet is then in the destination group.
+  auto row = [&](std::size_t u, std::size_t d0, std::size_t nb, std::int32_t* dist, std::vector<std::vector<std::int16_t>>& out) {
+    const std::int32_t* ru = &r1t[u * kB];
+    for (std::size_t k = 0; k < nb; ++k) dist[k] = ru[k] < kInf ? ru[k] : -1;
+    for (const auto& e : adj[u]) {
+      const std::int32_t* rv = &(e.global ? r0t : r1t)[static_cast<std::size_t>(e.v) * kB];
+      for (std::size_t k = 0; k < nb; ++k)
+        if (u != d0 + k && ru[k] < kInf && rv[k] + 1 == ru[k]) out[k].push_back(e.port);
+    }
+  };
+  build(search, row);
 }
 
 std::vector<std::uint64_t> ecmp_salts(std::size_t nodes, std::uint64_t seed) {

@@ -103,35 +103,27 @@ MinimalTables::MinimalTables(const topo::Topology& t) : SwitchPairPorts(t) {
   // One BFS per destination switch d gives every switch's hops to d (links are bidirectional);
   // port p of s is a candidate when its peer switch is one hop closer to d. Destinations in blocks
   // (kBuildBlock).
-  const auto n = static_cast<std::int32_t>(nsw_);
   constexpr std::size_t kB = kBuildBlock;
-  topo::Bfs bfs(n);
-  std::vector<std::int32_t> hops(nsw_ * kB);  // [switch * kB + k]: hops to destination d0 + k
-  std::vector<std::vector<std::int16_t>> out(kB);
-  begin();
-  for (std::int32_t d0 = 0; d0 < n; d0 += static_cast<std::int32_t>(kB)) {
-    const auto nb = std::min(kB, static_cast<std::size_t>(n - d0));
-    for (std::size_t k = 0; k < nb; ++k) {
-      topo::switch_bfs(t, d0 + static_cast<std::int32_t>(k), bfs, [](const topo::Link&) { return true; });
-      const auto dist = bfs.dist();
-      for (std::size_t u = 0; u < nsw_; ++u) hops[u * kB + k] = dist[u];
-    }
-    for (std::int32_t s = 0; s < n; ++s) {
-      const std::int32_t* hs = &hops[static_cast<std::size_t>(s) * kB];
-      for (std::size_t k = 0; k < nb; ++k) out[k].clear();
-      const auto& ports = t.ports[t.switch_node(s)];
-      for (std::size_t p = 0; p < ports.size(); ++p) {
-        const std::int32_t peer = ports[p].peer;
-        if (t.is_host(peer)) continue;
-        const std::int32_t* hp = &hops[static_cast<std::size_t>(t.switch_index(peer)) * kB];
-        for (std::size_t k = 0; k < nb; ++k)
-          if (hs[k] > 0 && hp[k] == hs[k] - 1) out[k].push_back(static_cast<std::int16_t>(p));
-      }
-      for (std::size_t k = 0; k < nb; ++k)
-        set_pair(static_cast<std::size_t>(s), static_cast<std::size_t>(d0) + k, hs[k], out[k]);
-    }
-  }
-  finish();
+  topo::Bfs bfs(static_cast<std::int32_t>(nsw_));
+  std::vector<std::int32_t> hops(nsw_ * kB);  // [switch * kB + k]: hops to the block's destination k
+  build(
+      [&](std::size_t d, std::size_t k) {
+        topo::switch_bfs(t, static_cast<std::int32_t>(d), bfs, [](const topo::Link&) { return true; });
+        const auto dist = bfs.dist();
+        for (std::size_t u = 0; u < nsw_; ++u) hops[u * kB + k] = dist[u];
+      },
+      [&](std::size_t s, std::size_t, std::size_t nb, std::int32_t* dist, std::vector<std::vector<std::int16_t>>& out) {
+        const std::int32_t* hs = &hops[s * kB];
+        std::copy(hs, hs + nb, dist);
+        const auto& ports = t.ports[t.switch_node(static_cast<std::int32_t>(s))];
+        for (std::size_t p = 0; p < ports.size(); ++p) {
+          const std::int32_t peer = ports[p].peer;
+          if (t.is_host(peer)) continue;
+          const std::int32_t* hp = &hops[static_cast<std::size_t>(t.switch_index(peer)) * kB];
+          for (std::size_t k = 0; k < nb; ++k)
+            if (hs[k] > 0 && hp[k] == hs[k] - 1) out[k].push_back(static_cast<std::int16_t>(p));
+        }
+      });
   host_port_.resize(t.num_hosts);
   for (std::int32_t h = 0; h < t.num_hosts; ++h)
     host_port_[h] = static_cast<std::int16_t>(t.ports[h][0].peer_port);

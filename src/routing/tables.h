@@ -3,6 +3,7 @@
 // d (its ECMP group). In a fat tree these are exactly the up-ports on the way up and the single
 // down-port on the way down, so up/down ECMP routing falls out of the shortest-path rule.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -54,6 +55,26 @@ class SwitchPairPorts {
   // increasing order, so the sets and their numbering are those of a destination-by-destination
   // build.
   static constexpr std::size_t kBuildBlock = 32;
+  // The whole build in that order: begin(), then per block search(d, k) for each of its
+  // destinations (d the switch index, k its column in the block), then per source switch s
+  // row(s, d0, nb, dist, out), which gives the hops dist[k] (-1 unreachable) and the candidate ports
+  // out[k] (empty on entry) towards each destination d0 + k of the block; then finish().
+  template <class Search, class Row>
+  void build(Search&& search, Row&& row) {
+    begin();
+    std::vector<std::int32_t> dist(kBuildBlock);
+    std::vector<std::vector<std::int16_t>> out(kBuildBlock);
+    for (std::size_t d0 = 0; d0 < nsw_; d0 += kBuildBlock) {
+      const std::size_t nb = std::min(kBuildBlock, nsw_ - d0);
+      for (std::size_t k = 0; k < nb; ++k) search(d0 + k, k);
+      for (std::size_t s = 0; s < nsw_; ++s) {
+        for (std::size_t k = 0; k < nb; ++k) out[k].clear();
+        row(s, d0, nb, dist.data(), out);
+        for (std::size_t k = 0; k < nb; ++k) set_pair(s, d0 + k, dist[k], out[k]);
+      }
+    }
+    finish();
+  }
 
   const std::size_t nsw_;  // switches
 
