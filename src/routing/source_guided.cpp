@@ -61,7 +61,7 @@ std::size_t SourceGuidedTables::build_pair(std::int32_t s, std::int32_t d, std::
       // Same-group Dragonfly traffic: ECMP 2 uses the default table (sec. III-B).
       const std::int16_t h2 = (v.length >= 2 && !same) ? static_cast<std::int16_t>(v.hops[1].port) : -1;
       hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
-    });
+    }, /*classes=*/false);
   }
   fine_.add_pair(hops);
   // Numbered before the coarse tables are made: they walk this pair's fine tables (entries()).
@@ -137,7 +137,7 @@ void SourceGuidedTables::build_default(const MinimalTables& min) {
         const auto c = min.candidates(x, d);
         if (!c.empty()) out = c[splitmix64((static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint64_t>(d)) % c.size()];
       }
-      default_[xi * nsw_ + di] = out;
+      default_[di * nsw_ + xi] = out;
     }
   }
 }
@@ -152,35 +152,44 @@ PathCategory SourceGuidedTables::category(std::int32_t s, std::int32_t d, std::i
 
 std::vector<topo::Hop> SourceGuidedTables::walk(std::int32_t s, std::int32_t d, std::uint32_t ev) const {
   std::vector<topo::Hop> out;
-  std::int32_t node = s, in_port = -1;
+  if (s != d) walk_into(s, d, ev, pair(s, d), out);
+  return out;
+}
+
+// walk() with the pair number of (s, d) already known: the ECMP 1 role (hop 1, at s) and the ECMP 2
+// role (hop 2, whose previous switch is s) both read the tables of that pair.
+void SourceGuidedTables::walk_into(std::int32_t s, std::int32_t d, std::uint32_t ev, std::size_t pi,
+                                   std::vector<topo::Hop>& out) const {
+  out.clear();
+  std::int32_t node = s;
+  // The ECMP 2 switch finds the entry of the port the packet left s by in the pair's first hops;
+  // they are distinct (PairHopTables::add_pair), so that entry is the one EV1 picked at s.
+  std::size_t i1 = 0;
+  bool from_table = false;
   for (int hops = 1; node != d && hops <= kMaxWalk; ++hops) {
     std::int32_t port = -1;
     if (hops == 1) {
-      const auto t1 = fine_.first(pair(node, d));
-      port = t1.empty() ? default_port(node, d) : t1[((ev >> 8) & 0xFF) % t1.size()];
+      const auto t1 = fine_.first(pi);
+      from_table = !t1.empty();
+      if (from_table) {
+        i1 = ((ev >> 8) & 0xFF) % t1.size();
+        port = t1[i1];
+      } else {
+        port = default_port(node, d);
+      }
     } else if (hops == 2) {
-      const std::int32_t prev = t_.ports[node][in_port].peer;
       port = default_port(node, d);
-      if (!same_group(prev, d)) {
-        const std::size_t pi = pair(prev, d);
-        const auto t1 = fine().first(pi);
-        const auto pp = static_cast<std::int16_t>(t_.ports[node][in_port].peer_port);
-        for (std::size_t i1 = 0; i1 < t1.size(); ++i1)
-          if (t1[i1] == pp) {
-            const auto t2 = fine_.second(pi, i1);
-            if (!t2.empty()) port = t2[(ev & 0xFF) % t2.size()];
-            break;
-          }
+      if (from_table && !same_group(s, d)) {
+        const auto t2 = fine_.second(pi, i1);
+        if (!t2.empty()) port = t2[(ev & 0xFF) % t2.size()];
       }
     } else {
       port = default_port(node, d);
     }
     if (port < 0) break;
     out.push_back(topo::Hop{node, port});
-    in_port = t_.ports[node][port].peer_port;
     node = t_.ports[node][port].peer;
   }
-  return out;
 }
 
 std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d) const {
@@ -189,42 +198,47 @@ std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d) 
   const std::size_t pi = pair(s, d);
   const auto t1 = fine().first(pi);
   std::vector<std::int32_t> seen;
+  std::vector<topo::Hop> hops;
   for (std::size_t i1 = 0; i1 < t1.size(); ++i1) {
     const std::size_t n2 = std::max<std::size_t>(1, fine_.second(pi, i1).size());
     for (std::size_t i2 = 0; i2 < n2; ++i2) {
       SgPath p;
       p.ev = static_cast<std::uint16_t>((i1 << 8) | i2);
-      p.hops = walk(s, d, p.ev);
+      walk_into(s, d, p.ev, pi, hops);
       // Keep simple paths that reach d (a default-table tail could revisit a switch).
       seen.assign(1, s);
-      bool ok = !p.hops.empty();
+      bool ok = !hops.empty();
       std::int32_t node = s;
-      for (const auto& h : p.hops) {
+      for (const auto& h : hops) {
         const auto& port = t_.ports[h.node][h.port];
         const auto& link = t_.links[port.link];
-        p.latency += pe_.hop_latency(link);
+        p.latency += pe_.link_latency(port.link);
         (link.kind == topo::LinkKind::Global ? p.global : p.local) += 1;
         node = port.peer;
         if (std::find(seen.begin(), seen.end(), node) != seen.end()) ok = false;
         seen.push_back(node);
       }
       if (!ok || node != d) continue;
+      p.hops = hops;
       p.category = category(s, d, static_cast<std::int32_t>(p.hops.size()), p.global);
       out.push_back(std::move(p));
     }
   }
   // Distinct paths, smallest EV kept; order by (latency, hop sequence) like PathEnumerator::paths.
-  std::stable_sort(out.begin(), out.end(), [](const SgPath& a, const SgPath& b) {
+  const auto hop_order = [](const SgPath& a, const SgPath& b) {  // <0, 0, >0: a's hops vs b's
+    const std::size_t n = std::min(a.hops.size(), b.hops.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& x = a.hops[i];
+      const auto& y = b.hops[i];
+      if (x.node != y.node) return x.node < y.node ? -1 : 1;
+      if (x.port != y.port) return x.port < y.port ? -1 : 1;
+    }
+    return a.hops.size() == b.hops.size() ? 0 : a.hops.size() < b.hops.size() ? -1 : 1;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const SgPath& a, const SgPath& b) {
     if (a.latency != b.latency) return a.latency < b.latency;
-    const auto ka = std::lexicographical_compare(a.hops.begin(), a.hops.end(), b.hops.begin(), b.hops.end(),
-                                                 [](const topo::Hop& x, const topo::Hop& y) {
-                                                   return std::pair(x.node, x.port) < std::pair(y.node, y.port);
-                                                 });
-    const auto kb = std::lexicographical_compare(b.hops.begin(), b.hops.end(), a.hops.begin(), a.hops.end(),
-                                                 [](const topo::Hop& x, const topo::Hop& y) {
-                                                   return std::pair(x.node, x.port) < std::pair(y.node, y.port);
-                                                 });
-    if (ka != kb) return ka;
+    const int c = hop_order(a, b);
+    if (c != 0) return c < 0;
     return a.ev < b.ev;
   });
   out.erase(std::unique(out.begin(), out.end(), [](const SgPath& a, const SgPath& b) { return a.hops == b.hops; }),

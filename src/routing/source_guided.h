@@ -103,7 +103,7 @@ class SourceGuidedTables {
   bool has_coarse() const { return has_coarse_; }
   // Default (static minimal) output port at switch `node` towards destination switch `d_node`.
   std::int16_t default_port(std::int32_t node, std::int32_t d_node) const {
-    return default_[static_cast<std::size_t>(t_.switch_index(node)) * nsw_ + t_.switch_index(d_node)];
+    return default_[static_cast<std::size_t>(t_.switch_index(d_node)) * nsw_ + t_.switch_index(node)];
   }
 
   // Hops a fine-grained packet with `ev` takes from switch s to switch d (the router's decisions,
@@ -122,6 +122,7 @@ class SourceGuidedTables {
 
  private:
   void build_default(const MinimalTables& min);
+  void walk_into(std::int32_t s, std::int32_t d, std::uint32_t ev, std::size_t pi, std::vector<topo::Hop>& out) const;
   // Fine (and coarse) tables of one pair; returns its number.
   std::size_t build_pair(std::int32_t s, std::int32_t d, std::uint32_t a, std::uint32_t b) const;
   const topo::Topology& t_;
@@ -130,7 +131,7 @@ class SourceGuidedTables {
   std::size_t nsw_ = 0;
   bool dragonfly_ = false;
   bool has_coarse_ = false;
-  std::vector<std::int16_t> default_;  // [si * nsw + di]
+  std::vector<std::int16_t> default_;  // [di * nsw + si]: one destination's row is contiguous (entries() walks it)
   // Lazily built (a cache: the content of a pair does not depend on when it is built). Only the
   // pairs built have an entry (a 32-bit slot per switch pair and table took 4-12 B x switches^2).
   mutable PairMap index_;  // (source, destination switch index) -> pair number

@@ -107,7 +107,7 @@ void classify(const Topology& t, const std::vector<SimTime>& link_lat, PathView&
 }  // namespace
 
 void PathEnumerator::for_each_path(std::int32_t src, std::int32_t dst,
-                                   const std::function<void(const PathView&)>& visit) const {
+                                   const std::function<void(const PathView&)>& visit, bool classes) const {
   if (t_->is_host(src) || t_->is_host(dst) || src >= t_->size() || dst >= t_->size() || src < 0 || dst < 0)
     throw UserError(fmt::format("paths: {} and {} must both be switches", src, dst));
   if (src == dst) {
@@ -115,9 +115,9 @@ void PathEnumerator::for_each_path(std::int32_t src, std::int32_t dst,
     return;
   }
   if (rule_ == PathRule::Dragonfly)
-    df_visit(src, dst, visit);
+    df_visit(src, dst, visit, classes);
   else
-    dfs_visit(src, dst, visit);
+    dfs_visit(src, dst, visit, classes);
 }
 
 // ---- Dragonfly (group-level Valiant) ----------------------------------------------------------
@@ -131,7 +131,7 @@ std::int64_t PathEnumerator::local_links(std::int32_t a, std::int32_t b) const {
 }
 
 void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
-                              const std::function<void(const PathView&)>& visit) const {
+                              const std::function<void(const PathView&)>& visit, bool classes) const {
   const Topology& t = *t_;
   Hop buf[kMaxHopsLimit];
   std::int32_t n = 0;
@@ -139,7 +139,7 @@ void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
     PathView v;
     v.hops = buf;
     v.length = n;
-    classify(t, link_lat_, v);
+    if (classes) classify(t, link_lat_, v);
     visit(v);
   };
   // A segment inside one group: nothing when a == b, else each non-global link a -> b.
@@ -234,50 +234,82 @@ std::int64_t PathEnumerator::df_count(std::int32_t s, std::int32_t d) const {
 // at p_K (the last node of the longest minimal prefix) is minimal: dist(p_K, d) == L - K.
 
 void PathEnumerator::dfs_visit(std::int32_t s, std::int32_t d,
-                               const std::function<void(const PathView&)>& visit) const {
+                               const std::function<void(const PathView&)>& visit, bool classes) const {
   const Topology& t = *t_;
   Hop buf[kMaxHopsLimit];
   std::vector<char> on_path(static_cast<std::size_t>(nsw_), 0);
   const bool valiant = rule_ == PathRule::Valiant;
   const int maxh = max_hops_;
+  // The search reads only distances from s and to d: rows s and d of the matrix (links are
+  // bidirectional, so dist(v, d) = dist(d, v)), a few KB that stay in cache; a lookup [v][d] per
+  // node tried was a cache miss.
+  const auto ns = static_cast<std::size_t>(nsw_);
+  const std::int16_t* from_s = dist_.data() + static_cast<std::size_t>(t.switch_index(s)) * ns;
+  const std::int16_t* to_d = dist_.data() + static_cast<std::size_t>(t.switch_index(d)) * ns;
+  // The port of each neighbour of d towards d (the lowest when there are parallel links).
+  std::vector<std::int32_t> port_to_d(ns, -1);
+  bool parallel = false;
+  for (const auto& q : t.ports[d]) {
+    if (t.is_host(q.peer)) continue;
+    auto& e = port_to_d[static_cast<std::size_t>(t.switch_index(q.peer))];
+    if (e >= 0) parallel = true;
+    e = e < 0 ? q.peer_port : std::min(e, q.peer_port);
+  }
   // u: current node at depth k; prefix: path so far is minimal; L: final length forced once the
   // prefix stopped being minimal (valiant only).
   auto rec = [&](auto&& self, std::int32_t u, int k, bool prefix, int L) -> void {
     const auto& ports = t.ports[u];
-    for (std::int32_t pi = 0; pi < static_cast<std::int32_t>(ports.size()); ++pi) {
+    const auto ui = static_cast<std::size_t>(t.switch_index(u));
+    auto step = [&](std::int32_t pi) {
       const auto v = ports[pi].peer;
-      if (t.is_host(v) || on_path[t.switch_index(v)]) continue;
+      if (t.is_host(v)) return;
+      const auto vi = static_cast<std::size_t>(t.switch_index(v));
+      if (on_path[vi]) return;
       const int k1 = k + 1;
-      const int dv = dist(v, d);
+      const int dv = to_d[vi];
       bool next_prefix = prefix;
       int next_L = L;
       if (valiant) {
-        if (prefix && dist(s, v) == k1) {
-          if (k1 + dv > maxh) continue;
+        if (prefix && from_s[vi] == k1) {
+          if (k1 + dv > maxh) return;
         } else {
           if (prefix) {  // the minimal prefix ends at u: the rest must be a minimal path from u
             next_prefix = false;
-            next_L = k + dist(u, d);
-            if (next_L > maxh) continue;
+            next_L = k + to_d[ui];
+            if (next_L > maxh) return;
           }
-          if (dv != next_L - k1) continue;
+          if (dv != next_L - k1) return;
         }
       } else if (k1 + dv > maxh) {
-        continue;
+        return;
       }
       buf[k] = Hop{u, pi};
       if (v == d) {
         PathView view;
         view.hops = buf;
         view.length = k1;
-        classify(t, link_lat_, view);
+        if (classes) classify(t, link_lat_, view);
         visit(view);
-        continue;
+        return;
       }
-      on_path[t.switch_index(v)] = 1;
+      on_path[vi] = 1;
       self(self, v, k1, next_prefix, next_L);
-      on_path[t.switch_index(v)] = 0;
+      on_path[vi] = 0;
+    };
+    // When one hop is all that is left (the bound reached, or a minimal remainder of length 1) the
+    // tests of step() accept no node but d (its distance to d would have to be 0): only u's ports
+    // to d are tried, none when u is not next to d. Same paths, same order.
+    if (k + 1 == maxh || (valiant && !prefix && L - k == 1)) {
+      if (to_d[ui] != 1) return;
+      if (!parallel) {
+        step(port_to_d[ui]);
+        return;
+      }
+      for (std::int32_t pi = 0; pi < static_cast<std::int32_t>(ports.size()); ++pi)
+        if (ports[pi].peer == d) step(pi);
+      return;
     }
+    for (std::int32_t pi = 0; pi < static_cast<std::int32_t>(ports.size()); ++pi) step(pi);
   };
   on_path[t.switch_index(s)] = 1;
   rec(rec, s, 0, true, 0);
@@ -341,7 +373,7 @@ std::int64_t PathEnumerator::count(std::int32_t src, std::int32_t dst) const {
   if (rule_ == PathRule::Dragonfly) return df_count(src, dst);
   if (src == dst) return 1;
   std::int64_t n = 0;
-  dfs_visit(src, dst, [&](const PathView&) { ++n; });
+  dfs_visit(src, dst, [&](const PathView&) { ++n; }, false);
   return n;
 }
 

@@ -77,11 +77,14 @@ class PathEnumerator {
   const Topology& topology() const { return *t_; }
   // Latency one packet accumulates on one link (propagation + serialization).
   SimTime hop_latency(const Link& l) const;
+  // hop_latency of link number `link`, precomputed.
+  SimTime link_latency(std::int32_t link) const { return link_lat_[static_cast<std::size_t>(link)]; }
 
   // Calls `visit` once per bounded path from switch node `src` to switch node `dst`; the order is
-  // deterministic but not sorted.
+  // deterministic but not sorted. With `classes` false the view's local, global and latency are
+  // left 0 (callers that read only the hops skip a pass over each path's links).
   void for_each_path(std::int32_t src, std::int32_t dst,
-                     const std::function<void(const PathView&)>& visit) const;
+                     const std::function<void(const PathView&)>& visit, bool classes = true) const;
   // All bounded paths, sorted by (latency, hop sequence): the order of a Spritz EV entry list.
   std::vector<Path> paths(std::int32_t src, std::int32_t dst) const;
   // Number of bounded paths src -> dst (same set as paths(), computed without building them).
@@ -97,10 +100,10 @@ class PathEnumerator {
   std::int32_t dist(std::int32_t a, std::int32_t b) const {  // node ids of switches
     return dist_[static_cast<std::size_t>(t_->switch_index(a)) * nsw_ + t_->switch_index(b)];
   }
-  void df_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f) const;
+  void df_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f, bool classes) const;
   std::int64_t df_count(std::int32_t s, std::int32_t d) const;
   std::int64_t local_links(std::int32_t a, std::int32_t b) const;  // parallel local links a -> b
-  void dfs_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f) const;
+  void dfs_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f, bool classes) const;
   void dfs_count_from(std::int32_t s, std::vector<std::int64_t>& out) const;
 
   const Topology* t_;

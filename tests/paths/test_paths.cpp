@@ -353,3 +353,83 @@ TEST(Paths, EveryPairOfTheTableIINetworks) {
       for (const auto& p : ps) ASSERT_LE(p.hops.size(), 4u);
     }
 }
+
+namespace {
+
+// Every simple switch path s -> d of at most max_hops hops, in the order of a depth-first search
+// over ports in port order, that satisfies the rule: "simple" all of them, "valiant" those that are
+// a shortest path s -> x followed by a shortest path x -> d for some switch x on them.
+std::vector<std::vector<Hop>> brute_paths(const Topology& t, int s, int d, int max_hops, bool valiant) {
+  const auto dist = switch_distances(t);
+  const auto di = [&](int a, int b) { return dist[t.switch_index(a)][t.switch_index(b)]; };
+  std::vector<std::vector<Hop>> out;
+  std::vector<Hop> path;
+  std::vector<int> nodes{s};
+  auto rec = [&](auto&& self, int u) -> void {
+    if (u == d) {
+      const int n = static_cast<int>(path.size());
+      bool ok = !valiant;
+      for (int j = 0; j <= n && !ok; ++j) ok = di(s, nodes[j]) == j && di(nodes[j], d) == n - j;
+      if (ok) out.push_back(path);
+      return;
+    }
+    if (static_cast<int>(path.size()) == max_hops) return;
+    const auto& ports = t.ports[u];
+    for (int pi = 0; pi < static_cast<int>(ports.size()); ++pi) {
+      const int v = ports[pi].peer;
+      if (t.is_host(v) || std::find(nodes.begin(), nodes.end(), v) != nodes.end()) continue;
+      path.push_back(Hop{u, pi});
+      nodes.push_back(v);
+      self(self, v);
+      path.pop_back();
+      nodes.pop_back();
+    }
+  };
+  rec(rec, s);
+  return out;
+}
+
+void expect_brute_order(const Topology& t, const PathOptions& opt, bool valiant) {
+  const PathEnumerator pe(t, opt);
+  for (int s = 0; s < t.num_switches(); ++s)
+    for (int d = 0; d < t.num_switches(); ++d) {
+      if (s == d) continue;
+      const int a = t.switch_node(s), b = t.switch_node(d);
+      std::vector<std::vector<Hop>> got;
+      pe.for_each_path(a, b, [&](const PathView& v) { got.emplace_back(v.hops, v.hops + v.length); });
+      const auto want = brute_paths(t, a, b, pe.max_hops(), valiant);
+      ASSERT_EQ(got.size(), want.size()) << opt.rule << " max_hops " << pe.max_hops() << " " << s << "->" << d;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        for (std::size_t h = 0; h < got[i].size(); ++h) {
+          ASSERT_EQ(got[i][h].node, want[i][h].node) << s << "->" << d << " path " << i;
+          ASSERT_EQ(got[i][h].port, want[i][h].port) << s << "->" << d << " path " << i;
+        }
+      EXPECT_EQ(pe.count(a, b), static_cast<std::int64_t>(want.size()));
+    }
+}
+
+}  // namespace
+
+TEST(Paths, DepthFirstSearchAsEverySimplePathFiltered) {
+  // The pruned search (distance bounds, only the ports to d on the last hop) gives the same paths in
+  // the same order as trying every simple path and keeping those the rule allows. A ring of 8 with
+  // one chord (diameter 4, so a minimal remainder can be several hops long) and parallel links (0-1
+  // doubled, 3-4 tripled: the last hop's several-ports branch).
+  Topology t;
+  t.kind = "custom";
+  for (int i = 0; i < 8; ++i) t.add_switch("s" + std::to_string(i));
+  for (auto [a, b] : {std::pair{0, 1}, {1, 0}, {1, 2}, {2, 3}, {3, 4}, {4, 3}, {4, 3}, {4, 5}, {5, 6}, {6, 7},
+                      {7, 0}, {2, 6}})
+    t.connect(a, b, gbps(100), ns(10), LinkKind::Local);
+  for (const char* rule : {"simple", "valiant"})
+    for (int max_hops : {-1, 2, 3, 4, 5, 7}) {
+      PathOptions opt;
+      opt.rule = rule;
+      opt.max_hops = max_hops;
+      expect_brute_order(t, opt, std::string(rule) == "valiant");
+    }
+  // A Slim Fly (no parallel links; diameter 2, Valiant paths up to 4 hops).
+  SlimFlyParams sp;
+  sp.q = 5;
+  expect_brute_order(build_slim_fly(sp), PathOptions{}, true);
+}
