@@ -24,30 +24,39 @@ inline std::uint8_t ev_meta(bool non_minimal, int hops) {
 struct EvEntry {
   std::uint16_t ev = 0;       // EV1 << 8 | EV2
   std::uint8_t meta = 0;      // see ev_meta
-  double weight = 1.0;        // Eq. 1, scaled by w_scale
   SimTime latency = 0;        // Table I latency of the path
   bool minimal() const { return !(meta & kMetaNonMinimal); }
 };
 
 // The EV entry list `paths` of sec. IV step 1: sorted by latency (index 0 = shortest path).
+// Memory per path: the entry (16 B), its weight's prefix sum (8 B) and its place in the EV order
+// (2 B); the weight itself is recomputed from the latency (weight()), not stored. One list per
+// switch pair in use, shared by the connections between those switches.
 class EvEntryList {
  public:
   EvEntryList() = default;
-  // Sorts nothing: `entries` must already be in latency order. Computes Eq. 1 weights with w_scale.
+  // Sorts nothing: `entries` must already be in latency order, with distinct EVs (so at most
+  // 65,536 of them). Computes the prefix sums of the Eq. 1 weights with w_scale.
   EvEntryList(std::vector<EvEntry> entries, double w_scale);
   std::size_t size() const { return e_.size(); }
   const EvEntry& operator[](std::size_t i) const { return e_[i]; }
   const std::vector<EvEntry>& entries() const { return e_; }
+  // Eq. 1 weight of entry i, scaled by w_scale (eq1_weight).
+  double weight(std::size_t i) const;
   // Index of the entry with this EV, -1 if none (binary search, no allocation).
   std::int32_t index_of(std::uint32_t ev) const;
   // Prefix sums of the weights (for weighted sampling without per-connection copies).
   const std::vector<double>& cumulative() const { return cum_; }
   std::size_t bits() const { return e_.size() * kEvEntryBits; }
+  // Bytes this list holds (its vectors' capacities).
+  std::size_t bytes() const;
 
  private:
   std::vector<EvEntry> e_;
-  std::vector<std::pair<std::uint16_t, std::uint32_t>> by_ev_;  // (ev, index) sorted
+  std::vector<std::uint16_t> by_ev_;  // entry indices in (ev, index) order
   std::vector<double> cum_;
+  SimTime longest_ = 0;
+  double w_scale_ = 1.0;
 };
 
 // Eq. 1, w_i = lat_longest / lat_i, scaled by w_scale. sec. V-A: "These weights are further scaled

@@ -57,7 +57,7 @@ class SpritzPolicy final : public EntropyPolicy {
   Kind kind_;
   // A path's original weight: Eq. 1 from the shared entry list (weighted), else 1.0; not copied per
   // connection (Slim Fly q = 29: ~1,800 paths per connection).
-  double base_weight(std::size_t i) const { return weighted_ ? paths_[i].weight : 1.0; }
+  double base_weight(std::size_t i) const { return weighted_ ? paths_.weight(i) : 1.0; }
   bool weighted_;
   std::vector<double> w_, cum_;  // weights: current, prefix sums
   bool cum_dirty_ = false;

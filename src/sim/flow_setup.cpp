@@ -78,11 +78,13 @@ void FlowSetup::add_ev_list(const workload::FlowSpec& f) {
   const std::int32_t a = topo_.host_switch(f.src), b = topo_.host_switch(f.dst);
   const std::uint64_t key = pair_key(a, b);
   if (ev_lists_.count(key)) return;
+  const auto paths = sg_->tables().entries(a, b);
   std::vector<lb::EvEntry> entries;
-  for (const auto& p : sg_->tables().entries(a, b))
+  entries.reserve(paths.size());
+  for (const auto& p : paths)
     entries.push_back(lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal,
-                                                    static_cast<int>(p.hops.size())), 1.0, p.latency});
-  if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 1.0, 0});  // same switch
+                                                    static_cast<int>(p.hops.size())), p.latency});
+  if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 0});  // same switch
   ev_lists_.emplace(key, lb::EvEntryList(std::move(entries), w_scale_));
 }
 
@@ -250,11 +252,14 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
       }
       max_bytes = std::max(max_bytes, (bits + 7) / 8);
     }
-    std::size_t lists_bytes = 0;
-    for (const auto& [key, list] : ev_lists_) lists_bytes += (list.bits() + 7) / 8;
+    std::size_t lists_bytes = 0, lists_memory = 0;
+    for (const auto& [key, list] : ev_lists_) {
+      lists_bytes += (list.bits() + 7) / 8;
+      lists_memory += list.bytes();
+    }
     j["spritz"] = {{"endpoint_table_bytes_per_endpoint", max_bytes}, {"max_paths_per_destination", max_paths},
                    {"sampled_source_switches", srcs.size()}, {"ev_lists", ev_lists_.size()},
-                   {"ev_lists_bytes", lists_bytes}, {"w_scale", cfg_.real("lb.spritz_w_scale")},
+                   {"ev_lists_bytes", lists_bytes}, {"ev_lists_memory_bytes", lists_memory}, {"w_scale", cfg_.real("lb.spritz_w_scale")},
                    {"switch_table_bytes", sg_->tables().table_bytes()}};
   }
   // Each load balancer's own block (e.g. REPS state and freezing), over the flows that used it.

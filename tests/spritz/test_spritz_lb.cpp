@@ -20,7 +20,7 @@ namespace {
 lb::EvEntryList five_paths(double w_scale = 1.0) {
   std::vector<lb::EvEntry> e;
   for (int i = 0; i < 5; ++i)
-    e.push_back(lb::EvEntry{static_cast<std::uint16_t>(((i + 1) << 8) | (2 * i)), lb::ev_meta(i > 0, 2 + i), 1.0,
+    e.push_back(lb::EvEntry{static_cast<std::uint16_t>(((i + 1) << 8) | (2 * i)), lb::ev_meta(i > 0, 2 + i),
                             ns(100) * (i + 1)});
   return lb::EvEntryList(std::move(e), w_scale);
 }
@@ -55,10 +55,33 @@ TEST(SpritzWeights, Eq1AndScaling) {
   EXPECT_DOUBLE_EQ(lb::eq1_weight(from_ns(1491.0), from_ns(1491.0), 3.0), 1.0);
   EXPECT_NEAR(lb::eq1_weight(from_ns(799.6), from_ns(1491.0), 3.0), 1 + 3 * (1491.0 / 799.6 - 1), 1e-9);
   const auto p = five_paths(1.0);
-  EXPECT_DOUBLE_EQ(p[0].weight, 5.0);
-  EXPECT_DOUBLE_EQ(p[4].weight, 1.0);
-  EXPECT_EQ(p.index_of(ev(p, 3)), 3);
+  EXPECT_DOUBLE_EQ(p.weight(0), 5.0);
+  EXPECT_DOUBLE_EQ(p.weight(4), 1.0);
+  // Prefix sums of 500/100, 500/200, ..., 500/500.
+  EXPECT_DOUBLE_EQ(p.cumulative()[1], 5.0 + 2.5);
+  EXPECT_DOUBLE_EQ(p.cumulative().back(), 5.0 + 2.5 + 5.0 / 3 + 1.25 + 1.0);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(p.index_of(ev(p, i)), i);
   EXPECT_EQ(p.index_of(0xFFFF), -1);
+  EXPECT_EQ(p.index_of(0x0101), -1);  // EV1 of entry 0 with the EV2 of another entry
+  // The scaled weights (w_scale 3): 1 + 3 x (500 / latency - 1).
+  const auto q = five_paths(3.0);
+  EXPECT_DOUBLE_EQ(q.weight(0), 13.0);
+  EXPECT_DOUBLE_EQ(q.weight(1), 5.5);
+  EXPECT_DOUBLE_EQ(q.weight(4), 1.0);
+  // 26 B per entry (entry, prefix sum, place in EV order): no spare capacity from the caller's push_backs.
+  EXPECT_EQ(p.bytes(), 5 * (sizeof(lb::EvEntry) + sizeof(double) + sizeof(std::uint16_t)));
+  EXPECT_EQ(sizeof(lb::EvEntry), 16u);
+}
+
+TEST(SpritzWeights, IndexOfFindsEveryEvOfALongList) {
+  // EVs in an order unrelated to the latency order (the list is sorted by latency), some EV1
+  // values shared: the EV index must still map every EV to its entry.
+  std::vector<lb::EvEntry> e;
+  for (int i = 0; i < 600; ++i)
+    e.push_back(lb::EvEntry{static_cast<std::uint16_t>(((i * 37) % 600 / 3) << 8 | (i % 3)), 0, ns(1) * (i + 1)});
+  const lb::EvEntryList list(std::move(e), 1.0);
+  for (int i = 0; i < 600; ++i) EXPECT_EQ(list.index_of(list[static_cast<std::size_t>(i)].ev), i);
+  EXPECT_EQ(list.index_of(0xFF00), -1);
 }
 
 TEST(SpritzScout, EmptyBufferSamplesThenReusesBestGoodPath) {
