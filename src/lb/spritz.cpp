@@ -1,6 +1,7 @@
 #include "lb/spritz.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "core/error.h"
 #include "lb/registry.h"
@@ -35,32 +36,55 @@ SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind k
     : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), p_(params), kind_(kind), weighted_(w == Weighting::Weighted) {
   if (p_.buffer_size == 0) throw UserError("lb.spritz_buffer_size must be at least 1");
   const std::size_t n = paths_.size();
-  w_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) w_[i] = base_weight(i);
-  cum_.resize(n);
-  cum_dirty_ = true;
-  ecn_counts_.assign(n, 0);
+  w0_ = base_weight(0);
+  zeroed_.assign((n + 63) / 64, 0);
+  if (kind_ == Kind::Scout) ecn_counts_.assign(n, 0);
   if (p_.reinsert_holdoff_rtts > 0) removed_at_.assign(n, kTimeNever);
   if (kind_ == Kind::Scout && p_.scout_order_measured) measured_.assign(n, 0);
   buf_.assign(p_.buffer_size, 0);
   if (p_.restore_interval <= 0) p_.restore_interval = 10 * std::max<SimTime>(ctx_.base_rtt, 1);
 }
 
+// w is 0 or base_weight(i) for every path but 0 (see w0_).
 void SpritzPolicy::set_weight(std::size_t i, double w) {
-  if (w_[i] == w) return;
-  w_[i] = w;
-  cum_dirty_ = true;
+  if (weight(i) == w) return;
+  if (i == 0) {
+    w0_ = w;
+  } else {
+    zeroed_[i >> 6] ^= std::uint64_t{1} << (i & 63);
+    if (w == 0) {
+      ++n_zeroed_;
+    } else {
+      --n_zeroed_;
+    }
+  }
+  if (w0_ == base_weight(0) && n_zeroed_ == 0) {
+    cum_ = {};  // back to the shared prefix sums: give the memory back
+  } else {
+    cum_dirty_ = true;
+  }
 }
 
 std::uint32_t SpritzPolicy::sample() {
-  if (cum_dirty_) {
+  const std::size_t n = paths_.size();
+  std::size_t i;
+  if (w0_ == base_weight(0) && n_zeroed_ == 0) {
+    // The base weights: the shared list's prefix sums (the same sums, in the same order, as a
+    // connection's own), or for the uniform weights 1, 2, ..., n, where the sampled index is the
+    // integer part of u x n.
+    const double u = ctx_.rng.uniform();
+    i = weighted_ ? sample_cumulative(paths_.cumulative(), u)
+                  : std::min(static_cast<std::size_t>(u * static_cast<double>(n)), n - 1);
+    return paths_[i].ev;
+  }
+  if (cum_.empty() || cum_dirty_) {
+    cum_.resize(n);
     double s = 0;
-    for (std::size_t i = 0; i < w_.size(); ++i) cum_[i] = (s += w_[i]);
+    for (std::size_t k = 0; k < n; ++k) cum_[k] = (s += weight(k));
     cum_dirty_ = false;
   }
   // Every path disabled by timeouts: fall back to uniform until the timer restores them.
-  const std::size_t i = cum_.back() > 0 ? sample_cumulative(cum_, ctx_.rng.uniform())
-                                        : static_cast<std::size_t>(ctx_.rng.below(cum_.size()));
+  i = cum_.back() > 0 ? sample_cumulative(cum_, ctx_.rng.uniform()) : static_cast<std::size_t>(ctx_.rng.below(n));
   return paths_[i].ev;
 }
 
@@ -69,8 +93,12 @@ void SpritzPolicy::maybe_restore(SimTime now) {
   // sec. IV-A: a timed-out weight "is automatically reset back to the original value (Equation 1)
   // after a configurable interval (global timer)". One timer per connection, armed by the first
   // timeout while it is idle; when it fires every disabled path comes back.
-  for (std::size_t i = 0; i < w_.size(); ++i)
-    if (w_[i] == 0) set_weight(i, (i == 0 && biased_) ? p_.min_bias_factor : base_weight(i));
+  if (w0_ == 0) set_weight(0, biased_ ? p_.min_bias_factor : base_weight(0));
+  for (std::size_t k = 0; k < zeroed_.size() && n_zeroed_ > 0; ++k)
+    while (zeroed_[k] != 0) {
+      const std::size_t i = k * 64 + static_cast<std::size_t>(std::countr_zero(zeroed_[k]));
+      set_weight(i, base_weight(i));
+    }
   restore_at_ = kTimeNever;
 }
 
@@ -112,7 +140,7 @@ void SpritzPolicy::ecn_window(bool marked, SimTime now) {
   const bool high = static_cast<double>(win_ecn_) > p_.ecn_bias_rate * static_cast<double>(win_acks_);
   if (high != biased_) {
     biased_ = high;
-    if (w_[0] != 0 || restore_at_ == kTimeNever)  // a timed-out w[0] stays 0 until the timer fires
+    if (w0_ != 0 || restore_at_ == kTimeNever)  // a timed-out w[0] stays 0 until the timer fires
       set_weight(0, high ? p_.min_bias_factor : base_weight(0));
   }
   window_start_ = now;

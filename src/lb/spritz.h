@@ -38,8 +38,13 @@ class SpritzPolicy final : public EntropyPolicy {
 
   // Introspection for tests (indices into the EV entry list).
   std::vector<std::uint32_t> buffer() const;
-  double weight(std::size_t i) const { return w_[i]; }
-  std::uint32_t ecn_count(std::size_t i) const { return ecn_counts_[i]; }
+  double weight(std::size_t i) const {
+    return i == 0 ? w0_ : (zeroed_[i >> 6] >> (i & 63) & 1) ? 0.0 : base_weight(i);
+  }
+  std::uint32_t ecn_count(std::size_t i) const { return ecn_counts_.empty() ? 0 : ecn_counts_[i]; }
+  // True while the connection samples from prefix sums of its own (some weight differs from the
+  // shared list's): for tests of the memory it holds.
+  bool own_weights() const { return !cum_.empty(); }
   std::uint32_t packet_count() const { return packet_count_; }
   bool min_biased() const { return biased_; }
 
@@ -59,9 +64,18 @@ class SpritzPolicy final : public EntropyPolicy {
   // connection (Slim Fly q = 29: ~1,800 paths per connection).
   double base_weight(std::size_t i) const { return weighted_ ? paths_.weight(i) : 1.0; }
   bool weighted_;
-  std::vector<double> w_, cum_;  // weights: current, prefix sums
+  // The current weights w[] of Alg. 2-3 without a vector of them: they change only by the w[0] bias
+  // (Alg. 2 l. 23-24, Alg. 3 l. 10-11), by a timeout setting a weight to 0 and by the restore timer
+  // setting it back, so w[0] is kept (w0_), the other paths are base_weight(i) or 0 (a bit each in
+  // zeroed_; bit 0 unused), and only while some weight differs from the base ones does the connection
+  // hold prefix sums of its own (cum_, 8 B per path); otherwise it samples from the shared list's.
+  // Slim Fly q = 29: ~1,800 paths per connection (18 B per path and connection before).
+  double w0_ = 1.0;
+  std::vector<std::uint64_t> zeroed_;
+  std::size_t n_zeroed_ = 0;         // bits set in zeroed_
+  std::vector<double> cum_;          // empty while every weight is its base one
   bool cum_dirty_ = false;
-  std::vector<std::uint16_t> ecn_counts_;
+  std::vector<std::uint16_t> ecn_counts_;  // Scout only (Alg. 2 l. 7-13)
   std::vector<SimTime> removed_at_;  // Scout: last removal per path (reinsert_holdoff_rtts > 0)
   // Scout with scout_order_measured: the RTT of each path's latest ACK (the buffer's sort key), and
   // the RTT of the ACK being handled (on_rtt comes just before its on_feedback).

@@ -311,3 +311,57 @@ TEST(SpritzPolicies, NeedSourceGuidedRouting) {
   for (const char* n : {"ops_u", "spritz_scout_w", "spritz_spray_u", "flicr_w"})
     EXPECT_THROW(lb::balancers().get(n).make(config::Config{}, c)(c), UserError) << n;
 }
+
+TEST(SpritzSpray, SharesTheListsPrefixSumsUntilAWeightChanges) {
+  // A connection samples from the shared list's prefix sums while its weights are the base ones
+  // and holds its own only while a timeout or the w[0] bias changed one; every draw is the one the
+  // connection's own prefix sums of its current weights give (Oracle), to the bit. 150 paths: the
+  // timed-out bits span three 64-bit words.
+  std::vector<lb::EvEntry> e;
+  for (int i = 0; i < 150; ++i)
+    e.push_back(lb::EvEntry{static_cast<std::uint16_t>((i / 10) << 8 | (i % 10)), 0, ns(100) + ns(7) * i});
+  const lb::EvEntryList p(std::move(e), 3.0);
+  for (const auto weighting : {W::Weighted, W::Uniform}) {
+    lb::SpritzParams sp;
+    sp.explore_threshold = 1'000'000;
+    sp.restore_interval = us(50);
+    sp.min_bias_factor = 40;
+    SpritzPolicy s(ctx(p), sp, K::Spray, weighting);
+    Oracle o;
+    auto draws = [&](int n, SimTime now) {
+      for (int k = 0; k < n; ++k) {
+        std::vector<double> w(p.size());
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = s.weight(i);
+        ASSERT_EQ(s.next_ev(now), ev(p, o.next(w))) << "draw " << k << " at " << now << (weighting == W::Weighted ? " weighted" : " uniform");
+      }
+    };
+    draws(300, 0);
+    EXPECT_FALSE(s.own_weights());
+    s.on_feedback(ev(p, 70), Feedback::Timeout, us(1));
+    s.on_feedback(ev(p, 149), Feedback::Timeout, us(2));
+    EXPECT_EQ(s.weight(70), 0.0);
+    EXPECT_FALSE(s.own_weights());  // made at the next draw
+    draws(300, us(3));
+    EXPECT_TRUE(s.own_weights());
+    // One base RTT (1 us) of marked ACKs: w[0] = min_bias_factor. Spray pushes each ACKed EV into
+    // its buffer: drain it (no draws) before sampling again.
+    for (int k = 0; k <= 10; ++k) s.on_feedback(ev(p, 5), Feedback::AckEcn, us(4) + ns(100) * k);
+    EXPECT_TRUE(s.min_biased());
+    EXPECT_EQ(s.weight(0), 40.0);
+    while (!s.buffer().empty()) EXPECT_EQ(s.next_ev(us(6)), ev(p, 5));
+    draws(300, us(6));
+    // The restore timer (armed at 1 us) gives the timed-out paths back; w[0] stays biased. (Any
+    // call runs the timer first: a NACK, which Spray otherwise ignores.)
+    s.on_feedback(ev(p, 5), Feedback::Nack, us(51));
+    EXPECT_EQ(s.weight(70), weighting == W::Weighted ? p.weight(70) : 1.0);
+    EXPECT_EQ(s.weight(0), 40.0);
+    draws(300, us(51));
+    EXPECT_TRUE(s.own_weights());
+    // A base RTT of unmarked ACKs ends the bias: every weight is its base one again.
+    for (int k = 0; k <= 10; ++k) s.on_feedback(ev(p, 7), Feedback::Ack, us(52) + ns(100) * k);
+    EXPECT_FALSE(s.min_biased());
+    EXPECT_FALSE(s.own_weights());
+    while (!s.buffer().empty()) EXPECT_EQ(s.next_ev(us(54)), ev(p, 7));
+    draws(300, us(54));
+  }
+}
