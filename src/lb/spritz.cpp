@@ -36,7 +36,7 @@ SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind k
     : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), p_(params), kind_(kind), weighted_(w == Weighting::Weighted) {
   if (p_.buffer_size == 0) throw UserError("lb.spritz_buffer_size must be at least 1");
   const std::size_t n = paths_.size();
-  w0_ = base_weight(0);
+  w0_ = base0_ = base_weight(0);
   zeroed_.assign((n + 63) / 64, 0);
   if (kind_ == Kind::Scout) ecn_counts_.assign(n, 0);
   if (p_.reinsert_holdoff_rtts > 0) removed_at_.assign(n, kTimeNever);
@@ -58,7 +58,7 @@ void SpritzPolicy::set_weight(std::size_t i, double w) {
       --n_zeroed_;
     }
   }
-  if (w0_ == base_weight(0) && n_zeroed_ == 0) {
+  if (at_base()) {
     cum_ = {};  // back to the shared prefix sums: give the memory back
   } else {
     cum_dirty_ = true;
@@ -68,7 +68,7 @@ void SpritzPolicy::set_weight(std::size_t i, double w) {
 std::uint32_t SpritzPolicy::sample() {
   const std::size_t n = paths_.size();
   std::size_t i;
-  if (w0_ == base_weight(0) && n_zeroed_ == 0) {
+  if (at_base()) {
     // The base weights: the shared list's prefix sums (the same sums, in the same order, as a
     // connection's own), or for the uniform weights 1, 2, ..., n, where the sampled index is the
     // integer part of u x n.
@@ -93,7 +93,7 @@ void SpritzPolicy::maybe_restore(SimTime now) {
   // sec. IV-A: a timed-out weight "is automatically reset back to the original value (Equation 1)
   // after a configurable interval (global timer)". One timer per connection, armed by the first
   // timeout while it is idle; when it fires every disabled path comes back.
-  if (w0_ == 0) set_weight(0, biased_ ? p_.min_bias_factor : base_weight(0));
+  if (w0_ == 0) set_weight(0, biased_ ? p_.min_bias_factor : base0_);
   for (std::size_t k = 0; k < zeroed_.size() && n_zeroed_ > 0; ++k)
     while (zeroed_[k] != 0) {
       const std::size_t i = k * 64 + static_cast<std::size_t>(std::countr_zero(zeroed_[k]));
@@ -141,7 +141,7 @@ void SpritzPolicy::ecn_window(bool marked, SimTime now) {
   if (high != biased_) {
     biased_ = high;
     if (w0_ != 0 || restore_at_ == kTimeNever)  // a timed-out w[0] stays 0 until the timer fires
-      set_weight(0, high ? p_.min_bias_factor : base_weight(0));
+      set_weight(0, high ? p_.min_bias_factor : base0_);
   }
   window_start_ = now;
   win_acks_ = win_ecn_ = 0;

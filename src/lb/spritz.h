@@ -71,6 +71,8 @@ class SpritzPolicy final : public EntropyPolicy {
   // hold prefix sums of its own (cum_, 8 B per path); otherwise it samples from the shared list's.
   // Slim Fly q = 29: ~1,800 paths per connection (18 B per path and connection before).
   double w0_ = 1.0;
+  double base0_ = 1.0;               // base_weight(0), computed once
+  bool at_base() const { return w0_ == base0_ && n_zeroed_ == 0; }
   std::vector<std::uint64_t> zeroed_;
   std::size_t n_zeroed_ = 0;         // bits set in zeroed_
   std::vector<double> cum_;          // empty while every weight is its base one

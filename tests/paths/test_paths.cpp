@@ -166,33 +166,38 @@ TEST(Paths, LapsCandidatePaths) {
 }
 
 namespace {
-// Brute force: every simple path of <= 4 hops, kept if some intermediate node splits it into two
-// minimal paths (tries every split explicitly).
-std::int64_t brute_valiant(const Topology& t, int s, int d, const std::vector<std::vector<int>>& dist) {
-  auto adj = t.switch_adjacency();
-  std::int64_t n = 0;
-  std::vector<int> path{s};
-  auto rec = [&](auto&& self) -> void {
-    int u = path.back();
+// Brute force: every simple switch path s -> d of at most max_hops hops (switch nodes), in the order
+// of a depth-first search over ports in port order, that satisfies the rule: "simple" all of them,
+// "valiant" those that some node on them splits into a shortest path s -> x and a shortest path
+// x -> d (tries every split explicitly). dist: switch_distances(t), by switch index.
+std::vector<std::vector<Hop>> brute_paths(const Topology& t, const std::vector<std::vector<int>>& dist, int s, int d,
+                                          int max_hops, bool valiant) {
+  const auto di = [&](int a, int b) { return dist[t.switch_index(a)][t.switch_index(b)]; };
+  std::vector<std::vector<Hop>> out;
+  std::vector<Hop> path;
+  std::vector<int> nodes{s};
+  auto rec = [&](auto&& self, int u) -> void {
     if (u == d) {
-      const int L = static_cast<int>(path.size()) - 1;
-      for (int k = 0; k <= L; ++k)
-        if (dist[s][path[k]] == k && dist[path[k]][d] == L - k) {
-          ++n;
-          break;
-        }
+      const int n = static_cast<int>(path.size());
+      bool ok = !valiant;
+      for (int j = 0; j <= n && !ok; ++j) ok = di(s, nodes[j]) == j && di(nodes[j], d) == n - j;
+      if (ok) out.push_back(path);
       return;
     }
-    if (path.size() == 5) return;
-    for (int v : adj[u]) {
-      if (std::find(path.begin(), path.end(), v) != path.end()) continue;
-      path.push_back(v);
-      self(self);
+    if (static_cast<int>(path.size()) == max_hops) return;
+    const auto& ports = t.ports[u];
+    for (int pi = 0; pi < static_cast<int>(ports.size()); ++pi) {
+      const int v = ports[pi].peer;
+      if (t.is_host(v) || std::find(nodes.begin(), nodes.end(), v) != nodes.end()) continue;
+      path.push_back(Hop{u, pi});
+      nodes.push_back(v);
+      self(self, v);
       path.pop_back();
+      nodes.pop_back();
     }
   };
-  rec(rec);
-  return n;
+  rec(rec, s);
+  return out;
 }
 }  // namespace
 
@@ -206,7 +211,7 @@ TEST(Paths, SlimFlyValiantMatchesBruteForce) {
     auto c = pe.counts_from(t.switch_node(s));
     for (int d = 0; d < t.num_switches(); d += 7) {
       if (d == s) continue;
-      const auto bf = brute_valiant(t, s, d, dist);
+      const auto bf = static_cast<std::int64_t>(brute_paths(t, dist, t.switch_node(s), t.switch_node(d), 4, true).size());
       ASSERT_EQ(pe.count(t.switch_node(s), t.switch_node(d)), bf) << s << "->" << d;
       ASSERT_EQ(c[d], bf);
     }
@@ -235,7 +240,7 @@ TEST(Paths, HoffmanSingletonCounts) {
   auto c = pe.counts_from(t.switch_node(0));
   for (int d = 1; d < t.num_switches(); ++d) {
     EXPECT_EQ(c[d], 37);
-    EXPECT_EQ(brute_valiant(t, 0, d, dist), 37);
+    EXPECT_EQ(brute_paths(t, dist, t.switch_node(0), t.switch_node(d), 4, true).size(), 37u);
     std::map<std::size_t, int> by_len;
     for (const auto& p : pe.paths(t.switch_node(0), t.switch_node(d))) by_len[p.hops.size()]++;
     if (dist[0][d] == 1) {
@@ -356,48 +361,16 @@ TEST(Paths, EveryPairOfTheTableIINetworks) {
 
 namespace {
 
-// Every simple switch path s -> d of at most max_hops hops, in the order of a depth-first search
-// over ports in port order, that satisfies the rule: "simple" all of them, "valiant" those that are
-// a shortest path s -> x followed by a shortest path x -> d for some switch x on them.
-std::vector<std::vector<Hop>> brute_paths(const Topology& t, int s, int d, int max_hops, bool valiant) {
-  const auto dist = switch_distances(t);
-  const auto di = [&](int a, int b) { return dist[t.switch_index(a)][t.switch_index(b)]; };
-  std::vector<std::vector<Hop>> out;
-  std::vector<Hop> path;
-  std::vector<int> nodes{s};
-  auto rec = [&](auto&& self, int u) -> void {
-    if (u == d) {
-      const int n = static_cast<int>(path.size());
-      bool ok = !valiant;
-      for (int j = 0; j <= n && !ok; ++j) ok = di(s, nodes[j]) == j && di(nodes[j], d) == n - j;
-      if (ok) out.push_back(path);
-      return;
-    }
-    if (static_cast<int>(path.size()) == max_hops) return;
-    const auto& ports = t.ports[u];
-    for (int pi = 0; pi < static_cast<int>(ports.size()); ++pi) {
-      const int v = ports[pi].peer;
-      if (t.is_host(v) || std::find(nodes.begin(), nodes.end(), v) != nodes.end()) continue;
-      path.push_back(Hop{u, pi});
-      nodes.push_back(v);
-      self(self, v);
-      path.pop_back();
-      nodes.pop_back();
-    }
-  };
-  rec(rec, s);
-  return out;
-}
-
 void expect_brute_order(const Topology& t, const PathOptions& opt, bool valiant) {
   const PathEnumerator pe(t, opt);
+  const auto dist = switch_distances(t);
   for (int s = 0; s < t.num_switches(); ++s)
     for (int d = 0; d < t.num_switches(); ++d) {
       if (s == d) continue;
       const int a = t.switch_node(s), b = t.switch_node(d);
       std::vector<std::vector<Hop>> got;
       pe.for_each_path(a, b, [&](const PathView& v) { got.emplace_back(v.hops, v.hops + v.length); });
-      const auto want = brute_paths(t, a, b, pe.max_hops(), valiant);
+      const auto want = brute_paths(t, dist, a, b, pe.max_hops(), valiant);
       ASSERT_EQ(got.size(), want.size()) << opt.rule << " max_hops " << pe.max_hops() << " " << s << "->" << d;
       for (std::size_t i = 0; i < got.size(); ++i)
         for (std::size_t h = 0; h < got[i].size(); ++h) {
