@@ -8,7 +8,7 @@
 
 namespace lbsim::routing {
 
-BoundedPathSet::BoundedPathSet(const topo::Topology& t, const MinimalRoutes& minimal)
+BoundedPathSet::BoundedPathSet(const topo::Topology& t, const SwitchPairPorts& minimal)
     : t_(t), minimal_(minimal), pe_(t) {}
 
 std::size_t BoundedPathSet::bytes() const {
@@ -31,7 +31,7 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
     return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
                                         [](const topo::Hop& x, const topo::Hop& y) { return x.port < y.port; });
   });
-  const bool df = minimal_.group_minimal();
+  const bool df = t_.minimal_one_global_hop;
   const std::int32_t dmin = minimal_.distance(src_sw, dst_sw);
   Pair pr;
   pr.first = static_cast<std::uint32_t>(recs_.size());
@@ -62,7 +62,7 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
 }
 
 PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), routes_(tables.topology()), paths_(tables.topology(), routes_),
+    : tables_(tables), topo_(tables.topology()), routes_(minimal_routes(tables, own_routes_)), paths_(tables.topology(), routes_),
       salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
   host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);

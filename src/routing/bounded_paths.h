@@ -15,7 +15,7 @@
 //                            to the pair); per-hop Valiant narrows the range at every switch
 //   route_state kFixed | k   forwarding along one path, k hops taken; route_aux = its absolute
 //                            index (one lookup per hop instead of the pair's)
-//   route_state kMinimal     minimal routing (MinimalRoutes) from here on
+//   route_state kMinimal     minimal routing (minimal_routes()) from here on
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -40,7 +40,9 @@ class BoundedPathSet {
     std::uint32_t nonmin_count = 0;
   };
 
-  BoundedPathSet(const topo::Topology& t, const MinimalRoutes& minimal);
+  // `minimal`: the topology's minimal routes (minimal_routes(); a path is minimal when its length is
+  // their distance, or on the Dragonfly by its global hops).
+  BoundedPathSet(const topo::Topology& t, const SwitchPairPorts& minimal);
 
   // The pair's paths (enumerated on first use). Throws UserError when a pair has more than 65535
   // paths (the packet state keeps 16-bit path indices). The reference stays valid until the next
@@ -67,7 +69,7 @@ class BoundedPathSet {
   const Pair& fill(std::int32_t src_sw, std::int32_t dst_sw, std::uint32_t a, std::uint32_t b);
 
   const topo::Topology& t_;
-  const MinimalRoutes& minimal_;
+  const SwitchPairPorts& minimal_;
   topo::PathEnumerator pe_;
   // Only the pairs routed so far (a dense record per switch pair took 20 B x switches^2: 962 MB in
   // an 83,232-endpoint Dragonfly; docs/scale.md).
@@ -87,7 +89,7 @@ class BoundedPathSet {
 class PathRouterBase : public net::Router {
  public:
   PathRouterBase(const MinimalTables& tables, std::uint64_t seed);
-  const MinimalRoutes& routes() const { return routes_; }
+  const SwitchPairPorts& routes() const { return routes_; }
   BoundedPathSet& paths() { return paths_; }
 
  protected:
@@ -116,7 +118,8 @@ class PathRouterBase : public net::Router {
 
   const MinimalTables& tables_;
   const topo::Topology& topo_;
-  MinimalRoutes routes_;
+  std::unique_ptr<MinimalRoutes> own_routes_;  // the Dragonfly's l-g-l routes (minimal_routes())
+  const SwitchPairPorts& routes_;
   BoundedPathSet paths_;
   std::vector<std::uint64_t> salt_;
   std::vector<std::int32_t> host_sw_;  // switch of every host (a small array that stays cached)

@@ -98,8 +98,14 @@ std::vector<std::uint64_t> ecmp_salts(std::size_t nodes, std::uint64_t seed) {
   return salt;
 }
 
+const SwitchPairPorts& minimal_routes(const MinimalTables& tables, std::unique_ptr<MinimalRoutes>& own) {
+  if (!tables.topology().minimal_one_global_hop) return tables;
+  own = std::make_unique<MinimalRoutes>(tables.topology());
+  return *own;
+}
+
 MinimalRouter::MinimalRouter(const MinimalTables& tables, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), routes_(tables.topology()),
+    : tables_(tables), topo_(tables.topology()), routes_(minimal_routes(tables, own_routes_)),
       salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
   host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);

@@ -17,6 +17,7 @@
 // the min-hop sets, so `minimal` there is identical to `ecmp` (same hash and salts).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -38,18 +39,25 @@ class MinimalRoutes : public SwitchPairPorts {
   bool group_minimal_ = false;
 };
 
+// The minimal routes of `tables`' topology. Only the Dragonfly's differ from the min-hop tables
+// (Topology::minimal_one_global_hop: l-g-l); there they are built into `own`. Elsewhere they are the
+// min-hop sets, so the tables themselves are returned and nothing more is built (a second 2-byte
+// index per switch pair and its build, one search per destination switch; docs/scale.md).
+const SwitchPairPorts& minimal_routes(const MinimalTables& tables, std::unique_ptr<MinimalRoutes>& own);
+
 // Minimal routing: hash (src, dst, flow, EV, switch salt) over the minimal-route candidates, like
 // EcmpRouter (same salt stream, so the two agree wherever the candidate sets agree).
 class MinimalRouter final : public net::Router {
  public:
   MinimalRouter(const MinimalTables& tables, std::uint64_t seed);
   std::int32_t route(std::int32_t node, net::Packet& p) override;
-  const MinimalRoutes& routes() const { return routes_; }
+  const SwitchPairPorts& routes() const { return routes_; }
 
  private:
   const MinimalTables& tables_;
   const topo::Topology& topo_;
-  MinimalRoutes routes_;
+  std::unique_ptr<MinimalRoutes> own_routes_;  // the Dragonfly's l-g-l routes (minimal_routes())
+  const SwitchPairPorts& routes_;
   std::vector<std::uint64_t> salt_;
   std::vector<std::int32_t> host_sw_;  // switch of every host
 };

@@ -76,17 +76,21 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   const double ports_per_switch = t.switches > 0 ? std::max(0.0, ports - t.hosts) / t.switches : 0;
   const double sets_per_switch = std::min(t.switches, 2 * ports_per_switch + 4);
   m.tables = pairs * 2 + t.switches * (4 + sets_per_switch * (8 + 2 * t.next_hops)) + t.hosts * 2;
-  // Routing plug-ins that keep more per switch pair (a run only): `minimal` and the non-minimal ones
-  // (routing/bounded_paths.h) their own minimal routes (2 B), the non-minimal ones and source-guided
+  // Routing plug-ins that keep more per switch pair (a run only): on the Dragonfly `minimal` and the
+  // non-minimal ones (routing/bounded_paths.h) their own l-g-l minimal routes (2 B; elsewhere they
+  // use the min-hop tables: routing::minimal_routes()), the non-minimal ones and source-guided
   // routing (routing/source_guided.h) the path enumerator's 16-bit distance, source-guided routing
   // its default port (2 B). What they keep per switch pair *in use* (an index entry and the pair's
   // paths or ECMP tables) is priced with the workload below.
   const std::string& routing = cfg.text("routing.algorithm");
   const bool path_router = routing == "valiant" || routing == "ugal_l" || routing == "ecmp_paths";
+  const double own_minimal = t.minimal_one_global_hop ? pairs * 2 : 0;
   if (run) {
     if (routing == "minimal")
-      m.tables += pairs * 2;
-    else if (path_router || routing == "source_guided")
+      m.tables += own_minimal;
+    else if (path_router)
+      m.tables += own_minimal + pairs * 2;
+    else if (routing == "source_guided")
       m.tables += pairs * (2 + 2);
   }
   if (!run) return m;

@@ -224,6 +224,7 @@ TopologySize dragonfly_size(const config::Config& c) {
   s.hosts = p * s.switches;
   s.links = s.hosts + g * a * (a - 1) / 2 + s.switches * h / 2;
   s.next_hops = 1;
+  s.minimal_one_global_hop = true;
   s.host_rate_bps = static_cast<double>(rate_gbps(c.real("topology.link_rate_gbps")));
   // Group-level Valiant paths (topo/paths.h "dragonfly"): with L global links per group pair, L
   // minimal paths and L^2 through each of the g - 2 intermediate groups; inside a group 1 + (a - 2).

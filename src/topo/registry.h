@@ -21,6 +21,9 @@ struct TopologySize {
   // Bounded paths of topo/paths.h per switch pair, an upper estimate of the largest pair (what a
   // source-guided run's EV entry lists and ECMP tables hold per pair in use); 0 = not priced.
   double bounded_paths = 0;
+  // The generator sets Topology::minimal_one_global_hop (the Dragonfly): the `minimal` and the
+  // non-minimal routers keep routes of their own (routing::minimal_routes()).
+  bool minimal_one_global_hop = false;
   std::string keys;           // the keys that set the size, for messages ("topology.hosts")
 };
 

@@ -16,6 +16,7 @@
 #include "routing/ugal.h"
 #include "routing/valiant.h"
 #include "topo/dragonfly.h"
+#include "topo/fat_tree.h"
 #include "topo/slim_fly.h"
 
 using namespace lbsim;
@@ -127,9 +128,9 @@ TEST(MinimalRoutes, DragonflyIsLocalGlobalLocal) {
   EXPECT_GT(minhop_multi_global, 0) << "min-hop ECMP would equal the l-g-l route; `minimal` would be redundant";
 }
 
-// Slim Fly (and any non-Dragonfly) minimal routes are the min-hop sets: `minimal` == `ecmp` there.
-TEST(MinimalRoutes, SlimFlyEqualsMinHop) {
-  const auto& t = table2_slim_fly();
+// Slim Fly and fat-tree (any non-Dragonfly) minimal routes are the min-hop sets: `minimal` ==
+// `ecmp` there, which is why the routers use the min-hop tables themselves (next test).
+void expect_min_hop_routes(const topo::Topology& t) {
   routing::MinimalTables mt(t);
   routing::MinimalRoutes mr(t);
   EXPECT_FALSE(mr.group_minimal());
@@ -140,7 +141,45 @@ TEST(MinimalRoutes, SlimFlyEqualsMinHop) {
       ASSERT_EQ(std::vector<std::int16_t>(a.begin(), a.end()), std::vector<std::int16_t>(b.begin(), b.end()));
       ASSERT_EQ(mt.distance(u, v), mr.distance(u, v));
     }
-  EXPECT_EQ(mr.distance(t.switch_node(0), t.switch_node(161)) <= 2, true);  // MMS diameter 2
+}
+
+topo::Topology three_tier_fat_tree() {  // k = 8: 128 hosts, 80 switches, up/down paths of 2 and 4 hops
+  topo::FatTreeParams ft;
+  ft.hosts = 128;
+  ft.tiers = 3;
+  ft.radix = 8;
+  return topo::build_fat_tree(ft);
+}
+
+TEST(MinimalRoutes, SlimFlyAndFatTreeEqualMinHop) {
+  const auto& sf = table2_slim_fly();
+  expect_min_hop_routes(sf);
+  EXPECT_EQ(routing::MinimalRoutes(sf).distance(sf.switch_node(0), sf.switch_node(161)) <= 2, true);  // MMS diameter 2
+  expect_min_hop_routes(three_tier_fat_tree());
+}
+
+// `minimal` and the non-minimal routers keep minimal routes of their own only on the Dragonfly; on
+// every other topology they read the min-hop tables (no second index per switch pair) and route
+// exactly as before: the same candidates as routes built apart.
+TEST(MinimalRoutes, RoutersShareTheMinHopTablesOffTheDragonfly) {
+  const auto ft = three_tier_fat_tree();
+  for (const topo::Topology* t : {&table2_slim_fly(), &ft, &table2_dragonfly()}) {
+    const bool dragonfly = t->minimal_one_global_hop;
+    routing::MinimalTables mt(*t);
+    const routing::MinimalRoutes apart(*t);
+    routing::MinimalRouter minimal(mt, 1);
+    routing::ValiantRouter valiant(mt, 1, routing::ValiantMode::Path);
+    for (const routing::SwitchPairPorts* r : {&minimal.routes(), &valiant.routes()}) {
+      EXPECT_EQ(r == &mt, !dragonfly);
+      for (std::int32_t s = 0; s < t->num_switches(); ++s)
+        for (std::int32_t d = 0; d < t->num_switches(); ++d) {
+          const auto u = t->switch_node(s), v = t->switch_node(d);
+          const auto a = r->candidates(u, v), b = apart.candidates(u, v);
+          ASSERT_EQ(std::vector<std::int16_t>(a.begin(), a.end()), std::vector<std::int16_t>(b.begin(), b.end()));
+          ASSERT_EQ(r->distance(u, v), apart.distance(u, v));
+        }
+    }
+  }
 }
 
 // Path sets per pair: Table II Dragonfly, 32 paths between groups (1 minimal + 31 through the other

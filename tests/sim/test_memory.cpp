@@ -185,6 +185,30 @@ TEST(MemoryGuard, SmallRunFits) {
   EXPECT_LT(big.tables, big.topo.switches * big.topo.switches * 4);
 }
 
+// What the routing plug-ins add per switch pair to the min-hop tables (routing/minimal.h
+// minimal_routes()): on the Dragonfly `minimal` keeps its l-g-l routes (2 B) and the non-minimal
+// routers those and the path enumerator's distance (2 + 2 B); elsewhere the minimal routes are the
+// min-hop tables, so `minimal` adds nothing and the non-minimal routers only the distance.
+TEST(MemoryGuard, OwnMinimalRoutesOnlyOnTheDragonfly) {
+  auto extra = [](config::Config c, const char* routing) {
+    const double base = sim::estimate_memory(c).tables;
+    c.set("routing.algorithm", std::string(routing));
+    const auto m = sim::estimate_memory(c);
+    return (m.tables - base) / (m.topo.switches * m.topo.switches);
+  };
+  const auto sf = with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{13}}});
+  const auto df = with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{8}}, {"topology.h", std::int64_t{4}}});
+  const auto ft = with({{"topology.hosts", std::int64_t{1024}}, {"topology.tiers", std::int64_t{3}}, {"topology.radix", std::int64_t{16}}});
+  for (const auto* r : {"valiant", "ugal_l", "ecmp_paths"}) {
+    EXPECT_DOUBLE_EQ(extra(sf, r), 2) << r;
+    EXPECT_DOUBLE_EQ(extra(ft, r), 2) << r;
+    EXPECT_DOUBLE_EQ(extra(df, r), 4) << r;
+  }
+  EXPECT_DOUBLE_EQ(extra(sf, "minimal"), 0);
+  EXPECT_DOUBLE_EQ(extra(ft, "minimal"), 0);
+  EXPECT_DOUBLE_EQ(extra(df, "minimal"), 2);
+}
+
 TEST(MemoryGuard, LimitFromTheKey) {
   auto c = test::small_fat_tree();
   const double total = sim::estimate_memory(c).total();
