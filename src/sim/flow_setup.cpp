@@ -235,6 +235,9 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
   // most ~4,096 switch pairs in all: one source switch in networks of more than 2,048 switches
   // (each pair's paths are enumerated; Slim Fly q = 29: ~1,800 paths for each of 1,682 pairs).
   if (sg_ && !ev_lists_.empty()) {
+    // What the run built, read before the sample below builds the tables of every destination of
+    // the sampled source switches.
+    const std::size_t table_bytes = sg_->tables().table_bytes(), table_pairs = sg_->tables().built_pairs();
     const std::size_t max_srcs =
         std::clamp<std::size_t>(4096 / static_cast<std::size_t>(std::max(1, topo_.num_switches())), 1, 8);
     std::vector<std::int32_t> srcs;
@@ -260,7 +263,7 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
     j["spritz"] = {{"endpoint_table_bytes_per_endpoint", max_bytes}, {"max_paths_per_destination", max_paths},
                    {"sampled_source_switches", srcs.size()}, {"ev_lists", ev_lists_.size()},
                    {"ev_lists_bytes", lists_bytes}, {"ev_lists_memory_bytes", lists_memory}, {"w_scale", cfg_.real("lb.spritz_w_scale")},
-                   {"switch_table_bytes", sg_->tables().table_bytes()}};
+                   {"switch_table_bytes", table_bytes}, {"switch_table_pairs", table_pairs}};
   }
   // Each load balancer's own block (e.g. REPS state and freezing), over the flows that used it.
   for (const auto& plugin : lb::balancers().entries()) {

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "config/reader.h"
+#include "routing/source_guided.h"
+#include "routing/tables.h"
 #include "topo/registry.h"
 #include "sim/simulation.h"
 
@@ -144,4 +146,36 @@ TEST(SpritzScenario, IncastBystandersSpraySparesBystanders) {
               minimal);
   EXPECT_LT(spray, 0.7 * ecmp);
   EXPECT_LT(spray, minimal);
+}
+
+// summary.json spritz.switch_table_pairs / switch_table_bytes are what the run built: one flow uses
+// two switch pairs' ECMP tables (its EV list and data packets one way, its ACKs the other), not the
+// 263 pairs of every destination that the endpoint-table sample enumerates afterwards for its
+// source switch. Expected bytes: the same tables built apart for those two pairs.
+TEST(SpritzScenario, SwitchTablesAreWhatTheRunBuilt) {
+  config::Config c;
+  config::load_file(c, kDir + "motivational.toml");
+  c.set("lb.algorithm", std::string("spritz_spray_u"));
+  c.set("workload.file", std::string("motivational_solo.csv"));
+  c.set("run.progress", "off");
+  sim::Simulation s(c);
+  ASSERT_EQ(s.run(), 0);
+  const auto j = s.summary();
+  const auto& sp = j["spritz"];
+  EXPECT_EQ(sp["ev_lists"].get<int>(), 1);
+  EXPECT_EQ(sp["sampled_source_switches"].get<int>(), 1);  // the workload's one source switch
+  const auto t = topo::build_topology(c);
+  const routing::MinimalTables min(t);
+  const routing::SourceGuidedTables alone(min, false);
+  const std::size_t empty = alone.table_bytes();  // the default ports and an empty index
+  const auto a = t.host_switch(0), b = t.host_switch(1037);
+  alone.entries(a, b);
+  alone.entries(b, a);
+  EXPECT_EQ(sp["switch_table_pairs"].get<std::size_t>(), 2u);
+  EXPECT_EQ(sp["switch_table_bytes"].get<std::size_t>(), alone.table_bytes());
+  // The sample's pairs (every destination switch of a) hold far more.
+  const routing::SourceGuidedTables sample(min, false);
+  for (std::int32_t d = 0; d < t.num_switches(); ++d) sample.entries(a, t.switch_node(d));
+  EXPECT_EQ(sample.built_pairs(), static_cast<std::size_t>(t.num_switches() - 1));
+  EXPECT_GT(sample.table_bytes() - empty, 10 * (alone.table_bytes() - empty));
 }
