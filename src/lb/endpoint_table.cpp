@@ -11,33 +11,46 @@ double eq1_weight(SimTime latency, SimTime longest, double w_scale) {
   return 1.0 + w_scale * (r - 1.0);
 }
 
-EvEntryList::EvEntryList(std::vector<EvEntry> entries, double w_scale) : e_(std::move(entries)), w_scale_(w_scale) {
-  if (e_.size() > 65536) throw std::length_error("EvEntryList: more than 65,536 entries (EVs are 16 bits)");
-  e_.shrink_to_fit();  // the caller's push_backs may have left up to twice the room
-  for (const auto& e : e_) longest_ = std::max(longest_, e.latency);
-  cum_.reserve(e_.size());
-  by_ev_.resize(e_.size());
+EvEntryList::EvEntryList(const std::vector<EvEntry>& entries, double w_scale) : w_scale_(w_scale) {
+  const std::size_t n = entries.size();
+  if (n > 65536) throw std::length_error("EvEntryList: more than 65,536 entries (EVs are 16 bits)");
+  ev_.resize(n);
+  meta_.resize(n);
+  lat_.resize(n);
+  for (const auto& e : entries) latencies_.push_back(e.latency);
+  std::sort(latencies_.begin(), latencies_.end());
+  latencies_.erase(std::unique(latencies_.begin(), latencies_.end()), latencies_.end());
+  latencies_.shrink_to_fit();
+  if (!latencies_.empty()) longest_ = latencies_.back();
+  cum_.resize(n);
+  by_ev_.resize(n);
   double sum = 0;
-  for (std::size_t i = 0; i < e_.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
+    ev_[i] = entries[i].ev;
+    meta_[i] = entries[i].meta;
+    lat_[i] = static_cast<std::uint16_t>(std::lower_bound(latencies_.begin(), latencies_.end(), entries[i].latency) -
+                                         latencies_.begin());
     sum += weight(i);
-    cum_.push_back(sum);
+    cum_[i] = sum;
     by_ev_[i] = static_cast<std::uint16_t>(i);
   }
   std::sort(by_ev_.begin(), by_ev_.end(), [this](std::uint16_t a, std::uint16_t b) {
-    return e_[a].ev != e_[b].ev ? e_[a].ev < e_[b].ev : a < b;
+    return ev_[a] != ev_[b] ? ev_[a] < ev_[b] : a < b;
   });
 }
 
-double EvEntryList::weight(std::size_t i) const { return eq1_weight(e_[i].latency, longest_, w_scale_); }
+double EvEntryList::weight(std::size_t i) const { return eq1_weight(latency(i), longest_, w_scale_); }
 
 std::size_t EvEntryList::bytes() const {
-  return e_.capacity() * sizeof(EvEntry) + by_ev_.capacity() * sizeof(std::uint16_t) + cum_.capacity() * sizeof(double);
+  return ev_.capacity() * sizeof(std::uint16_t) + meta_.capacity() + lat_.capacity() * sizeof(std::uint16_t) +
+         latencies_.capacity() * sizeof(SimTime) + by_ev_.capacity() * sizeof(std::uint16_t) +
+         cum_.capacity() * sizeof(double);
 }
 
 std::int32_t EvEntryList::index_of(std::uint32_t ev) const {
   const auto it = std::lower_bound(by_ev_.begin(), by_ev_.end(), ev,
-                                   [this](std::uint16_t i, std::uint32_t v) { return e_[i].ev < v; });
-  if (it == by_ev_.end() || e_[*it].ev != ev) return -1;
+                                   [this](std::uint16_t i, std::uint32_t v) { return ev_[i] < v; });
+  if (it == by_ev_.end() || ev_[*it] != ev) return -1;
   return static_cast<std::int32_t>(*it);
 }
 

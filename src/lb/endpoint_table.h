@@ -29,31 +29,41 @@ struct EvEntry {
 };
 
 // The EV entry list `paths` of sec. IV step 1: sorted by latency (index 0 = shortest path).
-// Memory per path: the entry (16 B), its weight's prefix sum (8 B) and its place in the EV order
+// Memory per path (kBytesPerEntry): the EV (2 B), the metadata (1 B), the number of its latency
+// among the list's distinct latencies (2 B: a network's paths take few distinct latencies, e.g. one
+// per hop count where links are alike), its weight's prefix sum (8 B) and its place in the EV order
 // (2 B); the weight itself is recomputed from the latency (weight()), not stored. One list per
 // switch pair in use, shared by the connections between those switches.
 class EvEntryList {
  public:
+  static constexpr std::size_t kBytesPerEntry = 2 + 1 + 2 + 8 + 2;
+
   EvEntryList() = default;
   // Sorts nothing: `entries` must already be in latency order, with distinct EVs (so at most
   // 65,536 of them). Computes the prefix sums of the Eq. 1 weights with w_scale.
-  EvEntryList(std::vector<EvEntry> entries, double w_scale);
-  std::size_t size() const { return e_.size(); }
-  const EvEntry& operator[](std::size_t i) const { return e_[i]; }
-  const std::vector<EvEntry>& entries() const { return e_; }
+  EvEntryList(const std::vector<EvEntry>& entries, double w_scale);
+  std::size_t size() const { return ev_.size(); }
+  EvEntry operator[](std::size_t i) const { return EvEntry{ev_[i], meta_[i], latency(i)}; }
+  std::uint16_t ev(std::size_t i) const { return ev_[i]; }
+  SimTime latency(std::size_t i) const { return latencies_[lat_[i]]; }
+  // Distinct latencies of the list's paths, in increasing order.
+  const std::vector<SimTime>& latencies() const { return latencies_; }
   // Eq. 1 weight of entry i, scaled by w_scale (eq1_weight).
   double weight(std::size_t i) const;
   // Index of the entry with this EV, -1 if none (binary search, no allocation).
   std::int32_t index_of(std::uint32_t ev) const;
   // Prefix sums of the weights (for weighted sampling without per-connection copies).
   const std::vector<double>& cumulative() const { return cum_; }
-  std::size_t bits() const { return e_.size() * kEvEntryBits; }
+  std::size_t bits() const { return ev_.size() * kEvEntryBits; }
   // Bytes this list holds (its vectors' capacities).
   std::size_t bytes() const;
 
  private:
-  std::vector<EvEntry> e_;
-  std::vector<std::uint16_t> by_ev_;  // entry indices in (ev, index) order
+  std::vector<std::uint16_t> ev_;      // EV1 << 8 | EV2 per entry
+  std::vector<std::uint8_t> meta_;     // ev_meta per entry
+  std::vector<std::uint16_t> lat_;     // per entry: index into latencies_
+  std::vector<SimTime> latencies_;     // distinct latencies, increasing
+  std::vector<std::uint16_t> by_ev_;   // entry indices in (ev, index) order
   std::vector<double> cum_;
   SimTime longest_ = 0;
   double w_scale_ = 1.0;

@@ -27,7 +27,7 @@ std::uint32_t OpsEntryPolicy::next_ev(SimTime) {
   const std::size_t i = weighting_ == Weighting::Uniform
                             ? static_cast<std::size_t>(ctx_.rng.below(paths_.size()))
                             : sample_cumulative(paths_.cumulative(), ctx_.rng.uniform());
-  return paths_[i].ev;
+  return paths_.ev(i);
 }
 
 // --- Spritz-Scout / Spritz-Spray ---------------------------------------------------------------
@@ -75,7 +75,7 @@ std::uint32_t SpritzPolicy::sample() {
     const double u = ctx_.rng.uniform();
     i = weighted_ ? sample_cumulative(paths_.cumulative(), u)
                   : std::min(static_cast<std::size_t>(u * static_cast<double>(n)), n - 1);
-    return paths_[i].ev;
+    return paths_.ev(i);
   }
   if (cum_.empty() || cum_dirty_) {
     cum_.resize(n);
@@ -85,7 +85,7 @@ std::uint32_t SpritzPolicy::sample() {
   }
   // Every path disabled by timeouts: fall back to uniform until the timer restores them.
   i = cum_.back() > 0 ? sample_cumulative(cum_, ctx_.rng.uniform()) : static_cast<std::size_t>(ctx_.rng.below(n));
-  return paths_[i].ev;
+  return paths_.ev(i);
 }
 
 void SpritzPolicy::maybe_restore(SimTime now) {
@@ -116,7 +116,7 @@ std::uint32_t SpritzPolicy::next_ev(SimTime now) {
     head_ = (head_ + 1) % buf_.size();
     --count_;
   }
-  return paths_[i].ev;
+  return paths_.ev(i);
 }
 
 void SpritzPolicy::remove_from_buffer(std::uint32_t i, SimTime now) {
@@ -233,11 +233,11 @@ void FlicrPolicy::repath() {
   ++repaths_;
 }
 
-std::uint32_t FlicrPolicy::next_ev(SimTime) { return paths_[cur_].ev; }
+std::uint32_t FlicrPolicy::next_ev(SimTime) { return paths_.ev(cur_); }
 
 void FlicrPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
   if (kind == Feedback::Nack || kind == Feedback::Timeout) {
-    if (ev == paths_[cur_].ev) repath();
+    if (ev == paths_.ev(cur_)) repath();
     return;
   }
   ++win_acks_;

@@ -147,7 +147,7 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
     m.paths = m.path_pairs * (kPairIndex + 16 + t.bounded_paths * (8 + 2 + 5 * static_cast<double>(sizeof(topo::Hop))));
   }
   if (routing == "source_guided" && t.bounded_paths > 0) {
-    const double list_entry = static_cast<double>(sizeof(lb::EvEntry)) + 8 + 8;
+    const double list_entry = static_cast<double>(lb::EvEntryList::kBytesPerEntry);
     m.paths = m.path_pairs * (kPairIndex + t.bounded_paths * (list_entry + 8));
     if (cfg.text("lb.algorithm").rfind("spritz_", 0) == 0) {
       const double connections = w.largest_message > 0 ? std::min(w.entries, w.concurrent_bytes / w.largest_message)

@@ -68,9 +68,38 @@ TEST(SpritzWeights, Eq1AndScaling) {
   EXPECT_DOUBLE_EQ(q.weight(0), 13.0);
   EXPECT_DOUBLE_EQ(q.weight(1), 5.5);
   EXPECT_DOUBLE_EQ(q.weight(4), 1.0);
-  // 26 B per entry (entry, prefix sum, place in EV order): no spare capacity from the caller's push_backs.
-  EXPECT_EQ(p.bytes(), 5 * (sizeof(lb::EvEntry) + sizeof(double) + sizeof(std::uint16_t)));
-  EXPECT_EQ(sizeof(lb::EvEntry), 16u);
+  // 15 B per entry (EV, metadata, latency number, prefix sum, place in EV order) and 8 B per distinct
+  // latency (five here): no spare capacity from the caller's push_backs.
+  EXPECT_EQ(p.bytes(), 5 * 15 + 5 * sizeof(SimTime));
+  EXPECT_EQ(lb::EvEntryList::kBytesPerEntry, 15u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(p[static_cast<std::size_t>(i)].latency, p.latency(static_cast<std::size_t>(i)));
+    EXPECT_EQ(p.latency(static_cast<std::size_t>(i)), p.latencies()[static_cast<std::size_t>(i)]);
+  }
+}
+
+// Entries keep the number of their latency among the list's distinct ones: six paths of three
+// latencies hold three latencies, and every entry reads back its EV, metadata, latency and Eq. 1
+// weight (lat_longest / lat_i with w_scale 1).
+TEST(SpritzWeights, EntriesShareTheirDistinctLatencies) {
+  const SimTime lat[6] = {ns(100), ns(100), ns(200), ns(200), ns(200), ns(300)};
+  std::vector<lb::EvEntry> e;
+  for (int i = 0; i < 6; ++i)
+    e.push_back(lb::EvEntry{static_cast<std::uint16_t>((6 - i) << 8 | i), lb::ev_meta(i >= 2, 2 + i / 2), lat[i]});
+  const lb::EvEntryList list(e, 1.0);
+  EXPECT_EQ(list.latencies(), (std::vector<SimTime>{ns(100), ns(200), ns(300)}));
+  EXPECT_EQ(list.bytes(), 6 * lb::EvEntryList::kBytesPerEntry + 3 * sizeof(SimTime));
+  double sum = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(list[i].ev, e[i].ev);
+    EXPECT_EQ(list.ev(i), e[i].ev);
+    EXPECT_EQ(list[i].meta, e[i].meta);
+    EXPECT_EQ(list[i].minimal(), i < 2);
+    EXPECT_EQ(list[i].latency, lat[i]);
+    EXPECT_DOUBLE_EQ(list.weight(i), 300.0 / static_cast<double>(lat[i] / ns(1)));
+    sum += list.weight(i);
+    EXPECT_DOUBLE_EQ(list.cumulative()[i], sum);
+  }
 }
 
 TEST(SpritzWeights, IndexOfFindsEveryEvOfALongList) {
