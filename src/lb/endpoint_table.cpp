@@ -17,19 +17,22 @@ EvEntryList::EvEntryList(const std::vector<EvEntry>& entries, double w_scale) : 
   ev_.resize(n);
   meta_.resize(n);
   lat_.resize(n);
-  for (const auto& e : entries) latencies_.push_back(e.latency);
-  std::sort(latencies_.begin(), latencies_.end());
-  latencies_.erase(std::unique(latencies_.begin(), latencies_.end()), latencies_.end());
+  // In latency order, so the distinct latencies are the changes along the list (one pass).
+  for (std::size_t i = 0; i < n; ++i) {
+    const SimTime l = entries[i].latency;
+    if (!latencies_.empty() && l < latencies_.back())
+      throw std::invalid_argument("EvEntryList: entries are not in latency order");
+    if (latencies_.empty() || l != latencies_.back()) latencies_.push_back(l);
+    ev_[i] = entries[i].ev;
+    meta_[i] = entries[i].meta;
+    lat_[i] = static_cast<std::uint16_t>(latencies_.size() - 1);
+  }
   latencies_.shrink_to_fit();
   if (!latencies_.empty()) longest_ = latencies_.back();
   cum_.resize(n);
   by_ev_.resize(n);
   double sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    ev_[i] = entries[i].ev;
-    meta_[i] = entries[i].meta;
-    lat_[i] = static_cast<std::uint16_t>(std::lower_bound(latencies_.begin(), latencies_.end(), entries[i].latency) -
-                                         latencies_.begin());
     sum += weight(i);
     cum_[i] = sum;
     by_ev_[i] = static_cast<std::uint16_t>(i);

@@ -39,8 +39,9 @@ class EvEntryList {
   static constexpr std::size_t kBytesPerEntry = 2 + 1 + 2 + 8 + 2;
 
   EvEntryList() = default;
-  // Sorts nothing: `entries` must already be in latency order, with distinct EVs (so at most
-  // 65,536 of them). Computes the prefix sums of the Eq. 1 weights with w_scale.
+  // Sorts nothing: `entries` must already be in latency order (std::invalid_argument otherwise),
+  // with distinct EVs (so at most 65,536 of them). Computes the prefix sums of the Eq. 1 weights
+  // with w_scale.
   EvEntryList(const std::vector<EvEntry>& entries, double w_scale);
   std::size_t size() const { return ev_.size(); }
   EvEntry operator[](std::size_t i) const { return EvEntry{ev_[i], meta_[i], latency(i)}; }

@@ -85,7 +85,7 @@ void FlowSetup::add_ev_list(const workload::FlowSpec& f) {
     entries.push_back(lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal,
                                                     static_cast<int>(p.hops.size())), p.latency});
   if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 0});  // same switch
-  ev_lists_.emplace(key, lb::EvEntryList(std::move(entries), w_scale_));
+  ev_lists_.emplace(key, lb::EvEntryList(entries, w_scale_));
 }
 
 void FlowSetup::add_candidates(const workload::FlowSpec& f) {
