@@ -7,8 +7,11 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/huge_pages.h"
 
 int main(int argc, char** argv) {
+  // Once, before anything else: the heap on transparent huge pages (core/huge_pages.h).
+  lbsim::huge_pages::reexec(argv);
   using namespace lbsim::cli;
   CLI::App app{"lbsim: packet-level simulator and toolkit for routing and load balancing in "
                "datacenter and HPC networks"};

@@ -18,6 +18,7 @@
 
 #include "config/reader.h"
 #include "core/error.h"
+#include "core/huge_pages.h"
 #include "core/text.h"
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
@@ -244,7 +245,7 @@ nlohmann::json Simulation::summary() const {
                  {"packet_record_bytes", sizeof(net::Packet) + sizeof(net::AckFields)}}},
       {"perf", {{"wall_s", wall_s_}, {"events_per_s", evps}, {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
                 {"packet_pool", pool.capacity()}, {"setup_rss_mb", setup_rss_mb_}, {"setup_peak_rss_mb", setup_peak_rss_mb_},
-                {"setup_cpu_s", setup_cpu_s_}}},
+                {"setup_cpu_s", setup_cpu_s_}, {"huge_pages", huge_pages::heap_backing()}}},
   };
   if (cfg_.text("workload.kind") == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
   if (net_->lossless()) j["flow_control"] = flow_control_summary();

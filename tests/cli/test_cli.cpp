@@ -6,7 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "../sim/helpers.h"
+#include "core/huge_pages.h"
 
 namespace {
 
@@ -136,4 +141,34 @@ TEST(Cli, EverySubcommandExitsTwoOnBadArguments) {
   }
   const auto r = run("frobnicate");
   EXPECT_EQ(r.code, 2) << r.out;
+}
+
+// lbsim re-executes itself with glibc.malloc.hugetlb=1 where the kernel gives huge pages on request
+// (core/huge_pages.h): summary.json perf.huge_pages says how the heap was backed, LBSIM_HUGEPAGES=0
+// turns it off, and the simulated results are the same either way.
+TEST(Cli, HeapOnHugePagesSameResults) {
+  namespace hp = lbsim::huge_pages;
+  const auto dir = lbsim::test::temp_dir("cli-huge");
+  const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"256KiB\"\n");
+  const std::string mode = hp::kernel_thp_mode();
+  // This test binary is built like lbsim (the same sanitizer flags, the same libc).
+  const std::string expected_on = !hp::glibc_heap() ? "off" : mode == "always" ? "always" : mode == "madvise" ? "advised" : "off";
+  const std::string expected_off = hp::glibc_heap() && mode == "always" ? "always" : "off";
+  const auto on = run("run " + cfg + " --out " + dir + "/on --quiet");
+  ASSERT_EQ(on.code, 0) << on.out;
+  const auto off = lbsim::test::run_lbsim_env("LBSIM_HUGEPAGES=0", "run " + cfg + " --out " + dir + "/off --quiet");
+  ASSERT_EQ(off.code, 0) << off.out;
+  // The user's own setting is kept (no re-execution over it).
+  const auto own = lbsim::test::run_lbsim_env("GLIBC_TUNABLES=glibc.malloc.hugetlb=0", "run " + cfg + " --out " + dir + "/own --quiet");
+  ASSERT_EQ(own.code, 0) << own.out;
+  const auto backing = [&](const std::string& out) {
+    return nlohmann::json::parse(lbsim::test::read_file(dir + "/" + out + "/summary.json"))["perf"]["huge_pages"].get<std::string>();
+  };
+  EXPECT_EQ(backing("on"), expected_on) << "kernel THP mode '" << mode << "'";
+  EXPECT_EQ(backing("off"), expected_off);
+  EXPECT_EQ(backing("own"), expected_off);
+  const std::string flows = lbsim::test::read_file(dir + "/on/flows.csv");
+  EXPECT_GT(std::count(flows.begin(), flows.end(), '\n'), 16);  // header + 16 flows
+  EXPECT_EQ(flows, lbsim::test::read_file(dir + "/off/flows.csv"));
+  EXPECT_EQ(flows, lbsim::test::read_file(dir + "/own/flows.csv"));
 }

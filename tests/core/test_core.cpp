@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/event_queue.h"
+#include "core/huge_pages.h"
 #include "core/pair_map.h"
 #include "core/rng.h"
 #include "core/stats.h"
@@ -149,4 +150,29 @@ TEST(PairMap, AgreesWithAnOrderedMap) {
   m.clear();
   EXPECT_EQ(m.size(), 0u);
   EXPECT_EQ(m.find(65'535, 1), PairMap::kMissing);
+}
+
+// The heap on transparent huge pages (core/huge_pages.h): when lbsim re-executes itself, with what.
+TEST(HugePages, TunablesToSetAndTheKernelMode) {
+  using namespace lbsim::huge_pages;
+  // The bracketed word of /sys/kernel/mm/transparent_hugepage/enabled is the mode in force.
+  EXPECT_EQ(thp_mode("always [madvise] never\n"), "madvise");
+  EXPECT_EQ(thp_mode("[always] madvise never\n"), "always");
+  EXPECT_EQ(thp_mode("always madvise [never]\n"), "never");
+  EXPECT_EQ(thp_mode(""), "");  // no such file: no THP
+  EXPECT_EQ(thp_mode("always madvise never"), "");
+  // Only on request ("madvise") does the heap need glibc's request.
+  EXPECT_EQ(tunables_to_set(nullptr, nullptr, "madvise"), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(tunables_to_set("", nullptr, "madvise"), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(tunables_to_set(nullptr, nullptr, "always"), "");
+  EXPECT_EQ(tunables_to_set(nullptr, nullptr, "never"), "");
+  EXPECT_EQ(tunables_to_set(nullptr, nullptr, ""), "");
+  // The user's own tunables are kept; their own hugetlb setting wins (and ends the re-execution).
+  EXPECT_EQ(tunables_to_set("glibc.malloc.mmap_threshold=4096", nullptr, "madvise"),
+            "glibc.malloc.mmap_threshold=4096:glibc.malloc.hugetlb=1");
+  EXPECT_EQ(tunables_to_set("glibc.malloc.hugetlb=0", nullptr, "madvise"), "");
+  EXPECT_EQ(tunables_to_set("glibc.malloc.hugetlb=1", nullptr, "madvise"), "");
+  // LBSIM_HUGEPAGES=0 turns it off; any other value leaves it on.
+  EXPECT_EQ(tunables_to_set(nullptr, "0", "madvise"), "");
+  EXPECT_EQ(tunables_to_set(nullptr, "1", "madvise"), "glibc.malloc.hugetlb=1");
 }

@@ -43,8 +43,9 @@ struct CliResult {
   int code;
   std::string out;
 };
-inline CliResult run_lbsim(const std::string& args) {
-  const std::string cmd = std::string(LBSIM_BINARY_DIR) + "/lbsim " + args + " 2>&1";
+// `env` (e.g. "LBSIM_HUGEPAGES=0") goes before the command, as a shell takes it.
+inline CliResult run_lbsim_env(const std::string& env, const std::string& args) {
+  const std::string cmd = (env.empty() ? "" : env + " ") + std::string(LBSIM_BINARY_DIR) + "/lbsim " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -52,6 +53,7 @@ inline CliResult run_lbsim(const std::string& args) {
   const int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+inline CliResult run_lbsim(const std::string& args) { return run_lbsim_env("", args); }
 
 inline std::string temp_dir(const std::string& name) {
   auto d = std::filesystem::temp_directory_path() / ("lbsim-test-" + name + "-" + std::to_string(::getpid()));
