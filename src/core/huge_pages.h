@@ -5,7 +5,7 @@
 // pages that set spans thousands of pages, far more than the TLB holds, so many of those loads also
 // walk the page tables (in a virtual machine a two-dimensional walk). With 2 MiB pages the same set
 // is a few dozen TLB entries. Where the kernel backs anonymous memory with huge pages only on
-// request (/sys/kernel/mm/transparent_hugepage/enabled = madvise, Debian's default), glibc >= 2.35
+// request (/sys/kernel/mm/transparent_hugepage/enabled = madvise, as on our 2-core VM), glibc >= 2.35
 // makes that request for its heap when the tunable glibc.malloc.hugetlb=1 is set. glibc reads its
 // tunables from GLIBC_TUNABLES only when the process starts, so `lbsim` re-executes itself once with
 // the tunable added (same pid, same arguments; LBSIM_HUGEPAGES=0 turns this off). Measured in
