@@ -107,8 +107,8 @@ TEST(MemoryGuard, BoundedPathsPerPairBoundTheBuiltGraphs) {
 }
 
 // A Spritz run on source-guided routing is priced with its EV lists and per-connection path state:
-// the Slim Fly q = 29 permutation of docs/scale.md (1,338 MiB measured peak on 2026-11-30) is
-// estimated above that, of which the paths part is at least 25,230 pairs x 1,682 switches x 15 B of
+// the Slim Fly q = 29 permutation of docs/scale.md (1,338 MiB measured peak on 2026-11-30, 1,347 MiB
+// with the heap on huge pages) is estimated above that, of which the paths part is at least 25,230 pairs x 1,682 switches x 15 B of
 // list entries (lb::EvEntryList::kBytesPerEntry).
 TEST(MemoryGuard, SourceGuidedSpritzRunPricesItsPaths) {
   auto c = with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{29}}, {"topology.p", std::int64_t{15}},
@@ -117,7 +117,7 @@ TEST(MemoryGuard, SourceGuidedSpritzRunPricesItsPaths) {
   const auto m = sim::estimate_memory(c);
   EXPECT_EQ(m.path_pairs, 25230);
   EXPECT_GE(m.paths, 25230.0 * 1682 * lb::EvEntryList::kBytesPerEntry);
-  EXPECT_GT(m.total(), 1338.0 * (1 << 20));
+  EXPECT_GT(m.total(), 1347.0 * (1 << 20));
   c.set("routing.algorithm", std::string("minimal"));
   c.set("lb.algorithm", std::string("ecmp"));
   EXPECT_EQ(sim::estimate_memory(c).paths, 0);
