@@ -33,7 +33,8 @@
 # divided by the most transfers in progress at once (peaks.live_transfers) and by the most packet
 # records at once (peaks.packets): bytes per active flow and per in-flight packet, each an upper
 # bound (all of the growth charged to one cause). The load average before and after each row is printed (on a shared machine CPU time is
-# what compares). BENCH_CPU_LIMIT_S / BENCH_RSS_LIMIT_MB (0 = none) stop a large row with SIGTERM once
+# what compares), and how the heap was backed (perf.huge_pages: advised / always / off, docs/scale.md
+# "Huge pages"; LBSIM_HUGEPAGES=0 runs the rows on small pages). BENCH_CPU_LIMIT_S / BENCH_RSS_LIMIT_MB (0 = none) stop a large row with SIGTERM once
 # its CPU time / resident memory passes them: the run writes its outputs (interrupted) and the row
 # says how far it got. BENCH_KEEP=DIR keeps each large row's output folder as DIR/NAME.
 # BENCH_END_US=t ends every large row's run at t us of simulated time (run.end_us; it overrides
@@ -53,7 +54,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 p = j["perf"]
 print(f"bench fat_tree_1024_permutation (OPS, 8 MiB): wall {p['wall_s']:.2f} s, events {j['events']:,}, "
-      f"{p['events_per_s']/1e6:.2f} M events/s, peak memory {p['peak_rss_mb']:.0f} MiB, "
+      f"{p['events_per_s']/1e6:.2f} M events/s, peak memory {p['peak_rss_mb']:.0f} MiB, huge pages {p.get('huge_pages', 'n/a')}, "
       f"max FCT {j['fct_us']['max']:.1f} us, completed {j['completed']}/{j['workload']['transfers']}")
 PY
   rm -rf "$out"
@@ -68,7 +69,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 p = j["perf"]
 print(f"bench dragonfly_1056_permutation (UGAL-L, 8 MiB): wall {p['wall_s']:.2f} s, events {j['events']:,}, "
-      f"{p['events_per_s']/1e6:.2f} M events/s, peak memory {p['peak_rss_mb']:.0f} MiB, "
+      f"{p['events_per_s']/1e6:.2f} M events/s, peak memory {p['peak_rss_mb']:.0f} MiB, huge pages {p.get('huge_pages', 'n/a')}, "
       f"max FCT {j['fct_us']['max']:.1f} us, completed {j['completed']}/{j['workload']['transfers']}")
 PY
     rm -rf "$out"
@@ -83,7 +84,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 p = j["perf"]
 print(f"bench flowcut_fat_tree_1024 (flowcut_full, credit, 8 MiB): wall {p['wall_s']:.2f} s, events {j['events']:,}, "
-      f"{p['events_per_s']/1e6:.2f} M events/s, peak memory {p['peak_rss_mb']:.0f} MiB, "
+      f"{p['events_per_s']/1e6:.2f} M events/s, peak memory {p['peak_rss_mb']:.0f} MiB, huge pages {p.get('huge_pages', 'n/a')}, "
       f"max FCT {j['fct_us']['max']:.1f} us, completed {j['completed']}/{j['workload']['transfers']}, "
       f"drains {j['flowcut']['drains']}, ooo {j['ooo_packets']}")
 PY
@@ -172,7 +173,7 @@ fct = j["fct_us"].get("max")
 print(f"bench {name} ({desc}): wall {wall:.1f} s, CPU {cpu:.1f} s (loop wall {p['wall_s']:.1f} s), events {j['events']:,}, "
       f"{p['events_per_s']/1e6:.2f} M events/s, {ebk.get('total_per_data_packet', 0):.2f} events per data packet, "
       f"peak RSS {rss:.0f} MiB (setup {setup:.0f} MiB, setup peak {p.get('setup_peak_rss_mb', 0):.0f} MiB, "
-      f"setup CPU {p.get('setup_cpu_s', 0):.1f} s), {per_flow}, {per_pkt}, "
+      f"setup CPU {p.get('setup_cpu_s', 0):.1f} s, huge pages {p.get('huge_pages', 'n/a')}), {per_flow}, {per_pkt}, "
       f"entries {j['workload']['entries']:,}, {status}{grow_entry}"
       + (f", max FCT {fct:.1f} us" if fct is not None and j["completed"] > 0 else "")
       + f"; load {load0} -> {load1}; target {target}")
