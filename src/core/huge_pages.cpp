@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include <unistd.h>
 
@@ -11,8 +12,17 @@ namespace lbsim::huge_pages {
 namespace {
 constexpr const char* kEnabledFile = "/sys/kernel/mm/transparent_hugepage/enabled";
 
-bool names_hugetlb(const char* tunables) {
-  return tunables != nullptr && std::string_view(tunables).find(kHugetlbTunable) != std::string_view::npos;
+// The value that `tunables` (GLIBC_TUNABLES: name=value pairs separated by colons) give
+// glibc.malloc.hugetlb; none when they do not name it.
+std::optional<std::string_view> hugetlb_value(const char* tunables) {
+  if (tunables == nullptr) return std::nullopt;
+  const std::string_view all(tunables);
+  const auto at = all.find(kHugetlbTunable);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = all.substr(at + kHugetlbTunable.size());
+  rest = rest.substr(0, rest.find(':'));
+  if (!rest.empty() && rest[0] == '=') rest.remove_prefix(1);
+  return rest;
 }
 }  // namespace
 
@@ -46,7 +56,7 @@ std::string kernel_thp_mode() {
 
 std::string tunables_to_set(const char* tunables, const char* opt_out, std::string_view mode) {
   if (opt_out != nullptr && std::string_view(opt_out) == "0") return "";
-  if (names_hugetlb(tunables) || mode != "madvise") return "";
+  if (hugetlb_value(tunables) || mode != "madvise") return "";
   std::string v = tunables != nullptr ? tunables : "";
   if (!v.empty()) v += ':';
   v += kHugetlbTunable;
@@ -59,27 +69,20 @@ std::string heap_backing() {
   const std::string mode = kernel_thp_mode();
   if (mode == "always") return "always";
   if (mode != "madvise") return "off";
-  // The tunable's value in GLIBC_TUNABLES (name=value pairs separated by colons).
-  const char* t = std::getenv("GLIBC_TUNABLES");
-  if (t == nullptr) return "off";
-  const std::string_view all(t);
-  const auto at = all.find(kHugetlbTunable);
-  if (at == std::string_view::npos) return "off";
-  const std::string_view rest = all.substr(at + kHugetlbTunable.size());
-  return rest.substr(0, rest.find(':')) == "=1" ? "advised" : "off";
+  return hugetlb_value(std::getenv("GLIBC_TUNABLES")) == "1" ? "advised" : "off";
 }
 
 void reexec(char** argv) {
   if (!glibc_heap()) return;
-  const std::string v = tunables_to_set(std::getenv("GLIBC_TUNABLES"), std::getenv("LBSIM_HUGEPAGES"), kernel_thp_mode());
+  const char* user = std::getenv("GLIBC_TUNABLES");
+  const std::string v = tunables_to_set(user, std::getenv("LBSIM_HUGEPAGES"), kernel_thp_mode());
   if (v.empty()) return;
-  const char* old = std::getenv("GLIBC_TUNABLES");
-  const std::string before = old != nullptr ? old : "";
+  const std::optional<std::string> before = user != nullptr ? std::optional<std::string>(user) : std::nullopt;
   if (setenv("GLIBC_TUNABLES", v.c_str(), 1) != 0) return;
   execv("/proc/self/exe", argv);
   // Not re-executed (no /proc, say): go on as is with the user's tunables (perf.huge_pages "off").
-  if (old != nullptr)
-    setenv("GLIBC_TUNABLES", before.c_str(), 1);
+  if (before)
+    setenv("GLIBC_TUNABLES", before->c_str(), 1);
   else
     unsetenv("GLIBC_TUNABLES");
 }

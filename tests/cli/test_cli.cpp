@@ -1,12 +1,11 @@
 // The lbsim binary: exit codes and messages as a user sees them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
