@@ -37,10 +37,13 @@ test: build fuzz-build
 
 # The test suite (without the fuzz smoke) built with AddressSanitizer + UndefinedBehaviorSanitizer in
 # $(BUILD)/sanitize (g++, -O1, any report fails the test; docs/reliability.md). CI runs it after `make test`.
+# The tests load the layers from one shared library there (LBSIM_SHARED_LAYERS, src/CMakeLists.txt):
+# ~30 statically linked copies took GiBs of disk.
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 sanitize: deps
 	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \
-	  -DLBSIM_WERROR=OFF -DLBSIM_PYTHON=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+	  -DLBSIM_WERROR=OFF -DLBSIM_PYTHON=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DLBSIM_SHARED_LAYERS=ON \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
 	cmake --build $(BUILD)/sanitize -j $(JOBS)
 	cd $(BUILD)/sanitize && LBSIM_TOOLS_DIR=$(CURDIR)/tools ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE fuzz

@@ -178,6 +178,9 @@ std::string strip_cmake_comments(const std::string& text) {
 // The layer whose target this is: lbsim_<layer>, and the executable `lbsim` for the cli folder.
 std::string layer_of_target(const std::string& target) {
   if (target == "lbsim") return "cli";
+  // The shared library of every layer (LBSIM_SHARED_LAYERS, src/CMakeLists.txt) links them all, like
+  // lbsim_link_layers(); it is not a layer.
+  if (target == "lbsim_layers") return "";
   if (target.rfind("lbsim_", 0) == 0) return target.substr(6);
   return "";
 }
