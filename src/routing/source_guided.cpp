@@ -61,7 +61,7 @@ std::size_t SourceGuidedTables::build_pair(std::int32_t s, std::int32_t d, std::
       // Same-group Dragonfly traffic: ECMP 2 uses the default table (sec. III-B).
       const std::int16_t h2 = (v.length >= 2 && !same) ? static_cast<std::int16_t>(v.hops[1].port) : -1;
       hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
-    }, /*classes=*/false);
+    }, /*classes=*/false, /*prune=*/2);  // only the distinct first two hops matter
   }
   fine_.add_pair(hops);
   // Numbered before the coarse tables are made: they walk this pair's fine tables (entries()).
@@ -192,57 +192,79 @@ void SourceGuidedTables::walk_into(std::int32_t s, std::int32_t d, std::uint32_t
   }
 }
 
-std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d) const {
+std::vector<SgPath> SourceGuidedTables::entries(std::int32_t s, std::int32_t d, bool with_hops) const {
   std::vector<SgPath> out;
   if (s == d) return out;
   const std::size_t pi = pair(s, d);
   const auto t1 = fine().first(pi);
-  std::vector<std::int32_t> seen;
-  std::vector<topo::Hop> hops;
+  // Every (EV1, EV2) walk that stays simple and reaches d becomes a candidate; their hops go into one
+  // flat buffer (a pair has up to ~1,900 walks in a Slim Fly q = 29, and a vector per walk plus the
+  // sort of SgPath objects was a third of a Spritz run's setup).
+  struct Cand {
+    SimTime latency;
+    std::uint32_t off;  // first hop in buf
+    std::uint16_t ev;
+    std::uint8_t len, global;
+  };
+  std::vector<Cand> cands;
+  std::vector<topo::Hop> buf, hops;
+  std::int32_t seen[kMaxWalk + 1];
   for (std::size_t i1 = 0; i1 < t1.size(); ++i1) {
     const std::size_t n2 = std::max<std::size_t>(1, fine_.second(pi, i1).size());
     for (std::size_t i2 = 0; i2 < n2; ++i2) {
-      SgPath p;
-      p.ev = static_cast<std::uint16_t>((i1 << 8) | i2);
-      walk_into(s, d, p.ev, pi, hops);
+      const auto ev = static_cast<std::uint16_t>((i1 << 8) | i2);
+      walk_into(s, d, ev, pi, hops);
       // Keep simple paths that reach d (a default-table tail could revisit a switch).
-      seen.assign(1, s);
-      bool ok = !hops.empty();
+      if (hops.empty()) continue;
+      Cand c{0, static_cast<std::uint32_t>(buf.size()), ev, static_cast<std::uint8_t>(hops.size()), 0};
+      int n = 0;
+      seen[n++] = s;
+      bool ok = true;
       std::int32_t node = s;
       for (const auto& h : hops) {
         const auto& port = t_.ports[h.node][h.port];
-        const auto& link = t_.links[port.link];
-        p.latency += pe_.link_latency(port.link);
-        (link.kind == topo::LinkKind::Global ? p.global : p.local) += 1;
+        c.latency += pe_.link_latency(port.link);
+        c.global += t_.links[port.link].kind == topo::LinkKind::Global;
         node = port.peer;
-        if (std::find(seen.begin(), seen.end(), node) != seen.end()) ok = false;
-        seen.push_back(node);
+        ok = ok && std::find(seen, seen + n, node) == seen + n;
+        seen[n++] = node;
       }
       if (!ok || node != d) continue;
-      p.hops = hops;
-      p.category = category(s, d, static_cast<std::int32_t>(p.hops.size()), p.global);
-      out.push_back(std::move(p));
+      buf.insert(buf.end(), hops.begin(), hops.end());
+      cands.push_back(c);
     }
   }
-  // Distinct paths, smallest EV kept; order by (latency, hop sequence) like PathEnumerator::paths.
-  const auto hop_order = [](const SgPath& a, const SgPath& b) {  // <0, 0, >0: a's hops vs b's
-    const std::size_t n = std::min(a.hops.size(), b.hops.size());
+  // Order by (latency, hop sequence, EV) like PathEnumerator::paths; a path's latency follows from
+  // its hops, so the walks of one path are neighbours and the first of them has the smallest EV.
+  const auto hop_order = [&](const Cand& a, const Cand& b) {  // <0, 0, >0: a's hops vs b's
+    const std::size_t n = std::min(a.len, b.len);
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& x = a.hops[i];
-      const auto& y = b.hops[i];
+      const auto& x = buf[a.off + i];
+      const auto& y = buf[b.off + i];
       if (x.node != y.node) return x.node < y.node ? -1 : 1;
       if (x.port != y.port) return x.port < y.port ? -1 : 1;
     }
-    return a.hops.size() == b.hops.size() ? 0 : a.hops.size() < b.hops.size() ? -1 : 1;
+    return a.len == b.len ? 0 : a.len < b.len ? -1 : 1;
   };
-  std::stable_sort(out.begin(), out.end(), [&](const SgPath& a, const SgPath& b) {
+  std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
     if (a.latency != b.latency) return a.latency < b.latency;
     const int c = hop_order(a, b);
     if (c != 0) return c < 0;
     return a.ev < b.ev;
   });
-  out.erase(std::unique(out.begin(), out.end(), [](const SgPath& a, const SgPath& b) { return a.hops == b.hops; }),
-            out.end());
+  out.reserve(cands.size());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const Cand& c = cands[i];
+    if (i > 0 && hop_order(cands[i - 1], c) == 0) continue;  // the same path, a larger EV
+    SgPath p;
+    p.ev = c.ev;
+    p.latency = c.latency;
+    p.global = c.global;
+    p.local = c.len - c.global;
+    if (with_hops) p.hops.assign(buf.begin() + c.off, buf.begin() + c.off + c.len);
+    p.category = category(s, d, c.len, p.global);
+    out.push_back(std::move(p));
+  }
   return out;
 }
 

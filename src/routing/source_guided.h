@@ -111,7 +111,9 @@ class SourceGuidedTables {
   std::vector<topo::Hop> walk(std::int32_t s_node, std::int32_t d_node, std::uint32_t ev) const;
   // Every distinct path the fine-grained EVs reach from s to d, one EV each (the smallest), sorted
   // by (latency, hop sequence) like topo::PathEnumerator::paths: the EV entry list (sec. III-C).
-  std::vector<SgPath> entries(std::int32_t s_node, std::int32_t d_node) const;
+  // With `with_hops` false the paths' hops are left empty (their length is local + global): what an
+  // EV entry list needs, without a vector per path.
+  std::vector<SgPath> entries(std::int32_t s_node, std::int32_t d_node, bool with_hops = true) const;
   // Table I category of a path from s to d.
   PathCategory category(std::int32_t s_node, std::int32_t d_node, std::int32_t hops,
                         std::int32_t global) const;

@@ -107,7 +107,7 @@ void classify(const Topology& t, const std::vector<SimTime>& link_lat, PathView&
 }  // namespace
 
 void PathEnumerator::for_each_path(std::int32_t src, std::int32_t dst,
-                                   const std::function<void(const PathView&)>& visit, bool classes) const {
+                                   const std::function<void(const PathView&)>& visit, bool classes, int prune) const {
   if (t_->is_host(src) || t_->is_host(dst) || src >= t_->size() || dst >= t_->size() || src < 0 || dst < 0)
     throw UserError(fmt::format("paths: {} and {} must both be switches", src, dst));
   if (src == dst) {
@@ -117,7 +117,7 @@ void PathEnumerator::for_each_path(std::int32_t src, std::int32_t dst,
   if (rule_ == PathRule::Dragonfly)
     df_visit(src, dst, visit, classes);
   else
-    dfs_visit(src, dst, visit, classes);
+    dfs_visit(src, dst, visit, classes, prune);
 }
 
 // ---- Dragonfly (group-level Valiant) ----------------------------------------------------------
@@ -234,7 +234,7 @@ std::int64_t PathEnumerator::df_count(std::int32_t s, std::int32_t d) const {
 // at p_K (the last node of the longest minimal prefix) is minimal: dist(p_K, d) == L - K.
 
 void PathEnumerator::dfs_visit(std::int32_t s, std::int32_t d,
-                               const std::function<void(const PathView&)>& visit, bool classes) const {
+                               const std::function<void(const PathView&)>& visit, bool classes, int prune) const {
   const Topology& t = *t_;
   Hop buf[kMaxHopsLimit];
   std::vector<char> on_path(static_cast<std::size_t>(nsw_), 0);
@@ -255,12 +255,17 @@ void PathEnumerator::dfs_visit(std::int32_t s, std::int32_t d,
     if (e >= 0) parallel = true;
     e = e < 0 ? q.peer_port : std::min(e, q.peer_port);
   }
+  // With `prune`: once a path longer than `prune` hops is visited, every depth >= prune returns at
+  // once (unwind) until the search is back at depth prune - 1, which tries its next port.
+  constexpr int kNoUnwind = kMaxHopsLimit + 1;
+  int unwind = kNoUnwind;
   // u: current node at depth k; prefix: path so far is minimal; L: final length forced once the
   // prefix stopped being minimal (valiant only).
   auto rec = [&](auto&& self, std::int32_t u, int k, bool prefix, int L) -> void {
     const auto& ports = t.ports[u];
     const auto ui = static_cast<std::size_t>(t.switch_index(u));
     auto step = [&](std::int32_t pi) {
+      if (k >= unwind) return;
       const auto v = ports[pi].peer;
       if (t.is_host(v)) return;
       const auto vi = static_cast<std::size_t>(t.switch_index(v));
@@ -290,11 +295,13 @@ void PathEnumerator::dfs_visit(std::int32_t s, std::int32_t d,
         view.length = k1;
         if (classes) classify(t, link_lat_, view);
         visit(view);
+        if (prune > 0 && k1 > prune) unwind = prune;
         return;
       }
       on_path[vi] = 1;
       self(self, v, k1, next_prefix, next_L);
       on_path[vi] = 0;
+      if (k1 == unwind) unwind = kNoUnwind;  // back at depth prune - 1: its next port is a new prefix
     };
     // When one hop is all that is left (the bound reached, or a minimal remainder of length 1) the
     // tests of step() accept no node but d (its distance to d would have to be 0): only u's ports
@@ -309,7 +316,7 @@ void PathEnumerator::dfs_visit(std::int32_t s, std::int32_t d,
         if (ports[pi].peer == d) step(pi);
       return;
     }
-    for (std::int32_t pi = 0; pi < static_cast<std::int32_t>(ports.size()); ++pi) step(pi);
+    for (std::int32_t pi = 0; pi < static_cast<std::int32_t>(ports.size()) && k < unwind; ++pi) step(pi);
   };
   on_path[t.switch_index(s)] = 1;
   rec(rec, s, 0, true, 0);

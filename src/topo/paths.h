@@ -82,9 +82,12 @@ class PathEnumerator {
 
   // Calls `visit` once per bounded path from switch node `src` to switch node `dst`; the order is
   // deterministic but not sorted. With `classes` false the view's local, global and latency are
-  // left 0 (callers that read only the hops skip a pass over each path's links).
+  // left 0 (callers that read only the hops skip a pass over each path's links). With `prune` > 0
+  // the search may skip the other paths that share their first `prune` hops with a path it visited
+  // (every distinct prefix of that length is still visited at least once): what a caller that reads
+  // only the first hops needs. The Dragonfly search ignores it.
   void for_each_path(std::int32_t src, std::int32_t dst,
-                     const std::function<void(const PathView&)>& visit, bool classes = true) const;
+                     const std::function<void(const PathView&)>& visit, bool classes = true, int prune = 0) const;
   // All bounded paths, sorted by (latency, hop sequence): the order of a Spritz EV entry list.
   std::vector<Path> paths(std::int32_t src, std::int32_t dst) const;
   // Number of bounded paths src -> dst (same set as paths(), computed without building them).
@@ -103,7 +106,8 @@ class PathEnumerator {
   void df_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f, bool classes) const;
   std::int64_t df_count(std::int32_t s, std::int32_t d) const;
   std::int64_t local_links(std::int32_t a, std::int32_t b) const;  // parallel local links a -> b
-  void dfs_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f, bool classes) const;
+  void dfs_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f, bool classes,
+                 int prune = 0) const;
   void dfs_count_from(std::int32_t s, std::vector<std::int64_t>& out) const;
 
   const Topology* t_;

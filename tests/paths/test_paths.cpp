@@ -1,5 +1,6 @@
 // Bounded simple path enumeration: Table I of [Spritz] (sec. III-C), path counts, rules.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -381,19 +382,25 @@ void expect_brute_order(const Topology& t, const PathOptions& opt, bool valiant)
     }
 }
 
-}  // namespace
-
-TEST(Paths, DepthFirstSearchAsEverySimplePathFiltered) {
-  // The pruned search (distance bounds, only the ports to d on the last hop) gives the same paths in
-  // the same order as trying every simple path and keeping those the rule allows. A ring of 8 with
-  // one chord (diameter 4, so a minimal remainder can be several hops long) and parallel links (0-1
-  // doubled, 3-4 tripled: the last hop's several-ports branch).
+// A ring of 8 with one chord (diameter 4, so a minimal remainder can be several hops long) and
+// parallel links (0-1 doubled, 3-4 tripled: the last hop's several-ports branch).
+Topology ring_with_chord() {
   Topology t;
   t.kind = "custom";
   for (int i = 0; i < 8; ++i) t.add_switch("s" + std::to_string(i));
   for (auto [a, b] : {std::pair{0, 1}, {1, 0}, {1, 2}, {2, 3}, {3, 4}, {4, 3}, {4, 3}, {4, 5}, {5, 6}, {6, 7},
                       {7, 0}, {2, 6}})
     t.connect(a, b, gbps(100), ns(10), LinkKind::Local);
+  return t;
+}
+
+}  // namespace
+
+TEST(Paths, DepthFirstSearchAsEverySimplePathFiltered) {
+  // The pruned search (distance bounds, only the ports to d on the last hop) gives the same paths in
+  // the same order as trying every simple path and keeping those the rule allows, on the ring with a
+  // chord and parallel links.
+  const Topology t = ring_with_chord();
   for (const char* rule : {"simple", "valiant"})
     for (int max_hops : {-1, 2, 3, 4, 5, 7}) {
       PathOptions opt;
@@ -405,4 +412,55 @@ TEST(Paths, DepthFirstSearchAsEverySimplePathFiltered) {
   SlimFlyParams sp;
   sp.q = 5;
   expect_brute_order(build_slim_fly(sp), PathOptions{}, true);
+}
+
+TEST(Paths, PrunedSearchVisitsEveryPrefixOnce) {
+  // for_each_path(..., prune = n) may skip paths whose first n hops it has already visited, and must
+  // still visit every distinct prefix of n hops (what SourceGuidedTables reads: the first two hops).
+  // Ring of 8 with a chord and parallel links, every rule and bound; then a Slim Fly (q = 5).
+  const Topology ring = ring_with_chord();
+  SlimFlyParams sp;
+  sp.q = 5;
+  const Topology sf = build_slim_fly(sp);
+  using Prefix = std::vector<std::pair<int, int>>;
+  using Counts = std::array<std::int64_t, 4>;  // visits per prune depth (index 1..3)
+  auto check = [](const Topology& t, const PathOptions& opt, Counts& all, Counts& pruned) {
+    const PathEnumerator pe(t, opt);
+    for (int s = 0; s < t.num_switches(); ++s)
+      for (int d = 0; d < t.num_switches(); ++d) {
+        if (s == d) continue;
+        for (int n : {1, 2, 3}) {
+          std::set<Prefix> want, got;
+          auto into = [&](std::set<Prefix>& out, std::int64_t& count) {
+            return [&, n](const PathView& v) {
+              Prefix p;
+              for (int i = 0; i < std::min<int>(v.length, n); ++i) p.emplace_back(v.hops[i].node, v.hops[i].port);
+              out.insert(p);
+              ++count;
+            };
+          };
+          std::int64_t a = 0, b = 0;
+          pe.for_each_path(t.switch_node(s), t.switch_node(d), into(want, a), false);
+          pe.for_each_path(t.switch_node(s), t.switch_node(d), into(got, b), false, n);
+          ASSERT_EQ(got, want) << s << "->" << d << " prune " << n;
+          ASSERT_LE(b, a);
+          all[n] += a;
+          pruned[n] += b;
+        }
+      }
+  };
+  Counts all{}, pruned{};
+  for (const char* rule : {"simple", "valiant"})
+    for (int max_hops : {-1, 2, 3, 4, 5, 7}) {
+      PathOptions opt;
+      opt.rule = rule;
+      opt.max_hops = max_hops;
+      check(ring, opt, all, pruned);
+    }
+  Counts sf_all{}, sf_pruned{};
+  check(sf, PathOptions{}, sf_all, sf_pruned);
+  // The pruning does skip paths where a prefix has several completions (the ring). In a Slim Fly
+  // almost every two-hop prefix has one, so what the pruning saves there is the search for more.
+  for (int n : {1, 2, 3}) EXPECT_LT(pruned[n], all[n]) << "ring, prune " << n;
+  EXPECT_LT(sf_pruned[1], sf_all[1]);
 }
