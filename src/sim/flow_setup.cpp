@@ -138,7 +138,8 @@ void FlowSetup::resolve_pins(const routing::SourceGuidedRouter& sg) {
   for (std::size_t i = 0; i < wl_.flows.size(); ++i) {
     const auto& f = wl_.flows[i];
     if (lb::is_pinned_ecmp(f.lb) && !f.is_compute()) {
-      const auto& entries = sg.tables().entries(topo_.host_switch(f.src), topo_.host_switch(f.dst), /*with_hops=*/false);
+      const auto entries =
+          sg.tables().entries(topo_.host_switch(f.src), topo_.host_switch(f.dst), /*with_hops=*/false);
       Rng pick(seed_, hash_name("pinned_ecmp"), i);
       pinned_evs_[static_cast<std::uint32_t>(i)] = entries.empty() ? 0 : entries[pick.below(entries.size())].ev;
       continue;
@@ -249,7 +250,8 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
     for (auto a : srcs) {
       std::int64_t bits = 0;
       for (std::int32_t b = 0; b < topo_.num_switches(); ++b) {
-        const auto n = static_cast<std::int64_t>(sg_->tables().entries(a, topo_.switch_node(b), /*with_hops=*/false).size());
+        const auto n =
+            static_cast<std::int64_t>(sg_->tables().entries(a, topo_.switch_node(b), /*with_hops=*/false).size());
         bits += n * lb::kEvEntryBits;
         max_paths = std::max(max_paths, n);
       }
