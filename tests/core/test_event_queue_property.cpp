@@ -7,6 +7,7 @@
 // Every run is deterministic: fixed seeds, no clocks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <queue>
 #include <vector>
@@ -40,6 +41,17 @@ struct Pair {
     const auto obj = static_cast<std::uint32_t>(seq);
     q.push(t, kind, obj);
     ref.push(Event{t, seq++, obj, kind});
+  }
+  // A push with a sequence number reserved earlier (EventQueue::reserve_seqs): it sorts as if pushed
+  // then, so a bucket's chain is no longer in sequence order.
+  void push_reserved(SimTime t, std::uint32_t kind, std::uint64_t reserved) {
+    q.push(t, kind, 1000000u, reserved);
+    ref.push(Event{t, reserved, 1000000u, kind});
+  }
+  std::uint64_t reserve(std::uint64_t n) {
+    const std::uint64_t first = q.reserve_seqs(n);
+    seq += n;
+    return first;
   }
   // Pops one event from both and checks they agree; returns false on the first mismatch.
   ::testing::AssertionResult pop() {
@@ -176,6 +188,36 @@ TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) {
       if (rng.below(3) == 0) p.push(p.now + static_cast<SimTime>(rng.below(2 * kBucket)), 3);  // this bucket or the next
       if (rng.below(4) == 0)
         for (int k = 0; k < 20; ++k) p.push(p.now + kBucket * static_cast<SimTime>(2 + rng.below(64)), 4);  // new blocks
+    }
+  }
+  ASSERT_TRUE(p.drain());
+}
+
+// Buckets of more than one block as a symmetric network fills them: many events of few distinct
+// times, interleaved (the queue orders such a chain by distributing it on its times, not by
+// comparing events: EventQueue::distribute); one time, two (the earlier pushed first or second), up
+// to 16, more than 16 (distinct times beyond what it tracks: the copy-and-sort path), and chains
+// out of sequence order through pushes with reserved sequence numbers (the same path).
+TEST(EventQueueProperty, BucketsOfFewDistinctTimes) {
+  Pair p;
+  Rng rng(23, hash_name("few-times"));
+  std::uint64_t reserved = p.reserve(400);
+  SimTime last = 0;  // the latest time pushed: every round fills a bucket of its own
+  for (int round = 0; round < 600; ++round) {
+    const SimTime from = std::max(p.now, last);
+    const SimTime base = from - (from % kBucket) + kBucket * static_cast<SimTime>(1 + rng.below(3));
+    last = base + kBucket - 1;
+    const std::uint32_t times = round % 7 == 6 ? 17 + static_cast<std::uint32_t>(rng.below(40))
+                                               : 1 + static_cast<std::uint32_t>(rng.below(round % 2 ? 2 : 16));
+    std::vector<SimTime> offs;
+    for (std::uint32_t k = 0; k < times; ++k) offs.push_back(static_cast<SimTime>(rng.below(kBucket)));
+    const std::uint32_t n = 9 + static_cast<std::uint32_t>(rng.below(150));
+    for (std::uint32_t i = 0; i < n; ++i) p.push(base + offs[rng.below(times)], static_cast<std::uint32_t>(i % 5));
+    if (round % 5 == 4 && reserved < 400) p.push_reserved(base + offs[0], 6, reserved++);
+    const std::uint32_t pops = static_cast<std::uint32_t>(rng.below(n + 1));
+    for (std::uint32_t i = 0; i < pops && !p.ref.empty(); ++i) {
+      ASSERT_TRUE(p.pop()) << "round " << round;
+      if (rng.below(8) == 0) p.push(p.now + static_cast<SimTime>(rng.below(2 * kBucket)), 3);
     }
   }
   ASSERT_TRUE(p.drain());
