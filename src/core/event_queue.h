@@ -261,7 +261,7 @@ class EventQueue {
         occupied_[si >> 6] &= ~(1ULL << (si & 63));
         continue;  // non-empty now: the loop ends
       }
-      if (s.count > 0 && cur_.empty() && distribute(s)) {
+      if (s.count > 0 && cur_.empty() && try_distribute(s)) {
         in_wheel_ -= s.count;
         free_chain(s, si);
         pos_ = buf_.data();
@@ -291,19 +291,32 @@ class EventQueue {
     s = Slot{};
     occupied_[si >> 6] &= ~(1ULL << (si & 63));
   }
-  // Orders a chain of more than one block into buf_ without comparing whole events. A chain is
-  // filled in push order, that is in insertion-sequence order (a push with a reserved sequence number
-  // may break that: checked), and its events share very few distinct times (the 1024-host benchmark:
-  // ~47 events of ~1.5 distinct times per bucket, in interleaved runs that insertion sort moves ~3
-  // places each and std::sort re-sorts for one bucket in five; docs/scale.md "Cost per event"). So a
-  // stable distribution by time alone gives the (time, seq) order: count the events of each distinct
-  // time, sort those few times, and write every event straight to its place (no copy-then-sort).
-  // Returns false, having written nothing, when the chain is out of sequence order or holds more
-  // than kMaxTimes distinct times; the caller then copies and sorts it.
+  // Orders a chain of more than one block of one or two distinct times into buf_ without comparing
+  // events. A chain is filled in push order, that is in insertion-sequence order (a push with a
+  // reserved sequence number may break that: checked), so a stable split by time gives the (time,
+  // seq) order. The fat-tree benchmark's buckets are such chains: ~47 events of 1.5 distinct times
+  // on average, the two times interleaved, which insertion sort moved ~3 places per event and
+  // handed to std::sort for one bucket in five (docs/scale.md "Cost per event"). Returns false,
+  // having written nothing, for a chain out of sequence order or of three or more times (the
+  // Dragonfly's buckets, links of two latencies: 3-16 times in ~27 events, milder interleaving,
+  // where the copy and insertion sort are faster: measured); the caller then copies and sorts it.
+  // distribute() unless it failed on three or more times lately: after such a failure the next
+  // kSkipAfterMiss chains are copied and sorted without the look (the order is the same either way;
+  // only the time spent differs).
+  bool try_distribute(const Slot& s) {
+    if (skip_ > 0) {
+      --skip_;
+      return false;
+    }
+    if (distribute(s)) return true;
+    skip_ = kSkipAfterMiss;
+    return false;
+  }
+  static constexpr std::uint32_t kSkipAfterMiss = 16;
   bool distribute(const Slot& s) {
     // One pass over the blocks (the one that waits for their cache lines): how many events have the
     // first event's time t0, the earliest and the latest of the other times, and whether the sequence
-    // numbers rise along the chain (they are unique: >= is >). Branch-free: the times interleave.
+    // numbers rise along the chain (they are unique: >= is >).
     constexpr SimTime kMax = std::numeric_limits<SimTime>::max(), kMin = std::numeric_limits<SimTime>::min();
     const SimTime t0 = blocks_[s.head].ev[0].time;
     SimTime lo = kMax, hi = kMin;  // of the times other than t0
@@ -318,71 +331,20 @@ class EventQueue {
       in_order &= e.seq >= last_seq;
       last_seq = e.seq;
     });
-    if (!in_order) return false;
+    const bool one = n0 == s.count;
+    if (!in_order || (!one && lo != hi)) return false;
     if (buf_.size() < s.count) buf_.resize(s.count);
     s_count_ = s.count;
     Event* out = buf_.data();
-    if (n0 == s.count) {  // one time: in order already
+    if (one) {  // in order already
       for_each_in_chain(s, [&](const Event& e) { *out++ = e; });
       return true;
     }
-    if (lo == hi) {  // two times (the common case after one): each in chain order, the earlier first
-      Event* to[2] = {t0 < lo ? out : out + (s.count - n0), t0 < lo ? out + n0 : out};
-      for_each_in_chain(s, [&](const Event& e) { *to[e.time != t0]++ = e; });
-      return true;
-    }
-    // More: the distinct times (at most kMaxTimes, else the caller sorts), sorted, their counts turned
-    // into the first place of each in buf_, then every event written to its time's next place.
-    SimTime keys[kMaxTimes];
-    std::uint32_t at[kMaxTimes];
-    std::size_t d = 0, k = 0;
-    bool fits = true;
-    for_each_in_chain(s, [&](const Event& e) {
-      if (d > 0 && keys[k] == e.time) {
-        ++at[k];
-        return;
-      }
-      for (k = 0; k < d && keys[k] != e.time; ++k) {
-      }
-      if (k == d) {
-        if (d == kMaxTimes) {
-          fits = false;
-          k = 0;
-          return;
-        }
-        keys[d] = e.time;
-        at[d++] = 0;
-      }
-      ++at[k];
-    });
-    if (!fits) return false;
-    for (std::size_t i = 1; i < d; ++i) {
-      const SimTime t = keys[i];
-      const std::uint32_t c = at[i];
-      std::size_t j = i;
-      for (; j > 0 && keys[j - 1] > t; --j) {
-        keys[j] = keys[j - 1];
-        at[j] = at[j - 1];
-      }
-      keys[j] = t;
-      at[j] = c;
-    }
-    std::uint32_t sum = 0;
-    for (std::size_t i = 0; i < d; ++i) {
-      const std::uint32_t c = at[i];
-      at[i] = sum;
-      sum += c;
-    }
-    k = 0;
-    for_each_in_chain(s, [&](const Event& e) {
-      if (keys[k] != e.time)
-        for (k = 0; keys[k] != e.time; ++k) {
-        }
-      out[at[k]++] = e;
-    });
+    // Two times: each in chain order, the earlier first.
+    Event* to[2] = {t0 < lo ? out : out + (s.count - n0), t0 < lo ? out + n0 : out};
+    for_each_in_chain(s, [&](const Event& e) { *to[e.time != t0]++ = e; });
     return true;
   }
-  static constexpr std::size_t kMaxTimes = 16;
   template <class F>
   [[gnu::always_inline]] void for_each_in_chain(const Slot& s, F&& f) const {
     std::uint32_t left = s.count;
@@ -428,6 +390,7 @@ class EventQueue {
   std::vector<Event> cur_;  // the bucket being drained when it is copied out (see advance())
   std::vector<Event> buf_;  // the bucket being drained when distribute() ordered it (only grows)
   std::size_t s_count_ = 0;  // events distribute() wrote into buf_
+  std::uint32_t skip_ = 0;   // chains left to copy and sort without trying distribute()
   const Event* pos_ = nullptr;  // next event of the bucket being drained (in cur_ or in block drained_)
   const Event* end_ = nullptr;
   std::uint32_t drained_ = kNone;  // the block read in place, returned to the free list at the next bucket

@@ -194,10 +194,10 @@ TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) {
 }
 
 // Buckets of more than one block as a symmetric network fills them: many events of few distinct
-// times, interleaved (the queue orders such a chain by distributing it on its times, not by
-// comparing events: EventQueue::distribute); one time, two (the earlier pushed first or second), up
-// to 16, more than 16 (distinct times beyond what it tracks: the copy-and-sort path), and chains
-// out of sequence order through pushes with reserved sequence numbers (the same path).
+// times, interleaved. The queue splits a chain of one or two times by time instead of sorting it
+// (EventQueue::distribute); three or more times, and chains out of sequence order through pushes
+// with reserved sequence numbers, take the copy-and-sort path, and a chain after such a miss may
+// take it too (the queue skips the look for a while): every mix must pop in (time, seq) order.
 TEST(EventQueueProperty, BucketsOfFewDistinctTimes) {
   Pair p;
   Rng rng(23, hash_name("few-times"));
