@@ -156,6 +156,11 @@ class EventQueue {
     return side_.pop();
   }
 
+  // The event k places after the next one in the bucket being drained (k = 0: the next one), or
+  // nullptr past its end. A hint for prefetching (Network's event loop): the side heap is not looked
+  // at, so an event scheduled into this bucket meanwhile may come first.
+  const Event* ahead(std::ptrdiff_t k) const { return end_ - pos_ > k ? pos_ + k : nullptr; }
+
   // The event loop's step: pops the next event into `e` when there is one at or before `until`
   // (one look at the queue instead of top_time() then pop()).
   bool pop_until(SimTime until, Event& e) {

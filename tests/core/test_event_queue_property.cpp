@@ -222,3 +222,30 @@ TEST(EventQueueProperty, BucketsOfFewDistinctTimes) {
   }
   ASSERT_TRUE(p.drain());
 }
+
+// ahead(k) shows the event that the (k+1)-th next pop returns while the bucket being drained has
+// it, and nullptr past the bucket's end (the event loop prefetches with it).
+TEST(EventQueueProperty, AheadShowsTheComingEventsOfTheBucket) {
+  EventQueue q;
+  const SimTime base = 10 * kBucket;
+  for (std::uint32_t i = 0; i < 20; ++i) q.push(base + static_cast<SimTime>((i * 7) % 20), 0, i);  // one bucket, unsorted
+  q.push(base + 3 * kBucket, 0, 99);  // a later bucket
+  EXPECT_EQ(q.ahead(0), nullptr) << "nothing is drained before the first pop";
+  std::vector<Event> popped{q.pop()};
+  std::vector<const Event*> seen;
+  for (std::ptrdiff_t k = 0; k < 19; ++k) {
+    const Event* a = q.ahead(k);
+    ASSERT_NE(a, nullptr) << "k " << k;
+    seen.push_back(a);
+  }
+  EXPECT_EQ(q.ahead(19), nullptr) << "the bucket holds 19 more events, the later bucket is not shown";
+  std::vector<Event> want;
+  for (const Event* a : seen) want.push_back(*a);
+  for (int i = 0; i < 19; ++i) popped.push_back(q.pop());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(popped[i + 1].obj, want[i].obj) << "ahead(" << i << ")";
+    EXPECT_EQ(popped[i + 1].time, want[i].time) << "ahead(" << i << ")";
+  }
+  for (std::size_t i = 1; i < popped.size(); ++i) EXPECT_LT(popped[i - 1].time, popped[i].time);
+  EXPECT_EQ(q.pop().obj, 99u);
+}
