@@ -268,20 +268,14 @@ class EventQueue {
       }
       if (s.count > 0 && cur_.empty() && try_distribute(s)) {
         in_wheel_ -= s.count;
-        free_chain(s, si);
         pos_ = buf_.data();
-        end_ = pos_ + s_count_;
+        end_ = pos_ + s.count;
+        free_chain(s, si);
         continue;  // non-empty now: the loop ends
       }
       if (s.count > 0) {
         in_wheel_ -= s.count;
-        std::uint32_t left = s.count;
-        for (std::uint32_t b = s.head;; b = next_[b]) {
-          const std::uint32_t n = std::min(left, kBlock);
-          cur_.insert(cur_.end(), blocks_[b].ev, blocks_[b].ev + n);
-          left -= n;
-          if (left == 0) break;
-        }
+        for_each_block(s, [&](const Event* ev, std::uint32_t n) { cur_.insert(cur_.end(), ev, ev + n); });
         free_chain(s, si);
       }
       sort_events(cur_.data(), cur_.size());
@@ -296,15 +290,6 @@ class EventQueue {
     s = Slot{};
     occupied_[si >> 6] &= ~(1ULL << (si & 63));
   }
-  // Orders a chain of more than one block of one or two distinct times into buf_ without comparing
-  // events. A chain is filled in push order, that is in insertion-sequence order (a push with a
-  // reserved sequence number may break that: checked), so a stable split by time gives the (time,
-  // seq) order. The fat-tree benchmark's buckets are such chains: ~47 events of 1.5 distinct times
-  // on average, the two times interleaved, which insertion sort moved ~3 places per event and
-  // handed to std::sort for one bucket in five (docs/scale.md "Cost per event"). Returns false,
-  // having written nothing, for a chain out of sequence order or of three or more times (the
-  // Dragonfly's buckets, links of two latencies: 3-16 times in ~27 events, milder interleaving,
-  // where the copy and insertion sort are faster: measured); the caller then copies and sorts it.
   // distribute() unless it failed on three or more times lately: after such a failure the next
   // kSkipAfterMiss chains are copied and sorted without the look (the order is the same either way;
   // only the time spent differs).
@@ -318,6 +303,15 @@ class EventQueue {
     return false;
   }
   static constexpr std::uint32_t kSkipAfterMiss = 16;
+  // Orders a chain of more than one block of one or two distinct times into buf_ without comparing
+  // events. A chain is filled in push order, that is in insertion-sequence order (a push with a
+  // reserved sequence number may break that: checked), so a stable split by time gives the (time,
+  // seq) order. The fat-tree benchmark's buckets are such chains: ~47 events of 1.5 distinct times
+  // on average, the two times interleaved, which insertion sort moved ~3 places per event and
+  // handed to std::sort for one bucket in five (docs/scale.md "Cost per event"). Returns false,
+  // having written nothing, for a chain out of sequence order or of three or more times (the
+  // Dragonfly's buckets, links of two latencies: 3-16 times in ~27 events, milder interleaving,
+  // where the copy and insertion sort are faster: measured); the caller then copies and sorts it.
   bool distribute(const Slot& s) {
     // One pass over the blocks (the one that waits for their cache lines): how many events have the
     // first event's time t0, the earliest and the latest of the other times, and whether the sequence
@@ -339,10 +333,9 @@ class EventQueue {
     const bool one = n0 == s.count;
     if (!in_order || (!one && lo != hi)) return false;
     if (buf_.size() < s.count) buf_.resize(s.count);
-    s_count_ = s.count;
     Event* out = buf_.data();
     if (one) {  // in order already
-      for_each_in_chain(s, [&](const Event& e) { *out++ = e; });
+      for_each_block(s, [&](const Event* ev, std::uint32_t n) { out = std::copy(ev, ev + n, out); });
       return true;
     }
     // Two times: each in chain order, the earlier first.
@@ -350,15 +343,22 @@ class EventQueue {
     for_each_in_chain(s, [&](const Event& e) { *to[e.time != t0]++ = e; });
     return true;
   }
+  // f(first event, count) for each block of a non-empty chain, in order; f(event) for each event.
   template <class F>
-  [[gnu::always_inline]] void for_each_in_chain(const Slot& s, F&& f) const {
+  [[gnu::always_inline]] void for_each_block(const Slot& s, F&& f) const {
     std::uint32_t left = s.count;
     for (std::uint32_t b = s.head;; b = next_[b]) {
       const std::uint32_t n = std::min(left, kBlock);
-      for (std::uint32_t i = 0; i < n; ++i) f(blocks_[b].ev[i]);
+      f(blocks_[b].ev, n);
       left -= n;
       if (left == 0) break;
     }
+  }
+  template <class F>
+  [[gnu::always_inline]] void for_each_in_chain(const Slot& s, F&& f) const {
+    for_each_block(s, [&](const Event* ev, std::uint32_t n) {
+      for (std::uint32_t i = 0; i < n; ++i) f(ev[i]);
+    });
   }
 
   // Sorts a[0..n) on (time, seq). A bucket is filled in push order, so it is sorted already except for
@@ -394,7 +394,6 @@ class EventQueue {
   std::uint32_t free_ = kNone;
   std::vector<Event> cur_;  // the bucket being drained when it is copied out (see advance())
   std::vector<Event> buf_;  // the bucket being drained when distribute() ordered it (only grows)
-  std::size_t s_count_ = 0;  // events distribute() wrote into buf_
   std::uint32_t skip_ = 0;   // chains left to copy and sort without trying distribute()
   const Event* pos_ = nullptr;  // next event of the bucket being drained (in cur_ or in block drained_)
   const Event* end_ = nullptr;
