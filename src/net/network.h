@@ -139,6 +139,13 @@ class HostHandler {
   virtual std::uint32_t pull_data(std::int32_t host) = 0;
   // A packet is dropped in the network (just before it is released).
   virtual void on_dropped(const Packet&) {}
+  // Hints, no effect on results (Network::run_loop): the NIC of `host` will pull a packet a few
+  // events from now, or packet `pkt` (its line already asked for) will reach its host. Called in
+  // stages 0, 1, ... as that event comes nearer, each stage reading what the one before asked the
+  // cache for (host -> its flow list -> the flow's record -> its live state -> the per-PSN arrays)
+  // and asking for the next link of the chain.
+  virtual void prefetch_pull(std::int32_t /*host*/, int /*stage*/) {}
+  virtual void prefetch_arrival(std::uint32_t /*pkt*/, int /*stage*/) {}
 };
 
 // Handles the event kinds it is registered for (Network::on).
@@ -312,6 +319,9 @@ class Network {
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<std::uint32_t> port_base_;
+  // The hosts' NIC ports are the first ports (hosts are the first nodes): nic_host_[id] is the host
+  // of NIC port id, for the loop's hints (HostHandler::prefetch_pull).
+  std::vector<std::int32_t> nic_host_;
   Router* router_ = nullptr;
   std::uint32_t routed_ = kNil;  // routed_packet()
   HostHandler* host_ = nullptr;

@@ -86,6 +86,14 @@ class CongestionControl {
   explicit CongestionControl(const CcParams& p);
   virtual ~CongestionControl() = default;
   double cwnd() const { return cwnd_; }
+  // Hint (Transport::prefetch_pull / prefetch_arrival): ask the cache for the lines an ACK and the
+  // window check read (the parameters and the window, the object's first bytes up to cwnd_).
+  void prefetch() const {
+    const char* b = reinterpret_cast<const char*>(this);
+    const char* e = reinterpret_cast<const char*>(&cwnd_ + 1);
+    for (; b < e; b += 64) __builtin_prefetch(b);
+    __builtin_prefetch(e - 1);
+  }
   // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark; `rtt` the
   // ACK's round-trip sample (< 0: none).
   void on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt = -1);

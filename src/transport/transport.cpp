@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 
 #include "core/error.h"
 
@@ -480,6 +481,88 @@ std::uint32_t Transport::next_psn(FlowState& f) {
     return psn;
   }
   return f.live->next_new++;
+}
+
+namespace {
+// Asks the cache for the lines of [b, b + n).
+inline void prefetch_range(const void* b, std::size_t n) {
+  const char* c = static_cast<const char*>(b);
+  for (std::size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i);
+  __builtin_prefetch(c + n - 1);
+}
+}  // namespace
+
+// The chain pull_data walks, one link per stage (HostHandler::prefetch_pull): the host's flow list,
+// the slot at its cursor, the flow's record, its live state, then what the send reads and writes
+// (the window, the per-PSN arrays at the next new PSN, the send log, the spec and the policy).
+// Hints only; a stage whose link is not there yet (or a streamed entry not held) asks for nothing.
+void Transport::prefetch_pull(std::int32_t host, int stage) {
+  const HostQueue& q = hosts_[static_cast<std::size_t>(host)];
+  if (stage == 0) {
+    __builtin_prefetch(&q);
+    return;
+  }
+  if (q.bits || q.cursor >= q.slots.size()) return;
+  if (stage == 1) {
+    __builtin_prefetch(&q.slots[q.cursor]);
+    return;
+  }
+  const std::uint32_t id = q.slots[q.cursor];
+  if (id == net::kNil || !held(id)) return;
+  const FlowState& f = at(id);
+  if (stage == 2) {
+    prefetch_range(&f, sizeof(FlowState));
+    return;
+  }
+  const FlowLive* L = f.live.get();
+  if (L == nullptr) return;
+  if (stage == 3) {
+    prefetch_range(L, offsetof(FlowLive, slot) + sizeof(L->slot));  // the sender's fields
+    __builtin_prefetch(f.spec);
+    return;
+  }
+  if (L->cc) L->cc->prefetch();
+  const std::uint32_t psn = L->next_new;
+  if (psn < L->state.size()) {
+    __builtin_prefetch(&L->state[psn]);
+    __builtin_prefetch(&L->sent_at[psn]);
+    __builtin_prefetch(&L->ev_of[psn]);
+  }
+  if (L->sendlog.size() < L->sendlog.capacity()) __builtin_prefetch(L->sendlog.data() + L->sendlog.size());
+  __builtin_prefetch(f.lb.get());
+}
+
+// The chain on_packet walks for packet pkt at its host (HostHandler::prefetch_arrival): the flow's
+// record (and an ACK's fields beside the packet), its live state, then the receiver's bitmap word of
+// a data packet or the sender's per-PSN entries and window of an ACK.
+void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
+  const Packet& p = net_.pkt(pkt);
+  if (!held(p.flow)) return;
+  const FlowState& f = at(p.flow);
+  if (stage == 0) {
+    prefetch_range(&f, sizeof(FlowState));
+    if (p.type == PacketType::Ack) __builtin_prefetch(&net_.packets().ack(pkt));
+    return;
+  }
+  const FlowLive* L = f.live.get();
+  if (L == nullptr) return;
+  if (stage == 1) {
+    if (p.type == PacketType::Data)
+      prefetch_range(&L->ack_flush_armed, sizeof(FlowLive) - offsetof(FlowLive, ack_flush_armed));  // the receiver's fields
+    else
+      prefetch_range(L, offsetof(FlowLive, slot) + sizeof(L->slot));
+    return;
+  }
+  const std::uint32_t psn = p.psn;
+  if (p.type == PacketType::Data) {
+    if ((psn >> 6) < L->received.size()) __builtin_prefetch(&L->received[psn >> 6]);
+  } else if (psn < L->state.size()) {
+    __builtin_prefetch(&L->state[psn]);
+    __builtin_prefetch(&L->sent_at[psn]);
+    __builtin_prefetch(&L->ev_of[psn]);
+    if ((psn >> 6) < L->sacked.size()) __builtin_prefetch(&L->sacked[psn >> 6]);
+    if (L->cc) L->cc->prefetch();
+  }
 }
 
 std::uint32_t Transport::pull_data(std::int32_t host) {

@@ -334,6 +334,8 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void on_packet(std::uint32_t pkt) override;
   std::uint32_t pull_data(std::int32_t host) override;
   void on_dropped(const net::Packet& p) override;
+  void prefetch_pull(std::int32_t host, int stage) override;
+  void prefetch_arrival(std::uint32_t pkt, int stage) override;
   // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush, kEvHoldWake, kEvPauseTimeout,
   // kEvPaceWake)
   void on_event(const Event& e) override;
