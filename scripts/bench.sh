@@ -9,11 +9,14 @@
 # 8 MiB permutation with Flowcut in every switch (flowcut_full) on the credit-based lossless network
 # (examples/flowcut/fat_tree_1024.toml); skip it with BENCH_FLOWCUT=0.
 #
-# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all five after the
-# rows above, BENCH_ROWS=ft8192,ft64k,websearch1m,sf29,df83k a subset; BENCH_DEFAULT=0 skips the three rows
+# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all six after the
+# rows above, BENCH_ROWS=ft8192,rate,ft64k,websearch1m,sf29,df83k a subset; BENCH_DEFAULT=0 skips the three rows
 # above:
 #   ft8192      8,192-host 2-tier fat tree (radix 128), 2 MiB permutation, REPS
 #               (examples/htsim/permutation_8192.toml)
+#   rate        events/s against size (issue 17: flat from 128 to 8192 hosts): the ft8192 scenario
+#               at 128, 2,048 and 8,192 hosts (radix 16, 64, 128), one line each, then the three
+#               rates and their ratio to the 128-host one
 #   ft64k       65,536-host 3-tier fat tree (k = 64), 1 MiB permutation, OPS (the parameters of the
 #               fat tree above)
 #   websearch1m WebSearch trace (cdf_trace, load 0.5, REPS, workload.stream = true) on the 1024-host
@@ -44,7 +47,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-build/lbsim}
 repeat=${BENCH_REPEAT:-1}
 rows=${BENCH_ROWS:-}
-[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,ft64k,websearch1m,sf29,df83k
+[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,rate,ft64k,websearch1m,sf29,df83k
 if [ "${BENCH_DEFAULT:-1}" = 0 ]; then repeat=0; BENCH_DRAGONFLY=0; BENCH_FLOWCUT=0; fi
 for i in $(seq 1 "$repeat"); do
   out=$(mktemp -d)
@@ -191,6 +194,25 @@ for row in "${want[@]}"; do
     ft8192)
       large_row ft8192 "8192-host 2-tier fat tree radix 128, REPS, 2 MiB permutation" "<= 12 s, <= 256 MiB" \
         examples/htsim/permutation_8192.toml --set 'workload.size="2MiB"' ;;
+    rate)
+      sums=()
+      for hr in 128:16 2048:64 8192:128; do
+        large_row "rate-${hr%:*}" "${hr%:*}-host 2-tier fat tree radix ${hr#*:}, REPS, 2 MiB permutation" \
+          "events/s flat from 128 to 8192 hosts" examples/htsim/permutation_8192.toml --set 'workload.size="2MiB"' \
+          --set "topology.hosts=${hr%:*}" --set "topology.radix=${hr#*:}"
+        sums+=("$LAST_SUMMARY")
+        LAST_SUMMARY=""
+      done
+      /usr/bin/env python3 - "${sums[@]}" <<'PY'
+import json, os, sys
+r = [json.load(open(f))["perf"]["events_per_s"] / 1e6 if f and os.path.exists(f) else None for f in sys.argv[1:]]
+if None in r:
+    print("bench rate: a run failed (see above)")
+else:
+    print(f"bench rate (events/s against size, REPS 2 MiB permutation): 128 / 2,048 / 8,192 hosts "
+          f"{r[0]:.2f} / {r[1]:.2f} / {r[2]:.2f} M events/s, ratio to 128 hosts 1 / {r[1] / r[0]:.2f} / {r[2] / r[0]:.2f}")
+PY
+      for f in "${sums[@]}"; do [ -n "$f" ] && rm -f "$f"; done ;;
     ft64k)
       large_row ft64k "65,536-host 3-tier fat tree k = 64, OPS, 1 MiB permutation" "<= 10 min, <= 6 GiB" \
         examples/fat_tree_1024_permutation.toml --set topology.hosts=65536 --set topology.tiers=3 \
@@ -218,7 +240,7 @@ for row in "${want[@]}"; do
         "runs, <= 6 GiB" examples/routing/dragonfly_permutation.toml --set topology.p=12 --set topology.a=24 \
         --set topology.h=12 --set 'workload.size="1MiB"' --set "run.end_us=${BENCH_DF_US:-5}" ;;
     "") ;;
-    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, ft64k, websearch1m, sf29, df83k)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, rate, ft64k, websearch1m, sf29, df83k)" >&2; exit 2 ;;
   esac
   if [ -n "$LAST_SUMMARY" ]; then rm -f "$LAST_SUMMARY"; fi
 done

@@ -81,10 +81,11 @@ class EventHeap {
 
 class EventQueue {
  public:
-  // Bucket width 2^8 ps = 256 ps: a few events per bucket on the 128-host demo, a few tens on the
-  // 1024-host benchmark (docs/scale.md, "Cost per event"); horizon 2^24 ps = 16.8 us, beyond the
-  // link, switch and serialization delays that schedule nearly every event.
-  static constexpr int kShift = 8;
+  // Bucket width 2^7 ps = 128 ps: a few events per bucket on the 128-host demo, ~20 on the 1024-host
+  // benchmark, ~100 on the 8192-host one (docs/scale.md, "Cost per event", "Narrower buckets");
+  // horizon 2^23 ps = 8.4 us, beyond the link, switch and serialization delays that schedule nearly
+  // every event.
+  static constexpr int kShift = 7;
   static constexpr std::int64_t kBuckets = 1 << 16;
   static constexpr std::uint32_t kBlock = 8;         // events per arena block (192 B: 3 cache lines)
 

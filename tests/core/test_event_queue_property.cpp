@@ -19,8 +19,8 @@ using namespace lbsim;
 
 namespace {
 
-constexpr SimTime kBucket = SimTime{1} << EventQueue::kShift;           // 2^8 ps
-constexpr SimTime kHorizon = kBucket * EventQueue::kBuckets;            // 2^24 ps
+constexpr SimTime kBucket = SimTime{1} << EventQueue::kShift;           // 2^7 ps
+constexpr SimTime kHorizon = kBucket * EventQueue::kBuckets;            // 2^23 ps
 constexpr SimTime kMaxDelay = SimTime{1} << 40;
 
 struct Later {
