@@ -411,8 +411,12 @@ void Network::run_loop(SimTime until) {
     if (const Event* a = eq.ahead(3)) {
       if (a->kind == kEvTxNext) {
         if (a->obj < nics) host->prefetch_pull(nic_host_[a->obj], 2);
-      } else if (a->kind == kEvArrive && pool_[a->obj].node < hosts) {
-        host->prefetch_arrival(a->obj, 0);
+      } else if (a->kind == kEvArrive) {
+        const Packet& p = pool_[a->obj];
+        if (p.node < hosts)
+          host->prefetch_arrival(a->obj, 0);
+        else if (!topo_.is_host(p.node))
+          router_->prefetch_route(p.node, p, 0);
       }
     }
     if (const Event* a = eq.ahead(kPrefetchNear)) {
@@ -428,8 +432,15 @@ void Network::run_loop(SimTime until) {
     if (const Event* a = eq.ahead(1)) {
       if (a->kind == kEvTxNext) {
         if (a->obj < nics) host->prefetch_pull(nic_host_[a->obj], 4);
-      } else if (a->kind == kEvArrive && pool_[a->obj].node < hosts) {
-        host->prefetch_arrival(a->obj, 2);
+      } else if (a->kind == kEvArrive) {
+        const Packet& p = pool_[a->obj];
+        if (p.node < hosts) {
+          host->prefetch_arrival(a->obj, 2);
+        } else if (!topo_.is_host(p.node)) {
+          // The output port the route will pick, when the router can tell without deciding.
+          if (const std::int32_t out = router_->prefetch_route(p.node, p, 1); out >= 0)
+            __builtin_prefetch(&ports_[port_base_[p.node] + static_cast<std::uint32_t>(out)]);
+        }
       }
     }
     ++events_;

@@ -184,6 +184,12 @@ class Router {
   // The output port (index at `node`) for packet `p` at switch `node`; < 0: no route (dropped), or
   // kRouteHeld (the router keeps the packet).
   virtual std::int32_t route(std::int32_t node, Packet& p) = 0;
+  // Hint, no effect on results (Network::run_loop): packet `p` will reach switch `node` a few events
+  // from now. Stage 0 asks the cache for the tables route() will read; stage 1 (later) returns the
+  // output port route() will pick when it is known without side effects (else -1), so that the
+  // loop can ask for that port's line. Routers that decide from state (queues, timers) keep the
+  // default: no hint.
+  virtual std::int32_t prefetch_route(std::int32_t /*node*/, const Packet& /*p*/, int /*stage*/) const { return -1; }
 };
 
 class Network {

@@ -14,8 +14,10 @@ class EcmpRouter : public net::Router {
  public:
   EcmpRouter(const MinimalTables& tables, std::uint64_t seed);
   std::int32_t route(std::int32_t node, net::Packet& p) override;
+  std::int32_t prefetch_route(std::int32_t node, const net::Packet& p, int stage) const override;
 
  private:
+  std::int32_t pick(std::int32_t node, const net::Packet& p) const;
   const MinimalTables& tables_;
   const topo::Topology& topo_;
   std::vector<std::uint64_t> salt_;  // per switch node

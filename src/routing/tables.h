@@ -29,6 +29,13 @@ class SwitchPairPorts {
     const Set& s = set(node, dst_sw);
     return {ports_.data() + s.offset, static_cast<std::size_t>(s.count)};
   }
+  // Hint: ask the cache for the pair's index entry and its switch's first set record (routers'
+  // prefetch_route).
+  void prefetch(std::int32_t node, std::int32_t dst_sw) const {
+    const auto s = static_cast<std::size_t>(topo_.switch_index(node));
+    __builtin_prefetch(&pair_[s * nsw_ + static_cast<std::size_t>(topo_.switch_index(dst_sw))]);
+    __builtin_prefetch(&sets_[set_first_[s]]);
+  }
   // Switch-to-switch hops between two switch nodes under the table's rule (-1 unreachable).
   std::int32_t distance(std::int32_t node, std::int32_t dst_sw) const { return set(node, dst_sw).dist; }
   const topo::Topology& topology() const { return topo_; }

@@ -125,6 +125,38 @@ TEST(Engine, EcmpHashSpreadsFlowsAndKeepsEachFlowOnOnePath) {
   }
 }
 
+// The loop's routing hint (net::Router::prefetch_route) names the port that route() then picks, at
+// every switch and for every destination (the destination's own ToR: its host port), and the base
+// router gives no hint.
+TEST(Engine, EcmpRouteHintNamesThePortTheRoutePicks) {
+  auto c = test::small_fat_tree();
+  const auto t = topo::build_topology(c);
+  routing::MinimalTables tables(t);
+  routing::EcmpRouter r(tables, 7);
+  Rng rng(5, 5);
+  int host_ports = 0, multi = 0;
+  for (int i = 0; i < 4000; ++i) {
+    net::Packet p;
+    p.src = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(t.num_hosts)));
+    p.dst = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(t.num_hosts)));
+    p.flow = static_cast<std::uint32_t>(i);
+    p.ev = static_cast<std::uint32_t>(rng.below(1 << 16));
+    const std::int32_t node = t.switch_node(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(t.num_switches()))));
+    EXPECT_EQ(r.prefetch_route(node, p, 0), -1);  // stage 0 only asks the cache
+    const std::int32_t hint = r.prefetch_route(node, p, 1);
+    ASSERT_EQ(hint, r.route(node, p)) << "switch " << node << " packet " << p.src << " -> " << p.dst;
+    if (node == t.host_switch(p.dst)) ++host_ports;
+    if (tables.candidates(node, t.host_switch(p.dst)).size() > 1) ++multi;
+  }
+  EXPECT_GT(host_ports, 0);  // both kinds of hop were checked
+  EXPECT_GT(multi, 1000);
+  struct Plain : net::Router {
+    std::int32_t route(std::int32_t, net::Packet&) override { return 0; }
+  } plain;
+  net::Packet p;
+  EXPECT_EQ(plain.prefetch_route(t.switch_node(0), p, 1), -1);
+}
+
 namespace {
 // Data packets that left host 0's ToR on each uplink.
 std::vector<std::uint64_t> tor0_uplink_packets(sim::Simulation& s) {
