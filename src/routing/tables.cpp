@@ -1,6 +1,7 @@
 #include "routing/tables.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include <fmt/core.h>
@@ -11,14 +12,48 @@
 namespace lbsim::routing {
 
 SwitchPairPorts::SwitchPairPorts(const topo::Topology& t)
-    : nsw_(static_cast<std::size_t>(t.num_switches())), topo_(t) {}
+    : nsw_(static_cast<std::size_t>(t.num_switches())), topo_(t), nruns_((nsw_ + kRun - 1) / kRun) {}
 
 void SwitchPairPorts::begin() {
-  pair_.assign(nsw_ * nsw_, 0);
+  run_of_.assign(nsw_ * nruns_, 0);
+  runs_.clear();
+  run_hash_.clear();
+  run_slots_.assign(64, 0);
   build_.assign(nsw_, Builder{});
 }
 
-void SwitchPairPorts::set_pair(std::size_t s, std::size_t d, std::int32_t hops, std::span<const std::int16_t> ports) {
+void SwitchPairPorts::intern_run(std::size_t s, std::size_t block, const std::uint16_t* run) {
+  std::uint64_t words[kRun / 4];
+  std::memcpy(words, run, sizeof(words));
+  std::uint64_t h = 0;
+  for (const auto w : words) h = splitmix64(h ^ w);
+  const std::size_t mask = run_slots_.size() - 1;
+  std::size_t slot = h & mask;
+  for (; run_slots_[slot] != 0; slot = (slot + 1) & mask) {
+    const std::uint32_t x = run_slots_[slot] - 1;
+    if (run_hash_[x] == h && std::memcmp(runs_.data() + (std::size_t{x} << kRunBits), run, sizeof(words)) == 0) {
+      run_of_[s * nruns_ + block] = x;
+      return;
+    }
+  }
+  const std::size_t id = run_hash_.size();
+  if (id >= std::numeric_limits<std::uint32_t>::max()) throw UserError("routing tables: more than 2^32 distinct runs of next-hop sets");
+  runs_.insert(runs_.end(), run, run + kRun);
+  run_hash_.push_back(h);
+  run_slots_[slot] = static_cast<std::uint32_t>(id + 1);
+  run_of_[s * nruns_ + block] = static_cast<std::uint32_t>(id);
+  if (2 * run_hash_.size() > run_slots_.size()) {  // grow: re-place every run by its hash
+    run_slots_.assign(2 * run_slots_.size(), 0);
+    const std::size_t m = run_slots_.size() - 1;
+    for (std::uint32_t x = 0; x < run_hash_.size(); ++x) {
+      std::size_t i = run_hash_[x] & m;
+      while (run_slots_[i] != 0) i = (i + 1) & m;
+      run_slots_[i] = x + 1;
+    }
+  }
+}
+
+std::uint16_t SwitchPairPorts::intern_set(std::size_t s, std::int32_t hops, std::span<const std::int16_t> ports) {
   Builder& b = build_[s];
   auto same = [&](const Set& x) {  // a plain loop: the sets are a few ports, a memcmp call costs more
     if (x.dist != hops || x.count != ports.size()) return false;
@@ -27,10 +62,7 @@ void SwitchPairPorts::set_pair(std::size_t s, std::size_t d, std::int32_t hops, 
       if (q[i] != ports[i]) return false;
     return true;
   };
-  if (!b.sets.empty() && same(b.sets[b.last])) {
-    pair_[s * nsw_ + d] = b.last;
-    return;
-  }
+  if (!b.sets.empty() && same(b.sets[b.last])) return b.last;
   std::uint64_t h = splitmix64(static_cast<std::uint64_t>(static_cast<std::uint32_t>(hops)));
   for (const auto p : ports) h = splitmix64(h ^ static_cast<std::uint16_t>(p));
   if (b.slots.empty()) b.slots.assign(16, 0);
@@ -39,8 +71,7 @@ void SwitchPairPorts::set_pair(std::size_t s, std::size_t d, std::int32_t hops, 
     const std::uint32_t x = b.slots[slot] - 1;
     if (b.hash[x] == h && same(b.sets[x])) {
       b.last = static_cast<std::uint16_t>(x);
-      pair_[s * nsw_ + d] = b.last;
-      return;
+      return b.last;
     }
   }
   // A switch has at most nsw distinct sets (one per destination), so 16 bits always suffice up to
@@ -64,7 +95,7 @@ void SwitchPairPorts::set_pair(std::size_t s, std::size_t d, std::int32_t hops, 
       b.slots[i] = x + 1;
     }
   }
-  pair_[s * nsw_ + d] = b.last;
+  return b.last;
 }
 
 void SwitchPairPorts::finish() {
@@ -92,10 +123,14 @@ void SwitchPairPorts::finish() {
   }
   build_.clear();
   build_.shrink_to_fit();
+  runs_.shrink_to_fit();
+  run_hash_ = {};
+  run_slots_ = {};
 }
 
 std::size_t SwitchPairPorts::bytes() const {
-  return pair_.capacity() * sizeof(std::uint16_t) + set_first_.capacity() * sizeof(std::uint32_t) +
+  return run_of_.capacity() * sizeof(std::uint32_t) + runs_.capacity() * sizeof(std::uint16_t) +
+         set_first_.capacity() * sizeof(std::uint32_t) +
          sets_.capacity() * sizeof(Set) + ports_.capacity() * sizeof(std::int16_t);
 }
 

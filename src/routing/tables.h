@@ -15,11 +15,16 @@
 namespace lbsim::routing {
 
 // Output ports per ordered (switch, destination switch) pair, with the pair's hop distance.
-// Layout (memory linear in the pairs at 2 bytes each, docs/scale.md): most destinations of a switch
-// share one candidate set (in a fat tree all up-ports on the way up), so every switch keeps a short
-// list of distinct (distance, ports) sets and every pair only a 16-bit index into its switch's list.
-// A router's per-packet lookup is the pair's index, the set record and the ports: three loads, the
-// last two in a per-switch list of a few hundred bytes that stays cached.
+// Layout (docs/scale.md "Layout", "Runs of 32 destinations"): most destinations of a switch share
+// one candidate set (in a fat tree all up-ports on the way up), so every switch keeps a short list of
+// distinct (distance, ports) sets, and a pair's entry is a 16-bit index into its switch's list. The
+// entries of a switch for 32 consecutive destination switches (a run, one cache line) repeat across
+// runs and switches where the topology is regular (a fat tree's pods, a Dragonfly's groups), so the
+// distinct runs are kept once and every (switch, run of destinations) holds a 32-bit run id: 1/8 B
+// per pair plus the distinct runs (at most 2 B per pair, when no two runs are alike: Slim Fly).
+// A router's per-packet lookup is the run id, the index in the run, the set record and the ports:
+// four loads, the run ids in an array 16x smaller than one index per pair and the shared runs, set
+// records and ports in lists that stay cached.
 class SwitchPairPorts {
  public:
   // Candidate output ports at switch node `node` towards destination switch node `dst_sw` (empty
@@ -29,13 +34,6 @@ class SwitchPairPorts {
     const Set& s = set(node, dst_sw);
     return {ports_.data() + s.offset, static_cast<std::size_t>(s.count)};
   }
-  // Hint: ask the cache for the pair's index entry and its switch's first set record (routers'
-  // prefetch_route).
-  void prefetch(std::int32_t node, std::int32_t dst_sw) const {
-    const auto s = static_cast<std::size_t>(topo_.switch_index(node));
-    __builtin_prefetch(&pair_[s * nsw_ + static_cast<std::size_t>(topo_.switch_index(dst_sw))]);
-    __builtin_prefetch(&sets_[set_first_[s]]);
-  }
   // Switch-to-switch hops between two switch nodes under the table's rule (-1 unreachable).
   std::int32_t distance(std::int32_t node, std::int32_t dst_sw) const { return set(node, dst_sw).dist; }
   const topo::Topology& topology() const { return topo_; }
@@ -43,25 +41,35 @@ class SwitchPairPorts {
   std::size_t bytes() const;
   // Distinct (distance, ports) sets over all switches.
   std::size_t distinct_sets() const { return sets_.size(); }
+  // Distinct runs of 32 destinations' set indices, over all switches.
+  std::size_t distinct_runs() const { return runs_.size() / kRun; }
+  // Hint: ask the cache for the run id of the pair (routers' prefetch_route).
+  void prefetch(std::int32_t node, std::int32_t dst_sw) const {
+    const auto s = static_cast<std::size_t>(topo_.switch_index(node));
+    __builtin_prefetch(&run_of_[s * nruns_ + (static_cast<std::size_t>(topo_.switch_index(dst_sw)) >> kRunBits)]);
+  }
 
  protected:
   explicit SwitchPairPorts(const topo::Topology& t);
 
-  // Building, one destination switch at a time (so that no temporary per pair is needed): begin(),
-  // then set_pair(s, d, hops, ports) once for every ordered pair of switch indices (any order;
-  // `ports` in increasing port order, empty for s == d or unreachable, hops -1 when unreachable),
-  // then finish().
+  // Building, one block of destination switches at a time (so that no temporary per pair is
+  // needed): begin(), then for every source switch s and block, intern_set(s, hops, ports) for each
+  // destination of the block in increasing order (`ports` in increasing port order, empty for s == d
+  // or unreachable, hops -1 when unreachable), the indices it returns making the run of (s, block)
+  // (intern_run), then finish(). build() does all of that.
   void begin();
-  void set_pair(std::size_t s, std::size_t d, std::int32_t hops, std::span<const std::int16_t> ports);
+  std::uint16_t intern_set(std::size_t s, std::int32_t hops, std::span<const std::int16_t> ports);
+  void intern_run(std::size_t s, std::size_t block, const std::uint16_t* run);
   void finish();
-  // How the builders order set_pair(): destinations in blocks of kBuildBlock (one search each, its
-  // distances kept transposed, [switch * kBuildBlock + k]), then every source switch s with the
-  // block's destinations in increasing order. One switch's dedup state and its run of the pair
-  // index then stay in cache across the block (per pair, the other order touched a different
-  // switch's state each time: three cache misses). Per switch the destinations still come in
-  // increasing order, so the sets and their numbering are those of a destination-by-destination
-  // build.
-  static constexpr std::size_t kBuildBlock = 32;
+  // How the builders order intern_set(): destinations in blocks of kBuildBlock (one search each,
+  // its distances kept transposed, [switch * kBuildBlock + k]), then every source switch s with the
+  // block's destinations in increasing order, which make one run. One switch's dedup state then
+  // stays in cache across the block (per pair, the other order touched a different switch's state
+  // each time: three cache misses). Per switch the destinations still come in increasing order, so
+  // the sets and their numbering are those of a destination-by-destination build.
+  static constexpr std::size_t kRunBits = 5;
+  static constexpr std::size_t kRun = std::size_t{1} << kRunBits;  // destinations per run
+  static constexpr std::size_t kBuildBlock = kRun;
   // The whole build in that order: begin(), then per block search(d, k) for each of its
   // destinations (d the switch index, k its column in the block), then per source switch s
   // row(s, d0, nb, dist, out), which gives the hops dist[k] (-1 unreachable) and the candidate ports
@@ -77,7 +85,9 @@ class SwitchPairPorts {
       for (std::size_t s = 0; s < nsw_; ++s) {
         for (std::size_t k = 0; k < nb; ++k) out[k].clear();
         row(s, d0, nb, dist.data(), out);
-        for (std::size_t k = 0; k < nb; ++k) set_pair(s, d0 + k, dist[k], out[k]);
+        std::uint16_t run[kRun] = {};  // past the last switch (a short last block): 0, never read
+        for (std::size_t k = 0; k < nb; ++k) run[k] = intern_set(s, dist[k], out[k]);
+        intern_run(s, d0 / kRun, run);
       }
     }
     finish();
@@ -93,10 +103,17 @@ class SwitchPairPorts {
   };
   const Set& set(std::int32_t node, std::int32_t dst_sw) const {
     const auto s = static_cast<std::size_t>(topo_.switch_index(node));
-    return sets_[set_first_[s] + pair_[s * nsw_ + static_cast<std::size_t>(topo_.switch_index(dst_sw))]];
+    const auto d = static_cast<std::size_t>(topo_.switch_index(dst_sw));
+    const std::size_t run = run_of_[s * nruns_ + (d >> kRunBits)];
+    return sets_[set_first_[s] + runs_[(run << kRunBits) | (d & (kRun - 1))]];
   }
   const topo::Topology& topo_;
-  std::vector<std::uint16_t> pair_;       // [s * nsw + d]: index into switch s's sets
+  const std::size_t nruns_;               // runs per switch: ceil(nsw / kRun)
+  std::vector<std::uint32_t> run_of_;     // [s * nruns + d / kRun]: the run of switch s's set indices
+                                          // towards destinations d / kRun * kRun ... + kRun - 1
+  std::vector<std::uint16_t> runs_;       // the distinct runs, kRun indices each
+  std::vector<std::uint64_t> run_hash_;   // building: per run
+  std::vector<std::uint32_t> run_slots_;  // building: open addressing by hash, run + 1 (0 empty), at most half full
   std::vector<std::uint32_t> set_first_;  // per switch: its first set in sets_
   std::vector<Set> sets_;
   std::vector<std::int16_t> ports_;

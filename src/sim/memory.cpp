@@ -68,23 +68,27 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   if (run) m.graph += ports * static_cast<double>(sizeof(net::Port)) + nodes * 4;
 
   // Per (switch, destination switch): MinimalTables keeps a 16-bit index into its switch's list of
-  // distinct (distance, ports) sets (routing/tables.h; a run and `lbsim topo` build them); the
-  // path model walks them (no state) and the graph statistics search one switch at a time. Per
-  // switch: the sets, at most one per (port, distance class) plus the shared multi-port ones
-  // (estimated as 2 per port + 4, measured: docs/scale.md), 8 B each plus 2 B per next hop.
+  // distinct (distance, ports) sets (routing/tables.h; a run and `lbsim topo` build them), in runs
+  // of 32 destinations kept once each: per (switch, run) a 4-byte run id, and at most one distinct
+  // run of 64 B (the bound: a Slim Fly's runs are nearly all distinct, a fat tree's or Dragonfly's
+  // are shared, docs/scale.md "Runs of 32 destinations"); the path model walks them (no state) and
+  // the graph statistics search one switch at a time. Per switch: the sets, at most one per (port,
+  // distance class) plus the shared multi-port ones (estimated as 2 per port + 4, measured:
+  // docs/scale.md), 8 B each plus 2 B per next hop.
   const double pairs = t.switches * t.switches;
+  const double pair_tables = t.switches * std::ceil(t.switches / 32) * (4 + 64);
   const double ports_per_switch = t.switches > 0 ? std::max(0.0, ports - t.hosts) / t.switches : 0;
   const double sets_per_switch = std::min(t.switches, 2 * ports_per_switch + 4);
-  m.tables = pairs * 2 + t.switches * (4 + sets_per_switch * (8 + 2 * t.next_hops)) + t.hosts * 2;
+  m.tables = pair_tables + t.switches * (4 + sets_per_switch * (8 + 2 * t.next_hops)) + t.hosts * 2;
   // Routing plug-ins that keep more per switch pair (a run only): on the Dragonfly `minimal` and the
-  // non-minimal ones (routing/bounded_paths.h) their own l-g-l minimal routes (2 B; elsewhere they
+  // non-minimal ones (routing/bounded_paths.h) their own l-g-l minimal routes (the same layout; elsewhere they
   // use the min-hop tables: routing::minimal_routes()), the non-minimal ones and source-guided
   // routing (routing/source_guided.h) the path enumerator's 16-bit distance, source-guided routing
   // its default port (2 B). What they keep per switch pair *in use* (an index entry and the pair's
   // paths or ECMP tables) is priced with the workload below.
   const std::string& routing = cfg.text("routing.algorithm");
   const bool path_router = routing == "valiant" || routing == "ugal_l" || routing == "ecmp_paths";
-  const double own_minimal = t.minimal_one_global_hop ? pairs * 2 : 0;
+  const double own_minimal = t.minimal_one_global_hop ? pair_tables : 0;
   if (run) {
     if (routing == "minimal")
       m.tables += own_minimal;

@@ -4,6 +4,8 @@
 // distances, and the path model's path against the BFS tree path it replaced.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -276,7 +278,10 @@ TEST(RoutingTables, FatTree16kWithinByteBudget) {
   ASSERT_EQ(t.num_switches(), 2048);
   const routing::MinimalTables tables(t);
   const double nsw = 2048, pairs = nsw * nsw, k = 64;
-  // Budget from first principles. Per ordered pair: one 16-bit set index (2 B). Per switch: its
+  // Budget from first principles. Per switch and run of 32 destination switches: a 32-bit run id
+  // (1/8 B per ordered pair); the distinct runs of 32 16-bit set indices (64 B each): a switch's runs
+  // that do not hold its own pod's switches are those of every switch of its tier and pod position
+  // (numbered alike), so at most one run per switch is its own: at most nsw runs. Per switch: its
   // first-set offset (4 B) and its distinct (distance, ports) sets, 8 B each plus 2 B per port. In
   // a fat tree the candidates towards a destination are either all up-ports (k/2 of them, at most
   // one set per distance 1..4) or one port; a single port is identified by (port, distance) with
@@ -286,8 +291,12 @@ TEST(RoutingTables, FatTree16kWithinByteBudget) {
   const double sets_per_switch = 4 + 4 * k + 1;
   const double set_bytes = sets_per_switch * 8 + (4 * (k / 2) + 4 * k) * 2;
   const double host_ports = 16384 * 2;
-  const double budget = pairs * 2 + nsw * (4 + set_bytes) + host_ports;  // = 8.0 MiB + 2.4 MiB + 32 KiB
+  const double budget = pairs / 8 + nsw * 64 + nsw * (4 + set_bytes) + host_ports;  // = 0.5 + 0.125 + 5.6 MiB + 32 KiB
+  EXPECT_LE(static_cast<double>(tables.distinct_runs()), nsw);
   EXPECT_LE(static_cast<double>(tables.bytes()), budget);
+  // The whole tables take less than a third of what one 16-bit index per pair (the layout until
+  // 2026-11-30) took alone (8 MiB).
+  EXPECT_LT(3 * static_cast<double>(tables.bytes()), pairs * 2) << tables.bytes() << " B";
   // The old layout (int32 distance + uint32 offset per pair, and every pair's ports in one array:
   // the same ports, counted here from the new tables) does not fit the budget.
   double old_ports = 0;
@@ -311,7 +320,11 @@ TEST(RoutingTables, MinimalRoutesDeduplicateSets) {
   // At most one set per destination, and far fewer distinct ones per switch: l-g-l routing gives
   // per switch one set per (global or local port, distance <= 3) at most.
   EXPECT_LE(static_cast<double>(routes.distinct_sets()), nsw * 11 * 3 + nsw);
-  EXPECT_LE(static_cast<double>(routes.bytes()), nsw * nsw * 2 + nsw * (4 + (11 * 3 + 1) * (8 + 2 * 2)));
+  // The runs of 32 destinations (tables.h): a 4-byte id per (switch, run) and at worst every run
+  // distinct (64 B each).
+  const double runs = nsw * std::ceil(nsw / 32);
+  EXPECT_LE(static_cast<double>(routes.bytes()), runs * (4 + 64) + nsw * (4 + (11 * 3 + 1) * (8 + 2 * 2)));
+  EXPECT_LE(static_cast<double>(routes.distinct_runs()), runs);
 }
 
 // Source-guided ECMP tables are built per switch pair on first use, not for all pairs up front.
@@ -381,3 +394,4 @@ TEST(RoutingTables, BoundedPathsHeldPerPairInUse) {
   }
   EXPECT_EQ(fwd.built_pairs(), used.size());  // looked up again: nothing enumerated twice
 }
+
