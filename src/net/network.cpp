@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 
 namespace lbsim::net {
 
@@ -390,7 +389,8 @@ void Network::run_loop(SimTime until) {
   constexpr std::ptrdiff_t kPrefetchNear = 2;
   // The host side's chains (HostHandler::prefetch_pull / prefetch_arrival) one link per event, from
   // six events ahead for a NIC's pull and three for an arrival at a host (its packet line is asked
-  // for at six).
+  // for at six); for an arrival at a switch the router's tables three events ahead and the port it
+  // will pick one event ahead (Router::prefetch_route).
   HostHandler* const host = host_;
   const auto nics = host ? static_cast<std::uint32_t>(nic_host_.size()) : 0u;
   const std::int32_t hosts = host ? topo_.num_hosts : 0;

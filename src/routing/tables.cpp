@@ -11,6 +11,21 @@
 
 namespace lbsim::routing {
 
+namespace {
+// The dedup tables' open addressing (a set's or a run's number + 1 per slot, 0 empty, linear
+// probing by hash): once more than half full, double the slots and re-place every entry.
+void grow_if_half_full(std::vector<std::uint32_t>& slots, const std::vector<std::uint64_t>& hash) {
+  if (2 * hash.size() <= slots.size()) return;
+  slots.assign(2 * slots.size(), 0);
+  const std::size_t m = slots.size() - 1;
+  for (std::uint32_t x = 0; x < hash.size(); ++x) {
+    std::size_t i = hash[x] & m;
+    while (slots[i] != 0) i = (i + 1) & m;
+    slots[i] = x + 1;
+  }
+}
+}  // namespace
+
 SwitchPairPorts::SwitchPairPorts(const topo::Topology& t)
     : nsw_(static_cast<std::size_t>(t.num_switches())), topo_(t), nruns_((nsw_ + kRun - 1) / kRun) {}
 
@@ -42,15 +57,7 @@ void SwitchPairPorts::intern_run(std::size_t s, std::size_t block, const std::ui
   run_hash_.push_back(h);
   run_slots_[slot] = static_cast<std::uint32_t>(id + 1);
   run_of_[s * nruns_ + block] = static_cast<std::uint32_t>(id);
-  if (2 * run_hash_.size() > run_slots_.size()) {  // grow: re-place every run by its hash
-    run_slots_.assign(2 * run_slots_.size(), 0);
-    const std::size_t m = run_slots_.size() - 1;
-    for (std::uint32_t x = 0; x < run_hash_.size(); ++x) {
-      std::size_t i = run_hash_[x] & m;
-      while (run_slots_[i] != 0) i = (i + 1) & m;
-      run_slots_[i] = x + 1;
-    }
-  }
+  grow_if_half_full(run_slots_, run_hash_);
 }
 
 std::uint16_t SwitchPairPorts::intern_set(std::size_t s, std::int32_t hops, std::span<const std::int16_t> ports) {
@@ -87,14 +94,7 @@ std::uint16_t SwitchPairPorts::intern_set(std::size_t s, std::int32_t hops, std:
   b.hash.push_back(h);
   b.ports.insert(b.ports.end(), ports.begin(), ports.end());
   b.slots[slot] = b.last + 1u;
-  if (2 * b.sets.size() > b.slots.size()) {  // grow: re-place every set by its hash
-    b.slots.assign(2 * b.slots.size(), 0);
-    for (std::uint32_t x = 0; x < b.sets.size(); ++x) {
-      std::size_t i = b.hash[x] & (b.slots.size() - 1);
-      while (b.slots[i] != 0) i = (i + 1) & (b.slots.size() - 1);
-      b.slots[i] = x + 1;
-    }
-  }
+  grow_if_half_full(b.slots, b.hash);
   return b.last;
 }
 
