@@ -9,50 +9,74 @@
 namespace lbsim::routing {
 
 BoundedPathSet::BoundedPathSet(const topo::Topology& t, const SwitchPairPorts& minimal)
-    : t_(t), minimal_(minimal), pe_(t) {}
+    : t_(t), minimal_(minimal), pe_(t), stride_(static_cast<std::size_t>(pe_.max_hops())) {
+  for (std::int32_t s = 0; s < t.num_switches(); ++s)
+    if (t.ports[t.switch_node(s)].size() > 256) wide_ = true;
+}
 
 std::size_t BoundedPathSet::bytes() const {
-  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + recs_.capacity() * sizeof(PathRec) +
-         hops_.capacity() * sizeof(topo::Hop) + nonmin_.capacity() * sizeof(std::uint16_t);
+  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + meta_.capacity() + ports8_.capacity() +
+         ports16_.capacity() * sizeof(std::uint16_t) + nonmin_.capacity() * sizeof(std::uint16_t);
+}
+
+std::vector<topo::Hop> BoundedPathSet::hops(std::uint32_t path, std::int32_t src_sw) const {
+  std::vector<topo::Hop> h;
+  for (std::int32_t k = 0, u = src_sw; k < length(path); ++k) {
+    h.push_back({u, port(path, k)});
+    u = t_.ports[u][h.back().port].peer;
+  }
+  return h;
 }
 
 const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32_t dst_sw, std::uint32_t a,
                                                  std::uint32_t b) {
-  scratch_.clear();
-  pe_.for_each_path(src_sw, dst_sw, [&](const topo::PathView& v) {
-    scratch_.emplace_back(v.hops, v.hops + v.length);
-  });
-  if (scratch_.size() > 0xFFFF)
+  const std::size_t L = stride_;
+  scratch_ports_.clear();
+  scratch_len_.clear();
+  scratch_global_.clear();
+  // Without the classes: the Dragonfly search still gives each path's global hops (all the Table I
+  // category below needs), the others are told apart by length.
+  pe_.for_each_path(
+      src_sw, dst_sw,
+      [&](const topo::PathView& v) {
+        for (std::int32_t k = 0; k < v.length; ++k) scratch_ports_.push_back(v.hops[k].port);
+        scratch_ports_.resize(scratch_ports_.size() + L - static_cast<std::size_t>(v.length), 0);
+        scratch_len_.push_back(static_cast<std::uint8_t>(v.length));
+        scratch_global_.push_back(static_cast<std::uint8_t>(v.global));
+      },
+      /*classes=*/false);
+  const std::size_t n = scratch_len_.size();
+  if (n > 0xFFFF)
     throw UserError(fmt::format("routing: {} bounded paths between switches {} and {} (at most 65535 "
                                 "are supported by the non-minimal routers)",
-                                scratch_.size(), t_.nodes[src_sw].label, t_.nodes[dst_sw].label));
-  // Sorted by output-port sequence: paths sharing a prefix are contiguous (per-hop sampling).
-  std::sort(scratch_.begin(), scratch_.end(), [](const auto& a, const auto& b) {
-    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
-                                        [](const topo::Hop& x, const topo::Hop& y) { return x.port < y.port; });
+                                n, t_.nodes[src_sw].label, t_.nodes[dst_sw].label));
+  // Sorted by output-port sequence: paths sharing a prefix are contiguous (per-hop sampling). No
+  // two paths from one switch have the same ports, so the order is total.
+  order_.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) order_[i] = i;
+  std::sort(order_.begin(), order_.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const std::int32_t* px = scratch_ports_.data() + x * L;
+    const std::int32_t* py = scratch_ports_.data() + y * L;
+    return std::lexicographical_compare(px, px + scratch_len_[x], py, py + scratch_len_[y]);
   });
   const bool df = t_.minimal_one_global_hop;
   const std::int32_t dmin = minimal_.distance(src_sw, dst_sw);
   Pair pr;
-  pr.first = static_cast<std::uint32_t>(recs_.size());
-  pr.count = static_cast<std::uint32_t>(scratch_.size());
+  pr.first = static_cast<std::uint32_t>(meta_.size());
+  pr.count = static_cast<std::uint32_t>(n);
   pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
-  for (std::uint32_t i = 0; i < pr.count; ++i) {
-    const auto& h = scratch_[i];
-    const auto off = static_cast<std::uint32_t>(hops_.size());
-    hops_.insert(hops_.end(), h.begin(), h.end());
-    bool is_min;
-    if (df) {
-      // Table I: across groups every path with one global hop is minimal; inside a group only the
-      // direct link (the detours through another switch of the group are Valiant paths).
-      int global = 0;
-      for (const auto& hop : h)
-        global += t_.links[t_.ports[hop.node][hop.port].link].kind == topo::LinkKind::Global;
-      is_min = global == 1 || (global == 0 && static_cast<std::int32_t>(h.size()) == dmin);
-    } else {
-      is_min = static_cast<std::int32_t>(h.size()) == dmin;
-    }
-    recs_.push_back({off, static_cast<std::uint8_t>(h.size()), static_cast<std::uint8_t>(is_min ? 1 : 0)});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t j = order_[i];
+    const std::int32_t* pj = scratch_ports_.data() + j * L;
+    if (wide_)
+      ports16_.insert(ports16_.end(), pj, pj + L);
+    else
+      ports8_.insert(ports8_.end(), pj, pj + L);
+    const std::int32_t len = scratch_len_[j];
+    // Table I: across groups every path with one global hop is minimal; inside a group only the
+    // direct link (the detours through another switch of the group are Valiant paths).
+    const bool is_min = df ? scratch_global_[j] == 1 || (scratch_global_[j] == 0 && len == dmin) : len == dmin;
+    meta_.push_back(static_cast<std::uint8_t>(len | (is_min ? kMinimalBit : 0)));
     if (!is_min) nonmin_.push_back(static_cast<std::uint16_t>(i));
   }
   pr.nonmin_count = static_cast<std::uint32_t>(nonmin_.size()) - pr.nonmin_first;
@@ -68,6 +92,16 @@ PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);
 }
 
+// Whether a packet that follows `path` and has taken k >= 1 of its hops is at the path's k-th
+// switch: it arrived at `node` from switch u = the far end of its in-port, where it was on the path
+// (checked there; at k = 1 u is the path's source), so it is on the path when hop k - 1's port of u
+// leads to `node` - unless something (e.g. a failure-masking wrapper) sent it elsewhere.
+bool PathRouterBase::on_path(std::int32_t node, const net::Packet& p, std::uint32_t path, std::uint32_t k) const {
+  if (k == 0) return true;
+  const std::int32_t u = topo_.ports[node][p.in_port].peer;
+  return topo_.ports[u][paths_.port(path, static_cast<std::int32_t>(k) - 1)].peer == node;
+}
+
 std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng) {
   const std::int32_t dst_sw = host_switch(p.dst);
   if (node == dst_sw) return tables_.host_port(p.dst);
@@ -76,21 +110,22 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
     const auto& pr = paths_.pair(host_switch(p.src), dst_sw);
     const auto aux = static_cast<std::uint32_t>(p.route_aux);
     std::uint32_t lo = aux & 0xFFFF, hi = aux >> 16;
+    const auto kp = static_cast<std::int32_t>(k);
     if (hi - lo > 1 && rng) {
       // Per-hop Valiant: the range shares the first k hops; its paths' k-th ports form runs.
       std::uint32_t runs = 0;
       for (std::uint32_t i = lo; i < hi; ++i)
-        if (i == lo || paths_.hops(pr.first + i)[k].port != paths_.hops(pr.first + i - 1)[k].port) ++runs;
+        if (i == lo || paths_.port(pr.first + i, kp) != paths_.port(pr.first + i - 1, kp)) ++runs;
       const auto pick = static_cast<std::uint32_t>(rng->below(runs));
       std::uint32_t i = lo;
       for (std::uint32_t r = 0; r < pick; ++r) {
-        const auto port = paths_.hops(pr.first + i)[k].port;
-        while (paths_.hops(pr.first + i)[k].port == port) ++i;
+        const auto port = paths_.port(pr.first + i, kp);
+        while (paths_.port(pr.first + i, kp) == port) ++i;
       }
       lo = i;
-      const auto port = paths_.hops(pr.first + lo)[k].port;
+      const auto port = paths_.port(pr.first + lo, kp);
       const std::uint32_t old_hi = hi;
-      for (hi = lo + 1; hi < old_hi && paths_.hops(pr.first + hi)[k].port == port; ++hi) {
+      for (hi = lo + 1; hi < old_hi && paths_.port(pr.first + hi, kp) == port; ++hi) {
       }
     }
     if (hi - lo == 1) {
@@ -98,10 +133,9 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
       p.route_aux = static_cast<std::int32_t>(pr.first + lo);
     } else {
       p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
-      const topo::Hop& hop = paths_.hops(pr.first + lo)[k];
-      if (hop.node == node) {
+      if (on_path(node, p, pr.first + lo, k)) {
         p.route_state = static_cast<std::uint8_t>(kRouteFollow | (k + 1));
-        return hop.port;
+        return paths_.port(pr.first + lo, kp);
       }
       p.route_state = kRouteMinimal;
     }
@@ -109,14 +143,11 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
   if (p.route_state & kRouteFixed) {
     const std::uint32_t k = p.route_state & kRouteHopMask;
     const auto path = static_cast<std::uint32_t>(p.route_aux);
-    if (k < static_cast<std::uint32_t>(paths_.length(path))) {
-      const topo::Hop& hop = paths_.hops(path)[k];
-      // The packet is where the path says unless something (e.g. a failure-rerouting wrapper)
-      // moved it; then it continues minimally.
-      if (hop.node == node) {
-        p.route_state = static_cast<std::uint8_t>(kRouteFixed | (k + 1));
-        return hop.port;
-      }
+    // The packet is where the path says unless something (e.g. a failure-masking wrapper) moved
+    // it; then it continues minimally.
+    if (k < static_cast<std::uint32_t>(paths_.length(path)) && on_path(node, p, path, k)) {
+      p.route_state = static_cast<std::uint8_t>(kRouteFixed | (k + 1));
+      return paths_.port(path, static_cast<std::int32_t>(k));
     }
     p.route_state = kRouteMinimal;
   }

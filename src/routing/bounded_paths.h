@@ -57,15 +57,23 @@ class BoundedPathSet {
   // paths).
   std::size_t built_pairs() const { return pairs_.size(); }
   std::size_t bytes() const;
-  std::int32_t length(std::uint32_t path) const { return recs_[path].len; }
-  const topo::Hop* hops(std::uint32_t path) const { return hops_.data() + recs_[path].off; }
+  std::int32_t length(std::uint32_t path) const { return meta_[path] & kLenMask; }
+  // The output port of the path's hop k (k < length): a path is kept as its ports alone, the
+  // switches it visits follow from its source switch (docs/scale.md "Bounded paths in ports").
+  std::int32_t port(std::uint32_t path, std::int32_t k) const {
+    const std::size_t i = static_cast<std::size_t>(path) * stride_ + static_cast<std::size_t>(k);
+    return wide_ ? ports16_[i] : ports8_[i];
+  }
+  // The path's hops, walked from its source switch `src_sw` (tools and tests).
+  std::vector<topo::Hop> hops(std::uint32_t path, std::int32_t src_sw) const;
   // Table I category: Dragonfly paths with an intermediate group or an intra-group detour are
   // non-minimal; elsewhere a path is minimal when its length is the minimal-route distance.
-  bool minimal(std::uint32_t path) const { return recs_[path].minimal != 0; }
+  bool minimal(std::uint32_t path) const { return (meta_[path] & kMinimalBit) != 0; }
   std::uint32_t nonminimal(const Pair& pr, std::uint32_t i) const { return nonmin_[pr.nonmin_first + i]; }
   const topo::PathEnumerator& enumerator() const { return pe_; }
 
  private:
+  static constexpr std::uint8_t kLenMask = 0x7F, kMinimalBit = 0x80;
   const Pair& fill(std::int32_t src_sw, std::int32_t dst_sw, std::uint32_t a, std::uint32_t b);
 
   const topo::Topology& t_;
@@ -75,14 +83,21 @@ class BoundedPathSet {
   // an 83,232-endpoint Dragonfly; docs/scale.md).
   PairMap index_;           // (source, destination switch index) -> index into pairs_
   std::vector<Pair> pairs_;  // in the order of first use
-  struct PathRec {
-    std::uint32_t off;  // first hop in hops_
-    std::uint8_t len, minimal;
-  };
-  std::vector<PathRec> recs_;
-  std::vector<topo::Hop> hops_;
+  // Path i (an absolute index: a pair's paths are first .. first + count - 1) is stride_ output
+  // ports from i * stride_ (its length() of them used), 1 byte each when every switch has at most
+  // 256 ports, else 2; meta_[i] = length | kMinimalBit. A Dragonfly path is 6 bytes where
+  // (switch, port) hops and an offset record took 48 (docs/scale.md "Bounded paths in ports").
+  std::size_t stride_ = 0;
+  bool wide_ = false;
+  std::vector<std::uint8_t> ports8_;
+  std::vector<std::uint16_t> ports16_;
+  std::vector<std::uint8_t> meta_;
   std::vector<std::uint16_t> nonmin_;
-  std::vector<std::vector<topo::Hop>> scratch_;
+  // fill()'s scratch: the pair's paths as enumerated (stride_ ports each), their lengths and global
+  // hops, and the sorted order.
+  std::vector<std::int32_t> scratch_ports_;
+  std::vector<std::uint8_t> scratch_len_, scratch_global_;
+  std::vector<std::uint32_t> order_;
 };
 
 // Shared forwarding of the path-following routers.
@@ -115,6 +130,8 @@ class PathRouterBase : public net::Router {
   // several paths, the next port is drawn uniformly among the distinct next ports of the range
   // (per-hop Valiant) from `rng`.
   std::int32_t forward(std::int32_t node, net::Packet& p, Rng* rng);
+  // Whether the packet, k hops along `path`, is at the path's k-th switch (bounded_paths.cpp).
+  bool on_path(std::int32_t node, const net::Packet& p, std::uint32_t path, std::uint32_t k) const;
 
   const MinimalTables& tables_;
   const topo::Topology& topo_;

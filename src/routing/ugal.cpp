@@ -34,13 +34,12 @@ bool UgalRouter::decide(std::int32_t node, std::int32_t dst_sw, net::Packet& p) 
   Rng& rng = rng_[static_cast<std::size_t>(topo_.switch_index(node))];
   const std::uint32_t rel = paths_.nonminimal(pr, static_cast<std::uint32_t>(rng.below(pr.nonmin_count)));
   const std::uint32_t path = pr.first + rel;
-  const topo::Hop* hops = paths_.hops(path);
   const std::int32_t h_val = paths_.length(path);
   const std::int32_t h_min = routes_.distance(node, dst_sw);
   Bytes q_min = 0, q_val = 0;
   if (mode_ == UgalMode::Local) {
     q_min = queue_of(node, min_port);
-    q_val = queue_of(node, hops[0].port);
+    q_val = queue_of(node, paths_.port(path, 0));
   } else {
     // The minimal route the packet would take, hop by hop (same hash as minimal_port).
     for (std::int32_t u = node, port = min_port;;) {
@@ -50,7 +49,11 @@ bool UgalRouter::decide(std::int32_t node, std::int32_t dst_sw, net::Packet& p) 
       port = minimal_port(u, dst_sw, p);
       if (port < 0) break;
     }
-    for (std::int32_t i = 0; i < h_val; ++i) q_val += queue_of(hops[i].node, hops[i].port);
+    for (std::int32_t i = 0, u = node; i < h_val; ++i) {  // the drawn path starts here
+      const std::int32_t port = paths_.port(path, i);
+      q_val += queue_of(u, port);
+      u = topo_.ports[u][port].peer;
+    }
   }
   // UGAL-L estimates the delay of a path from the one queue it sees times the path length; UGAL-G
   // sees every queue on the path, so their sum is the estimate itself.

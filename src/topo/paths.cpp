@@ -63,6 +63,22 @@ PathEnumerator::PathEnumerator(const Topology& t, PathOptions opt) : t_(&t), opt
       pair_[static_cast<std::size_t>(ga) * groups_ + gb].push_back(GlobalEdge{l.a, l.port_a, l.b});
       pair_[static_cast<std::size_t>(gb) * groups_ + ga].push_back(GlobalEdge{l.b, l.port_b, l.a});
     }
+    local_off_.assign(static_cast<std::size_t>(nsw_) + 1, 0);
+    std::vector<std::pair<std::int32_t, std::int32_t>> row;
+    for (std::int32_t si = 0; si < nsw_; ++si) {
+      const std::int32_t a = t.switch_node(si);
+      row.clear();
+      const auto& ports = t.ports[a];
+      for (std::int32_t k = 0; k < static_cast<std::int32_t>(ports.size()); ++k)
+        if (!t.is_host(ports[k].peer) && t.links[ports[k].link].kind != LinkKind::Global)
+          row.emplace_back(ports[k].peer, k);
+      std::sort(row.begin(), row.end());
+      for (const auto& [peer, k] : row) {
+        local_peer_.push_back(peer);
+        local_port_.push_back(k);
+      }
+      local_off_[static_cast<std::size_t>(si) + 1] = static_cast<std::uint32_t>(local_peer_.size());
+    }
     max_hops_ = 5;  // 3 local + 2 global
     return;
   }
@@ -122,12 +138,18 @@ void PathEnumerator::for_each_path(std::int32_t src, std::int32_t dst,
 
 // ---- Dragonfly (group-level Valiant) ----------------------------------------------------------
 
+std::pair<const std::int32_t*, const std::int32_t*> PathEnumerator::local_ports(std::int32_t a, std::int32_t b) const {
+  const auto si = static_cast<std::size_t>(t_->switch_index(a));
+  const std::int32_t* peers = local_peer_.data();
+  const auto [lo, hi] = std::equal_range(peers + local_off_[si], peers + local_off_[si + 1], b);
+  const std::int32_t* ports = local_port_.data();
+  return {ports + (lo - peers), ports + (hi - peers)};
+}
+
 std::int64_t PathEnumerator::local_links(std::int32_t a, std::int32_t b) const {
   if (a == b) return 1;  // an empty segment
-  std::int64_t n = 0;
-  for (const auto& p : t_->ports[a])
-    if (p.peer == b && t_->links[p.link].kind != LinkKind::Global) ++n;
-  return n;
+  const auto [lo, hi] = local_ports(a, b);
+  return hi - lo;
 }
 
 void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
@@ -135,11 +157,15 @@ void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
   const Topology& t = *t_;
   Hop buf[kMaxHopsLimit];
   std::int32_t n = 0;
+  std::int32_t global = 0;  // global hops of the path being built: known from its shape
   auto emit = [&] {
     PathView v;
     v.hops = buf;
     v.length = n;
-    if (classes) classify(t, link_lat_, v);
+    if (classes)
+      classify(t, link_lat_, v);
+    else
+      v.global = global;
     visit(v);
   };
   // A segment inside one group: nothing when a == b, else each non-global link a -> b.
@@ -148,13 +174,12 @@ void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
       cont();
       return;
     }
-    const auto& ports = t.ports[a];
-    for (std::int32_t k = 0; k < static_cast<std::int32_t>(ports.size()); ++k)
-      if (ports[k].peer == b && t.links[ports[k].link].kind != LinkKind::Global) {
-        buf[n++] = Hop{a, k};
-        cont();
-        --n;
-      }
+    const auto [lo, hi] = local_ports(a, b);
+    for (const std::int32_t* k = lo; k != hi; ++k) {
+      buf[n++] = Hop{a, *k};
+      cont();
+      --n;
+    }
   };
   const auto S = t.nodes[s].group, D = t.nodes[d].group;
   if (S == D) {
@@ -175,6 +200,7 @@ void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
     return pair_[static_cast<std::size_t>(X) * groups_ + Y];
   };
   // Minimal across groups: [local] global [local].
+  global = 1;
   for (const auto& e : edges(S, D))
     seg(s, e.u, [&] {
       buf[n++] = Hop{e.u, e.port};
@@ -182,6 +208,7 @@ void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
       --n;
     });
   // Non-minimal through one intermediate group I: [local] global [local] global [local].
+  global = 2;
   for (std::int32_t I = 0; I < groups_; ++I) {
     if (I == S || I == D) continue;
     for (const auto& e1 : edges(S, I))

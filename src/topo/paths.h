@@ -81,8 +81,9 @@ class PathEnumerator {
   SimTime link_latency(std::int32_t link) const { return link_lat_[static_cast<std::size_t>(link)]; }
 
   // Calls `visit` once per bounded path from switch node `src` to switch node `dst`; the order is
-  // deterministic but not sorted. With `classes` false the view's local, global and latency are
-  // left 0 (callers that read only the hops skip a pass over each path's links). With `prune` > 0
+  // deterministic but not sorted. With `classes` false the view's local and latency are left 0 and
+  // so is global, except under the Dragonfly rule, whose search knows each path's global hops from
+  // its shape (callers that read only the hops skip a pass over each path's links). With `prune` > 0
   // the search may skip the other paths that share their first `prune` hops with a path it visited
   // (every distinct prefix of that length is still visited at least once): what a caller that reads
   // only the first hops needs. The Dragonfly search ignores it.
@@ -106,6 +107,9 @@ class PathEnumerator {
   void df_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f, bool classes) const;
   std::int64_t df_count(std::int32_t s, std::int32_t d) const;
   std::int64_t local_links(std::int32_t a, std::int32_t b) const;  // parallel local links a -> b
+  // Dragonfly: the local (non-global) switch-to-switch ports of switch node `a` that lead to `b`, in
+  // port order.
+  std::pair<const std::int32_t*, const std::int32_t*> local_ports(std::int32_t a, std::int32_t b) const;
   void dfs_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& f, bool classes,
                  int prune = 0) const;
   void dfs_count_from(std::int32_t s, std::vector<std::int64_t>& out) const;
@@ -119,6 +123,11 @@ class PathEnumerator {
   std::vector<SimTime> link_lat_;             // hop latency per link
   std::int32_t groups_ = 0;
   std::vector<std::vector<GlobalEdge>> pair_;  // Dragonfly: [X * groups + Y] global edges X -> Y
+  // Dragonfly: every switch's local switch-to-switch ports sorted by (peer, port), so a segment
+  // a -> b is a binary search instead of a scan of a's ports and their links (docs/scale.md
+  // "Bounded paths in ports").
+  std::vector<std::uint32_t> local_off_;  // [switch index] -> first entry; size switches + 1
+  std::vector<std::int32_t> local_peer_, local_port_;
 };
 
 // One row of a path-type summary (Table I): how many paths of each (local, global) class.

@@ -63,6 +63,7 @@ std::vector<topo::Hop> walk(net::Router& r, const topo::Topology& t, std::int32_
       return hops;
     }
     hops.push_back({node, port});
+    p.in_port = static_cast<std::uint16_t>(t.ports[node][port].peer_port);  // as the network sets it
     node = t.ports[node][port].peer;
   }
   ADD_FAILURE() << "no delivery";
@@ -195,16 +196,35 @@ TEST(BoundedPathSet, DragonflyCountsAndCategories) {
   const auto b = ps.pair(s, same);
   EXPECT_EQ(b.count, 7u);
   EXPECT_EQ(b.nonmin_count, 6u);
-  // Sorted by port sequence, each path starts at s and ends at the destination.
+  // Sorted by port sequence, each path starts at s and ends at the destination; kept as ports alone,
+  // the set is the enumerator's, and a path is minimal (Table I) exactly when it has one global hop.
+  std::set<std::vector<std::int32_t>> enumerated, kept;
+  ps.enumerator().for_each_path(s, other, [&](const topo::PathView& v) {
+    std::vector<std::int32_t> ports;
+    for (std::int32_t k = 0; k < v.length; ++k) ports.push_back(v.hops[k].port);
+    enumerated.insert(ports);
+  });
+  std::vector<std::int32_t> prev;
   for (std::uint32_t i = 0; i < a.count; ++i) {
-    const auto* h = ps.hops(a.first + i);
+    const auto h = ps.hops(a.first + i, s);
+    ASSERT_EQ(static_cast<std::int32_t>(h.size()), ps.length(a.first + i));
     EXPECT_EQ(h[0].node, s);
-    const auto& last = h[ps.length(a.first + i) - 1];
-    EXPECT_EQ(t.ports[last.node][last.port].peer, other);
-    if (i > 0) {
-      EXPECT_LE(ps.hops(a.first + i - 1)[0].port, h[0].port);
+    EXPECT_EQ(t.ports[h.back().node][h.back().port].peer, other);
+    std::vector<std::int32_t> ports;
+    int globals = 0;
+    for (const auto& hop : h) {
+      EXPECT_EQ(hop.port, ps.port(a.first + i, static_cast<std::int32_t>(ports.size())));
+      ports.push_back(hop.port);
+      globals += is_global(t, hop.node, hop.port);
     }
+    EXPECT_EQ(ps.minimal(a.first + i), globals == 1);
+    if (i > 0) {
+      EXPECT_TRUE(std::lexicographical_compare(prev.begin(), prev.end(), ports.begin(), ports.end()));
+    }
+    prev = ports;
+    kept.insert(ports);
   }
+  EXPECT_EQ(kept, enumerated);
 }
 
 // Valiant per_hop: at the source the next hop is uniform over the distinct first hops of the Valiant
@@ -307,6 +327,68 @@ TEST(ValiantRouter, PerFlowKeepsOnePathPerFlow) {
   }
   EXPECT_EQ(flows_per_path.size(), 32u);
   for (const auto& [k, cnt] : flows_per_path) EXPECT_LE(cnt, 38);
+}
+
+// A path is kept as its ports alone, so a router that follows one tells whether the packet is still
+// on it from the link it arrived on. When something else (a failure-masking wrapper) sends it out of
+// another port at the first hop, the next switch finds it off its path and routes it minimally from
+// there; taking the port it was given, it follows its Valiant path (2 global hops) to the end.
+TEST(ValiantRouter, OffPathPacketContinuesMinimally) {
+  const auto& t = table2_dragonfly();
+  routing::MinimalTables mt(t);
+  const std::int32_t src_host = 3 * 4, dst_host = (7 * 8 + 5) * 4;  // g0s3 -> g7s5
+  const auto src_sw = t.host_switch(src_host), dst_sw = t.host_switch(dst_host);
+  int followed = 0, detoured = 0;
+  for (std::uint32_t flow = 0; flow < 200; ++flow) {
+    for (const bool detour : {false, true}) {
+      routing::ValiantRouter r(mt, 3, routing::ValiantMode::Path);
+      net::Packet p;
+      p.src = src_host;
+      p.dst = dst_host;
+      p.flow = flow;
+      const std::int32_t given = r.route(src_sw, p);
+      ASSERT_EQ(p.route_state, routing::kRouteFixed | 1);
+      const auto path = static_cast<std::uint32_t>(p.route_aux);
+      std::int32_t out = given;
+      if (detour) {  // another local port, to another switch of the group than the path's next one
+        for (std::int32_t k = 0; k < static_cast<std::int32_t>(t.ports[src_sw].size()); ++k) {
+          const auto v = t.ports[src_sw][k].peer;
+          if (!t.is_host(v) && !is_global(t, src_sw, k) && v != t.ports[src_sw][given].peer) {
+            out = k;
+            break;
+          }
+        }
+        ASSERT_NE(out, given);
+      }
+      const std::int32_t first = t.ports[src_sw][out].peer;
+      std::int32_t node = src_sw, hops = 1;
+      while (true) {
+        p.in_port = static_cast<std::uint16_t>(t.ports[node][out].peer_port);
+        node = t.ports[node][out].peer;
+        const std::int32_t before = node;
+        out = r.route(node, p);
+        ASSERT_GE(out, 0);
+        if (node == dst_sw) break;
+        if (detour) {
+          EXPECT_EQ(p.route_state, routing::kRouteMinimal);
+          EXPECT_EQ(out, r.routes().candidates(before, dst_sw)[0]);  // one minimal candidate per pair
+        } else {
+          EXPECT_EQ(out, r.paths().port(path, hops));
+        }
+        ++hops;
+        ASSERT_LE(hops, 8);
+      }
+      if (detour) {
+        EXPECT_EQ(hops, 1 + r.routes().distance(first, dst_sw));  // the detour, then minimal
+        ++detoured;
+      } else {
+        EXPECT_EQ(hops, r.paths().length(path));
+        ++followed;
+      }
+    }
+  }
+  EXPECT_EQ(followed, 200);
+  EXPECT_EQ(detoured, 200);
 }
 
 // Slim Fly Valiant: every path walked is one of the bounded paths (<= 4 hops) and path mode reaches

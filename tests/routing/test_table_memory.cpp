@@ -364,19 +364,15 @@ TEST(RoutingTables, BoundedPathsHeldPerPairInUse) {
   std::vector<std::pair<std::int32_t, std::int32_t>> used;
   for (std::int32_t i = 0; i < 10; ++i) used.emplace_back(t.switch_node(i), t.switch_node(263 - 5 * i));
   used.emplace_back(t.switch_node(3), t.switch_node(5));  // inside a group
-  std::size_t paths = 0, hops = 0;
-  for (const auto& [a, b] : used) {
-    const auto pr = fwd.pair(a, b);
-    paths += pr.count;
-    for (std::uint32_t i = 0; i < pr.count; ++i) hops += static_cast<std::size_t>(fwd.length(pr.first + i));
-  }
+  std::size_t paths = 0;
+  for (const auto& [a, b] : used) paths += fwd.pair(a, b).count;
   EXPECT_EQ(fwd.built_pairs(), used.size());
   EXPECT_EQ(paths, 10u * 32 + 7);  // 32 paths between groups, 7 inside (docs/topologies.md)
   // Per pair in use: an index entry (16 B, the index at most half full: at most 4x the pairs in use,
-  // at least 16 entries) and a 16-byte record; per path an 8-byte record, a 2-byte non-minimal index
-  // and its hops (8 B each); vectors grown by doubling hold at most twice that.
-  const std::size_t budget = std::max<std::size_t>(16, 4 * used.size()) * 16 +
-                             2 * (used.size() * 16 + paths * (8 + 2) + hops * sizeof(topo::Hop));
+  // at least 16 entries) and a 16-byte record; per path a length byte, a 2-byte non-minimal index
+  // and its output ports, one byte each (these switches have 15 ports) for the 5 hops a Dragonfly
+  // bounded path may have (3 local + 2 global); vectors grown by doubling hold at most twice that.
+  const std::size_t budget = std::max<std::size_t>(16, 4 * used.size()) * 16 + 2 * (used.size() * 16 + paths * (1 + 2 + 5));
   EXPECT_LE(fwd.bytes(), budget);
   EXPECT_LT(10 * budget, static_cast<std::size_t>(t.num_switches()) * t.num_switches() * 20);  // the dense record's
   // The same pairs first used in the opposite order hold the same paths.
@@ -389,7 +385,7 @@ TEST(RoutingTables, BoundedPathsHeldPerPairInUse) {
       ASSERT_EQ(fwd.length(x.first + i), rev.length(y.first + i));
       ASSERT_EQ(fwd.minimal(x.first + i), rev.minimal(y.first + i));
       for (std::int32_t k = 0; k < fwd.length(x.first + i); ++k)
-        ASSERT_EQ(fwd.hops(x.first + i)[k], rev.hops(y.first + i)[k]);
+        ASSERT_EQ(fwd.port(x.first + i, k), rev.port(y.first + i, k));
     }
   }
   EXPECT_EQ(fwd.built_pairs(), used.size());  // looked up again: nothing enumerated twice
