@@ -15,8 +15,8 @@ BoundedPathSet::BoundedPathSet(const topo::Topology& t, const SwitchPairPorts& m
 }
 
 std::size_t BoundedPathSet::bytes() const {
-  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + meta_.capacity() + ports8_.capacity() +
-         ports16_.capacity() * sizeof(std::uint16_t) + nonmin_.capacity() * sizeof(std::uint16_t);
+  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + meta_.bytes() + ports8_.bytes() + ports16_.bytes() +
+         nonmin_.bytes();
 }
 
 std::vector<topo::Hop> BoundedPathSet::hops(std::uint32_t path, std::int32_t src_sw) const {
@@ -69,9 +69,9 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
     const std::uint32_t j = order_[i];
     const std::int32_t* pj = scratch_ports_.data() + j * L;
     if (wide_)
-      ports16_.insert(ports16_.end(), pj, pj + L);
+      ports16_.append(pj, pj + L);
     else
-      ports8_.insert(ports8_.end(), pj, pj + L);
+      ports8_.append(pj, pj + L);
     const std::int32_t len = scratch_len_[j];
     // Table I: across groups every path with one global hop is minimal; inside a group only the
     // direct link (the detours through another switch of the group are Valiant paths).

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/chunked.h"
 #include "core/pair_map.h"
 #include "routing/minimal.h"
 #include "topo/paths.h"
@@ -86,13 +87,14 @@ class BoundedPathSet {
   // Path i (an absolute index: a pair's paths are first .. first + count - 1) is stride_ output
   // ports from i * stride_ (its length() of them used), 1 byte each when every switch has at most
   // 256 ports, else 2; meta_[i] = length | kMinimalBit. A Dragonfly path is 6 bytes where
-  // (switch, port) hops and an offset record took 48 (docs/scale.md "Bounded paths in ports").
+  // (switch, port) hops and an offset record took 48 (docs/scale.md "Bounded paths in ports"). In
+  // chunks: what the pairs in use hold, not up to twice that.
   std::size_t stride_ = 0;
   bool wide_ = false;
-  std::vector<std::uint8_t> ports8_;
-  std::vector<std::uint16_t> ports16_;
-  std::vector<std::uint8_t> meta_;
-  std::vector<std::uint16_t> nonmin_;
+  core::ChunkedArray<std::uint8_t> ports8_;
+  core::ChunkedArray<std::uint16_t> ports16_;
+  core::ChunkedArray<std::uint8_t> meta_;
+  core::ChunkedArray<std::uint16_t> nonmin_;
   // fill()'s scratch: the pair's paths as enumerated (stride_ ports each), their lengths and global
   // hops, and the sorted order.
   std::vector<std::int32_t> scratch_ports_;

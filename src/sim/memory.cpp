@@ -14,7 +14,6 @@
 #include "metrics/value_log.h"
 #include "net/network.h"
 #include "net/packet.h"
-#include "topo/paths.h"
 #include "transport/transport.h"
 #include "workload/flow_spec.h"
 #include "workload/validate.h"
@@ -147,8 +146,12 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   if (path_router && t.bounded_paths > 0) {
     // The non-minimal routers enumerate the bounded paths of each (source switch, destination
     // switch) pair a packet starts from (routing/bounded_paths.h): per pair a 16-byte record, per
-    // path a record, its non-minimal index and its hops (at most 5: a Dragonfly's l-g-l-g-l).
-    m.paths = m.path_pairs * (kPairIndex + 16 + t.bounded_paths * (8 + 2 + 5 * static_cast<double>(sizeof(topo::Hop))));
+    // path a length byte, its non-minimal index and its output ports (at most 5: a Dragonfly's
+    // l-g-l-g-l; 1 byte each, 2 on switches of more than 256 ports - the generators' switches are
+    // alike, so their mean port count tells).
+    const double switch_ports = t.switches > 0 ? (2 * t.links - t.hosts) / t.switches : 0;
+    const double port_bytes = switch_ports > 256 ? 2 : 1;
+    m.paths = m.path_pairs * (kPairIndex + 16 + t.bounded_paths * (1 + 2 + 5 * port_bytes));
   }
   if (routing == "source_guided" && t.bounded_paths > 0) {
     const double list_entry = static_cast<double>(lb::EvEntryList::kBytesPerEntry);

@@ -369,10 +369,13 @@ TEST(RoutingTables, BoundedPathsHeldPerPairInUse) {
   EXPECT_EQ(fwd.built_pairs(), used.size());
   EXPECT_EQ(paths, 10u * 32 + 7);  // 32 paths between groups, 7 inside (docs/topologies.md)
   // Per pair in use: an index entry (16 B, the index at most half full: at most 4x the pairs in use,
-  // at least 16 entries) and a 16-byte record; per path a length byte, a 2-byte non-minimal index
-  // and its output ports, one byte each (these switches have 15 ports) for the 5 hops a Dragonfly
-  // bounded path may have (3 local + 2 global); vectors grown by doubling hold at most twice that.
-  const std::size_t budget = std::max<std::size_t>(16, 4 * used.size()) * 16 + 2 * (used.size() * 16 + paths * (1 + 2 + 5));
+  // at least 16 entries) and a 16-byte record (a vector grown by doubling: at most twice that); per
+  // path a length byte, a 2-byte non-minimal index and its output ports, one byte each (these
+  // switches have 15 ports) for the 5 hops a Dragonfly bounded path may have (3 local + 2 global),
+  // in arrays of 4,096-element chunks (core::ChunkedArray: at most one chunk partly filled each).
+  const auto chunked = [](std::size_t n, std::size_t elem) { return (n + 4095) / 4096 * 4096 * elem + 64; };
+  const std::size_t budget = std::max<std::size_t>(16, 4 * used.size()) * 16 + 2 * used.size() * 16 +
+                             chunked(paths, 1) + chunked(paths, 2) + chunked(paths * 5, 1);
   EXPECT_LE(fwd.bytes(), budget);
   EXPECT_LT(10 * budget, static_cast<std::size_t>(t.num_switches()) * t.num_switches() * 20);  // the dense record's
   // The same pairs first used in the opposite order hold the same paths.

@@ -12,6 +12,7 @@
 #include "lb/endpoint_table.h"
 #include "metrics/report.h"
 #include "metrics/value_log.h"
+#include "routing/bounded_paths.h"
 #include "sim/memory.h"
 #include "topo/paths.h"
 #include "transport/transport.h"
@@ -104,6 +105,31 @@ TEST(MemoryGuard, BoundedPathsPerPairBoundTheBuiltGraphs) {
   expect_bounded_paths_bound(with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4}}, {"topology.h", std::int64_t{2}}}));
   expect_bounded_paths_bound(with({{"topology.kind", std::string("dragonfly")}, {"topology.p", std::int64_t{1}}, {"topology.a", std::int64_t{4}},
                                    {"topology.h", std::int64_t{3}}, {"topology.g", std::int64_t{5}}}));
+}
+
+// The non-minimal routers' bounded paths are priced per switch pair in use (a permutation: one per
+// host) at the layout of routing/bounded_paths.h: per pair an index entry (48 B) and a 16-byte
+// record, per path a length byte, a 2-byte non-minimal index and 5 one-byte ports. On this Dragonfly
+// (33 groups of 8 switches, 4 hosts each) every inter-group pair has 32 paths, so routing one pair
+// per host, all between groups, holds what the estimate says, give or take the index's fill and
+// the partly filled chunks (10 %); the (switch, port) hops kept before took 48 B per path.
+TEST(MemoryGuard, NonMinimalRoutersPricePathsAsKept) {
+  const auto c = with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{8}}, {"topology.h", std::int64_t{4}},
+                       {"routing.algorithm", std::string("ugal_l")}, {"workload.kind", std::string("permutation")}});
+  const auto m = sim::estimate_memory(c);
+  const auto t = topo::build_topology(c);
+  ASSERT_EQ(m.path_pairs, t.num_hosts);
+  const routing::MinimalRoutes routes(t);
+  routing::BoundedPathSet ps(t, routes);
+  std::int32_t pairs = 0;
+  for (std::int32_t a = 0; a < t.num_switches() && pairs < t.num_hosts; ++a)
+    for (std::int32_t b = 0; b < t.num_switches() && pairs < t.num_hosts; ++b)
+      if (t.nodes[t.switch_node(a)].group != t.nodes[t.switch_node(b)].group) {
+        EXPECT_EQ(ps.pair(t.switch_node(a), t.switch_node(b)).count, 32u);
+        ++pairs;
+      }
+  EXPECT_DOUBLE_EQ(m.paths / m.path_pairs, 48 + 16 + 32 * (1 + 2 + 5));
+  EXPECT_NEAR(static_cast<double>(ps.bytes()) / m.paths, 1.0, 0.15);
 }
 
 // A Spritz run on source-guided routing is priced with its EV lists and per-connection path state:
