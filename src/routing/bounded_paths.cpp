@@ -9,14 +9,17 @@
 namespace lbsim::routing {
 
 BoundedPathSet::BoundedPathSet(const topo::Topology& t, const SwitchPairPorts& minimal)
-    : t_(t), minimal_(minimal), pe_(t), stride_(static_cast<std::size_t>(pe_.max_hops())) {
-  for (std::int32_t s = 0; s < t.num_switches(); ++s)
-    if (t.ports[t.switch_node(s)].size() > 256) wide_ = true;
+    : t_(t), minimal_(minimal), pe_(t), stride_(static_cast<std::size_t>(pe_.max_hops())), rec_(stride_ + 1) {
+  std::size_t most = 1;  // ports of the largest switch
+  for (std::int32_t s = 0; s < t.num_switches(); ++s) most = std::max(most, t.ports[t.switch_node(s)].size());
+  wide_ = most > 256;
+  while ((std::size_t{1} << pack_bits_) < most) ++pack_bits_;
+  pack_bits_ = std::max<std::uint32_t>(pack_bits_, 1);
+  packable_ = pack_bits_ * stride_ <= 32;
 }
 
 std::size_t BoundedPathSet::bytes() const {
-  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + meta_.bytes() + ports8_.bytes() + ports16_.bytes() +
-         nonmin_.bytes();
+  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + recs8_.bytes() + recs16_.bytes() + nonmin_.bytes();
 }
 
 std::vector<topo::Hop> BoundedPathSet::hops(std::uint32_t path, std::int32_t src_sw) const {
@@ -62,21 +65,24 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
   const bool df = t_.minimal_one_global_hop;
   const std::int32_t dmin = minimal_.distance(src_sw, dst_sw);
   Pair pr;
-  pr.first = static_cast<std::uint32_t>(meta_.size());
+  pr.first = static_cast<std::uint32_t>((wide_ ? recs16_.size() : recs8_.size()) / rec_);
   pr.count = static_cast<std::uint32_t>(n);
   pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t j = order_[i];
     const std::int32_t* pj = scratch_ports_.data() + j * L;
-    if (wide_)
-      ports16_.append(pj, pj + L);
-    else
-      ports8_.append(pj, pj + L);
     const std::int32_t len = scratch_len_[j];
     // Table I: across groups every path with one global hop is minimal; inside a group only the
     // direct link (the detours through another switch of the group are Valiant paths).
     const bool is_min = df ? scratch_global_[j] == 1 || (scratch_global_[j] == 0 && len == dmin) : len == dmin;
-    meta_.push_back(static_cast<std::uint8_t>(len | (is_min ? kMinimalBit : 0)));
+    const auto meta = static_cast<std::uint8_t>(len | (is_min ? kMinimalBit : 0));
+    if (wide_) {
+      recs16_.push_back(meta);
+      recs16_.append(pj, pj + L);
+    } else {
+      recs8_.push_back(meta);
+      recs8_.append(pj, pj + L);
+    }
     if (!is_min) nonmin_.push_back(static_cast<std::uint16_t>(i));
   }
   pr.nonmin_count = static_cast<std::uint32_t>(nonmin_.size()) - pr.nonmin_first;
@@ -92,14 +98,14 @@ PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);
 }
 
-// Whether a packet that follows `path` and has taken k >= 1 of its hops is at the path's k-th
+// Whether a packet that follows a path and has taken k >= 1 of its hops is at the path's k-th
 // switch: it arrived at `node` from switch u = the far end of its in-port, where it was on the path
 // (checked there; at k = 1 u is the path's source), so it is on the path when hop k - 1's port of u
-// leads to `node` - unless something (e.g. a failure-masking wrapper) sent it elsewhere.
-bool PathRouterBase::on_path(std::int32_t node, const net::Packet& p, std::uint32_t path, std::uint32_t k) const {
-  if (k == 0) return true;
-  const std::int32_t u = topo_.ports[node][p.in_port].peer;
-  return topo_.ports[u][paths_.port(path, static_cast<std::int32_t>(k) - 1)].peer == node;
+// (`prev_port`) leads to `node` - unless something (e.g. a failure-masking wrapper) sent it
+// elsewhere. Most often it left u by that very port, which the in-port's record tells.
+bool PathRouterBase::on_path(std::int32_t node, const net::Packet& p, std::int32_t prev_port) const {
+  const topo::Port& in = topo_.ports[node][p.in_port];
+  return in.peer_port == prev_port || topo_.ports[in.peer][prev_port].peer == node;
 }
 
 std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng) {
@@ -129,25 +135,30 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
       }
     }
     if (hi - lo == 1) {
-      p.route_state = static_cast<std::uint8_t>(kRouteFixed | k);
-      p.route_aux = static_cast<std::int32_t>(pr.first + lo);
-    } else {
-      p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
-      if (on_path(node, p, pr.first + lo, k)) {
-        p.route_state = static_cast<std::uint8_t>(kRouteFollow | (k + 1));
-        return paths_.port(pr.first + lo, kp);
+      // One path left: from here it is followed like a path drawn at the source, k hops taken.
+      const std::uint32_t path = pr.first + lo;
+      if (k > 0 && !on_path(node, p, paths_.port(path, kp - 1))) {
+        p.route_state = kRouteMinimal;
+        return minimal_port(node, dst_sw, p);
       }
-      p.route_state = kRouteMinimal;
+      start_path(p, path);
+      p.route_state = static_cast<std::uint8_t>(kRouteFixed | (k + 1));
+      return paths_.port(path, kp);
     }
+    p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
+    if (k == 0 || on_path(node, p, paths_.port(pr.first + lo, kp - 1))) {
+      p.route_state = static_cast<std::uint8_t>(kRouteFollow | (k + 1));
+      return paths_.port(pr.first + lo, kp);
+    }
+    p.route_state = kRouteMinimal;
   }
   if (p.route_state & kRouteFixed) {
     const std::uint32_t k = p.route_state & kRouteHopMask;
-    const auto path = static_cast<std::uint32_t>(p.route_aux);
     // The packet is where the path says unless something (e.g. a failure-masking wrapper) moved
-    // it; then it continues minimally.
-    if (k < static_cast<std::uint32_t>(paths_.length(path)) && on_path(node, p, path, k)) {
+    // it; then it continues minimally. On the path, k is below its length: the path ends at dst_sw.
+    if (k == 0 || on_path(node, p, fixed_port(p, k - 1))) {
       p.route_state = static_cast<std::uint8_t>(kRouteFixed | (k + 1));
-      return paths_.port(path, static_cast<std::int32_t>(k));
+      return fixed_port(p, k);
     }
     p.route_state = kRouteMinimal;
   }

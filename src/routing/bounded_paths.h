@@ -13,8 +13,9 @@
 //   route_state kFollow | k  forwarding along paths [lo, hi) of the pair (host_switch(src),
 //                            host_switch(dst)), k hops taken; route_aux = lo | hi << 16 (relative
 //                            to the pair); per-hop Valiant narrows the range at every switch
-//   route_state kFixed | k   forwarding along one path, k hops taken; route_aux = its absolute
-//                            index (one lookup per hop instead of the pair's)
+//   route_state kFixed | k   forwarding along one path, k hops taken; route_aux = its output ports,
+//                            packed (BoundedPathSet::pack: source routing, nothing looked up per
+//                            hop) or, when they do not fit 32 bits, its absolute index
 //   route_state kMinimal     minimal routing (minimal_routes()) from here on
 #pragma once
 #include <cstdint>
@@ -58,23 +59,33 @@ class BoundedPathSet {
   // paths).
   std::size_t built_pairs() const { return pairs_.size(); }
   std::size_t bytes() const;
-  std::int32_t length(std::uint32_t path) const { return meta_[path] & kLenMask; }
+  std::int32_t length(std::uint32_t path) const { return at(path, 0) & kLenMask; }
   // The output port of the path's hop k (k < length): a path is kept as its ports alone, the
   // switches it visits follow from its source switch (docs/scale.md "Bounded paths in ports").
-  std::int32_t port(std::uint32_t path, std::int32_t k) const {
-    const std::size_t i = static_cast<std::size_t>(path) * stride_ + static_cast<std::size_t>(k);
-    return wide_ ? ports16_[i] : ports8_[i];
+  std::int32_t port(std::uint32_t path, std::int32_t k) const { return at(path, 1 + static_cast<std::size_t>(k)); }
+  // Whether every path's ports fit 32 bits (ports of pack_bits() bits each), and the packed form:
+  // hop k's port at bits [k * pack_bits(), (k + 1) * pack_bits()).
+  bool packable() const { return packable_; }
+  std::uint32_t pack_bits() const { return pack_bits_; }
+  std::uint32_t pack(std::uint32_t path) const {
+    std::uint32_t v = 0;
+    for (std::int32_t k = length(path) - 1; k >= 0; --k) v = (v << pack_bits_) | static_cast<std::uint32_t>(port(path, k));
+    return v;
   }
   // The path's hops, walked from its source switch `src_sw` (tools and tests).
   std::vector<topo::Hop> hops(std::uint32_t path, std::int32_t src_sw) const;
   // Table I category: Dragonfly paths with an intermediate group or an intra-group detour are
   // non-minimal; elsewhere a path is minimal when its length is the minimal-route distance.
-  bool minimal(std::uint32_t path) const { return (meta_[path] & kMinimalBit) != 0; }
+  bool minimal(std::uint32_t path) const { return (at(path, 0) & kMinimalBit) != 0; }
   std::uint32_t nonminimal(const Pair& pr, std::uint32_t i) const { return nonmin_[pr.nonmin_first + i]; }
   const topo::PathEnumerator& enumerator() const { return pe_; }
 
  private:
   static constexpr std::uint8_t kLenMask = 0x7F, kMinimalBit = 0x80;
+  std::int32_t at(std::uint32_t path, std::size_t i) const {
+    const std::size_t j = static_cast<std::size_t>(path) * rec_ + i;
+    return wide_ ? recs16_[j] : recs8_[j];
+  }
   const Pair& fill(std::int32_t src_sw, std::int32_t dst_sw, std::uint32_t a, std::uint32_t b);
 
   const topo::Topology& t_;
@@ -84,16 +95,17 @@ class BoundedPathSet {
   // an 83,232-endpoint Dragonfly; docs/scale.md).
   PairMap index_;           // (source, destination switch index) -> index into pairs_
   std::vector<Pair> pairs_;  // in the order of first use
-  // Path i (an absolute index: a pair's paths are first .. first + count - 1) is stride_ output
-  // ports from i * stride_ (its length() of them used), 1 byte each when every switch has at most
-  // 256 ports, else 2; meta_[i] = length | kMinimalBit. A Dragonfly path is 6 bytes where
-  // (switch, port) hops and an offset record took 48 (docs/scale.md "Bounded paths in ports"). In
-  // chunks: what the pairs in use hold, not up to twice that.
-  std::size_t stride_ = 0;
+  // Path i (an absolute index: a pair's paths are first .. first + count - 1) is a record of rec_ =
+  // 1 + stride_ elements from i * rec_: length | kMinimalBit, then stride_ output ports (its length()
+  // of them used); 1 byte each when every switch has at most 256 ports, else 2. A Dragonfly path is
+  // 6 bytes where (switch, port) hops and an offset record took 48 (docs/scale.md "Bounded paths in
+  // ports"). In chunks: what the pairs in use hold, not up to twice that.
+  std::size_t stride_ = 0, rec_ = 0;
   bool wide_ = false;
-  core::ChunkedArray<std::uint8_t> ports8_;
-  core::ChunkedArray<std::uint16_t> ports16_;
-  core::ChunkedArray<std::uint8_t> meta_;
+  bool packable_ = false;
+  std::uint32_t pack_bits_ = 0;
+  core::ChunkedArray<std::uint8_t> recs8_;
+  core::ChunkedArray<std::uint16_t> recs16_;
   core::ChunkedArray<std::uint16_t> nonmin_;
   // fill()'s scratch: the pair's paths as enumerated (stride_ ports each), their lengths and global
   // hops, and the sorted order.
@@ -122,18 +134,26 @@ class PathRouterBase : public net::Router {
     p.route_state = kRouteFollow;
     p.route_aux = static_cast<std::int32_t>(lo | (hi << 16));
   }
-  // Start following one path (absolute index) at the source switch.
-  static void start_path(net::Packet& p, std::uint32_t path) {
+  // Start following one path (absolute index) at the source switch: the packet carries its ports
+  // when they fit (source routing), else the index.
+  void start_path(net::Packet& p, std::uint32_t path) const {
     p.route_state = kRouteFixed;
-    p.route_aux = static_cast<std::int32_t>(path);
+    p.route_aux = static_cast<std::int32_t>(paths_.packable() ? paths_.pack(path) : path);
+  }
+  // Port of hop k of the path a kRouteFixed packet follows (k < its length).
+  std::int32_t fixed_port(const net::Packet& p, std::uint32_t k) const {
+    const auto aux = static_cast<std::uint32_t>(p.route_aux);
+    if (paths_.packable()) return static_cast<std::int32_t>((aux >> (k * paths_.pack_bits())) & ((1u << paths_.pack_bits()) - 1));
+    return paths_.port(aux, static_cast<std::int32_t>(k));
   }
   std::int32_t host_switch(std::int32_t host) const { return host_sw_[static_cast<std::size_t>(host)]; }
   // Forward a packet in state kFollow/kMinimal (or at its destination switch). With a range of
   // several paths, the next port is drawn uniformly among the distinct next ports of the range
   // (per-hop Valiant) from `rng`.
   std::int32_t forward(std::int32_t node, net::Packet& p, Rng* rng);
-  // Whether the packet, k hops along `path`, is at the path's k-th switch (bounded_paths.cpp).
-  bool on_path(std::int32_t node, const net::Packet& p, std::uint32_t path, std::uint32_t k) const;
+  // Whether the packet, k >= 1 hops along a path whose hop k - 1 left by `prev_port`, is at the
+  // path's k-th switch (bounded_paths.cpp).
+  bool on_path(std::int32_t node, const net::Packet& p, std::int32_t prev_port) const;
 
   const MinimalTables& tables_;
   const topo::Topology& topo_;
