@@ -27,8 +27,8 @@
 #               the base RTT of the shortest paths, as measured in docs/scale.md)
 #   df83k       Dragonfly p = 12, a = 24, h = 12 (289 groups, 6,936 switches, 83,232 hosts), UGAL-L,
 #               1 MiB permutation outside the group (examples/routing/dragonfly_permutation.toml),
-#               the first BENCH_DF_US="5" us only (the setup and every host's first window; the whole
-#               permutation is ~4.5 x 10^8 events): the routing state of the "100k-endpoint Dragonfly"
+#               the whole permutation (4.5 x 10^8 events), or its first BENCH_DF_US us (e.g. "5": the
+#               setup and every host's first window): the "100k-endpoint Dragonfly"
 # Each large row runs under /usr/bin/time -v and prints: wall (whole process), CPU (user + sys),
 # events, events/s (over the simulation loop's wall time), events per data packet (summary.json
 # events_by_kind), peak RSS and the setup's RSS (resident when the event loop starts:
@@ -236,9 +236,12 @@ PY
         examples/spritz/slim_fly_permutation.toml --set topology.q=29 --set topology.p=15 \
         --set 'workload.size="1MiB"' --set 'network.bdp_path="shortest"' --set network.queue_packets=92 ;;
     df83k)
-      large_row df83k "Dragonfly p = 12 a = 24 h = 12, 83,232 hosts, UGAL-L, 1 MiB permutation, first ${BENCH_END_US:-${BENCH_DF_US:-5}} us" \
+      df_end=() df_span="whole permutation"
+      if [ -n "${BENCH_DF_US:-}" ]; then df_end=(--set "run.end_us=$BENCH_DF_US"); df_span="first $BENCH_DF_US us"; fi
+      [ -n "${BENCH_END_US:-}" ] && df_span="first $BENCH_END_US us"
+      large_row df83k "Dragonfly p = 12 a = 24 h = 12, 83,232 hosts, UGAL-L, 1 MiB permutation, $df_span" \
         "runs, <= 6 GiB" examples/routing/dragonfly_permutation.toml --set topology.p=12 --set topology.a=24 \
-        --set topology.h=12 --set 'workload.size="1MiB"' --set "run.end_us=${BENCH_DF_US:-5}" ;;
+        --set topology.h=12 --set 'workload.size="1MiB"' "${df_end[@]}" ;;
     "") ;;
     *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, rate, ft64k, websearch1m, sf29, df83k)" >&2; exit 2 ;;
   esac
