@@ -38,43 +38,52 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
   // r1 == r0 == the min-hop distance. Destinations in blocks of kBuildBlock (tables.h): no temporary
   // per switch pair.
   constexpr std::size_t kB = kBuildBlock;
-  std::vector<std::int32_t> r0(nsw_), r1(nsw_);
+  static_assert(kB <= 32, "one bit per destination of a block in a 32-bit word");
   std::vector<std::int32_t> r0t(nsw_ * kB), r1t(nsw_ * kB);  // [u * kB + k]: r0, r1 of the block's destination k
-  std::vector<std::vector<std::int32_t>> bucket;  // switches by r1
-  topo::Bfs bfs(n);
-  auto search = [&](std::size_t dd, std::size_t k) {
-    const auto d = static_cast<std::int32_t>(dd);
-    topo::switch_bfs(t, d, bfs, [&](const topo::Link& l) { return !is_global(l); });
-    const auto hops = bfs.dist();
-    for (std::int32_t u = 0; u < n; ++u) r0[u] = hops[static_cast<std::size_t>(u)] < 0 ? kInf : hops[static_cast<std::size_t>(u)];
-    for (std::int32_t u = 0; u < n; ++u) {
-      r1[u] = r0[u];
-      for (const auto& e : adj[u])
-        if (e.global && r0[e.v] < kInf) r1[u] = std::min(r1[u], r0[e.v] + 1);
-    }
-    // Then over non-global links: the shortest distances from those starting values, one bucket
-    // per distance in increasing order (a breadth-first search with many sources at different
-    // depths; links are bidirectional, so u's local neighbours are the switches u is one hop from).
-    for (auto& b : bucket) b.clear();
-    for (std::int32_t u = 0; u < n; ++u)
-      if (r1[u] < kInf) {
-        if (static_cast<std::size_t>(r1[u]) >= bucket.size()) bucket.resize(static_cast<std::size_t>(r1[u]) + 1);
-        bucket[static_cast<std::size_t>(r1[u])].push_back(u);
-      }
-    for (std::size_t b = 0; b < bucket.size(); ++b)
-      for (std::size_t i = 0; i < bucket[b].size(); ++i) {
-        const std::int32_t v = bucket[b][i];
-        if (r1[v] != static_cast<std::int32_t>(b)) continue;  // lowered after it was queued
-        for (const auto& e : adj[v])
-          if (!e.global && r1[e.v] > r1[v] + 1) {
-            r1[e.v] = r1[v] + 1;
-            if (b + 1 >= bucket.size()) bucket.resize(b + 2);
-            bucket[b + 1].push_back(e.v);
-          }
-      }
+  const topo::SwitchRows local = topo::switch_rows(t, [&](const topo::Link& l) { return !is_global(l); });
+  const topo::SwitchRows global = topo::switch_rows(t, [&](const topo::Link& l) { return is_global(l); });
+  // One bit-parallel breadth-first search per block (as topo::BlockBfs, with the two distances):
+  // per switch a word of the block's destinations first reached at the current level, for r0 and r1.
+  // Links are bidirectional, so u is at r0 = L when a local neighbour is at r0 = L - 1, and at
+  // r1 = L when it is at r0 = L, or a global neighbour is at r0 = L - 1 (the global hop spends the
+  // budget: the rest is local), or a local neighbour is at r1 = L - 1.
+  std::vector<std::uint32_t> seen0(nsw_), seen1(nsw_), front0(nsw_), front1(nsw_), next0(nsw_), next1(nsw_);
+  auto search = [&](std::size_t d0, std::size_t nb) {
+    const std::uint32_t all = nb == 32 ? ~0u : (1u << nb) - 1;
     for (std::size_t u = 0; u < nsw_; ++u) {
-      r0t[u * kB + k] = r0[u];
-      r1t[u * kB + k] = r1[u];
+      seen0[u] = seen1[u] = front0[u] = front1[u] = 0;
+      std::fill(&r0t[u * kB], &r0t[u * kB] + nb, kInf);
+      std::fill(&r1t[u * kB], &r1t[u * kB] + nb, kInf);
+    }
+    for (std::size_t k = 0; k < nb; ++k) {
+      seen0[d0 + k] = seen1[d0 + k] = front0[d0 + k] = front1[d0 + k] = 1u << k;
+      r0t[(d0 + k) * kB + k] = r1t[(d0 + k) * kB + k] = 0;
+    }
+    auto gather = [](const topo::SwitchRows& g, std::size_t u, const std::vector<std::uint32_t>& front) {
+      std::uint32_t w = 0;
+      for (std::int32_t i = g.off[u]; i < g.off[u + 1]; ++i) w |= front[static_cast<std::size_t>(g.nbr[static_cast<std::size_t>(i)])];
+      return w;
+    };
+    for (std::int32_t level = 1;; ++level) {
+      bool any = false;
+      for (std::size_t u = 0; u < nsw_; ++u) {
+        std::uint32_t w0 = 0, w1 = 0;
+        if (seen0[u] != all) w0 = gather(local, u, front0) & ~seen0[u];
+        if (seen1[u] != all) w1 = (w0 | gather(global, u, front0) | gather(local, u, front1)) & ~seen1[u];
+        next0[u] = w0;
+        next1[u] = w1;
+      }
+      for (std::size_t u = 0; u < nsw_; ++u) {
+        if ((next0[u] | next1[u]) == 0) continue;
+        any = true;
+        seen0[u] |= next0[u];
+        seen1[u] |= next1[u];
+        for (std::uint32_t w = next0[u]; w != 0; w &= w - 1) r0t[u * kB + static_cast<std::size_t>(__builtin_ctz(w))] = level;
+        for (std::uint32_t w = next1[u]; w != 0; w &= w - 1) r1t[u * kB + static_cast<std::size_t>(__builtin_ctz(w))] = level;
+      }
+      if (!any) break;
+      front0.swap(next0);
+      front1.swap(next1);
     }
   };
   // A local hop keeps the one-global budget (r1); a global hop spends it, so the rest of the
@@ -82,11 +91,11 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
   auto row = [&](std::size_t u, std::size_t d0, std::size_t nb, std::int32_t* dist, std::vector<std::vector<std::int16_t>>& out) {
     const std::int32_t* ru = &r1t[u * kB];
     for (std::size_t k = 0; k < nb; ++k) dist[k] = ru[k] < kInf ? ru[k] : -1;
-    for (const auto& e : adj[u]) {
-      const std::int32_t* rv = &(e.global ? r0t : r1t)[static_cast<std::size_t>(e.v) * kB];
-      for (std::size_t k = 0; k < nb; ++k)
-        if (u != d0 + k && ru[k] < kInf && rv[k] + 1 == ru[k]) out[k].push_back(e.port);
-    }
+    alignas(16) std::int32_t want[kB];  // the neighbour's r0 (global port) or r1 (local) on a route
+    for (std::size_t k = 0; k < kB; ++k) want[k] = k < nb && u != d0 + k && ru[k] < kInf ? ru[k] - 1 : kNoMatch;
+    for (const auto& e : adj[u])
+      for (std::uint32_t m = equal_mask(want, &(e.global ? r0t : r1t)[static_cast<std::size_t>(e.v) * kB]); m != 0; m &= m - 1)
+        out[static_cast<std::size_t>(__builtin_ctz(m))].push_back(e.port);
   };
   build(search, row);
 }

@@ -99,63 +99,113 @@ PathModel::Farthest PathModel::farthest_pair(std::span<const std::int32_t> hosts
     }
     return c;
   };
-  // The tree to switch node y: w[switch index] for every switch on a path from a host of `hosts`,
-  // each looked up once (a walk stops at the first switch already done).
-  std::vector<SimTime> w(nsw);
-  std::vector<std::int32_t> stamp(nsw, -1);  // the tree() call that set w
-  std::int32_t calls = 0;
-  std::vector<std::pair<std::int32_t, SimTime>> stack;  // (switch index, its link's cost + switch latency)
-  auto tree = [&](std::int32_t y, const std::vector<SimTime>& cost) {
-    const std::int32_t call = calls++;
-    stamp[static_cast<std::size_t>(t_.switch_index(y))] = call;
-    w[static_cast<std::size_t>(t_.switch_index(y))] = 0;
-    for (const std::int32_t x : sw) {
-      std::int32_t v = x;
-      bool lost = false;  // no path: the walk's switches get -1
-      stack.clear();
-      while (stamp[static_cast<std::size_t>(t_.switch_index(v))] != call) {
-        const auto cand = tables_.candidates(v, y);
-        if (cand.empty()) {
-          lost = true;
-          stack.emplace_back(t_.switch_index(v), 0);
-          break;
-        }
-        const auto& port = t_.ports[v][cand.front()];
-        stack.emplace_back(t_.switch_index(v), cost[static_cast<std::size_t>(port.link)] + sw_lat_);
-        v = port.peer;
-      }
-      SimTime acc = lost ? -1 : w[static_cast<std::size_t>(t_.switch_index(v))];
-      for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-        if (acc >= 0) acc += it->second;
-        w[static_cast<std::size_t>(it->first)] = acc;
-        stamp[static_cast<std::size_t>(it->first)] = call;
-      }
+  // The trees towards the switches of one run of destination switches at once (d0 .. d0 + nb - 1,
+  // SwitchPairPorts::kRun of them): every switch's distance and first candidate port towards each
+  // (run_first_ports: one run id and the switch's set records, instead of a lookup per pair), the
+  // (switch, destination) entries sorted by distance (counting sort), and then in that order each
+  // entry's cost: its port's link + the switch latency + the cost of the entry of the switch it
+  // leads to, already done. wt[v * kR + k]: switch index v to destination d0 + k (-1 unreachable).
+  constexpr std::size_t kR = SwitchPairPorts::kRun;
+  std::vector<std::int16_t> first(nsw * kR), dist(nsw * kR);
+  std::vector<std::uint32_t> order(nsw * kR), at;  // entries v * kR + k by distance; level starts
+  std::vector<SimTime> wt(nsw * kR);
+  std::size_t ordered = 0;
+  auto load_run = [&](std::size_t d0, std::size_t nb) {
+    std::int32_t maxd = 0;
+    for (std::size_t v = 0; v < nsw; ++v) {
+      tables_.run_first_ports(v, d0, nb, &first[v * kR], &dist[v * kR]);
+      for (std::size_t k = 0; k < nb; ++k) maxd = std::max<std::int32_t>(maxd, dist[v * kR + k]);
+    }
+    at.assign(static_cast<std::size_t>(maxd) + 2, 0);
+    for (std::size_t v = 0; v < nsw; ++v)
+      for (std::size_t k = 0; k < nb; ++k)
+        if (dist[v * kR + k] > 0) ++at[static_cast<std::size_t>(dist[v * kR + k]) + 1];
+    for (std::size_t l = 1; l < at.size(); ++l) at[l] += at[l - 1];
+    ordered = at.back();
+    for (std::size_t v = 0; v < nsw; ++v)
+      for (std::size_t k = 0; k < nb; ++k)
+        if (dist[v * kR + k] > 0) order[at[static_cast<std::size_t>(dist[v * kR + k])]++] = static_cast<std::uint32_t>(v * kR + k);
+  };
+  auto trees = [&](std::size_t nb, const std::vector<SimTime>& cost) {
+    for (std::size_t v = 0; v < nsw; ++v)
+      for (std::size_t k = 0; k < nb; ++k) wt[v * kR + k] = dist[v * kR + k] == 0 ? 0 : -1;
+    for (std::size_t i = 0; i < ordered; ++i) {
+      const std::uint32_t e = order[i];
+      const std::int16_t p = first[e];
+      if (p < 0) continue;  // no candidate: -1, and so are the entries that lead here
+      const auto& port = t_.ports[t_.switch_node(static_cast<std::int32_t>(e / kR))][static_cast<std::size_t>(p)];
+      const SimTime next = wt[static_cast<std::size_t>(t_.switch_index(port.peer)) * kR + e % kR];
+      wt[e] = next < 0 ? -1 : next + cost[static_cast<std::size_t>(port.link)] + sw_lat_;
     }
   };
-  // Pass 1: maxA per source host (the ACK tree of its own switch).
-  std::vector<SimTime> max_a(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    tree(sw[i], cost_a);
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == i) continue;
-      const SimTime a = w[static_cast<std::size_t>(t_.switch_index(sw[j]))];
-      if (a < 0) throw_unreachable();
-      max_a[i] = std::max(max_a[i], ha[j] + a);
+  // The entries of `hosts` by the run of their switch (the runs with a host, in increasing order).
+  std::vector<std::size_t> swi(n);
+  for (std::size_t i = 0; i < n; ++i) swi[i] = static_cast<std::size_t>(t_.switch_index(sw[i]));
+  std::vector<std::size_t> by_run(n);
+  for (std::size_t i = 0; i < n; ++i) by_run[i] = i;
+  std::stable_sort(by_run.begin(), by_run.end(), [&](std::size_t x, std::size_t y) { return swi[x] / kR < swi[y] / kR; });
+  auto for_each_run = [&](auto&& fn) {  // fn(d0, nb, the entries whose switch is in the run)
+    for (std::size_t b = 0; b < n;) {
+      std::size_t e = b;
+      while (e < n && swi[by_run[e]] / kR == swi[by_run[b]] / kR) ++e;
+      const std::size_t d0 = swi[by_run[b]] / kR * kR;
+      fn(d0, std::min(kR, nsw - d0), std::span<const std::size_t>(by_run.data() + b, e - b));
+      b = e;
     }
-  }
-  // Pass 2: the largest rtt, per destination host's data tree; row_ub[i] bounds row i.
+  };
+  // Pass 1: maxA per source host i, the ACK trees of the run of its switch: the largest and the
+  // second largest ha[j] + A over all j (the largest with the first j attaining it), since only
+  // j = i is left out and A is 0 at i's own switch (so an unreachable j is never i).
+  std::vector<SimTime> max_a(n, 0);
+  for_each_run([&](std::size_t d0, std::size_t nb, std::span<const std::size_t> rows) {
+    load_run(d0, nb);
+    trees(nb, cost_a);
+    SimTime m1[kR] = {}, m2[kR] = {};
+    std::size_t j1[kR];
+    std::fill(j1, j1 + kR, n);
+    bool lost = false;
+    for (std::size_t j = 0; j < n; ++j) {
+      const SimTime* w = &wt[swi[j] * kR];
+      for (std::size_t k = 0; k < nb; ++k) {
+        if (w[k] < 0) {
+          lost = true;
+          continue;
+        }
+        const SimTime a = ha[j] + w[k];
+        if (j1[k] == n || a > m1[k]) {
+          m2[k] = std::max(m2[k], m1[k]);
+          m1[k] = a;
+          j1[k] = j;
+        } else {
+          m2[k] = std::max(m2[k], a);
+        }
+      }
+    }
+    if (lost) throw_unreachable();
+    for (const std::size_t i : rows) {
+      const std::size_t k = swi[i] - d0;
+      max_a[i] = j1[k] == i ? m2[k] : m1[k];
+    }
+  });
+  // Pass 2: the largest rtt, per destination host's data tree; row_ub[i] bounds row i. Any order of
+  // the destinations gives the same: a pair is walked unless its bound is below a value already
+  // attained, and the row bounds are maxima.
   SimTime best = 0;
   std::vector<SimTime> row_ub(n, 0);
-  for (std::size_t j = 0; j < n; ++j) {
-    tree(sw[j], cost_d);
+  for_each_run([&](std::size_t d0, std::size_t nb, std::span<const std::size_t> cols) {
+    load_run(d0, nb);
+    trees(nb, cost_d);
     for (std::size_t i = 0; i < n; ++i) {
-      if (i == j) continue;
-      const SimTime base = hd[i] + hd[j] + w[static_cast<std::size_t>(t_.switch_index(sw[i]))] + ha[i] + 2 * sw_lat_;
-      const SimTime ub = base + max_a[i];
-      row_ub[i] = std::max(row_ub[i], ub);
-      if (ub > best) best = std::max(best, base + ha[j] + walk(sw[j], sw[i], cost_a));
+      const SimTime* w = &wt[swi[i] * kR];
+      for (const std::size_t j : cols) {
+        if (i == j) continue;
+        const SimTime base = hd[i] + hd[j] + w[swi[j] - d0] + ha[i] + 2 * sw_lat_;
+        const SimTime ub = base + max_a[i];
+        row_ub[i] = std::max(row_ub[i], ub);
+        if (ub > best) best = std::max(best, base + ha[j] + walk(sw[j], sw[i], cost_a));
+      }
     }
-  }
+  });
   // The first pair in order that attains it: only rows whose bound reaches it can.
   for (std::size_t i = 0; i < n; ++i) {
     if (row_ub[i] < best) continue;

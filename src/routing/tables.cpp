@@ -135,28 +135,34 @@ std::size_t SwitchPairPorts::bytes() const {
 }
 
 MinimalTables::MinimalTables(const topo::Topology& t) : SwitchPairPorts(t) {
-  // One BFS per destination switch d gives every switch's hops to d (links are bidirectional);
-  // port p of s is a candidate when its peer switch is one hop closer to d. Destinations in blocks
-  // (kBuildBlock).
+  // Every switch's hops to destination d (links are bidirectional: a search from d); port p of s is
+  // a candidate when its peer switch is one hop closer to d. Destinations in blocks (kBuildBlock),
+  // one bit-parallel search per block.
   constexpr std::size_t kB = kBuildBlock;
-  topo::Bfs bfs(static_cast<std::int32_t>(nsw_));
+  static_assert(kB <= topo::BlockBfs::kMaxSources);
+  const topo::SwitchRows graph = topo::switch_rows(t, [](const topo::Link&) { return true; });
+  topo::BlockBfs bfs(nsw_);
   std::vector<std::int32_t> hops(nsw_ * kB);  // [switch * kB + k]: hops to the block's destination k
+  std::int32_t dests[kB];
   build(
-      [&](std::size_t d, std::size_t k) {
-        topo::switch_bfs(t, static_cast<std::int32_t>(d), bfs, [](const topo::Link&) { return true; });
-        const auto dist = bfs.dist();
-        for (std::size_t u = 0; u < nsw_; ++u) hops[u * kB + k] = dist[u];
+      [&](std::size_t d0, std::size_t nb) {
+        for (std::size_t k = 0; k < nb; ++k) dests[k] = static_cast<std::int32_t>(d0 + k);
+        bfs.run(graph, {dests, nb}, hops.data(), kB);
       },
       [&](std::size_t s, std::size_t, std::size_t nb, std::int32_t* dist, std::vector<std::vector<std::int16_t>>& out) {
         const std::int32_t* hs = &hops[s * kB];
         std::copy(hs, hs + nb, dist);
+        // A port leads towards destination k when its peer is one hop closer (none for s itself,
+        // unreachable destinations and the columns past a short last block).
+        alignas(16) std::int32_t want[kB];
+        for (std::size_t k = 0; k < kB; ++k) want[k] = k < nb && hs[k] > 0 ? hs[k] - 1 : kNoMatch;
         const auto& ports = t.ports[t.switch_node(static_cast<std::int32_t>(s))];
         for (std::size_t p = 0; p < ports.size(); ++p) {
           const std::int32_t peer = ports[p].peer;
           if (t.is_host(peer)) continue;
-          const std::int32_t* hp = &hops[static_cast<std::size_t>(t.switch_index(peer)) * kB];
-          for (std::size_t k = 0; k < nb; ++k)
-            if (hs[k] > 0 && hp[k] == hs[k] - 1) out[k].push_back(static_cast<std::int16_t>(p));
+          // Ports are appended in increasing order per destination.
+          for (std::uint32_t m = equal_mask(want, &hops[static_cast<std::size_t>(t.switch_index(peer)) * kB]); m != 0; m &= m - 1)
+            out[static_cast<std::size_t>(__builtin_ctz(m))].push_back(static_cast<std::int16_t>(p));
         }
       });
   host_port_.resize(t.num_hosts);

@@ -5,9 +5,14 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <utility>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/rng.h"
 #include "topo/topology.h"
@@ -27,6 +32,8 @@ namespace lbsim::routing {
 // records and ports in lists that stay cached.
 class SwitchPairPorts {
  public:
+  static constexpr std::size_t kRunBits = 5;
+  static constexpr std::size_t kRun = std::size_t{1} << kRunBits;  // destinations per run
   // Candidate output ports at switch node `node` towards destination switch node `dst_sw` (empty
   // when node == dst_sw, where the host port is used, or when dst_sw is unreachable), in increasing
   // port order.
@@ -43,6 +50,19 @@ class SwitchPairPorts {
   std::size_t distinct_sets() const { return sets_.size(); }
   // Distinct runs of 32 destinations' set indices, over all switches.
   std::size_t distinct_runs() const { return runs_.size() / kRun; }
+  // Towards the destination switches of one run, d0 .. d0 + nb - 1 (switch indices, d0 a multiple
+  // of kRun, nb <= kRun): switch index s's distance dist[k] and first (lowest) candidate port
+  // first[k] (-1 when there is none: s itself or unreachable). One run id, one run and the switch's
+  // own set records: a whole block of destinations for what one pair's lookup costs.
+  void run_first_ports(std::size_t s, std::size_t d0, std::size_t nb, std::int16_t* first, std::int16_t* dist) const {
+    const std::uint16_t* run = &runs_[std::size_t{run_of_[s * nruns_ + (d0 >> kRunBits)]} << kRunBits];
+    const Set* sets = &sets_[set_first_[s]];
+    for (std::size_t k = 0; k < nb; ++k) {
+      const Set& x = sets[run[k]];
+      dist[k] = x.dist;
+      first[k] = x.count != 0 ? ports_[x.offset] : std::int16_t{-1};
+    }
+  }
   // Hint: ask the cache for the run id of the pair (routers' prefetch_route).
   void prefetch(std::int32_t node, std::int32_t dst_sw) const {
     const auto s = static_cast<std::size_t>(topo_.switch_index(node));
@@ -61,17 +81,16 @@ class SwitchPairPorts {
   std::uint16_t intern_set(std::size_t s, std::int32_t hops, std::span<const std::int16_t> ports);
   void intern_run(std::size_t s, std::size_t block, const std::uint16_t* run);
   void finish();
-  // How the builders order intern_set(): destinations in blocks of kBuildBlock (one search each,
-  // its distances kept transposed, [switch * kBuildBlock + k]), then every source switch s with the
-  // block's destinations in increasing order, which make one run. One switch's dedup state then
+  // How the builders order intern_set(): destinations in blocks of kBuildBlock (one bit-parallel
+  // search for the block, topo::BlockBfs, its distances kept transposed, [switch * kBuildBlock + k]),
+  // then every source switch s with the block's destinations in increasing order, which make one
+  // run. One switch's dedup state then
   // stays in cache across the block (per pair, the other order touched a different switch's state
   // each time: three cache misses). Per switch the destinations still come in increasing order, so
   // the sets and their numbering are those of a destination-by-destination build.
-  static constexpr std::size_t kRunBits = 5;
-  static constexpr std::size_t kRun = std::size_t{1} << kRunBits;  // destinations per run
   static constexpr std::size_t kBuildBlock = kRun;
-  // The whole build in that order: begin(), then per block search(d, k) for each of its
-  // destinations (d the switch index, k its column in the block), then per source switch s
+  // The whole build in that order: begin(), then per block search(d0, nb) for its destinations
+  // d0 .. d0 + nb - 1 (switch indices; destination d0 + k in column k), then per source switch s
   // row(s, d0, nb, dist, out), which gives the hops dist[k] (-1 unreachable) and the candidate ports
   // out[k] (empty on entry) towards each destination d0 + k of the block; then finish().
   template <class Search, class Row>
@@ -81,7 +100,7 @@ class SwitchPairPorts {
     std::vector<std::vector<std::int16_t>> out(kBuildBlock);
     for (std::size_t d0 = 0; d0 < nsw_; d0 += kBuildBlock) {
       const std::size_t nb = std::min(kBuildBlock, nsw_ - d0);
-      for (std::size_t k = 0; k < nb; ++k) search(d0 + k, k);
+      search(d0, nb);
       for (std::size_t s = 0; s < nsw_; ++s) {
         for (std::size_t k = 0; k < nb; ++k) out[k].clear();
         row(s, d0, nb, dist.data(), out);
@@ -92,6 +111,25 @@ class SwitchPairPorts {
     }
     finish();
   }
+
+  // Bit k set when a[k] == b[k], k < kRun: the builders' test of 32 destinations at once (a port is
+  // a candidate towards destination k when its peer's distance equals the wanted one), with SSE2
+  // compares of four at a time where the compiler has them.
+  static std::uint32_t equal_mask(const std::int32_t* a, const std::int32_t* b) {
+    std::uint32_t m = 0;
+#if defined(__SSE2__)
+    for (std::size_t i = 0; i < kRun; i += 4) {
+      const __m128i e = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)),
+                                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+      m |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(e))) << i;
+    }
+#else
+    for (std::size_t k = 0; k < kRun; ++k) m |= static_cast<std::uint32_t>(a[k] == b[k]) << k;
+#endif
+    return m;
+  }
+  // A wanted distance no real one equals (equal_mask's columns that are no candidate).
+  static constexpr std::int32_t kNoMatch = std::numeric_limits<std::int32_t>::min();
 
   const std::size_t nsw_;  // switches
 

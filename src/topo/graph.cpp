@@ -1,6 +1,7 @@
 #include "topo/graph.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace lbsim::topo {
 
@@ -16,6 +17,40 @@ std::vector<std::int32_t> all_pairs_distances(const AdjacencyLists& adj) {
     std::copy(bfs.dist().begin(), bfs.dist().end(), dist.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * un));
   }
   return dist;
+}
+
+void BlockBfs::run(const SwitchRows& g, std::span<const std::int32_t> sources, std::int32_t* hops, std::size_t stride) {
+  const std::size_t n = g.size(), nb = sources.size();
+  if (nb > kMaxSources || seen_.size() < n) throw std::logic_error("BlockBfs: more than 32 sources or a larger graph");
+  const std::uint32_t all = nb == 32 ? ~0u : (1u << nb) - 1;
+  for (std::size_t u = 0; u < n; ++u) {
+    seen_[u] = front_[u] = 0;
+    std::fill(hops + u * stride, hops + u * stride + nb, -1);
+  }
+  for (std::size_t k = 0; k < nb; ++k) {
+    const auto s = static_cast<std::size_t>(sources[k]);
+    seen_[s] |= 1u << k;
+    front_[s] |= 1u << k;
+    hops[s * stride + k] = 0;
+  }
+  for (std::int32_t level = 1;; ++level) {
+    bool any = false;
+    for (std::size_t u = 0; u < n; ++u) {
+      std::uint32_t w = 0;
+      if (seen_[u] != all)
+        for (std::int32_t i = g.off[u]; i < g.off[u + 1]; ++i) w |= front_[static_cast<std::size_t>(g.nbr[static_cast<std::size_t>(i)])];
+      next_[u] = w & ~seen_[u];
+    }
+    for (std::size_t u = 0; u < n; ++u) {
+      std::uint32_t w = next_[u];
+      if (w == 0) continue;
+      any = true;
+      seen_[u] |= w;
+      for (; w != 0; w &= w - 1) hops[u * stride + static_cast<std::size_t>(__builtin_ctz(w))] = level;
+    }
+    if (!any) break;
+    front_.swap(next_);
+  }
 }
 
 }  // namespace lbsim::topo

@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "core/rng.h"
 #include "topo/graph.h"
 
 namespace lbsim::topo {
@@ -97,6 +98,62 @@ TEST(Bfs, SwitchBfsFollowsPortsAndFilter) {
   const auto sd = switch_distances(t);
   EXPECT_EQ(sd[0], (std::vector<std::int32_t>{0, 1, 1, -1}));
   EXPECT_EQ(sd[3], (std::vector<std::int32_t>{-1, -1, -1, 0}));
+}
+
+// The bit-parallel search of up to 32 sources gives every source's Bfs distances: on the sample
+// graph (two components, hand-checked) and on random sparse graphs with isolated switches and
+// paths longer than a few hops, with full blocks of 32, partial blocks, repeated sources and a
+// stride wider than the block (columns past the sources untouched).
+TEST(BlockBfs, SameHopsAsOneBfsPerSource) {
+  auto rows_of = [](const AdjacencyLists& adj) {
+    SwitchRows g;
+    g.off.push_back(0);
+    for (const auto& a : adj) {
+      g.nbr.insert(g.nbr.end(), a.begin(), a.end());
+      g.off.push_back(static_cast<std::int32_t>(g.nbr.size()));
+    }
+    return g;
+  };
+  {
+    const auto g = rows_of(sample_graph());
+    BlockBfs bb(7);
+    const std::vector<std::int32_t> src = {0, 5};
+    std::vector<std::int32_t> hops(7 * 3, 99);
+    bb.run(g, src, hops.data(), 3);
+    for (std::size_t u = 0; u < 7; ++u) {
+      EXPECT_EQ(hops[u * 3], (std::vector<std::int32_t>{0, 1, 1, 2, 3, -1, -1})[u]) << u;
+      EXPECT_EQ(hops[u * 3 + 1], (std::vector<std::int32_t>{-1, -1, -1, -1, -1, 0, 1})[u]) << u;
+      EXPECT_EQ(hops[u * 3 + 2], 99) << u;
+    }
+  }
+  Rng rng(11, 3);
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::size_t n = 40 + rng.next() % 120;
+    AdjacencyLists adj(n);
+    const std::size_t edges = n + rng.next() % (2 * n);
+    for (std::size_t e = 0; e < edges; ++e) {
+      const auto a = static_cast<std::int32_t>(rng.next() % (n - 3)), b = static_cast<std::int32_t>(rng.next() % (n - 3));
+      adj[static_cast<std::size_t>(a)].push_back(b);  // the last 3 stay isolated
+      adj[static_cast<std::size_t>(b)].push_back(a);
+    }
+    const auto g = rows_of(adj);
+    BlockBfs bb(n);
+    Bfs bfs(static_cast<std::int32_t>(n));
+    for (const std::size_t nb : {std::size_t{32}, std::size_t{1}, std::size_t{17}}) {
+      std::vector<std::int32_t> src(nb);
+      for (auto& s : src) s = static_cast<std::int32_t>(rng.next() % n);
+      if (nb > 1) src[1] = src[0];
+      const std::size_t stride = 32;
+      std::vector<std::int32_t> hops(n * stride, 99);
+      bb.run(g, src, hops.data(), stride);
+      for (std::size_t k = 0; k < nb; ++k) {
+        run_lists(bfs, adj, src[k]);
+        for (std::size_t u = 0; u < n; ++u) ASSERT_EQ(hops[u * stride + k], bfs.dist()[u]) << "trial " << trial << " source " << k << " switch " << u;
+      }
+      for (std::size_t u = 0; u < n; ++u)
+        for (std::size_t k = nb; k < stride; ++k) ASSERT_EQ(hops[u * stride + k], 99);
+    }
+  }
 }
 
 }  // namespace
