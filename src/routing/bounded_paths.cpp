@@ -19,7 +19,7 @@ BoundedPathSet::BoundedPathSet(const topo::Topology& t, const SwitchPairPorts& m
 }
 
 std::size_t BoundedPathSet::bytes() const {
-  return index_.bytes() + pairs_.capacity() * sizeof(Pair) + recs8_.bytes() + recs16_.bytes() + nonmin_.bytes();
+  return index_.bytes() + pairs_.bytes() + recs8_.bytes() + recs16_.bytes() + nonmin_.bytes();
 }
 
 std::vector<topo::Hop> BoundedPathSet::hops(std::uint32_t path, std::int32_t src_sw) const {
@@ -67,7 +67,7 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
   Pair pr;
   pr.first = static_cast<std::uint32_t>((wide_ ? recs16_.size() : recs8_.size()) / rec_);
   pr.count = static_cast<std::uint32_t>(n);
-  pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
+  scratch_min_.assign(n, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t j = order_[i];
     const std::int32_t* pj = scratch_ports_.data() + j * L;
@@ -83,16 +83,26 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
       recs8_.push_back(meta);
       recs8_.append(pj, pj + L);
     }
-    if (!is_min) nonmin_.push_back(static_cast<std::uint16_t>(i));
+    scratch_min_[i] = is_min;
+    if (is_min) {
+      if (pr.mins < kInlineMins) pr.min_at[pr.mins] = static_cast<std::uint16_t>(i);
+      ++pr.mins;
+    }
   }
-  pr.nonmin_count = static_cast<std::uint32_t>(nonmin_.size()) - pr.nonmin_first;
+  pr.nonmin_count = static_cast<std::uint32_t>(n) - pr.mins;
+  if (pr.mins > kInlineMins) {
+    pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (!scratch_min_[i]) nonmin_.push_back(static_cast<std::uint16_t>(i));
+  }
   index_.put(a, b, static_cast<std::uint32_t>(pairs_.size()));
   pairs_.push_back(pr);
-  return pairs_.back();
+  return pairs_[pairs_.size() - 1];
 }
 
 PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), routes_(minimal_routes(tables, own_routes_)), paths_(tables.topology(), routes_),
+    : tables_(tables), topo_(tables.topology()), routes_(minimal_routes(tables, own_routes_)),
+      groups_(own_routes_ ? own_routes_->arithmetic() : nullptr), paths_(tables.topology(), routes_),
       salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
   host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);

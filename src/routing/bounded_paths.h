@@ -35,11 +35,19 @@ inline constexpr std::uint8_t kRouteHopMask = 0x0F;
 
 class BoundedPathSet {
  public:
+  // A pair's few minimal paths are named in its record (their relative indices, increasing), and the
+  // non-minimal ones are then all the others: the i-th of them follows from those positions, with no
+  // index per path (a Dragonfly pair has one minimal path of 288 at p = 12, a = 24, h = 12: an index
+  // of 287 entries was a cache miss per UGAL decision and 2 B per path). With more than kInlineMins
+  // minimal paths, nonmin_ lists the non-minimal ones.
+  static constexpr std::uint32_t kInlineMins = 4;
   struct Pair {
     std::uint32_t first = 0;      // index of the pair's first path in the path arrays
     std::uint32_t count = 0;      // number of paths (0: none)
-    std::uint32_t nonmin_first = 0;  // into nonmin_: relative indices of non-minimal paths
+    std::uint32_t nonmin_first = 0;  // into nonmin_ (only when mins > kInlineMins)
     std::uint32_t nonmin_count = 0;
+    std::uint16_t min_at[kInlineMins] = {};  // relative indices of the minimal paths (mins <= kInlineMins)
+    std::uint32_t mins = 0;                  // minimal paths
   };
 
   // `minimal`: the topology's minimal routes (minimal_routes(); a path is minimal when its length is
@@ -77,7 +85,12 @@ class BoundedPathSet {
   // Table I category: Dragonfly paths with an intermediate group or an intra-group detour are
   // non-minimal; elsewhere a path is minimal when its length is the minimal-route distance.
   bool minimal(std::uint32_t path) const { return (at(path, 0) & kMinimalBit) != 0; }
-  std::uint32_t nonminimal(const Pair& pr, std::uint32_t i) const { return nonmin_[pr.nonmin_first + i]; }
+  // The relative index of the pair's i-th non-minimal path (i < nonmin_count).
+  std::uint32_t nonminimal(const Pair& pr, std::uint32_t i) const {
+    if (pr.mins > kInlineMins) return nonmin_[pr.nonmin_first + i];
+    for (std::uint32_t j = 0; j < pr.mins; ++j) i += pr.min_at[j] <= i;  // skip the minimal ones at or before it
+    return i;
+  }
   const topo::PathEnumerator& enumerator() const { return pe_; }
 
  private:
@@ -94,7 +107,7 @@ class BoundedPathSet {
   // Only the pairs routed so far (a dense record per switch pair took 20 B x switches^2: 962 MB in
   // an 83,232-endpoint Dragonfly; docs/scale.md).
   PairMap index_;           // (source, destination switch index) -> index into pairs_
-  std::vector<Pair> pairs_;  // in the order of first use
+  core::ChunkedArray<Pair, 8> pairs_;  // in the order of first use, 256 records a chunk
   // Path i (an absolute index: a pair's paths are first .. first + count - 1) is a record of rec_ =
   // 1 + stride_ elements from i * rec_: length | kMinimalBit, then stride_ output ports (its length()
   // of them used); 1 byte each when every switch has at most 256 ports, else 2. A Dragonfly path is
@@ -112,6 +125,7 @@ class BoundedPathSet {
   std::vector<std::int32_t> scratch_ports_;
   std::vector<std::uint8_t> scratch_len_, scratch_global_;
   std::vector<std::uint32_t> order_;
+  std::vector<std::uint8_t> scratch_min_;  // per sorted path: minimal
 };
 
 // Shared forwarding of the path-following routers.
@@ -122,8 +136,18 @@ class PathRouterBase : public net::Router {
   BoundedPathSet& paths() { return paths_; }
 
  protected:
-  // Minimal next hop (hash over the minimal-route candidates, EcmpRouter's salts).
-  std::int32_t minimal_port(std::int32_t node, std::int32_t dst_sw, const net::Packet& p) const {
+  // Minimal next hop (hash over the minimal-route candidates, EcmpRouter's salts); `dist`, when
+  // given, receives the minimal-route distance.
+  std::int32_t minimal_port(std::int32_t node, std::int32_t dst_sw, const net::Packet& p, std::int32_t* dist = nullptr) const {
+    if (groups_) {  // the same candidates, computed (GroupRoutes)
+      GroupRoutes::Route r;
+      groups_->route(static_cast<std::size_t>(topo_.switch_index(node)), static_cast<std::size_t>(topo_.switch_index(dst_sw)), r);
+      if (dist) *dist = r.dist;
+      if (r.count == 1) return r.ports[0];
+      if (r.count == 0) return -1;
+      return r.ports[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % r.count];
+    }
+    if (dist) *dist = routes_.distance(node, dst_sw);
     const auto c = routes_.candidates(node, dst_sw);
     if (c.size() == 1) return c[0];
     if (c.empty()) return -1;
@@ -159,6 +183,7 @@ class PathRouterBase : public net::Router {
   const topo::Topology& topo_;
   std::unique_ptr<MinimalRoutes> own_routes_;  // the Dragonfly's l-g-l routes (minimal_routes())
   const SwitchPairPorts& routes_;
+  const GroupRoutes* groups_;  // routes_ computed from the Dragonfly's groups, when they agree (else null)
   BoundedPathSet paths_;
   std::vector<std::uint64_t> salt_;
   std::vector<std::int32_t> host_sw_;  // switch of every host (a small array that stays cached)

@@ -97,7 +97,76 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
       for (std::uint32_t m = equal_mask(want, &(e.global ? r0t : r1t)[static_cast<std::size_t>(e.v) * kB]); m != 0; m &= m - 1)
         out[static_cast<std::size_t>(__builtin_ctz(m))].push_back(e.port);
   };
-  build(search, row);
+  // The same routes from the groups, kept when every pair's entry agrees (GroupRoutes).
+  if (group_minimal_) arithmetic_ = GroupRoutes::build(t);
+  bool same = arithmetic_ != nullptr;
+  GroupRoutes::Route r;
+  auto checked_row = [&](std::size_t u, std::size_t d0, std::size_t nb, std::int32_t* dist, std::vector<std::vector<std::int16_t>>& out) {
+    row(u, d0, nb, dist, out);
+    for (std::size_t k = 0; same && k < nb; ++k)
+      same = arithmetic_->route(u, d0 + k, r) && r.dist == dist[k] && r.count == out[k].size() &&
+             std::equal(out[k].begin(), out[k].end(), r.ports);
+  };
+  build(search, checked_row);
+  if (!same) arithmetic_.reset();
+}
+
+std::unique_ptr<GroupRoutes> GroupRoutes::build(const topo::Topology& t) {
+  auto g = std::make_unique<GroupRoutes>();
+  const auto n = static_cast<std::size_t>(t.num_switches());
+  g->group_.resize(n);
+  g->rank_.resize(n);
+  std::vector<std::uint32_t> size;  // switches per group so far
+  for (std::size_t s = 0; s < n; ++s) {
+    const std::int32_t grp = t.nodes[static_cast<std::size_t>(t.switch_node(static_cast<std::int32_t>(s)))].group;
+    if (grp < 0) return nullptr;
+    const auto gi = static_cast<std::size_t>(grp);
+    if (gi >= size.size()) size.resize(gi + 1, 0);
+    if (size[gi] > std::numeric_limits<std::uint16_t>::max()) return nullptr;
+    g->group_[s] = static_cast<std::uint32_t>(gi);
+    g->rank_[s] = static_cast<std::uint16_t>(size[gi]++);
+  }
+  g->groups_ = size.size();
+  g->cols_ = *std::max_element(size.begin(), size.end());
+  // One offset per ordered pair of groups: kept only while that is no more than the table's run ids
+  // (1/8 B per switch pair) would be, for groups of 4 or more switches.
+  if (g->groups_ * g->groups_ > 16 * n + 65536) return nullptr;
+  g->local_.assign(n * g->cols_, -1);
+  std::vector<std::uint32_t> count(g->groups_ * g->groups_ + 1, 0);
+  for (std::size_t s = 0; s < n; ++s) {
+    const auto& ports = t.ports[static_cast<std::size_t>(t.switch_node(static_cast<std::int32_t>(s)))];
+    for (std::size_t p = 0; p < ports.size(); ++p) {
+      if (t.is_host(ports[p].peer)) continue;
+      const auto v = static_cast<std::size_t>(t.switch_index(ports[p].peer));
+      if (t.links[static_cast<std::size_t>(ports[p].link)].kind == topo::LinkKind::Global) {
+        ++count[g->group_[s] * g->groups_ + g->group_[v] + 1];
+      } else {
+        if (g->group_[v] != g->group_[s]) return nullptr;  // a local link between groups
+        auto& slot = g->local_[s * g->cols_ + g->rank_[v]];
+        if (slot >= 0) return nullptr;  // parallel local links
+        slot = static_cast<std::int16_t>(p);
+      }
+    }
+  }
+  for (std::size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+  g->link_off_ = count;
+  g->links_.resize(count.back());
+  for (std::size_t s = 0; s < n; ++s) {  // by source switch and port: the order of the table's scan
+    const auto& ports = t.ports[static_cast<std::size_t>(t.switch_node(static_cast<std::int32_t>(s)))];
+    for (std::size_t p = 0; p < ports.size(); ++p) {
+      if (t.is_host(ports[p].peer) || t.links[static_cast<std::size_t>(ports[p].link)].kind != topo::LinkKind::Global) continue;
+      const auto v = static_cast<std::size_t>(t.switch_index(ports[p].peer));
+      g->links_[count[g->group_[s] * g->groups_ + g->group_[v]]++] = {static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(v),
+                                                                      static_cast<std::int16_t>(p)};
+    }
+  }
+  return g;
+}
+
+std::size_t GroupRoutes::bytes() const {
+  return group_.capacity() * sizeof(std::uint32_t) + rank_.capacity() * sizeof(std::uint16_t) +
+         local_.capacity() * sizeof(std::int16_t) + link_off_.capacity() * sizeof(std::uint32_t) +
+         links_.capacity() * sizeof(Global);
 }
 
 std::vector<std::uint64_t> ecmp_salts(std::size_t nodes, std::uint64_t seed) {
@@ -115,6 +184,7 @@ const SwitchPairPorts& minimal_routes(const MinimalTables& tables, std::unique_p
 
 MinimalRouter::MinimalRouter(const MinimalTables& tables, std::uint64_t seed)
     : tables_(tables), topo_(tables.topology()), routes_(minimal_routes(tables, own_routes_)),
+      groups_(own_routes_ ? own_routes_->arithmetic() : nullptr),
       salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
   host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);
@@ -123,6 +193,13 @@ MinimalRouter::MinimalRouter(const MinimalTables& tables, std::uint64_t seed)
 std::int32_t MinimalRouter::route(std::int32_t node, net::Packet& p) {
   const std::int32_t dst_sw = host_sw_[static_cast<std::size_t>(p.dst)];
   if (node == dst_sw) return tables_.host_port(p.dst);
+  if (groups_) {
+    GroupRoutes::Route r;
+    groups_->route(static_cast<std::size_t>(topo_.switch_index(node)), static_cast<std::size_t>(topo_.switch_index(dst_sw)), r);
+    if (r.count == 1) return r.ports[0];
+    if (r.count == 0) return -1;
+    return r.ports[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % r.count];
+  }
   const auto c = routes_.candidates(node, dst_sw);
   if (c.size() == 1) return c[0];
   if (c.empty()) return -1;

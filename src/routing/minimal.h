@@ -17,6 +17,7 @@
 // the min-hop sets, so `minimal` there is identical to `ecmp` (same hash and salts).
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <vector>
@@ -26,6 +27,81 @@
 
 namespace lbsim::routing {
 
+// The Dragonfly's local-global-local routes computed from its groups instead of looked up per
+// switch pair (issue 17: "computed arithmetically where the topology allows"; docs/scale.md
+// "Dragonfly routes from the groups"). From switch u to switch d of another group: over each global
+// link (x, y) joining their groups, u -> x (one local hop, none when u = x), x -> y, y -> d (one
+// local hop, none when y = d); the links of fewest hops give the candidates, u's global port where
+// u = x, else its local port to x. Inside a group: the local port to d. What it needs is small and
+// stays cached: each switch's group and rank in it, the local port per (switch, rank of a switch of
+// its group), and the global links per ordered pair of groups (about 1.7 MB at 83,232 hosts, where
+// a table lookup is four dependent loads in ~30 MB). MinimalRoutes builds it only when it gives
+// every pair's table entry, the same distance and the same ports in the same order (checked while
+// the table is built), so routing by it is routing by the table.
+class GroupRoutes {
+ public:
+  static constexpr std::size_t kMaxPorts = 16;
+  struct Route {
+    std::int32_t dist = -1;  // hops (-1 unreachable, 0 for u = d)
+    std::uint32_t count = 0;
+    std::int16_t ports[kMaxPorts];  // increasing
+  };
+  // nullptr when the topology has no groups of this shape (a switch without a group, parallel local
+  // links, a group larger than 65,536 switches).
+  static std::unique_ptr<GroupRoutes> build(const topo::Topology& t);
+  // The route between switch indices su and sd. False when it has more than kMaxPorts candidates.
+  bool route(std::size_t su, std::size_t sd, Route& r) const {
+    r.count = 0;
+    if (su == sd) {
+      r.dist = 0;
+      return true;
+    }
+    const std::uint32_t gu = group_[su], gd = group_[sd];
+    if (gu == gd) {
+      const std::int16_t p = local(su, sd);
+      r.dist = p < 0 ? -1 : 1;
+      if (p >= 0) r.ports[r.count++] = p;
+      return true;
+    }
+    std::int32_t best = std::numeric_limits<std::int32_t>::max();
+    const std::size_t gp = static_cast<std::size_t>(gu) * groups_ + gd;
+    for (std::uint32_t i = link_off_[gp]; i < link_off_[gp + 1]; ++i) {
+      const Global& l = links_[i];
+      const std::int16_t port = l.x == su ? l.port : local(su, l.x);
+      if (port < 0 || (l.y != sd && local(l.y, sd) < 0)) continue;
+      const std::int32_t hops = (l.x != su) + 1 + (l.y != sd);
+      if (hops > best) continue;
+      if (hops < best) {
+        best = hops;
+        r.count = 0;
+      }
+      std::uint32_t j = 0;  // insert in increasing order, once
+      while (j < r.count && r.ports[j] < port) ++j;
+      if (j < r.count && r.ports[j] == port) continue;
+      if (r.count == kMaxPorts) return false;
+      for (std::uint32_t m = r.count; m > j; --m) r.ports[m] = r.ports[m - 1];
+      r.ports[j] = port;
+      ++r.count;
+    }
+    r.dist = r.count == 0 ? -1 : best;
+    return true;
+  }
+  std::size_t bytes() const;
+
+ private:
+  struct Global {
+    std::uint32_t x, y;  // switch indices: x in the source group, y in the destination group
+    std::int16_t port;   // x's port
+  };
+  std::int16_t local(std::size_t su, std::size_t sv) const { return local_[su * cols_ + rank_[sv]]; }
+  std::size_t groups_ = 0, cols_ = 0;
+  std::vector<std::uint32_t> group_;  // per switch index
+  std::vector<std::uint16_t> rank_;   // per switch index: its place in its group
+  std::vector<std::int16_t> local_;   // [su * cols_ + rank of sv]: su's port to sv of its group (-1 none)
+  std::vector<std::uint32_t> link_off_;  // [gu * groups_ + gd] .. + 1: into links_
+  std::vector<Global> links_;
+};
+
 // candidates(node, dst_sw): the output ports of switch `node` on a minimal route to destination
 // switch `dst_sw`; distance(): the switch-to-switch hops of that route (-1 unreachable).
 class MinimalRoutes : public SwitchPairPorts {
@@ -34,9 +110,12 @@ class MinimalRoutes : public SwitchPairPorts {
 
   // True when minimal routes cross at most one global link (Topology::minimal_one_global_hop).
   bool group_minimal() const { return group_minimal_; }
+  // The same routes computed from the groups, when they give every pair's entry (else nullptr).
+  const GroupRoutes* arithmetic() const { return arithmetic_.get(); }
 
  private:
   bool group_minimal_ = false;
+  std::unique_ptr<GroupRoutes> arithmetic_;
 };
 
 // The minimal routes of `tables`' topology. Only the Dragonfly's differ from the min-hop tables
@@ -58,6 +137,7 @@ class MinimalRouter final : public net::Router {
   const topo::Topology& topo_;
   std::unique_ptr<MinimalRoutes> own_routes_;  // the Dragonfly's l-g-l routes (minimal_routes())
   const SwitchPairPorts& routes_;
+  const GroupRoutes* groups_;  // routes_ computed from the Dragonfly's groups, when they agree (else null)
   std::vector<std::uint64_t> salt_;
   std::vector<std::int32_t> host_sw_;  // switch of every host
 };

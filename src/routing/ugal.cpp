@@ -29,13 +29,13 @@ bool UgalRouter::decide(std::int32_t node, std::int32_t dst_sw, net::Packet& p) 
   // The Valiant candidate is a non-minimal bounded path of the pair (node, dst_sw): from the source
   // switch the pair's own, from a later switch (per_hop) the paths that start here.
   const auto& pr = paths_.pair(node, dst_sw);
-  const std::int32_t min_port = minimal_port(node, dst_sw, p);
+  std::int32_t h_min = -1;
+  const std::int32_t min_port = minimal_port(node, dst_sw, p, &h_min);
   if (pr.nonmin_count == 0 || min_port < 0) return false;
   Rng& rng = rng_[static_cast<std::size_t>(topo_.switch_index(node))];
   const std::uint32_t rel = paths_.nonminimal(pr, static_cast<std::uint32_t>(rng.below(pr.nonmin_count)));
   const std::uint32_t path = pr.first + rel;
   const std::int32_t h_val = paths_.length(path);
-  const std::int32_t h_min = routes_.distance(node, dst_sw);
   Bytes q_min = 0, q_val = 0;
   if (mode_ == UgalMode::Local) {
     q_min = queue_of(node, min_port);

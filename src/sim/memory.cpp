@@ -145,13 +145,15 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   if ((path_router || routing == "source_guided") && t.bounded_paths > 0) m.path_pairs = std::min(w.entries, t.switches * t.switches);
   if (path_router && t.bounded_paths > 0) {
     // The non-minimal routers enumerate the bounded paths of each (source switch, destination
-    // switch) pair a packet starts from (routing/bounded_paths.h): per pair a 16-byte record, per
-    // path a length byte, its non-minimal index and its output ports (at most 5: a Dragonfly's
-    // l-g-l-g-l; 1 byte each, 2 on switches of more than 256 ports - the generators' switches are
-    // alike, so their mean port count tells).
+    // switch) pair a packet starts from (routing/bounded_paths.h): per pair a 28-byte record, per
+    // path a length byte and its output ports (at most 5: a Dragonfly's l-g-l-g-l; 1 byte each, 2
+    // on switches of more than 256 ports - the generators' switches are alike, so their mean port
+    // count tells), and a 2-byte non-minimal index per path where a pair may have more minimal paths
+    // than its record names (BoundedPathSet::kInlineMins): not on the Dragonfly (one per pair).
     const double switch_ports = t.switches > 0 ? (2 * t.links - t.hosts) / t.switches : 0;
     const double port_bytes = switch_ports > 256 ? 2 : 1;
-    m.paths = m.path_pairs * (kPairIndex + 16 + t.bounded_paths * (1 + 2 + 5 * port_bytes));
+    const double index_bytes = t.minimal_one_global_hop ? 0 : 2;
+    m.paths = m.path_pairs * (kPairIndex + 28 + t.bounded_paths * (1 + index_bytes + 5 * port_bytes));
   }
   if (routing == "source_guided" && t.bounded_paths > 0) {
     const double list_entry = static_cast<double>(lb::EvEntryList::kBytesPerEntry);

@@ -185,6 +185,39 @@ TEST(MinimalRoutes, RoutersShareTheMinHopTablesOffTheDragonfly) {
 
 // Path sets per pair: Table II Dragonfly, 32 paths between groups (1 minimal + 31 through the other
 // groups) and 7 inside a group (the direct link + 6 detours), docs/topologies.md.
+// The i-th non-minimal path of a pair: the pair record names its few minimal paths and the others
+// follow from them (no index per path), or, with more than kInlineMins minimal paths, an index
+// lists them. Both against the category of every path: on the Table II Dragonfly (one minimal path
+// per pair) and on a Dragonfly with six global links per pair of groups, whose pairs between
+// groups have more minimal paths (one global hop, local detours around it) than a record names.
+TEST(BoundedPathSet, NonMinimalPathsInOrder) {
+  topo::DragonflyParams df;
+  df.p = 1;
+  df.a = 6;
+  df.h = 2;
+  df.g = 3;  // six global links per pair of groups
+  const auto multi = topo::build_dragonfly(df);
+  std::size_t inline_pairs = 0, indexed_pairs = 0;
+  for (const topo::Topology* t : {&table2_dragonfly(), &multi}) {
+    routing::MinimalRoutes mr(*t);
+    routing::BoundedPathSet ps(*t, mr);
+    for (std::int32_t s = 0; s < t->num_switches(); s += 3)
+      for (std::int32_t d = 0; d < t->num_switches(); ++d) {
+        if (s == d) continue;
+        const auto pr = ps.pair(t->switch_node(s), t->switch_node(d));
+        std::vector<std::uint32_t> want;
+        for (std::uint32_t i = 0; i < pr.count; ++i)
+          if (!ps.minimal(pr.first + i)) want.push_back(i);
+        ASSERT_EQ(pr.nonmin_count, want.size());
+        ASSERT_EQ(pr.mins, pr.count - want.size());
+        for (std::uint32_t i = 0; i < pr.nonmin_count; ++i) ASSERT_EQ(ps.nonminimal(pr, i), want[i]) << s << " -> " << d << " #" << i;
+        (pr.mins <= routing::BoundedPathSet::kInlineMins ? inline_pairs : indexed_pairs) += 1;
+      }
+  }
+  EXPECT_GT(inline_pairs, 0u);
+  EXPECT_GT(indexed_pairs, 0u);
+}
+
 TEST(BoundedPathSet, DragonflyCountsAndCategories) {
   const auto& t = table2_dragonfly();
   routing::MinimalRoutes mr(t);

@@ -148,9 +148,13 @@ void expect_farthest_pair(const topo::Topology& t, SimTime switch_latency) {
 
 // MinimalRoutes' rule from its definition, with dense all-pairs tables: r0 = hops over non-global
 // links, r1 = the fewest hops with at most one global link (r0, or r0 to a global link's end + 1 +
-// r0 from its other end); a local port continues with r1, a global one with r0.
-void expect_group_minimal_routes(const topo::Topology& t) {
+// r0 from its other end); a local port continues with r1, a global one with r0. The routes computed
+// from the groups (routing::GroupRoutes), which the routers take instead of the table when
+// MinimalRoutes keeps them, must give the same for every pair; `computed` says whether they are kept.
+void expect_group_minimal_routes(const topo::Topology& t, bool computed) {
   const routing::MinimalRoutes routes(t);
+  ASSERT_EQ(routes.arithmetic() != nullptr, computed);
+  routing::GroupRoutes::Route r;
   const auto n = static_cast<std::size_t>(t.num_switches());
   constexpr std::int32_t inf = 1 << 20;
   std::vector<std::int32_t> r0(n * n, inf), r1;
@@ -185,6 +189,11 @@ void expect_group_minimal_routes(const topo::Topology& t) {
         }
       const auto got = routes.candidates(sn, dn);
       ASSERT_EQ(std::vector<std::int16_t>(got.begin(), got.end()), want) << s << " -> " << d;
+      if (computed) {
+        ASSERT_TRUE(routes.arithmetic()->route(s, d, r));
+        ASSERT_EQ(r.dist, h < inf ? h : -1) << s << " -> " << d;
+        ASSERT_EQ(std::vector<std::int16_t>(r.ports, r.ports + r.count), want) << s << " -> " << d;
+      }
     }
 }
 
@@ -256,8 +265,10 @@ TEST(RoutingTables, MinimalRoutesOneGlobalHopRule) {
   df.g = 5;  // three global links per pair of groups
   const auto t = topo::build_dragonfly(df);
   ASSERT_TRUE(t.minimal_one_global_hop);
-  expect_group_minimal_routes(t);
-  expect_group_minimal_routes(topo::build_dragonfly(topo::DragonflyParams{}));
+  // Complete groups: every route is l-g-l with at most one local hop on either side, so the groups
+  // give them (with three global links per pair of groups, up to three candidates each).
+  expect_group_minimal_routes(t, true);
+  expect_group_minimal_routes(topo::build_dragonfly(topo::DragonflyParams{}), true);
   // Each group a ring (links between switches 1 apart kept) plus a few chords.
   auto local_pos = [&](std::int32_t node) { return t.switch_index(node) % df.a; };
   const auto ring = copy_topology(
@@ -268,7 +279,9 @@ TEST(RoutingTables, MinimalRoutesOneGlobalHopRule) {
         return gap != 1 && gap != df.a - 1 && !(gap == 3 && t.nodes[l.a].group % 2 == 0);
       },
       [](topo::Link&) {});
-  expect_group_minimal_routes(ring);
+  // Switches of a group two local hops apart: not what the groups' one-hop rule gives, so the
+  // routers keep the table.
+  expect_group_minimal_routes(ring, false);
 }
 
 // A 16,384-host 3-tier fat tree (k = 64: 16 pods of 32 ToRs and 32 aggregation switches, 1,024

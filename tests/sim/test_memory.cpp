@@ -128,7 +128,8 @@ TEST(MemoryGuard, NonMinimalRoutersPricePathsAsKept) {
         EXPECT_EQ(ps.pair(t.switch_node(a), t.switch_node(b)).count, 32u);
         ++pairs;
       }
-  EXPECT_DOUBLE_EQ(m.paths / m.path_pairs, 48 + 16 + 32 * (1 + 2 + 5));
+  EXPECT_DOUBLE_EQ(m.paths / m.path_pairs, 48 + 28 + 32 * (1 + 5));  // one minimal path per pair: no index
+  EXPECT_EQ(sizeof(routing::BoundedPathSet::Pair), 28u);
   EXPECT_NEAR(static_cast<double>(ps.bytes()) / m.paths, 1.0, 0.15);
 }
 
