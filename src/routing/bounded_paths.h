@@ -139,19 +139,7 @@ class PathRouterBase : public net::Router {
   // Minimal next hop (hash over the minimal-route candidates, EcmpRouter's salts); `dist`, when
   // given, receives the minimal-route distance.
   std::int32_t minimal_port(std::int32_t node, std::int32_t dst_sw, const net::Packet& p, std::int32_t* dist = nullptr) const {
-    if (groups_) {  // the same candidates, computed (GroupRoutes)
-      GroupRoutes::Route r;
-      groups_->route(static_cast<std::size_t>(topo_.switch_index(node)), static_cast<std::size_t>(topo_.switch_index(dst_sw)), r);
-      if (dist) *dist = r.dist;
-      if (r.count == 1) return r.ports[0];
-      if (r.count == 0) return -1;
-      return r.ports[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % r.count];
-    }
-    if (dist) *dist = routes_.distance(node, dst_sw);
-    const auto c = routes_.candidates(node, dst_sw);
-    if (c.size() == 1) return c[0];
-    if (c.empty()) return -1;
-    return c[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % c.size()];
+    return minimal_next_hop(routes_, groups_, node, dst_sw, p, salt_[node], dist);
   }
   // Start following paths [lo, hi) of the pair at the source switch.
   static void start_paths(net::Packet& p, std::uint32_t lo, std::uint32_t hi) {

@@ -193,17 +193,7 @@ MinimalRouter::MinimalRouter(const MinimalTables& tables, std::uint64_t seed)
 std::int32_t MinimalRouter::route(std::int32_t node, net::Packet& p) {
   const std::int32_t dst_sw = host_sw_[static_cast<std::size_t>(p.dst)];
   if (node == dst_sw) return tables_.host_port(p.dst);
-  if (groups_) {
-    GroupRoutes::Route r;
-    groups_->route(static_cast<std::size_t>(topo_.switch_index(node)), static_cast<std::size_t>(topo_.switch_index(dst_sw)), r);
-    if (r.count == 1) return r.ports[0];
-    if (r.count == 0) return -1;
-    return r.ports[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % r.count];
-  }
-  const auto c = routes_.candidates(node, dst_sw);
-  if (c.size() == 1) return c[0];
-  if (c.empty()) return -1;
-  return c[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[node]) % c.size()];
+  return minimal_next_hop(routes_, groups_, node, dst_sw, p, salt_[node]);
 }
 
 namespace {

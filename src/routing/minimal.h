@@ -124,6 +124,29 @@ class MinimalRoutes : public SwitchPairPorts {
 // index per switch pair and its build, one search per destination switch; docs/scale.md).
 const SwitchPairPorts& minimal_routes(const MinimalTables& tables, std::unique_ptr<MinimalRoutes>& own);
 
+// A packet's minimal next hop from switch node `node` towards switch node `dst_sw`: EcmpRouter's
+// hash over the minimal-route candidates, computed from the groups when `groups` is set (the same
+// candidates: GroupRoutes), else looked up in `routes`; -1 when there is none. `dist`, when given,
+// receives the route's distance.
+inline std::int32_t minimal_next_hop(const SwitchPairPorts& routes, const GroupRoutes* groups, std::int32_t node,
+                                     std::int32_t dst_sw, const net::Packet& p, std::uint64_t salt,
+                                     std::int32_t* dist = nullptr) {
+  std::span<const std::int16_t> c;
+  GroupRoutes::Route r;
+  if (groups) {
+    const auto& t = routes.topology();
+    groups->route(static_cast<std::size_t>(t.switch_index(node)), static_cast<std::size_t>(t.switch_index(dst_sw)), r);
+    c = {r.ports, r.count};
+    if (dist) *dist = r.dist;
+  } else {
+    c = routes.candidates(node, dst_sw);
+    if (dist) *dist = routes.distance(node, dst_sw);
+  }
+  if (c.size() == 1) return c[0];
+  if (c.empty()) return -1;
+  return c[ecmp_hash(p.src, p.dst, p.flow, p.ev, salt) % c.size()];
+}
+
 // Minimal routing: hash (src, dst, flow, EV, switch salt) over the minimal-route candidates, like
 // EcmpRouter (same salt stream, so the two agree wherever the candidate sets agree).
 class MinimalRouter final : public net::Router {
