@@ -59,17 +59,12 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
       seen0[d0 + k] = seen1[d0 + k] = front0[d0 + k] = front1[d0 + k] = 1u << k;
       r0t[(d0 + k) * kB + k] = r1t[(d0 + k) * kB + k] = 0;
     }
-    auto gather = [](const topo::SwitchRows& g, std::size_t u, const std::vector<std::uint32_t>& front) {
-      std::uint32_t w = 0;
-      for (std::int32_t i = g.off[u]; i < g.off[u + 1]; ++i) w |= front[static_cast<std::size_t>(g.nbr[static_cast<std::size_t>(i)])];
-      return w;
-    };
     for (std::int32_t level = 1;; ++level) {
       bool any = false;
       for (std::size_t u = 0; u < nsw_; ++u) {
         std::uint32_t w0 = 0, w1 = 0;
-        if (seen0[u] != all) w0 = gather(local, u, front0) & ~seen0[u];
-        if (seen1[u] != all) w1 = (w0 | gather(global, u, front0) | gather(local, u, front1)) & ~seen1[u];
+        if (seen0[u] != all) w0 = local.gather(u, front0) & ~seen0[u];
+        if (seen1[u] != all) w1 = (w0 | global.gather(u, front0) | local.gather(u, front1)) & ~seen1[u];
         next0[u] = w0;
         next1[u] = w1;
       }

@@ -36,10 +36,7 @@ void BlockBfs::run(const SwitchRows& g, std::span<const std::int32_t> sources, s
   for (std::int32_t level = 1;; ++level) {
     bool any = false;
     for (std::size_t u = 0; u < n; ++u) {
-      std::uint32_t w = 0;
-      if (seen_[u] != all)
-        for (std::int32_t i = g.off[u]; i < g.off[u + 1]; ++i) w |= front_[static_cast<std::size_t>(g.nbr[static_cast<std::size_t>(i)])];
-      next_[u] = w & ~seen_[u];
+      next_[u] = seen_[u] == all ? 0 : g.gather(u, front_) & ~seen_[u];
     }
     for (std::size_t u = 0; u < n; ++u) {
       std::uint32_t w = next_[u];

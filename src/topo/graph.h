@@ -80,6 +80,12 @@ void switch_bfs(const Topology& t, std::int32_t source, Bfs& bfs, Follow&& follo
 struct SwitchRows {
   std::vector<std::int32_t> off, nbr;
   std::size_t size() const { return off.empty() ? 0 : off.size() - 1; }
+  // The OR of words[v] over the neighbours v of u (the bit-parallel searches' step).
+  std::uint32_t gather(std::size_t u, const std::vector<std::uint32_t>& words) const {
+    std::uint32_t w = 0;
+    for (std::int32_t i = off[u]; i < off[u + 1]; ++i) w |= words[static_cast<std::size_t>(nbr[static_cast<std::size_t>(i)])];
+    return w;
+  }
 };
 
 // The switch graph of `t` over the links for which `follow(link)` holds, host ports skipped.
