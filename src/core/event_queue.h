@@ -291,10 +291,12 @@ class EventQueue {
     s = Slot{};
     occupied_[si >> 6] &= ~(1ULL << (si & 63));
   }
-  // distribute() unless it failed on three or more times lately: after such a failure the next
-  // kSkipAfterMiss chains are copied and sorted without the look (the order is the same either way;
-  // only the time spent differs).
+  // A chain of more than kCountingMin events: distribute_by_offset(). A shorter one: distribute()
+  // unless that failed on three or more times lately: after such a failure the next kSkipAfterMiss
+  // chains are copied and sorted without the look (the order is the same either way; only the time
+  // spent differs).
   bool try_distribute(const Slot& s) {
+    if (s.count > kCountingMin) return distribute_by_offset(s);
     if (skip_ > 0) {
       --skip_;
       return false;
@@ -342,6 +344,42 @@ class EventQueue {
     // Two times: each in chain order, the earlier first.
     Event* to[2] = {t0 < lo ? out : out + (s.count - n0), t0 < lo ? out + n0 : out};
     for_each_in_chain(s, [&](const Event& e) { *to[e.time != t0]++ = e; });
+    return true;
+  }
+  // A chain of more than kCountingMin events in any number of distinct times: a stable counting
+  // sort on the time's offset in the bucket (kShift bits), so no event is compared with another.
+  // Stable on a chain in sequence order, so the (time, seq) order; false, having written nothing,
+  // for a chain out of sequence order (a reserved sequence number). At 8,192 hosts a 128 ps bucket
+  // holds ~80-200 events of tens of distinct times, which the copy and sort ordered with std::sort.
+  static constexpr std::uint32_t kCountingMin = 32;
+  bool distribute_by_offset(const Slot& s) {
+    constexpr std::uint32_t kWidth = 1u << kShift;
+    // Ask for every block of the chain first (the links are in next_, a few hundred KB): the
+    // blocks were written about a link delay ago and have left the near caches; read in the pass
+    // below they would come one after another. (Asking for the next bucket's chain when this one
+    // is set up was slower: 1.05x on ft8192.)
+    for (std::uint32_t b = s.head, left = s.count;;) {
+      const char* l = reinterpret_cast<const char*>(&blocks_[b]);
+      __builtin_prefetch(l);
+      __builtin_prefetch(l + 64);
+      __builtin_prefetch(l + 128);
+      if (left <= kBlock) break;
+      left -= kBlock;
+      b = next_[b];
+    }
+    std::uint32_t at[kWidth + 1] = {};
+    std::uint64_t last_seq = 0;
+    bool in_order = true;
+    for_each_in_chain(s, [&](const Event& e) {
+      ++at[(static_cast<std::uint64_t>(e.time) & (kWidth - 1)) + 1];
+      in_order &= e.seq >= last_seq;
+      last_seq = e.seq;
+    });
+    if (!in_order) return false;
+    for (std::uint32_t i = 1; i < kWidth; ++i) at[i] += at[i - 1];
+    if (buf_.size() < s.count) buf_.resize(s.count);
+    Event* out = buf_.data();
+    for_each_in_chain(s, [&](const Event& e) { out[at[static_cast<std::uint64_t>(e.time) & (kWidth - 1)]++] = e; });
     return true;
   }
   // f(first event, count) for each block of a non-empty chain, in order; f(event) for each event.
