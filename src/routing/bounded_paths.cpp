@@ -67,7 +67,6 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
   Pair pr;
   pr.first = static_cast<std::uint32_t>((wide_ ? recs16_.size() : recs8_.size()) / rec_);
   pr.count = static_cast<std::uint32_t>(n);
-  scratch_min_.assign(n, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t j = order_[i];
     const std::int32_t* pj = scratch_ports_.data() + j * L;
@@ -83,7 +82,6 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
       recs8_.push_back(meta);
       recs8_.append(pj, pj + L);
     }
-    scratch_min_[i] = is_min;
     if (is_min) {
       if (pr.mins < kInlineMins) pr.min_at[pr.mins] = static_cast<std::uint16_t>(i);
       ++pr.mins;
@@ -93,7 +91,7 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
   if (pr.mins > kInlineMins) {
     pr.nonmin_first = static_cast<std::uint32_t>(nonmin_.size());
     for (std::uint32_t i = 0; i < n; ++i)
-      if (!scratch_min_[i]) nonmin_.push_back(static_cast<std::uint16_t>(i));
+      if (!minimal(pr.first + i)) nonmin_.push_back(static_cast<std::uint16_t>(i));
   }
   index_.put(a, b, static_cast<std::uint32_t>(pairs_.size()));
   pairs_.push_back(pr);

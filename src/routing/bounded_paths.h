@@ -125,7 +125,6 @@ class BoundedPathSet {
   std::vector<std::int32_t> scratch_ports_;
   std::vector<std::uint8_t> scratch_len_, scratch_global_;
   std::vector<std::uint32_t> order_;
-  std::vector<std::uint8_t> scratch_min_;  // per sorted path: minimal
 };
 
 // Shared forwarding of the path-following routers.
