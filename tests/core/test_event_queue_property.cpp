@@ -194,10 +194,11 @@ TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) {
 }
 
 // Buckets of more than one block as a symmetric network fills them: many events of few distinct
-// times, interleaved. The queue splits a chain of one or two times by time instead of sorting it
-// (EventQueue::distribute); three or more times, and chains out of sequence order through pushes
-// with reserved sequence numbers, take the copy-and-sort path, and a chain after such a miss may
-// take it too (the queue skips the look for a while): every mix must pop in (time, seq) order.
+// times, interleaved. The queue orders a chain of more than 32 events by a counting sort on the
+// time (EventQueue::distribute_by_offset) and splits a shorter one of one or two times by time
+// (EventQueue::distribute); other short chains, and chains out of sequence order through pushes
+// with reserved sequence numbers, take the copy-and-sort path, and a short chain after such a miss
+// may take it too (the queue skips the look for a while): every mix must pop in (time, seq) order.
 TEST(EventQueueProperty, BucketsOfFewDistinctTimes) {
   Pair p;
   Rng rng(23, hash_name("few-times"));
