@@ -391,7 +391,8 @@ void Network::run_loop(SimTime until) {
   // six events ahead for a NIC's pull and three for an arrival at a host (its packet line is asked
   // for at six); for an arrival at a switch the router's tables three events ahead and the two
   // lines of the port it will pick (enqueue_at reads both) two events ahead (Router::prefetch_route;
-  // one event ahead and the first line only: 1.02x CPU on ft8192, docs/scale.md "Counting sort of the long buckets").
+  // one event ahead and the first line only: 1.02x CPU on ft8192, docs/scale.md "Counting sort of
+  // the long buckets").
   HostHandler* const host = host_;
   const auto nics = host ? static_cast<std::uint32_t>(nic_host_.size()) : 0u;
   const std::int32_t hosts = host ? topo_.num_hosts : 0;
