@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 
 #include "core/error.h"
@@ -14,10 +15,17 @@ using net::PacketType;
 
 namespace {
 
+// psn's entry if its latest transmission, the one sent at `sent`, is still in flight; else null
+// (acknowledged, declared lost, or superseded by a later transmission).
+inline PsnEntry* in_flight_from(FlowLive& L, std::uint32_t psn, SimTime sent) {
+  PsnEntry* e = L.sent.find(psn);
+  return e && e->state() == PsnState::InFlight && e->sent() == sent ? e : nullptr;
+}
+
 // Drop the retransmit queue's stale head entries (PSNs acknowledged after being declared lost); an
 // emptied queue is reset.
 inline void drop_stale_rtx(FlowLive& L) {
-  while (L.rtx_head < L.rtx.size() && L.state[L.rtx[L.rtx_head]] != PsnState::Lost) ++L.rtx_head;
+  while (L.rtx_head < L.rtx.size() && L.state_of(L.rtx[L.rtx_head]) != PsnState::Lost) ++L.rtx_head;
   if (L.rtx_head == L.rtx.size() && L.rtx_head) {
     L.rtx.clear();
     L.rtx_head = 0;
@@ -27,7 +35,7 @@ inline void drop_stale_rtx(FlowLive& L) {
 // Appends a transmission to the RTO's send log (FlowLive::sendlog). A full log is first compacted:
 // the entries the RTO walk (Transport::on_rto) would skip whenever it reached them are dropped, i.e.
 // those of an acknowledged PSN (Acked is final) and those superseded by a later transmission of their
-// PSN (sent_at only moves forward); the others keep their order, so the walk acts on the same
+// PSN (its send time only moves forward); the others keep their order, so the walk acts on the same
 // entries in the same order as on the full log. The log grows (doubles) only when the entries kept
 // fill more than 3/4 of it, so its capacity stays below 8/3 x the most transmissions not yet
 // acknowledged at once, and a compaction of n entries follows at least n / 4 appends since the
@@ -38,7 +46,8 @@ inline void log_send(FlowLive& L, std::uint32_t psn, SimTime now) {
     std::size_t kept = 0;
     for (std::size_t i = L.log_head; i < log.size(); ++i) {
       const auto [q, sent] = log[i];
-      if (L.state[q] == PsnState::Acked || L.sent_at[q] != sent) continue;
+      const PsnEntry* e = L.sent.find(q);
+      if (!e || e->state() == PsnState::Acked || e->sent() != sent) continue;
       log[kept++] = log[i];
     }
     log.resize(kept);
@@ -413,12 +422,11 @@ void Transport::begin(std::uint32_t id) {
   L.paced = L.cc->paced();
   f.lb = policies_(s, id);
   f.caps = f.lb->caps();
-  L.state.assign(f.npkts, PsnState::Unsent);
-  const std::size_t words = (f.npkts + 63) / 64;
-  L.sacked.assign(words, 0);
-  L.received.assign(words, 0);
-  L.sent_at.assign(f.npkts, 0);
-  L.ev_of.assign(f.npkts, 0);
+  // The sender's ring sized at once for what the initial window puts in play (its PSNs and the rest
+  // of the first block; never more than the message), so that it does not grow through 1, 2, 4 ...
+  // blocks at the start of every transfer.
+  const double window = std::ceil(L.cc->cwnd() / static_cast<double>(p_.mtu + p_.header));
+  L.sent.reserve(static_cast<std::uint32_t>(std::min(static_cast<double>(f.npkts), std::max(1.0, window) + 63)));
   add_active(f);
   net_.kick_nic(s.src);
 }
@@ -462,7 +470,7 @@ lb::SendView Transport::send_view(const FlowState& f, std::uint32_t psn) const {
   v.inflight = f.live->inflight;
   v.psn = psn;
   v.snd_una = f.live->snd_cum;
-  v.retransmit = f.live->state[psn] == PsnState::Lost;
+  v.retransmit = f.live->state_of(psn) == PsnState::Lost;
   return v;
 }
 
@@ -523,11 +531,7 @@ void Transport::prefetch_pull(std::int32_t host, int stage) {
   }
   if (L->cc) L->cc->prefetch();
   const std::uint32_t psn = L->next_new;
-  if (psn < L->state.size()) {
-    __builtin_prefetch(&L->state[psn]);
-    __builtin_prefetch(&L->sent_at[psn]);
-    __builtin_prefetch(&L->ev_of[psn]);
-  }
+  if (const void* e = L->sent.entry_addr(psn)) __builtin_prefetch(e);
   if (L->sendlog.size() < L->sendlog.capacity()) __builtin_prefetch(L->sendlog.data() + L->sendlog.size());
   __builtin_prefetch(f.lb.get());
 }
@@ -555,12 +559,10 @@ void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
   }
   const std::uint32_t psn = p.psn;
   if (p.type == PacketType::Data) {
-    if ((psn >> 6) < L->received.size()) __builtin_prefetch(&L->received[psn >> 6]);
-  } else if (psn < L->state.size()) {
-    __builtin_prefetch(&L->state[psn]);
-    __builtin_prefetch(&L->sent_at[psn]);
-    __builtin_prefetch(&L->ev_of[psn]);
-    if ((psn >> 6) < L->sacked.size()) __builtin_prefetch(&L->sacked[psn >> 6]);
+    if (const void* w = L->received.word_addr(psn)) __builtin_prefetch(w);
+  } else if (const void* e = L->sent.entry_addr(psn)) {
+    __builtin_prefetch(e);
+    __builtin_prefetch(L->sent.word_addr(psn));
     if (L->cc) L->cc->prefetch();
   }
 }
@@ -637,14 +639,14 @@ restart:
         while (f.lb->take_probe(probe_ev, now)) send_probe(f, probe_ev);
       }
       if (f.pinned) p.flags |= net::kFlagPinned;
-      if (L.state[psn] == PsnState::Lost) {
+      PsnEntry& e = L.sent.entry(psn);
+      if (e.state() == PsnState::Lost) {
         p.flags |= net::kFlagRetransmit;
         ++f.n.retransmits;
       }
       ++f.n.packets_sent;
-      L.state[psn] = PsnState::InFlight;
-      L.sent_at[psn] = now;
-      L.ev_of[psn] = p.ev;
+      e.set_sent(now, PsnState::InFlight);
+      e.ev = p.ev;
       L.inflight += wire;
       log_send(L, psn, now);
       if (L.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
@@ -809,7 +811,8 @@ void Transport::on_rto(std::uint32_t id) {
   bool lost_any = false;
   while (f.live->log_head < f.live->sendlog.size()) {
     const auto [psn, sent] = f.live->sendlog[f.live->log_head];
-    if (f.live->state[psn] != PsnState::InFlight || f.live->sent_at[psn] != sent) {
+    PsnEntry* e = in_flight_from(*f.live, psn, sent);
+    if (!e) {
       ++f.live->log_head;  // acknowledged, or superseded by a later transmission
       continue;
     }
@@ -819,12 +822,12 @@ void Transport::on_rto(std::uint32_t id) {
     }
     ++f.live->log_head;
     // Lost silently (e.g. a black-holed link): retransmit and tell CC and LB.
-    f.live->state[psn] = PsnState::Lost;
+    e->set_state(PsnState::Lost);
     f.live->inflight -= packet_bytes(f, psn);
     f.live->rtx.push_back(psn);
     ++f.n.timeouts;
     f.live->cc->on_timeout(now, packet_bytes(f, psn), f.live->inflight);
-    f.lb->on_feedback(f.live->ev_of[psn], lb::Feedback::Timeout, now);
+    f.lb->on_feedback(e->ev, lb::Feedback::Timeout, now);
     lost_any = true;
   }
   // Everything walked: start the log over (a full log is compacted by log_send).
@@ -963,8 +966,9 @@ void Transport::resend_lost(FlowState& f) {
   lost_buf_.clear();
   f.lb->take_lost(lost_buf_);
   for (const auto& [psn, sent] : lost_buf_) {
-    if (psn >= f.npkts || f.live->state[psn] != PsnState::InFlight || f.live->sent_at[psn] != sent) continue;
-    f.live->state[psn] = PsnState::Lost;
+    PsnEntry* e = psn < f.npkts ? in_flight_from(*f.live, psn, sent) : nullptr;
+    if (!e) continue;
+    e->set_state(PsnState::Lost);
     f.live->inflight -= packet_bytes(f, psn);
     f.live->rtx.push_back(psn);
   }
@@ -1001,12 +1005,10 @@ void Transport::on_data(std::uint32_t pkt) {
   else
     f.rcv_latest_sent = p.sent_time;
   const std::uint32_t psn = p.psn;
-  const std::uint64_t bit = 1ULL << (psn & 63);
   bool newly_complete = false;
-  if (f.finished || (R.received[psn >> 6] & bit)) {  // a finished receiver has freed its bitmap: all held
+  if (f.finished || R.received.test(psn)) {  // a finished receiver has freed its bitmap: all held
     ++f.n.duplicates;
   } else {
-    std::uint64_t& word = R.received[psn >> 6];
     if (psn != R.rcv_cum) {
       // Out of order ([Flowcut] sec. III-C2: the expected PSN does not match the received one).
       ++f.n.ooo;
@@ -1018,11 +1020,12 @@ void Transport::on_data(std::uint32_t pkt) {
       }
     }
     const std::uint32_t rob_before = f.rcv_count - R.rcv_cum;
-    word |= bit;
+    R.received.set(psn);
     ++f.rcv_count;
     ++delivered_;
     last_progress_ = net_.now();
-    while (R.rcv_cum < f.npkts && (R.received[R.rcv_cum >> 6] >> (R.rcv_cum & 63) & 1)) ++R.rcv_cum;
+    while (R.rcv_cum < f.npkts && R.received.test(R.rcv_cum)) ++R.rcv_cum;
+    R.received.advance(R.rcv_cum);
     if (p_.delivery == Delivery::InOrder) {  // packets above the first gap wait in the reorder buffer
       f.n.rob_max = std::max(f.n.rob_max, f.rcv_count - R.rcv_cum);
       count_rob(f, p.dst, rob_before);
@@ -1047,7 +1050,7 @@ void Transport::on_data(std::uint32_t pkt) {
     net_.events().push(net_.now() + p_.ack_delay, net::kEvAckFlush, f.id);
   }
   if (newly_complete) {
-    std::vector<std::uint64_t>().swap(R.received);  // every PSN is held: received_word() answers
+    R.received.release();  // every PSN is held: received_word() answers
     complete(f.id);
   }
 }
@@ -1061,7 +1064,7 @@ FlowLive& Transport::receiver(FlowState& f) {
 }
 
 std::uint64_t Transport::received_word(const FlowState& f, std::uint32_t w) const {
-  if (f.live && !f.live->received.empty()) return f.live->received[w];
+  if (f.live && !f.finished) return f.live->received.word(w);
   // Freed on completion: the PSNs of word w below npkts are all held.
   const std::uint32_t in_word = f.npkts - std::min(f.npkts, w * 64);
   return in_word >= 64 ? ~0ULL : (1ULL << in_word) - 1;
@@ -1069,13 +1072,16 @@ std::uint64_t Transport::received_word(const FlowState& f, std::uint32_t w) cons
 
 void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
                            std::uint32_t& newly) {
-  std::uint64_t& w = f.live->sacked[psn >> 6];
+  auto& ring = f.live->sent;
+  if (psn < ring.lo()) return;  // below the ring: acknowledged
+  std::uint64_t& w = ring.word_ref(psn);
   const std::uint64_t bit = 1ULL << (psn & 63);
   if (w & bit) return;
   w |= bit;
   const Bytes b = packet_bytes(f, psn);
-  if (f.live->state[psn] == PsnState::InFlight) f.live->inflight -= b;
-  f.live->state[psn] = PsnState::Acked;
+  PsnEntry& e = ring.entry(psn);
+  if (e.state() == PsnState::InFlight) f.live->inflight -= b;
+  e.set_state(PsnState::Acked);
   ++f.live->acked;
   ++newly;
   acked_bytes += b;
@@ -1095,7 +1101,7 @@ void Transport::on_ack(std::uint32_t pkt) {
   std::uint32_t newly = 0;
   // Selective part: the 64-PSN word holding a.psn.
   const std::uint32_t base = a.psn & ~63u;
-  std::uint64_t fresh = ax.sack & ~f.live->sacked[base >> 6];
+  std::uint64_t fresh = ax.sack & ~f.live->sent.word(base >> 6);
   while (fresh) {
     const int b = std::countr_zero(fresh);
     fresh &= fresh - 1;
@@ -1103,7 +1109,8 @@ void Transport::on_ack(std::uint32_t pkt) {
   }
   // Cumulative part.
   while (f.live->snd_cum < a.cum_ack) mark_acked(f, f.live->snd_cum++, acked_bytes, newly);
-  while (f.live->snd_cum < f.npkts && (f.live->sacked[f.live->snd_cum >> 6] >> (f.live->snd_cum & 63) & 1)) ++f.live->snd_cum;
+  while (f.live->snd_cum < f.npkts && f.live->sent.test(f.live->snd_cum)) ++f.live->snd_cum;
+  f.live->sent.advance(f.live->snd_cum);
 
   Bytes marked = 0;
   if (a.ecn()) {
@@ -1157,8 +1164,8 @@ void Transport::on_nack(std::uint32_t pkt) {
     const std::uint32_t psn = n.psn;
     // Only the NACK of the latest transmission triggers a retransmission (an older copy's NACK may
     // arrive after a timeout already resent it).
-    if (f.live->state[psn] == PsnState::InFlight && f.live->sent_at[psn] == n.sent_time) {
-      f.live->state[psn] = PsnState::Lost;
+    if (PsnEntry* e = in_flight_from(*f.live, psn, n.sent_time)) {
+      e->set_state(PsnState::Lost);
       f.live->inflight -= packet_bytes(f, psn);
       f.live->rtx.push_back(psn);
       f.live->cc->on_nack(now, packet_bytes(f, psn), f.live->inflight);
@@ -1176,7 +1183,8 @@ void Transport::on_go_back_n(FlowState& f, const Packet& n) {
   Bytes acked_bytes = 0;
   std::uint32_t newly = 0;
   while (f.live->snd_cum < n.cum_ack) mark_acked(f, f.live->snd_cum++, acked_bytes, newly);
-  while (f.live->snd_cum < f.npkts && (f.live->sacked[f.live->snd_cum >> 6] >> (f.live->snd_cum & 63) & 1)) ++f.live->snd_cum;
+  while (f.live->snd_cum < f.npkts && f.live->sent.test(f.live->snd_cum)) ++f.live->snd_cum;
+  f.live->sent.advance(f.live->snd_cum);
   if (acked_bytes) f.live->cc->on_ack(acked_bytes, 0, now);
   if (f.live->acked == f.npkts) {
     sender_finished(f);
@@ -1185,18 +1193,19 @@ void Transport::on_go_back_n(FlowState& f, const Packet& n) {
   const std::uint32_t expected = n.psn;
   // One rewind per gap: a NACK caused by a packet sent before the last rewind is already answered
   // by it (the rewind resent everything from a PSN at or below this one).
-  if (expected >= f.npkts || f.live->state[expected] == PsnState::Acked || n.sent_time < f.live->last_rewind) return;
+  if (expected >= f.npkts || f.live->state_of(expected) == PsnState::Acked || n.sent_time < f.live->last_rewind) return;
   f.live->last_rewind = now;
   ++f.n.rewinds;
   // Go back N: everything from the expected PSN on is sent again, in order.
   f.live->rtx.clear();
   f.live->rtx_head = 0;
   for (std::uint32_t psn = expected; psn < f.live->next_new; ++psn) {
-    if (f.live->state[psn] == PsnState::InFlight) {
-      f.live->state[psn] = PsnState::Lost;
+    PsnEntry& e = f.live->sent.entry(psn);
+    if (e.state() == PsnState::InFlight) {
+      e.set_state(PsnState::Lost);
       f.live->inflight -= packet_bytes(f, psn);
     }
-    if (f.live->state[psn] == PsnState::Lost) f.live->rtx.push_back(psn);
+    if (e.state() == PsnState::Lost) f.live->rtx.push_back(psn);
   }
   f.live->cc->on_nack(now, packet_bytes(f, expected), f.live->inflight);
 }
@@ -1273,10 +1282,7 @@ void Transport::sender_finished(FlowState& f) {
   // counters and times only.
   std::vector<std::uint32_t>().swap(f.live->rtx);
   std::vector<std::pair<std::uint32_t, SimTime>>().swap(f.live->sendlog);
-  std::vector<PsnState>().swap(f.live->state);
-  std::vector<std::uint64_t>().swap(f.live->sacked);
-  std::vector<SimTime>().swap(f.live->sent_at);
-  std::vector<std::uint32_t>().swap(f.live->ev_of);
+  f.live->sent.release();
   f.live->log_head = f.live->rtx_head = 0;
   f.live->cc.reset();
   // The load balancer goes too unless the run's summary reads it or it answers probes that may
@@ -1325,8 +1331,7 @@ FlowMemory Transport::memory() const {
     if (!f.live) continue;
     const auto& L = *f.live;
     if (L.cc) ++m.ccs;
-    m.vector_bytes += vec(L.state) + vec(L.sacked) + vec(L.sent_at) + vec(L.ev_of) + vec(L.rtx) + vec(L.sendlog) +
-                      vec(L.received);
+    m.vector_bytes += L.sent.bytes() + vec(L.rtx) + vec(L.sendlog) + L.received.bytes();
   }
   for (const auto& q : hosts_) m.scheduler_bytes += vec(q.slots) + q.ready.bytes();
   return m;

@@ -39,6 +39,7 @@
 #include "lb/policy.h"
 #include "net/network.h"
 #include "transport/cc.h"
+#include "transport/psn_ring.h"
 #include "transport/row_spill.h"
 #include "workload/flow_spec.h"
 
@@ -141,10 +142,26 @@ inline constexpr std::uint8_t kParkPause = 2;  // a switch paused it (FGFC XOFF)
 
 enum class PsnState : std::uint8_t { Unsent = 0, InFlight = 1, Acked = 2, Lost = 3 };
 
+// The sender's record of one PSN in play (FlowLive::sent): its state and latest transmission, in 12
+// bytes (the state in the low two bits of the send time's word: times in ps stay far below 2^62).
+#pragma pack(push, 4)
+struct PsnEntry {
+  std::uint64_t sent_state = 0;  // time of the latest transmission << 2 | PsnState
+  std::uint32_t ev = 0;          // its EV
+
+  SimTime sent() const { return static_cast<SimTime>(sent_state >> 2); }
+  PsnState state() const { return static_cast<PsnState>(sent_state & 3); }
+  void set_state(PsnState s) { sent_state = (sent_state & ~std::uint64_t{3}) | static_cast<std::uint64_t>(s); }
+  void set_sent(SimTime t, PsnState s) { sent_state = static_cast<std::uint64_t>(t) << 2 | static_cast<std::uint64_t>(s); }
+};
+#pragma pack(pop)
+static_assert(sizeof(PsnEntry) == 12, "PsnEntry: 12 bytes per PSN in play");
+
 // The state of a transfer in progress (sender and receiver), made when the entry starts
 // (Transport::begin) and released as a whole once the receiver holds every byte and the sender has
-// its final ACK (docs/architecture.md "Per-flow state"). The per-PSN vectors go earlier: the
-// sender's at its final ACK, the receiver's bitmap at completion.
+// its final ACK (docs/architecture.md "Per-flow state"). The per-PSN state covers only the PSNs in
+// play (PsnRing: from the cumulative point to the highest PSN sent or received) and goes earlier:
+// the sender's at its final ACK, the receiver's bitmap at completion.
 struct FlowLive {
   // sender
   std::unique_ptr<CongestionControl> cc;  // freed at the final ACK
@@ -152,11 +169,19 @@ struct FlowLive {
   std::uint32_t next_new = 0;     // next never-sent PSN
   std::uint32_t acked = 0;        // PSNs acknowledged
   std::uint32_t snd_cum = 0;      // every PSN below is acknowledged
-  // Per-PSN sender state, allocated when the entry starts and freed when the sender is done.
-  std::vector<PsnState> state;
-  std::vector<std::uint64_t> sacked;  // sender's bitmap of acknowledged PSNs
-  std::vector<SimTime> sent_at;   // time of the latest transmission of each PSN
-  std::vector<std::uint32_t> ev_of;   // EV of the latest transmission of each PSN
+  // Per-PSN sender state from snd_cum's 64-PSN block on (below it every PSN is Acked): the bitmap of
+  // acknowledged PSNs and each PSN's latest transmission; freed when the sender is done.
+  PsnRing<PsnEntry> sent;
+  // psn's state: from the ring, Acked below it (every PSN below its first block is acknowledged),
+  // Unsent beyond it; and the time of its latest transmission while the ring holds it (else 0).
+  PsnState state_of(std::uint32_t psn) const {
+    if (const PsnEntry* e = sent.find(psn)) return e->state();
+    return psn < sent.lo() ? PsnState::Acked : PsnState::Unsent;
+  }
+  SimTime sent_time(std::uint32_t psn) const {
+    const PsnEntry* e = sent.find(psn);
+    return e ? e->sent() : 0;
+  }
   std::vector<std::uint32_t> rtx;     // retransmit queue (PSNs)
   std::size_t rtx_head = 0;
   std::vector<std::pair<std::uint32_t, SimTime>> sendlog;  // (psn, sent) in send order, for the RTO
@@ -179,7 +204,7 @@ struct FlowLive {
   bool ack_flush_armed = false;
   std::uint8_t ack_last_hops = 0;
   std::uint8_t carry_n = 0;  // ack_carry_evs: non-ECN EVs received since the last ACK
-  std::vector<std::uint64_t> received;  // PSN bitmap; freed when every PSN is held
+  PsnRing<> received;  // PSN bitmap from rcv_cum's block on; freed when every PSN is held
   std::uint32_t rcv_cum = 0;  // lowest PSN not yet received
   std::uint32_t ack_pending = 0, ack_pending_ecn = 0;
   std::uint32_t ack_last_psn = 0, ack_last_ev = 0;

@@ -78,7 +78,7 @@ struct Bench {
     a.src = 1;
     a.dst = 0;
     a.size = kHeader;
-    a.sent_time = !flow().live || live().sent_at.empty() ? 0 : live().sent_at[psn];
+    a.sent_time = !flow().live ? 0 : live().sent_time(psn);
     tr->on_packet(i);
   }
   void nack(std::uint32_t psn, SimTime sent_time) {
@@ -107,14 +107,14 @@ TEST(Transport, RtoWalkDeclaresEachPacketLostOneRtoAfterItsLatestTransmission) {
   b.cut_sender_link();
   b.run_to(kRto - 1);
   EXPECT_EQ(b.flow().n.packets_sent, 4u);  // the window holds all four: sent back to back
-  EXPECT_EQ(b.live().sent_at[3], 3 * kSer);
+  EXPECT_EQ(b.live().sent_time(3), 3 * kSer);
   EXPECT_EQ(b.flow().n.timeouts, 0u);
   // The first RTO fires at rto: only PSN 0 (sent at 0) has expired; the timer moves to PSN 1's.
   b.run_to(kRto);
   EXPECT_EQ(b.flow().n.timeouts, 1u);
   EXPECT_EQ(b.live().rto_armed, kSer + kRto);
   EXPECT_EQ(b.flow().n.retransmits, 1u);  // resent at once: the NIC was idle
-  EXPECT_EQ(b.live().sent_at[0], kRto);
+  EXPECT_EQ(b.live().sent_time(0), kRto);
   b.run_to(kRto + 3 * kSer);
   EXPECT_EQ(b.flow().n.timeouts, 4u);
   // Second and third rounds: one rto later each (a backoff would double the gap).
@@ -134,32 +134,32 @@ TEST(Transport, StaleNackIsIgnored) {
   b.cut_sender_link();
   b.run_to(us(1));
   ASSERT_EQ(b.flow().n.packets_sent, 4u);
-  const SimTime sent2 = b.live().sent_at[2];
+  const SimTime sent2 = b.live().sent_time(2);
   // A NACK echoing a different send time: an older copy of PSN 2.
   b.nack(2, sent2 - 1);
   EXPECT_EQ(b.flow().n.nacks, 1u);
-  EXPECT_EQ(b.live().state[2], PsnState::InFlight);
+  EXPECT_EQ(b.live().state_of(2), PsnState::InFlight);
   EXPECT_EQ(b.live().inflight, 4 * kWire);
   EXPECT_TRUE(b.live().rtx.empty());
   // PSN 0 acknowledged, then a NACK of it arrives late.
   b.ack(0, 1, 1);
-  EXPECT_EQ(b.live().state[0], PsnState::Acked);
-  b.nack(0, b.live().sent_at[0]);
+  EXPECT_EQ(b.live().state_of(0), PsnState::Acked);
+  b.nack(0, b.live().sent_time(0));
   EXPECT_EQ(b.flow().n.nacks, 2u);
-  EXPECT_EQ(b.live().state[0], PsnState::Acked);
+  EXPECT_EQ(b.live().state_of(0), PsnState::Acked);
   EXPECT_EQ(b.live().inflight, 3 * kWire);
   EXPECT_TRUE(b.live().rtx.empty());
   // The NACK of the latest transmission: lost and resent at once (the NIC is idle), so in flight
   // again with a new send time.
   b.nack(2, sent2);
   EXPECT_EQ(b.flow().n.retransmits, 1u);
-  EXPECT_EQ(b.live().state[2], PsnState::InFlight);
-  EXPECT_EQ(b.live().sent_at[2], b.net->now());
-  EXPECT_GT(b.live().sent_at[2], sent2);
+  EXPECT_EQ(b.live().state_of(2), PsnState::InFlight);
+  EXPECT_EQ(b.live().sent_time(2), b.net->now());
+  EXPECT_GT(b.live().sent_time(2), sent2);
   EXPECT_EQ(b.live().inflight, 3 * kWire);
   // The first copy's NACK is now stale too.
   b.nack(2, sent2);
-  EXPECT_EQ(b.live().state[2], PsnState::InFlight);
+  EXPECT_EQ(b.live().state_of(2), PsnState::InFlight);
   b.run_to(us(3));
   EXPECT_EQ(b.flow().n.retransmits, 1u);
 }
@@ -176,10 +176,10 @@ TEST(Transport, SackAndCumulativeAckMarkExactlyTheirPsns) {
   b.ack(70, 0, (1ULL << 0) | (1ULL << 2) | (1ULL << 6));
   EXPECT_EQ(b.live().acked, 3u);
   EXPECT_EQ(b.live().snd_cum, 0u);
-  EXPECT_EQ(b.live().state[64], PsnState::Acked);
-  EXPECT_EQ(b.live().state[65], PsnState::InFlight);
-  EXPECT_EQ(b.live().state[66], PsnState::Acked);
-  EXPECT_EQ(b.live().state[70], PsnState::Acked);
+  EXPECT_EQ(b.live().state_of(64), PsnState::Acked);
+  EXPECT_EQ(b.live().state_of(65), PsnState::InFlight);
+  EXPECT_EQ(b.live().state_of(66), PsnState::Acked);
+  EXPECT_EQ(b.live().state_of(70), PsnState::Acked);
   EXPECT_EQ(b.live().inflight, 127 * kWire);
   // A cumulative ACK of 2 with PSN 1's word (bits 0 and 1).
   b.ack(1, 2, 0b11);
@@ -195,29 +195,32 @@ TEST(Transport, SackAndCumulativeAckMarkExactlyTheirPsns) {
   // The RTO walk skips acknowledged PSNs: the other 123 time out.
   b.run_to(rto + us(12));
   EXPECT_EQ(b.flow().n.timeouts, 123u);
-  EXPECT_EQ(b.live().state[64], PsnState::Acked);
+  EXPECT_EQ(b.live().state_of(64), PsnState::Acked);
   // A cumulative ACK of everything finishes the sender.
   b.ack(129, 130, 0b11);
   EXPECT_TRUE(b.flow().sender_done);
 }
 
-// Per-PSN state is allocated when the flow starts and freed when it is done: the receiver's bitmap
-// when every PSN is held, the sender's vectors, congestion control and load balancer at the final
-// ACK, and the whole FlowLive then (docs/architecture.md). A late duplicate is still counted and
-// acknowledged after that.
+// Per-PSN state is allocated as PSNs come into play and freed when the flow is done: the receiver's
+// bitmap when every PSN is held, the sender's ring, congestion control and load balancer at the
+// final ACK, and the whole FlowLive then (docs/architecture.md). A late duplicate is still counted
+// and acknowledged after that.
 TEST(Transport, PerFlowStateIsFreedWhenTheFlowFinishes) {
   Bench b(200);
   b.run_to(us(1));
-  EXPECT_EQ(b.live().state.size(), 200u);
-  EXPECT_EQ(b.live().sent_at.size(), 200u);
-  EXPECT_EQ(b.live().received.size(), 4u);  // ceil(200 / 64) words
+  // The sender's ring is sized at the start for the initial window (1,000 packets) capped at the
+  // message: 200 PSNs, 4 blocks. 1 us: 12 packets of 83.2 ns on the wire, the first few received:
+  // the receiver's ring holds one 64-PSN block.
+  EXPECT_EQ(b.live().sent.blocks(), 4u);
+  EXPECT_EQ(b.live().sent_time(11), 11 * kSer);
+  EXPECT_EQ(b.live().received.blocks(), 1u);
   EXPECT_EQ(b.tr->memory().live, 1u);
   // The run stops when the last entry completes at its receiver; run on to deliver the last ACKs.
   b.run_to(kTimeNever);
   const auto& f = b.flow();
   ASSERT_TRUE(f.finished);
   ASSERT_TRUE(f.live);
-  EXPECT_EQ(f.live->received.capacity(), 0u);  // the receiver's bitmap goes at completion
+  EXPECT_EQ(f.live->received.bytes(), 0u);  // the receiver's bitmap goes at completion
   b.run_to(kTimeNever);
   ASSERT_TRUE(f.sender_done);
   EXPECT_EQ(f.n.packets_sent, 200u);
@@ -260,10 +263,14 @@ TEST(Transport, SendLogStaysWithinTheWindow) {
   constexpr std::uint32_t kPackets = 3000, kWindow = 4;
   Bench b(kPackets, kRto, kWindow);
   std::size_t most = 0;
-  std::uint32_t steps = 0;
+  std::uint32_t steps = 0, most_sent_blocks = 0, most_received_blocks = 0;
   for (SimTime t = ns(500); !b.flow().sender_done && t < ms(10); t += ns(500)) {
     b.run_to(t);
-    if (b.flow().live && !b.flow().sender_done) most = std::max(most, b.live().sendlog.capacity());
+    if (b.flow().live && !b.flow().sender_done) {
+      most = std::max(most, b.live().sendlog.capacity());
+      most_sent_blocks = std::max(most_sent_blocks, b.live().sent.blocks());
+      most_received_blocks = std::max(most_received_blocks, b.live().received.blocks());
+    }
     ++steps;
   }
   ASSERT_GT(steps, 100u);  // checked all along the flow
@@ -271,6 +278,12 @@ TEST(Transport, SendLogStaysWithinTheWindow) {
   ASSERT_TRUE(b.flow().sender_done);
   EXPECT_GE(most, kWindow);
   EXPECT_LE(most, 3 * kWindow);
+  // The per-PSN state follows the PSNs in play, not the message: at most kWindow PSNs past the
+  // cumulative point span at most two 64-PSN blocks at each end (the whole message is 47 blocks).
+  EXPECT_GE(most_sent_blocks, 1u);
+  EXPECT_LE(most_sent_blocks, 2u);
+  EXPECT_GE(most_received_blocks, 1u);
+  EXPECT_LE(most_received_blocks, 2u);
   EXPECT_EQ(b.flow().n.packets_sent, kPackets);
   EXPECT_EQ(b.flow().n.retransmits, 0u);
   EXPECT_EQ(b.flow().n.timeouts, 0u);
@@ -293,13 +306,16 @@ TEST(Transport, SendLogStaysWithinTheWindowWhileTimeoutsResend) {
   b.run_to(us(2));
   b.cut_sender_link();
   std::size_t most = 0;
+  std::uint32_t most_blocks = 0;
   for (SimTime t = us(2); t < us(2) + 20 * kRto; t += us(1)) {
     b.run_to(t);
     most = std::max(most, b.live().sendlog.capacity());
+    most_blocks = std::max(most_blocks, b.live().sent.blocks());
   }
   EXPECT_GE(b.flow().n.timeouts, 19u * kWindow);
   EXPECT_EQ(b.flow().n.retransmits, b.flow().n.timeouts);  // each timeout resent at once
   EXPECT_LE(most, 3 * kWindow);
+  EXPECT_LE(most_blocks, 2u);  // the same kWindow PSNs resent: the sender's ring does not grow
   b.net->port(b.net->nic_port(0)).up = true;
   b.run_to(kTimeNever);
   b.run_to(kTimeNever);
