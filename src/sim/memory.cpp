@@ -119,20 +119,27 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   } else {
     m.entries = w.entries * (per_record + static_cast<double>(sizeof(metrics::FlowResult)));
   }
-  // Per PSN of a message in progress: state byte, send time, EV, a send-log record, SACK and
-  // receive bits (transport.h FlowState); freed when the flow is done.
-  m.packets_per_entry_state = std::ceil(w.concurrent_bytes / mtu);
-  m.psn_state = m.packets_per_entry_state *
-                (static_cast<double>(sizeof(transport::PsnState) + sizeof(SimTime) + sizeof(std::uint32_t) +
-                                     sizeof(std::pair<std::uint32_t, SimTime>)) + 0.25);
   // Packets in flight: at most what the switch buffers hold (data queue per switch port) and what
   // the workload has in progress.
+  const double message_psns = std::ceil(w.concurrent_bytes / mtu);
   double queue = static_cast<double>(cfg.integer("network.queue_bytes"));
   if (queue <= 0 && cfg.integer("network.queue_packets") > 0)
     queue = static_cast<double>(cfg.integer("network.queue_packets")) * packet_bytes;
   if (queue <= 0) queue = cfg.real("network.queue_bdp") * t.host_rate_bps / 8 * kAssumedRttSeconds;
   const double switch_ports = std::max(0.0, ports - t.hosts);  // every port but the NICs
-  m.packets_in_flight = std::min(m.packets_per_entry_state, switch_ports * std::ceil(queue / packet_bytes) + 2 * t.hosts);
+  m.packets_in_flight = std::min(message_psns, switch_ports * std::ceil(queue / packet_bytes) + 2 * t.hosts);
+  // Per-PSN state exists only for the PSNs in play (transport/psn_ring.h): per message in progress a
+  // ring from its cumulative point's 64-PSN block to its highest PSN sent, rounded up to a power of
+  // two blocks, i.e. at most twice (its PSNs sent and not yet acknowledged + 64). Those PSNs are in
+  // flight (data or ACK) or lost, so in all at most 2 x (64 per message + the packets in flight), and
+  // never more than the messages' own PSNs. Per PSN: the sender's entry (send time, EV, state), its
+  // send-log record, SACK and receive bits.
+  const double messages = w.in_progress > 0           ? std::min(w.entries, w.in_progress)
+                          : w.largest_message > 0      ? std::min(w.entries, std::ceil(w.concurrent_bytes / w.largest_message))
+                                                       : w.entries;
+  m.packets_per_entry_state = std::min(message_psns, 2 * (64 * messages + m.packets_in_flight));
+  m.psn_state = m.packets_per_entry_state *
+                (static_cast<double>(sizeof(transport::PsnEntry) + sizeof(std::pair<std::uint32_t, SimTime>)) + 0.25);
   m.packets = m.packets_in_flight * static_cast<double>(sizeof(net::Packet) + sizeof(net::AckFields)) * kGrowth;
   // Source-guided routing (sim/flow_setup.cpp): one EV entry list per switch pair the workload uses
   // (an entry, its EV index and prefix sum per bounded path) plus that pair's ECMP 1 / 2 tables, fine
@@ -174,7 +181,7 @@ std::string MemoryEstimate::describe() const {
                               grouped(topo.links), format_bytes(tables), grouped(topo.switches * topo.switches));
   const double wl = entries + psn_state + packets;
   if (wl > 0)
-    s += fmt::format("; workload {}: {} entries, {} packets of per-PSN state, {} packets in flight",
+    s += fmt::format("; workload {}: {} entries, {} PSNs of per-PSN state, {} packets in flight",
                      format_bytes(wl), grouped(workload.entries), grouped(packets_per_entry_state), grouped(packets_in_flight));
   if (paths > 0)
     s += fmt::format("; bounded paths {}: {} switch pairs in use x up to {} paths", format_bytes(paths),

@@ -19,7 +19,7 @@ enum class MemoryUse { Run, Topology };
 struct MemoryEstimate {
   topo::TopologySize topo;
   workload::WorkloadSize workload;     // zero for MemoryUse::Topology
-  double packets_per_entry_state = 0;  // data packets whose per-PSN state may exist at once
+  double packets_per_entry_state = 0;  // PSNs whose per-PSN state may exist at once (the PSNs in play)
   double packets_in_flight = 0;        // packet records (bounded by the switch buffers)
   double base = 0;                     // the executable, libraries and fixed tables
   double graph = 0;                    // topology graph (nodes, ports, links) and network ports

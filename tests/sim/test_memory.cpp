@@ -254,13 +254,17 @@ TEST(MemoryGuard, LimitFromTheKey) {
     EXPECT_CONTAINS(std::string(e.what()), "exceeds run.max_memory_gb = 0.001");
     EXPECT_CONTAINS(std::string(e.what()), "; lower topology.hosts, topology.radix, topology.tiers or raise");
   }
-  // Just below the total: each part fits alone, both are named.
+  // Just below the total: each part fits alone, both are named, the larger first. Here that is the
+  // topology (12 MiB: the executable's fixed part and the graph) over the workload (9 MiB: per-PSN
+  // state only for the PSNs in play, 2 x (64 per message + the packets in flight)).
+  const auto m = sim::estimate_memory(c);
+  ASSERT_GT(m.base + m.graph + m.tables, m.entries + m.psn_state + m.packets + m.paths);
   c.set("run.max_memory_gb", 0.99 * total / (1024.0 * 1024 * 1024));
   try {
     sim::check_memory(c);
     FAIL() << "a limit below the estimate must refuse";
   } catch (const UserError& e) {
-    EXPECT_CONTAINS(std::string(e.what()), "; lower workload.size or topology.hosts, topology.radix, topology.tiers or raise");  // the larger part first
+    EXPECT_CONTAINS(std::string(e.what()), "; lower topology.hosts, topology.radix, topology.tiers or workload.size or raise");
   }
   c.set("run.max_memory_gb", 0.0);
   std::string why;
@@ -356,4 +360,22 @@ TEST(MemoryGuard, StreamedTracePricesRecordsInProgressAndCompactRows) {
   EXPECT_DOUBLE_EQ(eager.entries, eager.workload.entries * (per_record + sizeof(metrics::FlowResult)));
   EXPECT_LT(per_entry * 2, per_record + sizeof(metrics::FlowResult));
   EXPECT_LT(s100.entries, at(100000, false).entries / 10);
+}
+
+// Per-PSN state is priced for the PSNs in play (transport/psn_ring.h), not for the messages' PSNs: on
+// a 1024-host permutation, 256 MiB and 1 GiB messages (65,536 and 262,144 PSNs each) cost the same,
+// 2 x (64 per message + the packets in flight) PSNs, while 64 KiB messages (16 PSNs each) cost their
+// own PSNs, fewer than that bound.
+TEST(MemoryGuard, PerPsnStateFollowsThePsnsInPlay) {
+  auto c = with({{"topology.hosts", std::int64_t{1024}}, {"topology.radix", std::int64_t{64}},
+                 {"workload.kind", std::string("permutation")}, {"workload.size", std::int64_t{256} << 20}});
+  const auto big = sim::estimate_memory(c);
+  c.set("workload.size", std::int64_t{1} << 30);
+  const auto huge = sim::estimate_memory(c);
+  EXPECT_DOUBLE_EQ(big.packets_per_entry_state, 2 * (64 * 1024 + big.packets_in_flight));
+  EXPECT_DOUBLE_EQ(huge.psn_state, big.psn_state);
+  EXPECT_LT(big.psn_state, 1024.0 * 65536 * 12 / 10);  // a tenth of a 12-byte entry per message PSN
+  c.set("workload.size", std::int64_t{64} << 10);
+  const auto small = sim::estimate_memory(c);
+  EXPECT_DOUBLE_EQ(small.packets_per_entry_state, 1024 * 16);
 }
