@@ -9,9 +9,9 @@
 # 8 MiB permutation with Flowcut in every switch (flowcut_full) on the credit-based lossless network
 # (examples/flowcut/fat_tree_1024.toml); skip it with BENCH_FLOWCUT=0.
 #
-# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all six after the
-# rows above, BENCH_ROWS=ft8192,rate,ft64k,websearch1m,sf29,df83k a subset; BENCH_DEFAULT=0 skips the three rows
-# above:
+# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all seven after the
+# rows above, BENCH_ROWS=ft8192,rate,ft64k,websearch1m,sf29,df83k,bigmsg a subset; BENCH_DEFAULT=0 skips the three
+# rows above:
 #   ft8192      8,192-host 2-tier fat tree (radix 128), 2 MiB permutation, REPS
 #               (examples/htsim/permutation_8192.toml)
 #   rate        events/s against size (issue 17: flat from 128 to 8192 hosts): the ft8192 scenario
@@ -29,6 +29,8 @@
 #               1 MiB permutation outside the group (examples/routing/dragonfly_permutation.toml),
 #               the whole permutation (4.5 x 10^8 events), or its first BENCH_DF_US us (e.g. "5": the
 #               setup and every host's first window): the "100k-endpoint Dragonfly"
+#   bigmsg      the ft8192 fat tree with 256 MiB messages (65,536 PSNs each), the first BENCH_BIGMSG_US
+#               (default 20) us: per-PSN state follows the PSNs in play, not the message size
 # Each large row runs under /usr/bin/time -v and prints: wall (whole process), CPU (user + sys),
 # events, events/s (over the simulation loop's wall time), events per data packet (summary.json
 # events_by_kind), peak RSS and the setup's RSS (resident when the event loop starts:
@@ -47,7 +49,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-build/lbsim}
 repeat=${BENCH_REPEAT:-1}
 rows=${BENCH_ROWS:-}
-[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,rate,ft64k,websearch1m,sf29,df83k
+[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,rate,ft64k,websearch1m,sf29,df83k,bigmsg
 if [ "${BENCH_DEFAULT:-1}" = 0 ]; then repeat=0; BENCH_DRAGONFLY=0; BENCH_FLOWCUT=0; fi
 for i in $(seq 1 "$repeat"); do
   out=$(mktemp -d)
@@ -242,8 +244,13 @@ PY
       large_row df83k "Dragonfly p = 12 a = 24 h = 12, 83,232 hosts, UGAL-L, 1 MiB permutation, $df_span" \
         "runs, <= 6 GiB" examples/routing/dragonfly_permutation.toml --set topology.p=12 --set topology.a=24 \
         --set topology.h=12 --set 'workload.size="1MiB"' "${df_end[@]}" ;;
+    bigmsg)
+      big_us=${BENCH_END_US:-${BENCH_BIGMSG_US:-20}}
+      large_row bigmsg "8192-host 2-tier fat tree radix 128, REPS, 256 MiB permutation, first $big_us us" \
+        "memory follows the PSNs in play" examples/htsim/permutation_8192.toml --set 'workload.size="256MiB"' \
+        --set "run.end_us=$big_us" ;;
     "") ;;
-    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, rate, ft64k, websearch1m, sf29, df83k)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, rate, ft64k, websearch1m, sf29, df83k, bigmsg)" >&2; exit 2 ;;
   esac
   if [ -n "$LAST_SUMMARY" ]; then rm -f "$LAST_SUMMARY"; fi
 done

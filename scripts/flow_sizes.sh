@@ -18,6 +18,7 @@ int main() {
   std::printf("| workload::FlowSpec | %zu |\n", sizeof(workload::FlowSpec));
   std::printf("| transport::FlowState | %zu |\n", sizeof(transport::FlowState));
   std::printf("| transport::FlowLive | %zu |\n", sizeof(transport::FlowLive));
+  std::printf("| transport::PsnEntry (per PSN in play) | %zu |\n", sizeof(transport::PsnEntry));
   std::printf("| lb::RepsPolicy | %zu |\n", sizeof(lb::RepsPolicy));
   std::printf("| metrics::FlowResult | %zu |\n", sizeof(metrics::FlowResult));
 }
