@@ -161,7 +161,8 @@ setup = p.get("setup_rss_mb", 0.0)
 grow = max(0.0, rss - setup) * 1048576
 flows, pkts = pk.get("live_transfers", 0), pk.get("packets", 0)
 per_flow = f"{grow / flows:,.0f} B per active flow ({flows:,} at peak)" if flows else "no active flow"
-per_pkt = (f"{grow / pkts:,.0f} B per in-flight packet ({pkts:,} at peak, record {pk.get('packet_record_bytes', 0)} B)"
+per_pkt = (f"{grow / pkts:,.0f} B per in-flight packet ({pkts:,} at peak, record {pk.get('packet_record_bytes', 0)} B"
+           + (f", ACK {pk['ack_record_bytes']} B" if "ack_record_bytes" in pk else "") + ")"
            if pkts else "no packet")
 status = f"completed {j['completed']:,}/{j['workload']['transfers']:,}"
 if j.get("interrupted"):

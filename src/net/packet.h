@@ -86,52 +86,74 @@ struct AckFields {
 
 // Packets live in fixed-size chunks, so a Packet& stays valid while other packets are allocated
 // (a growing std::vector would move them: code that holds a packet while creating its ACK or NACK
-// must not see it move).
+// must not see it move). ACKs come from chunks of their own, the only ones with ACK fields beside
+// them (alloc_ack): the data packets, most of the records in flight, carry none (docs/scale.md
+// "ACK fields for ACKs only").
 class PacketPool {
  public:
   static constexpr std::uint32_t kChunkBits = 12;
   static constexpr std::uint32_t kChunk = 1u << kChunkBits;
 
-  std::uint32_t alloc() {
-    ++live_;
-    ++allocated_;
-    if (free_ != kNil) {
-      std::uint32_t i = free_;
-      free_ = (*this)[i].next;
-      // The new head may have been released long ago (deep in the stack) and left the cache: ask for
-      // it now rather than stall the next alloc on its `next` (docs/scale.md "Prefetching the host's
-      // state").
-      if (free_ != kNil) __builtin_prefetch(&(*this)[free_]);
-      (*this)[i] = Packet{};
-      return i;
-    }
-    if ((size_ & (kChunk - 1)) == 0) {
-      chunks_.push_back(std::make_unique<Packet[]>(kChunk));
-      ack_chunks_.push_back(std::make_unique<AckFields[]>(kChunk));
-    }
-    return size_++;
-  }
+  // A packet without ACK fields: data, NACK, pause, probe.
+  std::uint32_t alloc() { return take(data_); }
+  // An ACK: a packet with ACK fields beside it (new_ack, ack).
+  std::uint32_t alloc_ack() { return take(acks_); }
   void release(std::uint32_t i) {
     --live_;
-    (*this)[i].next = free_;
-    free_ = i;
+    Kind& k = ack_chunks_[i >> kChunkBits] ? acks_ : data_;
+    (*this)[i].next = k.free;
+    k.free = i;
   }
   Packet& operator[](std::uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const Packet& operator[](std::uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
-  // The ACK fields of packet i (AckFields): new_ack clears them for an ACK being built.
+  // The ACK fields of packet i, an ACK from alloc_ack (AckFields): new_ack clears them for an ACK
+  // being built.
   AckFields& new_ack(std::uint32_t i) { return ack(i) = AckFields{}; }
   AckFields& ack(std::uint32_t i) { return ack_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const AckFields& ack(std::uint32_t i) const { return ack_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   std::uint64_t live() const { return live_; }            // packets currently in existence
+  std::uint64_t peak_live() const { return peak_live_; }  // the most packets in existence at once
   std::uint64_t allocated() const { return allocated_; }  // packets ever created
-  std::size_t capacity() const { return size_; }
+  std::size_t capacity() const { return data_.slots + acks_.slots; }  // records made (data and ACK)
+  std::size_t ack_capacity() const { return acks_.slots; }           // of which ACK records
 
  private:
+  // One kind of record: its free list and the chunk it is filling.
+  struct Kind {
+    std::uint32_t free = kNil;
+    std::uint32_t next = 0, end = 0;  // the next never-used index and the end of its chunk
+    std::size_t slots = 0;            // records made
+    bool ack = false;
+  };
+  std::uint32_t take(Kind& k) {
+    if (++live_ > peak_live_) peak_live_ = live_;
+    ++allocated_;
+    if (k.free != kNil) {
+      std::uint32_t i = k.free;
+      k.free = (*this)[i].next;
+      // The new head may have been released long ago (deep in the stack) and left the cache: ask for
+      // it now rather than stall the next alloc on its `next` (docs/scale.md "Prefetching the host's
+      // state").
+      if (k.free != kNil) __builtin_prefetch(&(*this)[k.free]);
+      (*this)[i] = Packet{};
+      return i;
+    }
+    if (k.next == k.end) {
+      const auto c = static_cast<std::uint32_t>(chunks_.size());
+      chunks_.push_back(std::make_unique<Packet[]>(kChunk));
+      ack_chunks_.push_back(k.ack ? std::make_unique<AckFields[]>(kChunk) : nullptr);
+      k.next = c << kChunkBits;
+      k.end = k.next + kChunk;
+    }
+    ++k.slots;
+    return k.next++;
+  }
+
   std::vector<std::unique_ptr<Packet[]>> chunks_;
-  std::vector<std::unique_ptr<AckFields[]>> ack_chunks_;
-  std::uint32_t size_ = 0;
-  std::uint32_t free_ = kNil;
+  std::vector<std::unique_ptr<AckFields[]>> ack_chunks_;  // null for the chunks of data records
+  Kind data_, acks_{kNil, 0, 0, 0, true};
   std::uint64_t live_ = 0;
+  std::uint64_t peak_live_ = 0;
   std::uint64_t allocated_ = 0;
 };
 

@@ -238,11 +238,12 @@ nlohmann::json Simulation::summary() const {
       {"conservation", {{"created", created}, {"delivered", net_->delivered()}, {"dropped", net_->dropped()},
                         {"in_flight", live}, {"ok", created == net_->delivered() + net_->dropped() + live}}},
       // Peak state, for memory per active transfer / in-flight packet (scripts/bench.sh, docs/scale.md):
-      // deterministic; read once here, nothing is counted for it on the event path (the transport's
-      // live-record counter and the packet pool's size, which grows only when no record is free).
+      // deterministic (the transport's live-record counter and the packet pool's most records at
+      // once). A data record is a packet; an ACK's has its ACK fields beside it.
       {"peaks", {{"live_transfers", tr_->memory().peak_live},
-                 {"packets", pool.capacity()},
-                 {"packet_record_bytes", sizeof(net::Packet) + sizeof(net::AckFields)}}},
+                 {"packets", pool.peak_live()},
+                 {"packet_record_bytes", sizeof(net::Packet)},
+                 {"ack_record_bytes", sizeof(net::Packet) + sizeof(net::AckFields)}}},
       {"perf", {{"wall_s", wall_s_}, {"events_per_s", evps}, {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
                 {"packet_pool", pool.capacity()}, {"setup_rss_mb", setup_rss_mb_}, {"setup_peak_rss_mb", setup_peak_rss_mb_},
                 {"setup_cpu_s", setup_cpu_s_}, {"huge_pages", huge_pages::heap_backing()}}},

@@ -866,7 +866,7 @@ void Transport::on_packet(std::uint32_t pkt) {
 }
 
 void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std::int32_t to_host) {
-  const std::uint32_t ai = net_.packets().alloc();
+  const std::uint32_t ai = net_.packets().alloc_ack();
   Packet& a = net_.pkt(ai);
   a.type = PacketType::Ack;
   a.flow = f.id;
@@ -932,7 +932,7 @@ void Transport::send_probe(FlowState& f, std::uint32_t ev) {
 }
 
 void Transport::answer_probe(FlowState& f, FlowLive& R, const Packet& p) {
-  const std::uint32_t ai = net_.packets().alloc();
+  const std::uint32_t ai = net_.packets().alloc_ack();
   Packet& a = net_.pkt(ai);
   a.type = PacketType::Ack;
   a.flags = net::kFlagProbe;

@@ -182,6 +182,42 @@ TEST(PacketPool, ReferencesSurviveGrowth) {
   EXPECT_EQ(pool[again].psn, 0u);
 }
 
+// ACKs come from chunks of their own, the only ones with ACK fields: 5,000 data packets and 3 ACKs
+// take two data chunks and one ACK chunk (records made: 5,003), a released record goes back to its
+// own kind's free list, an ACK's fields survive the other kind's growth, and the peak counts the most
+// records in existence at once, of both kinds.
+TEST(PacketPool, AcksHaveChunksOfTheirOwn) {
+  net::PacketPool pool;
+  std::vector<std::uint32_t> data, acks;
+  for (int i = 0; i < 5000; ++i) {
+    data.push_back(pool.alloc());
+    if (i % 2000 == 0) {
+      acks.push_back(pool.alloc_ack());
+      pool.new_ack(acks.back()).sack = 0xF0u + static_cast<std::uint64_t>(i);
+    }
+  }
+  ASSERT_EQ(acks.size(), 3u);
+  EXPECT_EQ(pool.capacity(), 5003u);
+  EXPECT_EQ(pool.ack_capacity(), 3u);
+  EXPECT_EQ(pool.peak_live(), 5003u);
+  // The ACKs share one chunk, apart from the data chunks they were made between.
+  EXPECT_EQ(acks[1], acks[0] + 1);
+  EXPECT_EQ(acks[2], acks[0] + 2);
+  EXPECT_NE(acks[0] >> net::PacketPool::kChunkBits, data[0] >> net::PacketPool::kChunkBits);
+  EXPECT_NE(acks[0] >> net::PacketPool::kChunkBits, data[4999] >> net::PacketPool::kChunkBits);
+  EXPECT_EQ(pool.ack(acks[2]).sack, 0xF0u + 4000);
+  // Released: a data record goes back to the data list, an ACK's to the ACK list.
+  pool.release(data[10]);
+  pool.release(acks[1]);
+  EXPECT_EQ(pool.live(), 5001u);
+  EXPECT_EQ(pool.alloc_ack(), acks[1]);
+  EXPECT_EQ(pool.alloc(), data[10]);
+  EXPECT_EQ(pool.capacity(), 5003u);  // nothing new made
+  for (const auto i : data) pool.release(i);
+  EXPECT_EQ(pool.live(), 3u);
+  EXPECT_EQ(pool.peak_live(), 5003u);
+}
+
 namespace {
 
 // Two switches joined by one link, a host on each; the router sends every packet to the other

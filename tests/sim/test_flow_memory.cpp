@@ -392,8 +392,10 @@ TEST(Peaks, PacketsInExistenceAreTheWindowOfTheFlow) {
     EXPECT_GE(packets, static_cast<std::uint64_t>(w)) << "window " << w;
     EXPECT_LE(packets, static_cast<std::uint64_t>(w) + 1) << "window " << w;
     EXPECT_EQ(j.at("peaks").at("live_transfers").get<std::uint64_t>(), 1u);
-    EXPECT_EQ(j.at("peaks").at("packets"), j.at("perf").at("packet_pool"));
-    EXPECT_EQ(j.at("peaks").at("packet_record_bytes").get<std::size_t>(), sizeof(net::Packet) + sizeof(net::AckFields));
+    // The pool made a record for each data packet and each ACK of the most at once of their kind.
+    EXPECT_GE(j.at("perf").at("packet_pool").get<std::uint64_t>(), packets);
+    EXPECT_EQ(j.at("peaks").at("packet_record_bytes").get<std::size_t>(), sizeof(net::Packet));
+    EXPECT_EQ(j.at("peaks").at("ack_record_bytes").get<std::size_t>(), sizeof(net::Packet) + sizeof(net::AckFields));
     // The setup's memory, read as the loop starts: resident then <= the peak up to then <= the run's
     // peak (the kernel's resident counters are synced in per-thread batches: 1 MiB of slack).
     const auto& perf = j.at("perf");

@@ -67,7 +67,7 @@ struct Bench {
   void run_to(SimTime t) { net->run(t); }
   // Hands the sender an ACK / NACK as if it had come back through the network.
   void ack(std::uint32_t psn, std::uint32_t cum_ack, std::uint64_t sack) {
-    const auto i = net->packets().alloc();
+    const auto i = net->packets().alloc_ack();
     auto& a = net->pkt(i);
     a = net::Packet{};
     a.type = net::PacketType::Ack;
