@@ -31,12 +31,11 @@ class PsnRing {
     if (!covers(psn)) return false;
     return bits_[(psn >> 6) & mask_] >> (psn & 63) & 1;
   }
-  // The bits of PSNs [64 w, 64 w + 64).
+  // The bits of PSNs [64 w, 64 w + 64) (w = psn / 64 of a 32-bit PSN).
   std::uint64_t word(std::uint32_t w) const {
-    const std::uint64_t psn = static_cast<std::uint64_t>(w) << 6;
+    const std::uint32_t psn = w << 6;
     if (psn < lo_) return ~0ULL;
-    if (psn > 0xFFFFFFFFu || !covers(static_cast<std::uint32_t>(psn))) return 0;
-    return bits_[w & mask_];
+    return covers(psn) ? bits_[w & mask_] : 0;
   }
   // The word holding psn's bit, the ring grown to cover psn first; psn must not be below lo.
   std::uint64_t& word_ref(std::uint32_t psn) {
