@@ -377,7 +377,26 @@ void Network::arrive(std::uint32_t pkt) {
 
 template <bool LL>
 void Network::run_loop(SimTime until) {
+  // The prefetch schedule follows the state the loop touches (see run_events): re-chosen every
+  // kScheduleEvery events, so a run whose packets in flight grow past the bound (or fall below it)
+  // switches. Hints only: results do not depend on the schedule.
+  for (;;) {
+    const std::uint64_t before = events_;
+    const bool far = wide_working_set();
+    const bool more = far ? run_events<LL, true>(until) : run_events<LL, false>(until);
+    if (far) far_events_ += events_ - before;
+    if (!more) return;
+  }
+}
+
+bool Network::wide_working_set() const {
+  return pool_.live() * sizeof(Packet) + ports_.size() * sizeof(Port) >= cfg_.far_prefetch_bytes;
+}
+
+template <bool LL, bool Far>
+bool Network::run_events(SimTime until) {
   constexpr std::uint64_t kProgressEvery = 1 << 18;
+  static_assert(kProgressEvery % kScheduleEvery == 0);
   // Each event waits mostly for memory: the packet of an arrival, the port of a TX_NEXT and then the
   // head packet of its queue, lines written one link delay (~10^5 events) earlier and evicted since.
   // The loop asks for them a few events ahead (the bucket being drained is in order already, so the
@@ -385,14 +404,26 @@ void Network::run_loop(SimTime until) {
   // port two events ahead (by then its port line has arrived). Hints only: results do not change.
   // Measured (docs/scale.md "Prefetching the coming events"): fat tree 1024 0.84x CPU, 8192 hosts
   // 0.6x, Dragonfly UGAL-L 0.96x; one event ahead (tried before) was too late to help.
-  constexpr std::ptrdiff_t kPrefetchAhead = 6;
-  constexpr std::ptrdiff_t kPrefetchNear = 2;
   // The host side's chains (HostHandler::prefetch_pull / prefetch_arrival) one link per event, from
   // six events ahead for a NIC's pull and three for an arrival at a host (its packet line is asked
   // for at six); for an arrival at a switch the router's tables three events ahead and the two
   // lines of the port it will pick (enqueue_at reads both) two events ahead (Router::prefetch_route;
   // one event ahead and the first line only: 1.02x CPU on ft8192, docs/scale.md "Counting sort of
   // the long buckets").
+  // Far (the packets in existence and the ports take far_prefetch_bytes or more, so the lines come
+  // from main memory, ~160 ns here, not from the last-level cache): every distance doubled, so that
+  // each link of a chain has two events' time to arrive, and a NIC's pull chain (~10 lines) asked
+  // for only when its port has nothing queued: a TX_NEXT that finds a queued packet (an ACK) sends it
+  // without pulling, and the memory those lines would take is what the far loop runs short of
+  // (docs/scale.md "Prefetch distances from the working set"). On smaller networks both cost more
+  // than they save (the lines come from the last-level cache, and the next TX_NEXT, one ACK's
+  // serialization later, pulls with the chain still near).
+  constexpr std::ptrdiff_t kScale = Far ? 2 : 1;
+  constexpr std::ptrdiff_t kPrefetchAhead = 6 * kScale;
+  constexpr std::ptrdiff_t kPullNext = 4 * kScale;
+  constexpr std::ptrdiff_t kPrefetchMid = 3 * kScale;
+  constexpr std::ptrdiff_t kPrefetchNear = 2 * kScale;
+  constexpr std::ptrdiff_t kPrefetchLast = 1 * kScale;
   HostHandler* const host = host_;
   const auto nics = host ? static_cast<std::uint32_t>(nic_host_.size()) : 0u;
   const std::int32_t hosts = host ? topo_.num_hosts : 0;
@@ -408,11 +439,11 @@ void Network::run_loop(SimTime until) {
         if (a->obj < nics) host->prefetch_pull(nic_host_[a->obj], 0);
       }
     }
-    if (const Event* a = eq.ahead(4); a && a->kind == kEvTxNext && a->obj < nics)
+    if (const Event* a = eq.ahead(kPullNext); a && a->kind == kEvTxNext && a->obj < nics && (!Far || will_pull(a->obj)))
       host->prefetch_pull(nic_host_[a->obj], 1);
-    if (const Event* a = eq.ahead(3)) {
+    if (const Event* a = eq.ahead(kPrefetchMid)) {
       if (a->kind == kEvTxNext) {
-        if (a->obj < nics) host->prefetch_pull(nic_host_[a->obj], 2);
+        if (a->obj < nics && (!Far || will_pull(a->obj))) host->prefetch_pull(nic_host_[a->obj], 2);
       } else if (a->kind == kEvArrive) {
         const Packet& p = pool_[a->obj];
         if (p.node < hosts)
@@ -426,7 +457,7 @@ void Network::run_loop(SimTime until) {
         const Port& pt = ports_[a->obj];
         const std::uint32_t head = pt.ctrl.empty() ? pt.data.head : pt.ctrl.head;
         if (head != kNil) __builtin_prefetch(&pool_[head]);
-        if (a->obj < nics) host->prefetch_pull(nic_host_[a->obj], 3);
+        if (a->obj < nics && (!Far || head == kNil)) host->prefetch_pull(nic_host_[a->obj], 3);
       } else if (a->kind == kEvArrive) {
         const Packet& p = pool_[a->obj];
         if (p.node < hosts) {
@@ -440,9 +471,9 @@ void Network::run_loop(SimTime until) {
         }
       }
     }
-    if (const Event* a = eq.ahead(1)) {
+    if (const Event* a = eq.ahead(kPrefetchLast)) {
       if (a->kind == kEvTxNext) {
-        if (a->obj < nics) host->prefetch_pull(nic_host_[a->obj], 4);
+        if (a->obj < nics && (!Far || will_pull(a->obj))) host->prefetch_pull(nic_host_[a->obj], 4);
       } else if (a->kind == kEvArrive) {
         const Packet& p = pool_[a->obj];
         if (p.node < hosts) {
@@ -467,8 +498,12 @@ void Network::run_loop(SimTime until) {
         handlers_[e.kind]->on_event(e);
         break;
     }
-    if (progress_hook_ && (events_ & (kProgressEvery - 1)) == 0) progress_hook_(progress_ctx_, now_);
+    if ((events_ & (kScheduleEvery - 1)) == 0) [[unlikely]] {
+      if (progress_hook_ && (events_ & (kProgressEvery - 1)) == 0) progress_hook_(progress_ctx_, now_);
+      if (wide_working_set() != Far) return true;
+    }
   }
+  return false;
 }
 
 void Network::run(SimTime until) {

@@ -57,6 +57,9 @@ struct NetConfig {
   std::uint8_t max_hops = 64;
   QueueConfig queue;  // lossless modes: the limits are not enforced (credits / PFC bound the buffers)
   FlowControlConfig fc;
+  // The event loop asks for memory twice as many events ahead once the packets in existence and the
+  // ports take this many bytes (run.far_prefetch_mib; Network::run_events). Hints only.
+  std::uint64_t far_prefetch_bytes = std::uint64_t{32} << 20;
 };
 
 // A queue of packets linked through Packet::next. 16 bytes, so that both queues of a port share
@@ -236,6 +239,8 @@ class Network {
   void run(SimTime until);
   void stop() { stopped_ = true; }
   std::uint64_t events_processed() const { return events_; }
+  // Events the loop processed with the far prefetch schedule (NetConfig::far_prefetch_bytes).
+  std::uint64_t far_prefetch_events() const { return far_events_; }
   // Events processed of one kind (events.h), and finer counts of the two network kinds: arrivals
   // at a host / at a switch, and TX_NEXT events that found nothing to send (the port went idle).
   std::uint64_t events_of_kind(std::uint32_t kind) const { return kind_events_[kind]; }
@@ -282,6 +287,16 @@ class Network {
 
  private:
   template <bool LL> void run_loop(SimTime until);
+  // The loop proper with one prefetch schedule; true when it stopped to change schedules, false at
+  // `until`, an empty queue or a stop.
+  template <bool LL, bool Far> bool run_events(SimTime until);
+  // The packets in existence and the ports take kWideWorkingSet bytes or more: the far schedule.
+  bool wide_working_set() const;
+  // Hint for the loop: the NIC port `id` has nothing queued, so its coming TX_NEXT pulls from the
+  // host (tx_next sends a queued packet first; only that TX_NEXT takes from these queues).
+  bool will_pull(std::uint32_t id) const { return ports_[id].ctrl.empty() && ports_[id].data.empty(); }
+  static constexpr std::uint64_t kWideWorkingSet = std::uint64_t{32} << 20;
+  static constexpr std::uint64_t kScheduleEvery = 1 << 16;
   template <bool LL> void start_tx(std::uint32_t id, Port& port, std::uint32_t pkt);
   template <bool LL> bool tx_next(std::uint32_t id);  // false: nothing to send
   template <bool LL> void arrive(std::uint32_t pkt);
@@ -335,6 +350,7 @@ class Network {
   SimTime now_ = 0;
   bool stopped_ = false;
   std::uint64_t events_ = 0;
+  std::uint64_t far_events_ = 0;
   std::array<std::uint64_t, kNumEventKinds> kind_events_{};
   std::uint64_t idle_tx_next_ = 0;
   std::uint64_t host_arrivals_ = 0;

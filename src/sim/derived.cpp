@@ -137,6 +137,7 @@ net::NetConfig net_config(const config::Config& cfg, const Derived& d) {
   net::NetConfig nc;
   nc.switch_latency = d.switch_latency;
   nc.max_hops = static_cast<std::uint8_t>(cfg.integer("network.max_hops"));
+  nc.far_prefetch_bytes = static_cast<std::uint64_t>(cfg.integer("run.far_prefetch_mib")) << 20;
   nc.queue.data_limit = d.queue_bytes;
   nc.queue.ctrl_limit = d.ctrl_queue_bytes;
   nc.queue.kmin = cfg.real("network.kmin");

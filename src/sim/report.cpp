@@ -246,7 +246,8 @@ nlohmann::json Simulation::summary() const {
                  {"ack_record_bytes", sizeof(net::Packet) + sizeof(net::AckFields)}}},
       {"perf", {{"wall_s", wall_s_}, {"events_per_s", evps}, {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
                 {"packet_pool", pool.capacity()}, {"setup_rss_mb", setup_rss_mb_}, {"setup_peak_rss_mb", setup_peak_rss_mb_},
-                {"setup_cpu_s", setup_cpu_s_}, {"huge_pages", huge_pages::heap_backing()}}},
+                {"setup_cpu_s", setup_cpu_s_}, {"huge_pages", huge_pages::heap_backing()},
+                {"far_prefetch_events", net_->far_prefetch_events()}}},
   };
   if (cfg_.text("workload.kind") == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
   if (net_->lossless()) j["flow_control"] = flow_control_summary();
