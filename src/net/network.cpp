@@ -409,7 +409,8 @@ bool Network::run_events(SimTime until) {
   // for at six); for an arrival at a switch the router's tables three events ahead and the two
   // lines of the port it will pick (enqueue_at reads both) two events ahead (Router::prefetch_route;
   // one event ahead and the first line only: 1.02x CPU on ft8192, docs/scale.md "Counting sort of
-  // the long buckets").
+  // the long buckets"); for an arrival at a host both lines of the host's NIC port two events ahead
+  // (docs/scale.md "Prefetch distances from the working set").
   // Far (the packets in existence and the ports take far_prefetch_bytes or more, so the lines come
   // from main memory, ~160 ns here, not from the last-level cache): every distance doubled, so that
   // each link of a chain has two events' time to arrive, and a NIC's pull chain (~10 lines) asked
@@ -462,6 +463,11 @@ bool Network::run_events(SimTime until) {
         const Packet& p = pool_[a->obj];
         if (p.node < hosts) {
           host->prefetch_arrival(a->obj, 1);
+          {  // its NIC port: a data packet's ACK is queued there, an ACK's sender kicks it
+            const char* nl = reinterpret_cast<const char*>(&ports_[port_base_[p.node]]);
+            __builtin_prefetch(nl, 1);
+            __builtin_prefetch(nl + 64, 1);
+          }
         } else if (!topo_.is_host(p.node)) {
           if (const std::int32_t out = router_->prefetch_route(p.node, p, 1); out >= 0) {
             const char* pl = reinterpret_cast<const char*>(&ports_[port_base_[p.node] + static_cast<std::uint32_t>(out)]);
