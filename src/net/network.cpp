@@ -487,6 +487,7 @@ bool Network::run_events(SimTime until) {
         }
       }
     }
+    if constexpr (Far) eq.prefetch_next_bucket();
     ++events_;
     ++kind_events_[e.kind];
     switch (e.kind) {

@@ -36,6 +36,7 @@ struct Pair {
   std::uint64_t seq = 0;
   SimTime now = 0;
   std::uint64_t pops = 0;
+  bool hint = false;  // call prefetch_next_bucket() before every pop, as the far event loop does
 
   void push(SimTime t, std::uint32_t kind) {
     const auto obj = static_cast<std::uint32_t>(seq);
@@ -57,6 +58,7 @@ struct Pair {
   ::testing::AssertionResult pop() {
     if (q.empty() != ref.empty() || q.size() != ref.size())
       return ::testing::AssertionFailure() << "size " << q.size() << " vs reference " << ref.size();
+    if (hint) q.prefetch_next_bucket();
     const Event want = ref.top();
     ref.pop();
     if (q.top_time() != want.time)
@@ -95,9 +97,10 @@ SimTime delay(Rng& rng) {
 }  // namespace
 
 // Interleaved pushes and pops with delays from 0 to 2^40 ps: every pop equals the reference's.
-TEST(EventQueueProperty, MatchesPriorityQueueOnRandomDelays) {
+static void random_delays(bool hint) {
   for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
     Pair p;
+    p.hint = hint;
     Rng rng(seed, hash_name("event-queue-property"));
     for (int step = 0; step < 60000; ++step) {
       // Slightly more pushes than pops so the queue holds a few thousand events at times.
@@ -111,6 +114,7 @@ TEST(EventQueueProperty, MatchesPriorityQueueOnRandomDelays) {
     EXPECT_GT(p.now, 8 * kHorizon) << "the run must lap the wheel many times (seed " << seed << ")";
   }
 }
+TEST(EventQueueProperty, MatchesPriorityQueueOnRandomDelays) { random_delays(false); }
 
 // Equal times pop in insertion order, across the wheel, the side heap and the overflow heap.
 TEST(EventQueueProperty, EqualTimesPopInInsertionOrder) {
@@ -171,8 +175,9 @@ TEST(EventQueueProperty, BurstInOneBucket) {
 // Buckets as the engine fills them: one block or many, nearly sorted (a few events earlier than
 // the ones pushed before them) or in reverse, popped while pushes into the bucket being drained
 // and into later buckets make the block arena grow under the bucket read in place.
-TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) {
+static void in_place(bool hint) {
   Pair p;
+  p.hint = hint;
   Rng rng(17, hash_name("in-place"));
   for (int round = 0; round < 400; ++round) {
     const SimTime base = p.now + kBucket * static_cast<SimTime>(1 + rng.below(4)) - (p.now % kBucket);
@@ -192,6 +197,7 @@ TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) {
   }
   ASSERT_TRUE(p.drain());
 }
+TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) { in_place(false); }
 
 // Buckets of more than one block as a symmetric network fills them: many events of few distinct
 // times, interleaved. The queue orders a chain of more than 32 events by a counting sort on the
@@ -199,8 +205,9 @@ TEST(EventQueueProperty, BucketsReadInPlaceAndNearlySorted) {
 // (EventQueue::distribute); other short chains, and chains out of sequence order through pushes
 // with reserved sequence numbers, take the copy-and-sort path, and a short chain after such a miss
 // may take it too (the queue skips the look for a while): every mix must pop in (time, seq) order.
-TEST(EventQueueProperty, BucketsOfFewDistinctTimes) {
+static void few_distinct_times(bool hint) {
   Pair p;
+  p.hint = hint;
   Rng rng(23, hash_name("few-times"));
   std::uint64_t reserved = p.reserve(400);
   SimTime last = 0;  // the latest time pushed: every round fills a bucket of its own
@@ -222,6 +229,16 @@ TEST(EventQueueProperty, BucketsOfFewDistinctTimes) {
     }
   }
   ASSERT_TRUE(p.drain());
+}
+TEST(EventQueueProperty, BucketsOfFewDistinctTimes) { few_distinct_times(false); }
+
+// The far event loop's hint (EventQueue::prefetch_next_bucket, called before every pop) walks the
+// next occupied bucket's chain while this one drains, the arena growing and chains being appended
+// and freed meanwhile: the pops are those of the reference all the same.
+TEST(EventQueueProperty, PrefetchingTheNextBucketChangesNoPop) {
+  random_delays(true);
+  in_place(true);
+  few_distinct_times(true);
 }
 
 // ahead(k) shows the event that the (k+1)-th next pop returns while the bucket being drained has
