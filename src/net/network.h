@@ -290,12 +290,11 @@ class Network {
   // The loop proper with one prefetch schedule; true when it stopped to change schedules, false at
   // `until`, an empty queue or a stop.
   template <bool LL, bool Far> bool run_events(SimTime until);
-  // The packets in existence and the ports take kWideWorkingSet bytes or more: the far schedule.
+  // The packets in existence and the ports take cfg_.far_prefetch_bytes or more: the far schedule.
   bool wide_working_set() const;
   // Hint for the loop: the NIC port `id` has nothing queued, so its coming TX_NEXT pulls from the
   // host (tx_next sends a queued packet first; only that TX_NEXT takes from these queues).
   bool will_pull(std::uint32_t id) const { return ports_[id].ctrl.empty() && ports_[id].data.empty(); }
-  static constexpr std::uint64_t kWideWorkingSet = std::uint64_t{32} << 20;
   static constexpr std::uint64_t kScheduleEvery = 1 << 16;
   template <bool LL> void start_tx(std::uint32_t id, Port& port, std::uint32_t pkt);
   template <bool LL> bool tx_next(std::uint32_t id);  // false: nothing to send
