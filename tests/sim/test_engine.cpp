@@ -367,7 +367,7 @@ TEST(Engine, TrimsCsvListsEveryTrimAtItsPortAndHop) {
 // permutation holds ~2 MiB of packet records and ports at its peak: under the default bound it runs
 // with the near schedule throughout, with bound 0 with the far one throughout, and with 1 MiB it
 // switches (the bound is checked every 65,536 events, so the first and last events stay near).
-// Flows, ports, queues and the summary are the same in all three.
+// Flows, ports, queues and the summary are the same in all three, lossy and with credit flow control.
 TEST(Engine, FarPrefetchScheduleSameResults) {
   auto c = test::small_fat_tree();
   c.set("topology.hosts", 256);
@@ -382,7 +382,7 @@ TEST(Engine, FarPrefetchScheduleSameResults) {
     c.set("run.far_prefetch_mib", mib);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
-    const auto dir = test::temp_dir(fmt::format("far-prefetch-{}", mib));
+    const auto dir = test::temp_dir(fmt::format("far-prefetch-{}-{}", c.text("network.flow_control"), mib));
     s.write_outputs(dir);
     auto j = nlohmann::json::parse(test::read_file(dir + "/summary.json"));
     const auto far = j["perf"]["far_prefetch_events"].get<std::uint64_t>();
@@ -390,13 +390,19 @@ TEST(Engine, FarPrefetchScheduleSameResults) {
     return Out{{test::read_file(dir + "/flows.csv"), test::read_file(dir + "/ports.csv"), test::read_file(dir + "/queues.csv"), j.dump()},
                j["events"].get<std::uint64_t>(), far};
   };
-  const Out near = run(32), far = run(0), both = run(1);
-  EXPECT_GT(near.events, 500'000u);
-  EXPECT_EQ(near.far, 0u);
-  EXPECT_EQ(far.far, far.events);
-  EXPECT_GT(both.far, 65'536u);
-  EXPECT_LT(both.far, both.events - 65'536u);
-  EXPECT_EQ(far.files, near.files);
-  EXPECT_EQ(both.files, near.files);
-  EXPECT_FALSE(near.files[2].empty());
+  for (const char* fc : {"lossy", "credit"}) {  // the loop has a lossless instantiation of its own
+    c.set("network.flow_control", fc);
+    const Out near = run(32), far = run(0);
+    EXPECT_GT(near.events, 500'000u) << fc;
+    EXPECT_EQ(near.far, 0u) << fc;
+    EXPECT_EQ(far.far, far.events) << fc;
+    EXPECT_EQ(far.files, near.files) << fc;
+    EXPECT_FALSE(near.files[2].empty()) << fc;
+    if (std::string(fc) == "lossy") {
+      const Out both = run(1);
+      EXPECT_GT(both.far, 65'536u);
+      EXPECT_LT(both.far, both.events - 65'536u);
+      EXPECT_EQ(both.files, near.files);
+    }
+  }
 }
