@@ -413,7 +413,7 @@ bool Network::run_events(SimTime until) {
   // the long buckets"); for an arrival at a host both lines of the host's NIC port two events ahead
   // (docs/scale.md "Prefetch distances from the working set").
   // Far (the packets in existence and the ports take far_prefetch_bytes or more, so the lines come
-  // from main memory, ~160 ns here, not from the last-level cache): every distance doubled, so that
+  // from main memory, ~130-165 ns here, build/bench/bench_memory, not from the last-level cache): every distance doubled, so that
   // each link of a chain has two events' time to arrive, and a NIC's pull chain (~10 lines) asked
   // for only when its port has nothing queued: a TX_NEXT that finds a queued packet (an ACK) sends it
   // without pulling, and the memory those lines would take is what the far loop runs short of
@@ -437,9 +437,7 @@ bool Network::run_events(SimTime until) {
       if (a->kind == kEvArrive) {
         __builtin_prefetch(&pool_[a->obj]);
       } else if (a->kind == kEvTxNext) {
-        const char* pl = reinterpret_cast<const char*>(&ports_[a->obj]);  // tx_next reads line 1 first
-        __builtin_prefetch(pl, 1);
-        __builtin_prefetch(pl + 64, 1);
+        prefetch_port(a->obj);  // tx_next reads line 1 first
         if (a->obj < nics) host->prefetch_pull(nic_host_[a->obj], 0);
       }
     }
@@ -466,16 +464,10 @@ bool Network::run_events(SimTime until) {
         const Packet& p = pool_[a->obj];
         if (p.node < hosts) {
           host->prefetch_arrival(a->obj, 1);
-          {  // its NIC port: a data packet's ACK is queued there, an ACK's sender kicks it
-            const char* nl = reinterpret_cast<const char*>(&ports_[port_base_[p.node]]);
-            __builtin_prefetch(nl, 1);
-            __builtin_prefetch(nl + 64, 1);
-          }
+          prefetch_port(port_base_[p.node]);  // its NIC: a data packet's ACK is queued there, an ACK's sender kicks it
         } else if (!topo_.is_host(p.node)) {
           if (const std::int32_t out = router_->prefetch_route(p.node, p, 1); out >= 0) {
-            const char* pl = reinterpret_cast<const char*>(&ports_[port_base_[p.node] + static_cast<std::uint32_t>(out)]);
-            __builtin_prefetch(pl, 1);
-            __builtin_prefetch(pl + 64, 1);
+            prefetch_port(port_base_[p.node] + static_cast<std::uint32_t>(out));
           }
         }
       }
