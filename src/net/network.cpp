@@ -413,8 +413,9 @@ bool Network::run_events(SimTime until) {
   // the long buckets"); for an arrival at a host both lines of the host's NIC port two events ahead
   // (docs/scale.md "Prefetch distances from the working set").
   // Far (the packets in existence and the ports take far_prefetch_bytes or more, so the lines come
-  // from main memory, ~130-165 ns here, build/bench/bench_memory, not from the last-level cache): every distance doubled, so that
-  // each link of a chain has two events' time to arrive, and a NIC's pull chain (~10 lines) asked
+  // from main memory, ~130-165 ns here by build/bench/bench_memory, not from the last-level cache):
+  // every distance doubled, so that each link of a chain has two events' time to arrive, and a
+  // NIC's pull chain (~10 lines) asked
   // for only when its port has nothing queued: a TX_NEXT that finds a queued packet (an ACK) sends it
   // without pulling, and the memory those lines would take is what the far loop runs short of
   // (docs/scale.md "Prefetch distances from the working set"). On smaller networks both cost more
