@@ -61,7 +61,7 @@ fuzz: deps
 
 # The engine benchmark (scripts/bench.sh): three rows by default (1024-host fat tree with OPS, 1056-host
 # Dragonfly with UGAL-L, Flowcut fat tree). The large rows of issue 17 are opt-in, minutes to an hour
-# each: `make bench BENCH_LARGE=1` (all) or `BENCH_ROWS=ft8192,rate,ft64k,websearch1m,sf29,df83k` (a subset;
+# each: `make bench BENCH_LARGE=1` (all) or `BENCH_ROWS=ft8192,rate,ft64k,websearch1m,sf29,df83k,bigmsg,inflight` (a subset;
 # BENCH_DEFAULT=0 skips the three default rows). Each large row prints wall and CPU time, events,
 # events per data packet, peak RSS, the setup's RSS and CPU time, and the memory per active flow and
 # per in-flight packet; BENCH_END_US=0.01 stops them after their setup.

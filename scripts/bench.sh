@@ -9,8 +9,8 @@
 # 8 MiB permutation with Flowcut in every switch (flowcut_full) on the credit-based lossless network
 # (examples/flowcut/fat_tree_1024.toml); skip it with BENCH_FLOWCUT=0.
 #
-# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all seven after the
-# rows above, BENCH_ROWS=ft8192,rate,ft64k,websearch1m,sf29,df83k,bigmsg a subset; BENCH_DEFAULT=0 skips the three
+# Large rows (issue 17; opt-in, minutes to an hour each): BENCH_LARGE=1 runs all eight after the
+# rows above, BENCH_ROWS=ft8192,rate,ft64k,websearch1m,sf29,df83k,bigmsg,inflight a subset; BENCH_DEFAULT=0 skips the three
 # rows above:
 #   ft8192      8,192-host 2-tier fat tree (radix 128), 2 MiB permutation, REPS
 #               (examples/htsim/permutation_8192.toml)
@@ -31,6 +31,11 @@
 #               setup and every host's first window): the "100k-endpoint Dragonfly"
 #   bigmsg      the ft8192 fat tree with 256 MiB messages (65,536 PSNs each), the first BENCH_BIGMSG_US
 #               (default 20) us: per-PSN state follows the PSNs in play, not the message size
+#   inflight    events/s against the traffic in flight on one network: the ft8192 fat tree carrying a
+#               random derangement among 128, 512, 2,048 and 8,192 of its hosts (1, 4, 16 and 64 per
+#               leaf switch; 16, 8, 4 and 2 MiB each; workload flows_csv written by this script), one
+#               line each, then the four rates with the peak packet records (docs/scale.md "Where
+#               the rate goes: traffic in flight, not network size")
 # Each large row runs under /usr/bin/time -v and prints: wall (whole process), CPU (user + sys),
 # events, events/s (over the simulation loop's wall time), events per data packet (summary.json
 # events_by_kind), peak RSS and the setup's RSS (resident when the event loop starts:
@@ -49,7 +54,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-build/lbsim}
 repeat=${BENCH_REPEAT:-1}
 rows=${BENCH_ROWS:-}
-[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,rate,ft64k,websearch1m,sf29,df83k,bigmsg
+[ "${BENCH_LARGE:-0}" = 1 ] && [ -z "$rows" ] && rows=ft8192,rate,ft64k,websearch1m,sf29,df83k,bigmsg,inflight
 if [ "${BENCH_DEFAULT:-1}" = 0 ]; then repeat=0; BENCH_DRAGONFLY=0; BENCH_FLOWCUT=0; fi
 for i in $(seq 1 "$repeat"); do
   out=$(mktemp -d)
@@ -250,8 +255,48 @@ PY
       large_row bigmsg "8192-host 2-tier fat tree radix 128, REPS, 256 MiB permutation, first $big_us us" \
         "memory follows the PSNs in play" examples/htsim/permutation_8192.toml --set 'workload.size="256MiB"' \
         --set "run.end_us=$big_us" ;;
+    inflight)
+      fdir=$(mktemp -d)
+      /usr/bin/env python3 - "$fdir" <<'PY'
+import random, sys
+# k hosts spread evenly over the 128 leaf switches of the 8,192-host tree (64 hosts each), a random
+# derangement among them (seed 7), the same bytes in flight per sender window, fewer senders.
+for k, mib in ((128, 16), (512, 8), (2048, 4), (8192, 2)):
+    per = k // 128
+    hosts = [leaf * 64 + (leaf * 7 + j * (64 // per)) % 64 for leaf in range(128) for j in range(per)]
+    rng = random.Random(7)
+    while True:
+        p = list(range(k))
+        rng.shuffle(p)
+        if all(p[i] != i for i in range(k)):
+            break
+    with open(f"{sys.argv[1]}/flows{k}.csv", "w") as f:
+        f.write("src,dst,bytes,start_us\n")
+        for i in range(k):
+            f.write(f"{hosts[i]},{hosts[p[i]]},{mib << 20},0\n")
+PY
+      sums=()
+      for km in 128:16 512:8 2048:4 8192:2; do
+        large_row "inflight-${km%:*}" "8192-host fat tree, REPS, ${km%:*} senders of ${km#*:} MiB spread over the leaves" \
+          "events/s against the traffic in flight" examples/htsim/permutation_8192.toml \
+          --set 'workload.kind="flows_csv"' --set "workload.file=\"$fdir/flows${km%:*}.csv\""
+        sums+=("$LAST_SUMMARY")
+        LAST_SUMMARY=""
+      done
+      /usr/bin/env python3 - "${sums[@]}" <<'PY'
+import json, os, sys
+j = [json.load(open(f)) if f and os.path.exists(f) else None for f in sys.argv[1:]]
+if None in j:
+    print("bench inflight: a run failed (see above)")
+else:
+    cells = " / ".join(f"{s['perf']['events_per_s'] / 1e6:.2f} M ({s['peaks']['packets']:,} packets)" for s in j)
+    print(f"bench inflight (events/s against packet records at the peak, one 8,192-host network): 128 / 512 / "
+          f"2,048 / 8,192 senders {cells}")
+PY
+      for f in "${sums[@]}"; do [ -n "$f" ] && rm -f "$f"; done
+      rm -rf "$fdir" ;;
     "") ;;
-    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, rate, ft64k, websearch1m, sf29, df83k, bigmsg)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown row '$row' in BENCH_ROWS (ft8192, rate, ft64k, websearch1m, sf29, df83k, bigmsg, inflight)" >&2; exit 2 ;;
   esac
   if [ -n "$LAST_SUMMARY" ]; then rm -f "$LAST_SUMMARY"; fi
 done
