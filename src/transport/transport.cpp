@@ -519,13 +519,13 @@ void Transport::prefetch_pull(std::int32_t host, int stage) {
   if (id == net::kNil || !held(id)) return;
   const FlowState& f = at(id);
   if (stage == 2) {
-    prefetch_range(&f, sizeof(FlowState));
+    prefetch_range(&f, kFlowStateHotBytes);
     return;
   }
   const FlowLive* L = f.live.get();
   if (L == nullptr) return;
   if (stage == 3) {
-    prefetch_range(L, offsetof(FlowLive, slot) + sizeof(L->slot));  // the sender's fields
+    prefetch_range(L, offsetof(FlowLive, received));  // the sender's fields
     __builtin_prefetch(f.spec);
     return;
   }
@@ -544,7 +544,7 @@ void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
   if (!held(p.flow)) return;
   const FlowState& f = at(p.flow);
   if (stage == 0) {
-    prefetch_range(&f, sizeof(FlowState));
+    prefetch_range(&f, kFlowStateHotBytes);
     if (p.type == PacketType::Ack) __builtin_prefetch(&net_.packets().ack(pkt));
     return;
   }
@@ -552,9 +552,9 @@ void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
   if (L == nullptr) return;
   if (stage == 1) {
     if (p.type == PacketType::Data)
-      prefetch_range(&L->ack_flush_armed, sizeof(FlowLive) - offsetof(FlowLive, ack_flush_armed));  // the receiver's fields
+      prefetch_range(&L->received, offsetof(FlowLive, parked_since) - offsetof(FlowLive, received));  // the receiver's fields
     else
-      prefetch_range(L, offsetof(FlowLive, slot) + sizeof(L->slot));
+      prefetch_range(L, offsetof(FlowLive, received));
     return;
   }
   const std::uint32_t psn = p.psn;
