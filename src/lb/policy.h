@@ -51,6 +51,8 @@ inline constexpr std::uint8_t kCapAckDetail = 2;  // call on_ack_detail() for ev
 // [LAPS]: on_sent() after every data packet; take_probe() (probe packets on paths it names) and
 // take_lost() (PSNs it declared lost from per-path ACK order, sec. 3.7) after next_ev / on_ack_detail.
 inline constexpr std::uint8_t kCapPaths = 4;
+// prefetch() asks for lines of its own (the transport's prefetch hints call it; no effect on results).
+inline constexpr std::uint8_t kCapPrefetch = 8;
 
 // LAPS: the candidate paths of a switch pair under source_route routing ([LAPS] sec. 3.3 PIT): per
 // path (index = the EV of a packet on it) its idle one-way latency and its number of anchor switches.
@@ -90,6 +92,10 @@ class EntropyPolicy {
   virtual void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {}
   // RTT sample of an ACK (now - echoed send time); REPS uses it without trimming ([REPS] App. A).
   virtual void on_rtt(SimTime rtt, SimTime now) {}
+  // kCapPrefetch, a hint with no effect on results (Transport::prefetch_pull, prefetch_arrival, once
+  // the object's first line has been asked for): ask the cache for the lines next_ev and the
+  // feedback will read.
+  virtual void prefetch() const {}
   // kCapHold: asked before every data packet. kSendNow sends it; any other value holds the flow: the
   // transport parks it (the NIC no longer looks at it) until that time or the flow's next feedback
   // (ACK, NACK, timeout), whichever comes first, and then asks again. Used by Flowcut's drain

@@ -17,7 +17,8 @@ struct EvUsage {
 
 class RecordingPolicy final : public EntropyPolicy {
  public:
-  explicit RecordingPolicy(std::unique_ptr<EntropyPolicy> inner) : inner_(std::move(inner)) { caps_ = inner_->caps(); }
+  // Not kCapPrefetch: the inner policy's lines are one pointer further than the hints reach.
+  explicit RecordingPolicy(std::unique_ptr<EntropyPolicy> inner) : inner_(std::move(inner)) { caps_ = inner_->caps() & ~kCapPrefetch; }
   std::uint32_t next_ev(SimTime now) override {
     const std::uint32_t ev = inner_->next_ev(now);
     EvUsage& u = usage_[ev];

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "core/error.h"
+#include "core/prefetch.h"
 #include "lb/registry.h"
 
 #include <fmt/core.h>
@@ -11,13 +12,14 @@
 namespace lbsim::lb {
 
 RepsPolicy::RepsPolicy(PolicyContext ctx, const RepsParams& params)
-    : ctx_(std::move(ctx)), p_(params) {
+    : p_(params), ctx_(std::move(ctx)) {
   if (p_.buffer_size == 0) throw UserError("lb.reps_buffer_size must be at least 1");
   buf_.resize(p_.buffer_size);
   if (p_.freezing_timeout <= 0) p_.freezing_timeout = ctx_.rto;
   reuse_uses_ = p_.ack_mode == RepsAckMode::Reuse ? std::max<std::uint32_t>(1, p_.reuse) : 1;
   // sec. 3.1: the first BDP worth of packets of a new connection explores.
   explore_ = ctx_.bdp_packets;
+  caps_ |= kCapPrefetch;
 }
 
 std::uint32_t RepsPolicy::ev_field_bits(std::uint32_t ev_space) {
@@ -129,6 +131,13 @@ std::uint32_t RepsPolicy::get_next_ev() {
     }
   }
   return buf_[offset].ev;
+}
+
+// The object (a send reads its first two lines, an ACK the third, an exploring send the RNG in the
+// context) and the circular buffer.
+void RepsPolicy::prefetch() const {
+  prefetch_range(this, sizeof(*this));
+  prefetch_range(buf_.data(), buf_.size() * sizeof(Element));
 }
 
 // Alg. 2 ONSEND.

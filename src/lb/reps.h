@@ -30,6 +30,7 @@ class RepsPolicy final : public EntropyPolicy {
   void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override;
   void on_rtt(SimTime rtt, SimTime now) override;
   std::size_t state_bits() const override;
+  void prefetch() const override;
 
   // Alg. 1 ONFAILUREDETECTION (public so tests can drive the state machine).
   void on_failure_detection(SimTime now);
@@ -59,18 +60,21 @@ class RepsPolicy final : public EntropyPolicy {
   bool buffer_empty() const { return written_ == 0; }
   bool is_failure(SimTime now) const;
 
-  PolicyContext ctx_;
-  RepsParams p_;
-  std::vector<Element> buf_;
+  // Field order: what a send reads (next_ev, get_next_ev) in the object's first two cache lines, then
+  // what an ACK adds (on_rtt), then the context (its RNG draws the exploring EVs) and the counters
+  // only the summary reads (prefetch() asks for them all).
   std::uint32_t head_ = 0, valid_ = 0, explore_ = 0, written_ = 0;
   std::uint32_t reuse_uses_ = 1;  // uses granted to a cached EV
   std::uint32_t reuse_cursor_ = 0;  // Reuse mode: next element to serve
   bool freezing_ = false;
-  SimTime exit_freezing_ = 0;
+  std::vector<Element> buf_;
+  RepsParams p_;
   SimTime last_send_ = -1;
+  SimTime exit_freezing_ = 0;
   // Max-RTT heuristic (App. A): maxima of the current and the previous window of one RTO.
   SimTime rtt_max_cur_ = 0, rtt_max_prev_ = 0, rtt_window_start_ = 0;
   SimTime rtt_min_ = 0;  // smallest RTT sample: the connection's unloaded RTT
+  PolicyContext ctx_;
   std::uint64_t freeze_entries_ = 0, failures_ = 0;
   SimTime first_freeze_ = -1;
 };

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "core/prefetch.h"
 #include "core/time.h"
 
 namespace lbsim::transport {
@@ -89,10 +90,7 @@ class CongestionControl {
   // Hint (Transport::prefetch_pull / prefetch_arrival): ask the cache for the lines an ACK and the
   // window check read (the parameters and the window, the object's first bytes up to cwnd_).
   void prefetch() const {
-    const char* b = reinterpret_cast<const char*>(this);
-    const char* e = reinterpret_cast<const char*>(&cwnd_ + 1);
-    for (; b < e; b += 64) __builtin_prefetch(b);
-    __builtin_prefetch(e - 1);
+    prefetch_range(this, static_cast<std::size_t>(reinterpret_cast<const char*>(&cwnd_ + 1) - reinterpret_cast<const char*>(this)));
   }
   // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark; `rtt` the
   // ACK's round-trip sample (< 0: none).

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "core/error.h"
+#include "core/prefetch.h"
 
 namespace lbsim::transport {
 
@@ -491,18 +492,10 @@ std::uint32_t Transport::next_psn(FlowState& f) {
   return f.live->next_new++;
 }
 
-namespace {
-// Asks the cache for the lines of [b, b + n).
-inline void prefetch_range(const void* b, std::size_t n) {
-  const char* c = static_cast<const char*>(b);
-  for (std::size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i);
-  __builtin_prefetch(c + n - 1);
-}
-}  // namespace
-
 // The chain pull_data walks, one link per stage (HostHandler::prefetch_pull): the host's flow list,
-// the slot at its cursor, the flow's record, its live state, then what the send reads and writes
-// (the window, the per-PSN arrays at the next new PSN, the send log, the spec and the policy).
+// the slot at its cursor, the flow's record, its live state (with the spec and the policy's first
+// line), then what the send reads and writes (the window, the per-PSN arrays at the next new PSN,
+// the send log, the policy's own lines: EntropyPolicy::prefetch).
 // Hints only; a stage whose link is not there yet (or a streamed entry not held) asks for nothing.
 void Transport::prefetch_pull(std::int32_t host, int stage) {
   const HostQueue& q = hosts_[static_cast<std::size_t>(host)];
@@ -527,18 +520,20 @@ void Transport::prefetch_pull(std::int32_t host, int stage) {
   if (stage == 3) {
     prefetch_range(L, offsetof(FlowLive, received));  // the sender's fields
     __builtin_prefetch(f.spec);
+    __builtin_prefetch(f.lb.get());
     return;
   }
   if (L->cc) L->cc->prefetch();
   const std::uint32_t psn = L->next_new;
   if (const void* e = L->sent.entry_addr(psn)) __builtin_prefetch(e);
   if (L->sendlog.size() < L->sendlog.capacity()) __builtin_prefetch(L->sendlog.data() + L->sendlog.size());
-  __builtin_prefetch(f.lb.get());
+  if (f.caps & lb::kCapPrefetch) f.lb->prefetch();
 }
 
 // The chain on_packet walks for packet pkt at its host (HostHandler::prefetch_arrival): the flow's
-// record (and an ACK's fields beside the packet), its live state, then the receiver's bitmap word of
-// a data packet or the sender's per-PSN entries and window of an ACK.
+// record (and an ACK's fields beside the packet), its live state (and an ACK's policy's first line),
+// then the receiver's bitmap word of a data packet or the sender's per-PSN entries, window and policy
+// of an ACK.
 void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
   const Packet& p = net_.pkt(pkt);
   if (!held(p.flow)) return;
@@ -553,8 +548,10 @@ void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
   if (stage == 1) {
     if (p.type == PacketType::Data)
       prefetch_range(&L->received, offsetof(FlowLive, parked_since) - offsetof(FlowLive, received));  // the receiver's fields
-    else
+    else {
       prefetch_range(L, offsetof(FlowLive, received));
+      __builtin_prefetch(f.lb.get());
+    }
     return;
   }
   const std::uint32_t psn = p.psn;
@@ -564,6 +561,7 @@ void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
     __builtin_prefetch(e);
     __builtin_prefetch(L->sent.word_addr(psn));
     if (L->cc) L->cc->prefetch();
+    if (f.caps & lb::kCapPrefetch) f.lb->prefetch();
   }
 }
 
