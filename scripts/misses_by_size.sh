@@ -10,6 +10,11 @@
 #
 #   scripts/misses_by_size.sh [BIN]          (default build/lbsim; BIN may be any lbsim binary)
 #
+# MISSES_LEVEL=3 simulates this machine's third-level cache as the last level instead (the lines per
+# event that come from memory itself, with the whole cache to one core); MISSES_SIZES="hosts:radix:t1:t2
+# ..." replaces the two sizes (default "128:16:10:30 8192:128:6:9"; 2,048 hosts: "2048:64:6:9");
+# MISSES_KEEP=1 keeps the temporary folder (runs, cachegrind files, annotations) and prints its path.
+#
 # Prints, per size: events in the interval, instructions, first-level and last-level read / write
 # misses per event, and the functions with the most last-level read misses per event.
 set -euo pipefail
@@ -19,7 +24,10 @@ if ! command -v valgrind >/dev/null || ! command -v cg_diff >/dev/null; then
   echo "misses_by_size.sh: valgrind (cachegrind, cg_diff, cg_annotate) is not installed (apt-get install valgrind)" >&2
   exit 77
 fi
-idx=/sys/devices/system/cpu/cpu0/cache/index2
+level=${MISSES_LEVEL:-2}
+case "$level" in 2|3) ;; *) echo "misses_by_size.sh: MISSES_LEVEL must be 2 or 3, got '$level'" >&2; exit 2 ;; esac
+idx=/sys/devices/system/cpu/cpu0/cache/index$level
+[ -f "$idx/size" ] || { echo "misses_by_size.sh: this machine reports no level-$level cache ($idx)" >&2; exit 2; }
 size_of() {  # "2048K" -> bytes
   local v; v=$(cat "$1"); case "$v" in *K) echo $(( ${v%K} * 1024 ));; *M) echo $(( ${v%M} * 1048576 ));; *) echo "$v";; esac
 }
@@ -28,10 +36,10 @@ ways=$(cat "$idx/ways_of_associativity" 2>/dev/null || echo 16)
 l1=$(size_of /sys/devices/system/cpu/cpu0/cache/index0/size 2>/dev/null || echo 49152)
 l1ways=$(cat /sys/devices/system/cpu/cpu0/cache/index0/ways_of_associativity 2>/dev/null || echo 12)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "cachegrind: D1 $l1 B ${l1ways}-way, LL $l2 B ${ways}-way (this machine's L1d and L2), binary $BIN"
+if [ -n "${MISSES_KEEP:-}" ]; then echo "misses_by_size.sh: keeping $tmp" >&2; else trap 'rm -rf "$tmp"' EXIT; fi
+echo "cachegrind: D1 $l1 B ${l1ways}-way, LL $l2 B ${ways}-way (this machine's L1d and L$level), binary $BIN"
 # size radix t1 t2 (us): the interval starts once every host is sending (the first ~5 us)
-for spec in 128:16:10:30 8192:128:6:9; do
+for spec in ${MISSES_SIZES:-128:16:10:30 8192:128:6:9}; do
   IFS=: read -r hosts radix t1 t2 <<<"$spec"
   for t in "$t1" "$t2"; do
     LBSIM_HUGEPAGES=0 valgrind --tool=cachegrind --cache-sim=yes --D1="$l1,$l1ways,64" --LL="$l2,$ways,64" \
@@ -46,7 +54,8 @@ for spec in 128:16:10:30 8192:128:6:9; do
 import json, re, sys
 hosts, t1, t2, s1, s2, ann = sys.argv[1:]
 ev = json.load(open(s2))["events"] - json.load(open(s1))["events"]
-fig = re.compile(r"\s*([\d,]+)(?: \(\s*[\d.]+%\))?")
+# cg_diff of two runs: a count can come out slightly negative (a cache that holds the whole working set)
+fig = re.compile(r"\s*(-?[\d,]+)(?: \(\s*[\d.]+%\))?")
 rows, total = [], None
 for line in open(ann):
     f, pos = [], 0
