@@ -24,25 +24,30 @@ if ! command -v valgrind >/dev/null || ! command -v cg_diff >/dev/null; then
   echo "misses_by_size.sh: valgrind (cachegrind, cg_diff, cg_annotate) is not installed (apt-get install valgrind)" >&2
   exit 77
 fi
+sizes=${MISSES_SIZES:-128:16:10:30 8192:128:6:9}
+for spec in $sizes; do
+  [[ "$spec" =~ ^[0-9]+:[0-9]+:[0-9.]+:[0-9.]+$ ]] || { echo "misses_by_size.sh: MISSES_SIZES entry '$spec' is not hosts:radix:t1:t2 (e.g. 2048:64:6:9)" >&2; exit 2; }
+done
 level=${MISSES_LEVEL:-2}
 case "$level" in 2|3) ;; *) echo "misses_by_size.sh: MISSES_LEVEL must be 2 or 3, got '$level'" >&2; exit 2 ;; esac
 idx=/sys/devices/system/cpu/cpu0/cache/index$level
-[ -f "$idx/size" ] || { echo "misses_by_size.sh: this machine reports no level-$level cache ($idx)" >&2; exit 2; }
+# Level 2 falls back to 2 MiB, 16 ways where sysfs does not say; level 3 is asked for, so it must be there.
+[ "$level" = 2 ] || [ -f "$idx/size" ] || { echo "misses_by_size.sh: this machine reports no level-3 cache ($idx)" >&2; exit 2; }
 size_of() {  # "2048K" -> bytes
   local v; v=$(cat "$1"); case "$v" in *K) echo $(( ${v%K} * 1024 ));; *M) echo $(( ${v%M} * 1048576 ));; *) echo "$v";; esac
 }
-l2=$(size_of "$idx/size" 2>/dev/null || echo 2097152)
-ways=$(cat "$idx/ways_of_associativity" 2>/dev/null || echo 16)
+ll=$(size_of "$idx/size" 2>/dev/null || echo 2097152)
+llways=$(cat "$idx/ways_of_associativity" 2>/dev/null || echo 16)
 l1=$(size_of /sys/devices/system/cpu/cpu0/cache/index0/size 2>/dev/null || echo 49152)
 l1ways=$(cat /sys/devices/system/cpu/cpu0/cache/index0/ways_of_associativity 2>/dev/null || echo 12)
 tmp=$(mktemp -d)
 if [ -n "${MISSES_KEEP:-}" ]; then echo "misses_by_size.sh: keeping $tmp" >&2; else trap 'rm -rf "$tmp"' EXIT; fi
-echo "cachegrind: D1 $l1 B ${l1ways}-way, LL $l2 B ${ways}-way (this machine's L1d and L$level), binary $BIN"
+echo "cachegrind: D1 $l1 B ${l1ways}-way, LL $ll B ${llways}-way (this machine's L1d and L$level), binary $BIN"
 # size radix t1 t2 (us): the interval starts once every host is sending (the first ~5 us)
-for spec in ${MISSES_SIZES:-128:16:10:30 8192:128:6:9}; do
+for spec in $sizes; do
   IFS=: read -r hosts radix t1 t2 <<<"$spec"
   for t in "$t1" "$t2"; do
-    LBSIM_HUGEPAGES=0 valgrind --tool=cachegrind --cache-sim=yes --D1="$l1,$l1ways,64" --LL="$l2,$ways,64" \
+    LBSIM_HUGEPAGES=0 valgrind --tool=cachegrind --cache-sim=yes --D1="$l1,$l1ways,64" --LL="$ll,$llways,64" \
       --cachegrind-out-file="$tmp/$hosts-$t.out" "$BIN" run examples/htsim/permutation_8192.toml \
       --set 'workload.size="2MiB"' --set "topology.hosts=$hosts" --set "topology.radix=$radix" --set "run.end_us=$t" \
       --set output.ports_csv=false --set 'run.progress="off"' --out "$tmp/o-$hosts-$t" >/dev/null 2>"$tmp/$hosts-$t.log" || true
