@@ -34,7 +34,8 @@ struct Cycle {
   std::vector<std::uint64_t> order;
   explicit Cycle(std::size_t bytes) : n(bytes / sizeof(Line)), order(n) {
     const std::size_t size = n * sizeof(Line);
-    lines = static_cast<Line*>(std::aligned_alloc(std::size_t{2} << 20, (size + (std::size_t{2} << 20) - 1) & ~((std::size_t{2} << 20) - 1)));
+    lines = static_cast<Line*>(
+        std::aligned_alloc(std::size_t{2} << 20, (size + (std::size_t{2} << 20) - 1) & ~((std::size_t{2} << 20) - 1)));
     if (lines == nullptr) {
       std::fprintf(stderr, "bench_memory: cannot allocate %zu bytes\n", size);
       std::exit(2);
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   const Cycle big(big_mib << 20);
   walk(big, 1, big.n);
   std::printf("throughput over %zu MiB (k chains, ns per load):", big_mib);
-  for (const std::size_t k : {1, 2, 4, 8, 16, 32}) std::printf(" k=%zu %.1f%s", k, walk(big, k, kLoads), k == 32 ? "\n" : ",");
+  for (const std::size_t k : {1, 2, 4, 8, 16, 32})
+    std::printf(" k=%zu %.1f%s", k, walk(big, k, kLoads), k == 32 ? "\n" : ",");
   return 0;
 }

@@ -24,6 +24,7 @@ int main() {
         if (static_cast<long long>(ps.size()) > maxp) maxp = static_cast<long long>(ps.size());
       }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("bench paths %s: %lld paths over all switch pairs, max %lld per pair, %.0f ms\n", t->kind.c_str(), n, maxp, ms);
+    std::printf("bench paths %s: %lld paths over all switch pairs, max %lld per pair, %.0f ms\n", t->kind.c_str(), n,
+                maxp, ms);
   }
 }

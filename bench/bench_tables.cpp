@@ -46,10 +46,11 @@ void run(const std::string& name, const topo::Topology& t) {
   t0 = std::chrono::steady_clock::now();
   const auto far = pm.farthest_pair(rep, 4160, 64);
   const double ms_far = ms_since(t0);
-  std::printf("bench tables %s: %d switches, %zu distinct sets; min-hop tables %.0f ms, l-g-l routes %.0f ms, "
-              "farthest pair %.0f ms (hosts %d -> %d, %lld ps); l-g-l routes from the groups: %s\n",
-              name.c_str(), t.num_switches(), tables.distinct_sets(), ms_tables, ms_routes, ms_far, far.a, far.b,
-              static_cast<long long>(far.rtt), computed);
+  std::printf(
+      "bench tables %s: %d switches, %zu distinct sets; min-hop tables %.0f ms, l-g-l routes %.0f ms, "
+      "farthest pair %.0f ms (hosts %d -> %d, %lld ps); l-g-l routes from the groups: %s\n",
+      name.c_str(), t.num_switches(), tables.distinct_sets(), ms_tables, ms_routes, ms_far, far.a, far.b,
+      static_cast<long long>(far.rtt), computed);
 }
 
 }  // namespace

@@ -14,8 +14,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)analysis::parse_ibnetdiscover(in, "fuzz.ibnd");
         break;
       }
-      case 1: (void)analysis::parse_ibnetdiscover_text(text, "fuzz.ibnd"); break;
-      default: (void)analysis::parse_lst_text(text, "fuzz.lst"); break;
+      case 1:
+        (void)analysis::parse_ibnetdiscover_text(text, "fuzz.ibnd");
+        break;
+      default:
+        (void)analysis::parse_lst_text(text, "fuzz.lst");
+        break;
     }
   });
   return 0;

@@ -9,7 +9,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       python3 python3-matplotlib python3-pandas slurm-wlm munge
       python3-pytest   # the Python module and its tests (docs/python.md)
       chromium                                  # the HTML report test in a headless browser (docs/report.md)
-      clang-14 libclang-rt-14-dev)  # clang + libFuzzer: scripts/fuzz.sh, docs/fuzzing.md
+      clang-14 libclang-rt-14-dev  # clang + libFuzzer: scripts/fuzz.sh, docs/fuzzing.md
+      clang-format)                 # the format test (scripts/check_format.sh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,30 +21,66 @@ namespace {
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
   declare({
-      integer("balls.evs_bins", 32, "bins", "lbsim balls evs: uplinks n of the switch the EVs are spread over ([REPS] Fig. 14: 32).").range(1, 1 << 20),
-      text("balls.evs_flows", "1,32", "lbsim balls evs: comma-separated numbers of flows F; each flow throws its whole EVS of 2^k unique EVs ([REPS] Fig. 14a/b: 1 and 32)."),
-      integer("balls.evs_bits_min", 1, "bits", "lbsim balls evs: smallest EVS size exponent k (2^k EVs per flow).").range(0, 24),
+      integer("balls.evs_bins", 32, "bins",
+              "lbsim balls evs: uplinks n of the switch the EVs are spread over ([REPS] Fig. 14: 32).")
+          .range(1, 1 << 20),
+      text("balls.evs_flows", "1,32",
+           "lbsim balls evs: comma-separated numbers of flows F; each flow throws its whole EVS of 2^k unique EVs "
+           "([REPS] Fig. 14a/b: 1 and 32)."),
+      integer("balls.evs_bits_min", 1, "bits", "lbsim balls evs: smallest EVS size exponent k (2^k EVs per flow).")
+          .range(0, 24),
       integer("balls.evs_bits_max", 16, "bits", "lbsim balls evs: largest EVS size exponent k.").range(0, 24),
       integer("balls.evs_trials", 1000, "trials", "lbsim balls evs: independent throws per (F, k).").range(1, 1e8),
-      flag("balls.evs_ecmp_hash", true, "lbsim balls evs: also place the EVs with the ECMP hash of lbsim's switches (routing::ecmp_hash) next to uniform draws."),
-      text("balls.queue_models", "ops,recycled", "lbsim balls queue: comma-separated models: ops (uniform bins), recycled (recycled balls-into-bins, [REPS] sec. 5.1)."),
-      text("balls.queue_bins", "5", "lbsim balls queue: comma-separated bin counts n (output ports; [REPS] Fig. 18: 5)."),
-      real("balls.queue_lambda", 1.0, "fraction of n", "lbsim balls queue: arrivals per step as a fraction of n: floor(lambda n) balls plus one more with probability frac(lambda n) ([REPS] Fig. 17: 0.99).").range(1e-9, 1),
-      integer("balls.queue_steps", 200, "steps", "lbsim balls queue: time steps per run ([REPS] Fig. 17: 1000, Fig. 18: 200).").range(1, 1e9),
-      integer("balls.queue_bin_seeds", 1, "seeds", "lbsim balls queue: the first this many seeds of every (model, n) write each bin's queue per step (queue_bins.csv).").range(0, 1e9),
-      integer("balls.seeds", 20, "seeds", "lbsim balls queue/theorem: runs per (model, n), with seeds run.seed, run.seed + 1, ...").range(1, 1e9),
-      integer("balls.tau", 0, "balls", "Recycled model: threshold tau; 0 = ceil(4 ln n), the smallest integer of Theorem 5.1.").range(0, 1e9),
-      integer("balls.colors_per_bin", 0, "colours", "Recycled model: b, with b * n colours cycled in batches of n; 0 = ceil(2.4 ln n), the smallest integer of Theorem 5.1.").range(0, 1e6),
-      text("balls.tau_count", "before", "Recycled model: the count compared with tau when a ball is removed: before (the bin's balls including the removed one) or after (without it); [REPS] sec. 5.1 does not say.").one_of({"before", "after"}),
-      text("balls.recycle", "removed", "Recycled model: the colours a step throws: removed (the colours of the balls just removed, topped up with the next colours of the round-robin cycle: the model the App. B proof accounts for) or round_robin (the next n of the b n colours in round-robin order, the literal wording of [REPS] sec. 5.1; it did not converge for n >= 32 in our runs, docs/reps.md).").one_of({"removed", "round_robin"}),
-      text("balls.theorem_bins", "16,32,64,128", "lbsim balls theorem: comma-separated bin counts n (Theorem 5.1 needs n >= 16)."),
-      integer("balls.theorem_max_steps", 1000000, "steps", "lbsim balls theorem: a run that has not converged after this many steps is reported as not converged.").range(1, 1e12),
+      flag("balls.evs_ecmp_hash", true,
+           "lbsim balls evs: also place the EVs with the ECMP hash of lbsim's switches (routing::ecmp_hash) next to "
+           "uniform draws."),
+      text("balls.queue_models", "ops,recycled",
+           "lbsim balls queue: comma-separated models: ops (uniform bins), recycled (recycled balls-into-bins, [REPS] "
+           "sec. 5.1)."),
+      text("balls.queue_bins", "5",
+           "lbsim balls queue: comma-separated bin counts n (output ports; [REPS] Fig. 18: 5)."),
+      real("balls.queue_lambda", 1.0, "fraction of n",
+           "lbsim balls queue: arrivals per step as a fraction of n: floor(lambda n) balls plus one more with "
+           "probability frac(lambda n) ([REPS] Fig. 17: 0.99).")
+          .range(1e-9, 1),
+      integer("balls.queue_steps", 200, "steps",
+              "lbsim balls queue: time steps per run ([REPS] Fig. 17: 1000, Fig. 18: 200).")
+          .range(1, 1e9),
+      integer("balls.queue_bin_seeds", 1, "seeds",
+              "lbsim balls queue: the first this many seeds of every (model, n) write each bin's queue per step "
+              "(queue_bins.csv).")
+          .range(0, 1e9),
+      integer("balls.seeds", 20, "seeds",
+              "lbsim balls queue/theorem: runs per (model, n), with seeds run.seed, run.seed + 1, ...")
+          .range(1, 1e9),
+      integer("balls.tau", 0, "balls",
+              "Recycled model: threshold tau; 0 = ceil(4 ln n), the smallest integer of Theorem 5.1.")
+          .range(0, 1e9),
+      integer("balls.colors_per_bin", 0, "colours",
+              "Recycled model: b, with b * n colours cycled in batches of n; 0 = ceil(2.4 ln n), the smallest integer "
+              "of Theorem 5.1.")
+          .range(0, 1e6),
+      text("balls.tau_count", "before",
+           "Recycled model: the count compared with tau when a ball is removed: before (the bin's balls including the "
+           "removed one) or after (without it); [REPS] sec. 5.1 does not say.")
+          .one_of({"before", "after"}),
+      text("balls.recycle", "removed",
+           "Recycled model: the colours a step throws: removed (the colours of the balls just removed, topped up with "
+           "the next colours of the round-robin cycle: the model the App. B proof accounts for) or round_robin (the "
+           "next n of the b n colours in round-robin order, the literal wording of [REPS] sec. 5.1; it did not "
+           "converge for n >= 32 in our runs, docs/reps.md).")
+          .one_of({"removed", "round_robin"}),
+      text("balls.theorem_bins", "16,32,64,128",
+           "lbsim balls theorem: comma-separated bin counts n (Theorem 5.1 needs n >= 16)."),
+      integer("balls.theorem_max_steps", 1000000, "steps",
+              "lbsim balls theorem: a run that has not converged after this many steps is reported as not converged.")
+          .range(1, 1e12),
   });
   declare_check([](const Config& c) {
     if (c.integer("balls.evs_bits_min") > c.integer("balls.evs_bits_max"))
       throw UserError(fmt::format("{}balls.evs_bits_min ({}) must not exceed balls.evs_bits_max ({})",
-                                  c.where_any({"balls.evs_bits_min", "balls.evs_bits_max"}), c.integer("balls.evs_bits_min"),
-                                  c.integer("balls.evs_bits_max")));
+                                  c.where_any({"balls.evs_bits_min", "balls.evs_bits_max"}),
+                                  c.integer("balls.evs_bits_min"), c.integer("balls.evs_bits_max")));
   });
   return true;
 }();
@@ -95,7 +131,8 @@ std::int64_t max_load_ecmp(int flows, std::int64_t evs, int bins, Rng& rng, std:
     const auto dst = static_cast<std::int32_t>(flows + static_cast<std::int64_t>(rng.below(1u << 16)));
     const auto flow = static_cast<std::uint32_t>(rng.below(1u << 20));
     for (std::int64_t ev = 0; ev < evs; ++ev)
-      ++counts[routing::ecmp_hash(f, dst, flow, static_cast<std::uint32_t>(ev), salt) % static_cast<std::uint64_t>(bins)];
+      ++counts[routing::ecmp_hash(f, dst, flow, static_cast<std::uint32_t>(ev), salt) %
+               static_cast<std::uint64_t>(bins)];
   }
   return *std::max_element(counts.begin(), counts.end());
 }
@@ -109,7 +146,8 @@ double expected_max_load(std::int64_t balls, int bins) {
   const auto hi = static_cast<std::int64_t>(std::ceil(mu + 15.0 * std::sqrt(mu) + 40.0));
   std::vector<double> pmf(static_cast<std::size_t>(hi - lo + 1));
   for (std::int64_t j = lo; j <= hi; ++j)
-    pmf[static_cast<std::size_t>(j - lo)] = std::exp(-mu + static_cast<double>(j) * std::log(mu) - std::lgamma(static_cast<double>(j) + 1.0));
+    pmf[static_cast<std::size_t>(j - lo)] =
+        std::exp(-mu + static_cast<double>(j) * std::log(mu) - std::lgamma(static_cast<double>(j) + 1.0));
   double e = static_cast<double>(lo), tail = 0.0;
   std::vector<double> tails(pmf.size());
   for (std::size_t i = pmf.size(); i-- > 0;) tails[i] = (tail += pmf[i]);  // tails[i] = P(X >= lo + i)
@@ -140,7 +178,8 @@ EvsResult run_evs(const EvsParams& p, const Progress& progress) {
         lam.reserve(static_cast<std::size_t>(p.trials));
         for (int t = 0; t < p.trials; ++t) {
           // One stream per (placement, F, k, trial): a trial's draws do not depend on the others.
-          Rng rng(p.seed, hash_name(fmt::format("balls-evs/{}/{}/{}/{}", name(pl), p.bins, f, k)), static_cast<std::uint64_t>(t));
+          Rng rng(p.seed, hash_name(fmt::format("balls-evs/{}/{}/{}/{}", name(pl), p.bins, f, k)),
+                  static_cast<std::uint64_t>(t));
           const std::int64_t l = pl == Placement::Uniform ? max_load_uniform(balls, p.bins, rng, counts)
                                                           : max_load_ecmp(f, evs, p.bins, rng, counts);
           const double x = imbalance(l, balls, p.bins);
@@ -162,24 +201,26 @@ EvsResult run_evs(const EvsParams& p, const Progress& progress) {
 std::string evs_csv(const EvsResult& r) {
   std::string s = "placement,bins,flows,ev_bits,evs,balls,trials,mean,median,p99,max,min,sd,poisson_mean\n";
   for (const auto& x : r.rows)
-    s += fmt::format("{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", name(x.placement), x.bins,
-                     x.flows, x.bits, x.evs, x.balls, x.trials, x.mean, x.median, x.p99, x.max, x.min, x.sd, x.poisson);
+    s += fmt::format("{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", name(x.placement),
+                     x.bins, x.flows, x.bits, x.evs, x.balls, x.trials, x.mean, x.median, x.p99, x.max, x.min, x.sd,
+                     x.poisson);
   return s;
 }
 
 std::string evs_trials_csv(const EvsResult& r) {
   std::string s = "placement,bins,flows,ev_bits,trial,max_load,imbalance\n";
   for (const auto& x : r.trials)
-    s += fmt::format("{},{},{},{},{},{},{:.6f}\n", name(x.placement), r.params.bins, x.flows, x.bits, x.trial, x.max_load,
-                     x.imbalance);
+    s += fmt::format("{},{},{},{},{},{},{:.6f}\n", name(x.placement), r.params.bins, x.flows, x.bits, x.trial,
+                     x.max_load, x.imbalance);
   return s;
 }
 
 std::string evs_report(const EvsResult& r) {
-  std::string s = fmt::format("[REPS] Fig. 14: load imbalance of F flows x 2^k unique EVs on {} uplinks, {} trials, seed {}\n",
-                              r.params.bins, r.params.trials, r.params.seed);
-  s += fmt::format("{:<10} {:>5} {:>3} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "placement", "flows", "k", "mean", "median",
-                   "p99", "max", "sd", "poisson");
+  std::string s =
+      fmt::format("[REPS] Fig. 14: load imbalance of F flows x 2^k unique EVs on {} uplinks, {} trials, seed {}\n",
+                  r.params.bins, r.params.trials, r.params.seed);
+  s += fmt::format("{:<10} {:>5} {:>3} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "placement", "flows", "k", "mean",
+                   "median", "p99", "max", "sd", "poisson");
   for (const auto& x : r.rows)
     s += fmt::format("{:<10} {:>5} {:>3} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", name(x.placement), x.flows, x.bits,
                      pct(x.mean), pct(x.median), pct(x.p99), pct(x.max), pct(x.sd), pct(x.poisson));
@@ -199,14 +240,17 @@ std::string evs_report(const EvsResult& r) {
     if (!k7 && !k16) continue;
     s += fmt::format("\n{} placement, 32 flows:\n", name(pl));
     if (k7)
-      s += fmt::format("  paper: fewer than 2^8 EVs can give more than 10% imbalance.   ours: k < 8 median >= {} "
-                       "(k = 7: mean {}, p99 {}; k = 8: mean {}) -> {}\n",
-                       pct(below8_min_median), pct(k7->mean), pct(k7->p99), k8 ? pct(k8->mean) : "-",
-                       below8_min_median > 0.10 ? "agrees" : "differs");
+      s += fmt::format(
+          "  paper: fewer than 2^8 EVs can give more than 10% imbalance.   ours: k < 8 median >= {} "
+          "(k = 7: mean {}, p99 {}; k = 8: mean {}) -> {}\n",
+          pct(below8_min_median), pct(k7->mean), pct(k7->p99), k8 ? pct(k8->mean) : "-",
+          below8_min_median > 0.10 ? "agrees" : "differs");
     if (k16)
-      s += fmt::format("  paper: 2^16 EVs give less than 1% imbalance.                ours: k = 16 mean {}, p99 {}, max {} -> {}\n",
-                       pct(k16->mean), pct(k16->p99), pct(k16->max),
-                       k16->p99 < 0.01 ? "agrees (p99 < 1%)" : (k16->mean < 0.01 ? "agrees on the mean, not for every trial" : "differs"));
+      s += fmt::format(
+          "  paper: 2^16 EVs give less than 1% imbalance.                ours: k = 16 mean {}, p99 {}, max {} -> {}\n",
+          pct(k16->mean), pct(k16->p99), pct(k16->max),
+          k16->p99 < 0.01 ? "agrees (p99 < 1%)"
+                          : (k16->mean < 0.01 ? "agrees on the mean, not for every trial" : "differs"));
   }
   return s;
 }
@@ -363,13 +407,23 @@ QueueResult run_queue(const QueueRunParams& p, const Progress& progress) {
           m.step();
           const auto mx = m.max_queue();
           maxes.push_back(mx);
-          r.steps.push_back({model, n, static_cast<int>(seed), t, mx, m.total(), m.remember_fraction(), m.settled_fraction()});
+          r.steps.push_back(
+              {model, n, static_cast<int>(seed), t, mx, m.total(), m.remember_fraction(), m.settled_fraction()});
           if (s < p.bin_seeds)
             for (int b = 0; b < n; ++b) r.bin_rows.push_back({model, n, static_cast<int>(seed), t, b, m.queue(b)});
         }
-        QueueRunRow row{model, n, static_cast<int>(seed), m.tau(), model == Model::Recycled ? m.colors() / n : 0,
-                        m.max_queue(), *std::max_element(maxes.begin(), maxes.end()), m.total(), m.remember_fraction(),
-                        m.converged(), m.converged() ? m.last_change() : 0, 0};
+        QueueRunRow row{model,
+                        n,
+                        static_cast<int>(seed),
+                        m.tau(),
+                        model == Model::Recycled ? m.colors() / n : 0,
+                        m.max_queue(),
+                        *std::max_element(maxes.begin(), maxes.end()),
+                        m.total(),
+                        m.remember_fraction(),
+                        m.converged(),
+                        m.converged() ? m.last_change() : 0,
+                        0};
         if (m.converged())
           for (std::int64_t t = m.last_change() + 1; t <= p.steps; ++t)
             row.after_max = std::max(row.after_max, maxes[static_cast<std::size_t>(t - 1)]);
@@ -400,21 +454,23 @@ std::string queue_bins_csv(const QueueResult& r) {
 }
 
 std::string queue_runs_csv(const QueueResult& r) {
-  std::string s = "model,bins,seed,lambda,steps,tau,colors_per_bin,tau_count,final_max_queue,run_max_queue,final_total,"
-                  "final_remember_fraction,converged,converged_step,max_queue_after_convergence,recycle\n";
+  std::string s =
+      "model,bins,seed,lambda,steps,tau,colors_per_bin,tau_count,final_max_queue,run_max_queue,final_total,"
+      "final_remember_fraction,converged,converged_step,max_queue_after_convergence,recycle\n";
   for (const auto& x : r.runs)
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{},{}\n", name(x.model), x.bins, x.seed, r.params.lambda,
-                     r.params.steps, x.tau, x.colors_per_bin, name(r.params.tau_count), x.final_max, x.run_max,
-                     x.final_total, x.final_remember, x.converged ? 1 : 0, x.converged_step, x.after_max,
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{},{}\n", name(x.model), x.bins, x.seed,
+                     r.params.lambda, r.params.steps, x.tau, x.colors_per_bin, name(r.params.tau_count), x.final_max,
+                     x.run_max, x.final_total, x.final_remember, x.converged ? 1 : 0, x.converged_step, x.after_max,
                      name(r.params.recycle));
   return s;
 }
 
 std::string queue_report(const QueueResult& r) {
   const auto& p = r.params;
-  std::string s = fmt::format("[REPS] sec. 5.1 queue model: lambda = {}, {} steps, {} seed(s) from {}; recycled model: "
-                              "tau count '{}', recycle '{}'\n",
-                              p.lambda, p.steps, p.seeds, p.seed, name(p.tau_count), name(p.recycle));
+  std::string s = fmt::format(
+      "[REPS] sec. 5.1 queue model: lambda = {}, {} steps, {} seed(s) from {}; recycled model: "
+      "tau count '{}', recycle '{}'\n",
+      p.lambda, p.steps, p.seeds, p.seed, name(p.tau_count), name(p.recycle));
   s += fmt::format("{:<9} {:>5} {:>4} {:>3} {:>22} {:>22} {:>10} {:>18}\n", "model", "n", "tau", "b",
                    "max queue at end", "max queue over run", "converged", "steps to converge");
   s += fmt::format("{:<9} {:>5} {:>4} {:>3} {:>22} {:>22} {:>10} {:>18}\n", "", "", "", "", "mean [min..max]",
@@ -438,8 +494,9 @@ std::string queue_report(const QueueResult& r) {
       const auto f = summarize(fin), u = summarize(run), c = summarize(conv);
       final_mean[{static_cast<int>(model), n}] = f.mean;
       const bool rec = model == Model::Recycled;
-      s += fmt::format("{:<9} {:>5} {:>4} {:>3} {:>22} {:>22} {:>10} {:>18}\n", name(model), n, rec ? std::to_string(tau) : "-",
-                       rec ? std::to_string(b) : "-", fmt::format("{:.1f} [{:.0f}..{:.0f}]", f.mean, f.min, f.max),
+      s += fmt::format("{:<9} {:>5} {:>4} {:>3} {:>22} {:>22} {:>10} {:>18}\n", name(model), n,
+                       rec ? std::to_string(tau) : "-", rec ? std::to_string(b) : "-",
+                       fmt::format("{:.1f} [{:.0f}..{:.0f}]", f.mean, f.min, f.max),
                        fmt::format("{:.1f} [{:.0f}..{:.0f}]", u.mean, u.min, u.max),
                        rec && p.lambda >= 1.0 ? fmt::format("{}/{}", converged, fin.size()) : "-",
                        conv.empty() ? "-" : fmt::format("{:.0f} [{:.0f}..{:.0f}]", c.mean, c.min, c.max));
@@ -453,10 +510,10 @@ std::string queue_report(const QueueResult& r) {
       for (std::size_t i = 1; i < p.bins.size(); ++i)
         if (final_mean[{static_cast<int>(model), p.bins[i]}] < final_mean[{static_cast<int>(model), p.bins[i - 1]}])
           increasing = false;
-      s += fmt::format("\n{}: paper (Fig. 17): the max queue grows faster for larger n.   ours: mean max queue after {} steps "
-                       "{} in n (in the order given) -> {}\n",
-                       name(model), p.steps, increasing ? "increases" : "does not increase",
-                       increasing ? "agrees" : "differs");
+      s += fmt::format(
+          "\n{}: paper (Fig. 17): the max queue grows faster for larger n.   ours: mean max queue after {} steps "
+          "{} in n (in the order given) -> {}\n",
+          name(model), p.steps, increasing ? "increases" : "does not increase", increasing ? "agrees" : "differs");
     }
   }
   // Fig. 18: OPS queues grow without bound at full injection; recycled queues converge below tau.
@@ -475,14 +532,16 @@ std::string queue_report(const QueueResult& r) {
       }
     }
     if (!any || p.lambda < 1.0) continue;
-    s += fmt::format("recycled n = {}: paper (Fig. 18): converges, every queue below tau = {}.   ours: {}/{} runs converged "
-                     "within {} steps; after convergence the max queue is {} (<= tau in {}/{})\n",
-                     n, any->tau, conv, runs, p.steps, after_max, below, conv);
+    s += fmt::format(
+        "recycled n = {}: paper (Fig. 18): converges, every queue below tau = {}.   ours: {}/{} runs converged "
+        "within {} steps; after convergence the max queue is {} (<= tau in {}/{})\n",
+        n, any->tau, conv, runs, p.steps, after_max, below, conv);
     if (final_mean.count({static_cast<int>(Model::Ops), n}))
-      s += fmt::format("ops n = {}: paper (Fig. 18): queues grow without bound.   ours: mean max queue {:.1f} after {} steps "
-                       "(recycled {:.1f})\n",
-                       n, final_mean[{static_cast<int>(Model::Ops), n}], p.steps,
-                       final_mean[{static_cast<int>(Model::Recycled), n}]);
+      s += fmt::format(
+          "ops n = {}: paper (Fig. 18): queues grow without bound.   ours: mean max queue {:.1f} after {} steps "
+          "(recycled {:.1f})\n",
+          n, final_mean[{static_cast<int>(Model::Ops), n}], p.steps,
+          final_mean[{static_cast<int>(Model::Recycled), n}]);
   }
   return s;
 }
@@ -508,9 +567,17 @@ TheoremResult run_theorem(const TheoremParams& p, const Progress& progress) {
           if (all) warmup = m.steps();
         }
       }
-      TheoremRun run{n, static_cast<int>(seed), m.tau(), m.colors() / n, m.converged(),
-                     m.converged() ? m.last_change() : m.steps(), m.converged() ? m.converged_detected_at() : 0, max_q, 0,
-                     warmup, m.total()};
+      TheoremRun run{n,
+                     static_cast<int>(seed),
+                     m.tau(),
+                     m.colors() / n,
+                     m.converged(),
+                     m.converged() ? m.last_change() : m.steps(),
+                     m.converged() ? m.converged_detected_at() : 0,
+                     max_q,
+                     0,
+                     warmup,
+                     m.total()};
       if (m.converged()) {
         // One more period: the state repeats, so this is the queue of the converged process; it
         // also checks the detector (a memory change here would be a bug).
@@ -530,14 +597,15 @@ TheoremResult run_theorem(const TheoremParams& p, const Progress& progress) {
 }
 
 std::string theorem_csv(const TheoremResult& r) {
-  std::string s = "tau_count,recycle,bins,seed,tau,colors_per_bin,converged,steps,detected_step,warmup_steps,max_queue,"
-                  "max_queue_converged,final_total,n_ln_n,steps_per_n_ln_n,max_queue_per_ln_n\n";
+  std::string s =
+      "tau_count,recycle,bins,seed,tau,colors_per_bin,converged,steps,detected_step,warmup_steps,max_queue,"
+      "max_queue_converged,final_total,n_ln_n,steps_per_n_ln_n,max_queue_per_ln_n\n";
   for (const auto& x : r.runs) {
     const double ln = std::log(static_cast<double>(x.bins));
     s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.4f},{:.4f}\n", name(r.params.tau_count),
-                     name(r.params.recycle), x.bins, x.seed, x.tau,
-                     x.colors_per_bin, x.converged ? 1 : 0, x.steps, x.detected, x.warmup, x.max_queue, x.max_after,
-                     x.total, x.bins * ln, static_cast<double>(x.steps) / (x.bins * ln), static_cast<double>(x.max_queue) / ln);
+                     name(r.params.recycle), x.bins, x.seed, x.tau, x.colors_per_bin, x.converged ? 1 : 0, x.steps,
+                     x.detected, x.warmup, x.max_queue, x.max_after, x.total, x.bins * ln,
+                     static_cast<double>(x.steps) / (x.bins * ln), static_cast<double>(x.max_queue) / ln);
   }
   return s;
 }
@@ -588,21 +656,25 @@ std::vector<TheoremGroup> theorem_groups(const TheoremResult& r) {
 }  // namespace
 
 std::string theorem_summary_csv(const TheoremResult& r) {
-  std::string s = "tau_count,recycle,bins,tau,colors_per_bin,runs,converged,steps_mean,steps_median,steps_min,steps_max,steps_sd,"
-                  "steps_per_n_ln_n_mean,steps_per_n_ln_n_max,max_queue_mean,max_queue_max,max_queue_per_ln_n_mean,"
-                  "max_queue_converged_max,warmup_mean,final_total_mean,over_threshold_runs\n";
+  std::string s =
+      "tau_count,recycle,bins,tau,colors_per_bin,runs,converged,steps_mean,steps_median,steps_min,steps_max,steps_sd,"
+      "steps_per_n_ln_n_mean,steps_per_n_ln_n_max,max_queue_mean,max_queue_max,max_queue_per_ln_n_mean,"
+      "max_queue_converged_max,warmup_mean,final_total_mean,over_threshold_runs\n";
   for (const auto& g : theorem_groups(r))
-    s += fmt::format("{},{},{},{},{},{},{},{:.1f},{:.1f},{:.0f},{:.0f},{:.1f},{:.4f},{:.4f},{:.2f},{:.0f},{:.4f},{:.0f},{:.1f},{:.1f},{}\n",
-                     name(r.params.tau_count), name(r.params.recycle), g.bins, g.tau, g.b, g.runs, g.converged, g.steps.mean, g.steps.median,
-                     g.steps.min, g.steps.max, g.steps.sd, g.ratio.mean, g.ratio.max, g.maxq.mean, g.maxq.max,
-                     g.maxq_ratio.mean, g.after.max, g.warmup.mean, g.total.mean, g.stuck);
+    s += fmt::format(
+        "{},{},{},{},{},{},{},{:.1f},{:.1f},{:.0f},{:.0f},{:.1f},{:.4f},{:.4f},{:.2f},{:.0f},{:.4f},{:.0f},{:.1f},{:."
+        "1f},{}\n",
+        name(r.params.tau_count), name(r.params.recycle), g.bins, g.tau, g.b, g.runs, g.converged, g.steps.mean,
+        g.steps.median, g.steps.min, g.steps.max, g.steps.sd, g.ratio.mean, g.ratio.max, g.maxq.mean, g.maxq.max,
+        g.maxq_ratio.mean, g.after.max, g.warmup.mean, g.total.mean, g.stuck);
   return s;
 }
 
 std::string theorem_report(const TheoremResult& r) {
   const auto& p = r.params;
   std::string s = fmt::format(
-      "[REPS] Theorem 5.1: recycled balls-into-bins at lambda = 1, tau count '{}', recycle '{}', {} seed(s) from {}, at "
+      "[REPS] Theorem 5.1: recycled balls-into-bins at lambda = 1, tau count '{}', recycle '{}', {} seed(s) from {}, "
+      "at "
       "most {} steps\n",
       name(p.tau_count), name(p.recycle), p.seeds, p.seed, p.max_steps);
   s += fmt::format("{:>5} {:>4} {:>3} {:>9} {:>24} {:>14} {:>18} {:>10} {:>12} {:>14}\n", "n", "tau", "b", "converged",
@@ -615,10 +687,13 @@ std::string theorem_report(const TheoremResult& r) {
                      g.converged ? fmt::format("{:.2f}", g.ratio.mean) : "-",
                      fmt::format("{:.1f} [{:.0f}]", g.maxq.mean, g.maxq.max), fmt::format("{:.2f}", g.maxq_ratio.mean),
                      g.converged ? fmt::format("{:.0f}", g.after.max) : "-", fmt::format("{}/{}", g.stuck, g.runs));
-  s += "paper: for n >= 16, tau >= 4 ln n, b >= 2.4 ln n it converges in O(n log n) steps and every bin holds O(log n)\n"
-       "balls throughout, with probability 1 - o(1). ours: steps/(n ln n) and queue/ln n should stay bounded as n grows;\n"
-       "'conv. queue' is the largest queue of the converged state; 'balls > n tau' counts runs that ended with more balls\n"
-       "than the bins hold at the threshold (tau + 1 with tau count 'after'), from where convergence is impossible.\n";
+  s +=
+      "paper: for n >= 16, tau >= 4 ln n, b >= 2.4 ln n it converges in O(n log n) steps and every bin holds O(log n)\n"
+      "balls throughout, with probability 1 - o(1). ours: steps/(n ln n) and queue/ln n should stay bounded as n "
+      "grows;\n"
+      "'conv. queue' is the largest queue of the converged state; 'balls > n tau' counts runs that ended with more "
+      "balls\n"
+      "than the bins hold at the threshold (tau + 1 with tau count 'after'), from where convergence is impossible.\n";
   return s;
 }
 
@@ -681,8 +756,10 @@ QueueRunParams queue_params(const config::Config& c) {
   while (std::getline(ss, item, ',')) {
     const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
     item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
-    if (item == "ops") p.models.push_back(Model::Ops);
-    else if (item == "recycled") p.models.push_back(Model::Recycled);
+    if (item == "ops")
+      p.models.push_back(Model::Ops);
+    else if (item == "recycled")
+      p.models.push_back(Model::Recycled);
     else
       throw UserError(fmt::format("{}balls.queue_models = \"{}\": '{}' is not a model (ops, recycled){}",
                                   c.where("balls.queue_models"), c.text("balls.queue_models"), item,

@@ -33,8 +33,8 @@ enum class Placement { Uniform, EcmpHash };
 const char* name(Placement p);
 
 struct EvsParams {
-  int bins = 32;                  // n: uplinks of the switch
-  std::vector<int> flows{1, 32};  // F: flows at the switch, each with its own header fields
+  int bins = 32;                    // n: uplinks of the switch
+  std::vector<int> flows{1, 32};    // F: flows at the switch, each with its own header fields
   int bits_min = 1, bits_max = 16;  // k: each flow throws its 2^k EVs (the whole EVS)
   int trials = 1000;
   bool ecmp_hash = true;  // also place the EVs with routing::ecmp_hash
@@ -109,8 +109,8 @@ const char* name(Recycle r);
 struct QueueParams {
   Model model = Model::Ops;
   int bins = 5;
-  double lambda = 1.0;  // arrivals per step: floor(lambda n) + Bernoulli(frac(lambda n))
-  int tau = 0;          // threshold; 0 = ceil(4 ln n) (Theorem 5.1)
+  double lambda = 1.0;     // arrivals per step: floor(lambda n) + Bernoulli(frac(lambda n))
+  int tau = 0;             // threshold; 0 = ceil(4 ln n) (Theorem 5.1)
   int colors_per_bin = 0;  // b; 0 = ceil(2.4 ln n) (Theorem 5.1)
   TauCount tau_count = TauCount::Before;
   Recycle recycle = Recycle::Removed;
@@ -246,12 +246,12 @@ struct TheoremParams {
 struct TheoremRun {
   int bins, seed, tau, colors_per_bin;
   bool converged;
-  std::int64_t steps;        // convergence step (last memory change), or max_steps
-  std::int64_t detected;     // step at which convergence was established
-  std::int64_t max_queue;    // over every step run
-  std::int64_t max_after;    // over the b steps after detection (the periodic state)
-  std::int64_t warmup;       // first step after which no bin was empty (end of App. B's first phase)
-  std::int64_t total;        // balls in the bins at the end
+  std::int64_t steps;      // convergence step (last memory change), or max_steps
+  std::int64_t detected;   // step at which convergence was established
+  std::int64_t max_queue;  // over every step run
+  std::int64_t max_after;  // over the b steps after detection (the periodic state)
+  std::int64_t warmup;     // first step after which no bin was empty (end of App. B's first phase)
+  std::int64_t total;      // balls in the bins at the end
 };
 struct TheoremResult {
   TheoremParams params;

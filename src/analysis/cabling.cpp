@@ -80,9 +80,10 @@ CablingPlan make_cabling_plan(int q, int p, int switch_ports, const std::string&
   plan.prefix = prefix;
   plan.switch_ports = switch_ports < 0 ? plan.radix() : switch_ports;
   if (plan.switch_ports < plan.radix())
-    throw UserError(fmt::format("cabling: switch_ports = {} is less than the p + k' = {} + {} = {} ports "
-                                "every switch needs",
-                                switch_ports, plan.p, plan.k_prime, plan.radix()));
+    throw UserError(
+        fmt::format("cabling: switch_ports = {} is less than the p + k' = {} + {} = {} ports "
+                    "every switch needs",
+                    switch_ports, plan.p, plan.k_prime, plan.radix()));
   for (int s = 0; s < g.num_switches(); ++s) plan.labels.push_back(g.label(s));
   plan.port_link.assign(static_cast<std::size_t>(g.num_switches()),
                         std::vector<int>(static_cast<std::size_t>(plan.switch_ports) + 1, -1));
@@ -120,17 +121,19 @@ CablingPlan make_cabling_plan(int q, int p, int switch_ports, const std::string&
 CablingPlan make_cabling_plan(const config::Config& cfg) {
   const std::string& kind = cfg.text("topology.kind");
   if (kind != "slim_fly")
-    throw UserError(fmt::format("{}topology.kind = \"{}\"{}: the cabling plan is for a Slim Fly ([SlimFly] sec. 3.2-3.3); "
-                                "set topology.kind = \"slim_fly\"",
-                                cfg.where("topology.kind"), kind, cfg.given("topology.kind") ? "" : " (the default)"));
+    throw UserError(
+        fmt::format("{}topology.kind = \"{}\"{}: the cabling plan is for a Slim Fly ([SlimFly] sec. 3.2-3.3); "
+                    "set topology.kind = \"slim_fly\"",
+                    cfg.where("topology.kind"), kind, cfg.given("topology.kind") ? "" : " (the default)"));
   const std::string& prefix = cfg.text("cabling.name_prefix");
   const bool ok = !prefix.empty() && std::all_of(prefix.begin(), prefix.end(), [](char ch) {
     return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.';
   });
   if (!ok)
-    throw UserError(fmt::format("{}cabling.name_prefix = \"{}\" must be non-empty and use only letters, digits, "
-                                "'_' or '.' (it is matched inside node descriptions)",
-                                cfg.where("cabling.name_prefix"), prefix));
+    throw UserError(
+        fmt::format("{}cabling.name_prefix = \"{}\" must be non-empty and use only letters, digits, "
+                    "'_' or '.' (it is matched inside node descriptions)",
+                    cfg.where("cabling.name_prefix"), prefix));
   const topo::SlimFlyParams sf = topo::slim_fly_params(cfg);  // names topology.q when q is invalid
   const auto ports = static_cast<int>(cfg.integer("cabling.switch_ports"));
   try {
@@ -159,8 +162,8 @@ std::string plan_links_csv(const CablingPlan& plan) {
   for (const auto& l : plan.links) {
     const auto& a = plan.labels[static_cast<std::size_t>(l.sw_a)];
     const auto& b = plan.labels[static_cast<std::size_t>(l.sw_b)];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", l.id, l.step, cable_kind(l), plan.name(l.sw_a),
-                       a[0], a[1], a[2], l.port_a, plan.name(l.sw_b), b[0], b[1], b[2], l.port_b);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", l.id, l.step, cable_kind(l), plan.name(l.sw_a), a[0],
+                       a[1], a[2], l.port_a, plan.name(l.sw_b), b[0], b[1], b[2], l.port_b);
   }
   return out;
 }
@@ -179,8 +182,8 @@ std::string plan_ports_csv(const CablingPlan& plan) {
         peer_port = std::to_string(pr->second);
         link = std::to_string(plan.port_link[static_cast<std::size_t>(s)][static_cast<std::size_t>(pt)] + 1);
       }
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", plan.name(s), l[0], l[1], l[2], l[0] * plan.q + l[2], pt, role,
-                         peer, peer_port, link);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", plan.name(s), l[0], l[1], l[2], l[0] * plan.q + l[2], pt,
+                         role, peer, peer_port, link);
     }
   }
   return out;
@@ -242,7 +245,8 @@ std::vector<Cable> plan_cables(const CablingPlan& plan, const CableLayout& lay) 
       est = std::abs(ua - ub);
     } else {
       const int ra = rack(l.sw_a), rb = rack(l.sw_b);
-      const double horiz = std::abs(ra % per_row - rb % per_row) * lay.rack_pitch_m + std::abs(ra / per_row - rb / per_row) * lay.row_pitch_m;
+      const double horiz = std::abs(ra % per_row - rb % per_row) * lay.rack_pitch_m +
+                           std::abs(ra / per_row - rb / per_row) * lay.row_pitch_m;
       est = ua + ub + 2 * lay.tray_m + horiz;
     }
     finish(c, est);
@@ -266,8 +270,8 @@ std::vector<Cable> plan_cables(const CablingPlan& plan, const CableLayout& lay) 
 std::string cables_csv(const std::vector<Cable>& cables) {
   std::string out = "cable,a_rack,a_device,a_port,b_rack,b_device,b_port,media,estimate_m,length_m,label_a,label_b\n";
   for (const auto& c : cables)
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.2f},{:g},{},{}\n", c.id, c.a_rack, c.a_device, c.a_port, c.b_rack, c.b_device,
-                       c.b_port, c.media, c.estimate_m, c.length_m, c.label_a, c.label_b);
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.2f},{:g},{},{}\n", c.id, c.a_rack, c.a_device, c.a_port, c.b_rack,
+                       c.b_device, c.b_port, c.media, c.estimate_m, c.length_m, c.label_a, c.label_b);
   return out;
 }
 
@@ -292,10 +296,11 @@ std::vector<Cable> rack_view(const std::vector<Cable>& cables, const std::string
 
 std::string rack_cables_csv(const CablingPlan& plan, const std::vector<Cable>& cables, int rack) {
   if (rack < 0 || rack >= plan.q) throw UserError(fmt::format("rack {} does not exist (q = {})", rack, plan.q));
-  std::string out = "cable,local_device,local_port,far_rack,far_device,far_port,media,length_m,label_here,label_far_end\n";
+  std::string out =
+      "cable,local_device,local_port,far_rack,far_device,far_port,media,length_m,label_here,label_far_end\n";
   for (const auto& c : rack_view(cables, rack_name(rack)))
-    out += fmt::format("{},{},{},{},{},{},{},{:g},{},{}\n", c.id, c.a_device, c.a_port, c.b_rack, c.b_device, c.b_port, c.media,
-                       c.length_m, c.label_a, c.label_b);
+    out += fmt::format("{},{},{},{},{},{},{},{:g},{},{}\n", c.id, c.a_device, c.a_port, c.b_rack, c.b_device, c.b_port,
+                       c.media, c.length_m, c.label_a, c.label_b);
   return out;
 }
 
@@ -305,18 +310,22 @@ std::string rack_cables_html(const CablingPlan& plan, const std::vector<Cable>& 
   int dac = 0, aoc = 0;
   for (const auto& c : v) (c.media == "DAC" ? dac : aoc)++;
   std::string out = fmt::format(
-      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0} cables</title>\n<style>body{{font-family:sans-serif;"
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0} "
+      "cables</title>\n<style>body{{font-family:sans-serif;"
       "font-size:11px}} table{{border-collapse:collapse}} td,th{{border:1px solid #888;padding:2px 5px}} "
       "tr.AOC td{{background:#f7e6d5}} @media print{{tr{{page-break-inside:avoid}}}}</style></head><body>\n"
-      "<h1>{0}: {1} cables ({2} DAC, {3} AOC)</h1>\n<p>Slim Fly q = {4}, switches {5}-*-{6}-*; tick each cable when plugged "
-      "and labelled at both ends.</p>\n<table><tr><th>&#10003;</th><th>cable</th><th>here</th><th>port</th><th>far rack</th>"
+      "<h1>{0}: {1} cables ({2} DAC, {3} AOC)</h1>\n<p>Slim Fly q = {4}, switches {5}-*-{6}-*; tick each cable when "
+      "plugged "
+      "and labelled at both ends.</p>\n<table><tr><th>&#10003;</th><th>cable</th><th>here</th><th>port</th><th>far "
+      "rack</th>"
       "<th>far device</th><th>port</th><th>media</th><th>length</th><th>label here</th><th>label far end</th></tr>\n",
       rack_name(rack), v.size(), dac, aoc, plan.q, xml_escape(plan.prefix), rack);
   for (const auto& c : v)
-    out += fmt::format("<tr class=\"{}\"><td></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                       "<td>{:g} m</td><td>{}</td><td>{}</td></tr>\n",
-                       c.media, c.id, xml_escape(c.a_device), c.a_port, c.b_rack, xml_escape(c.b_device), c.b_port, c.media,
-                       c.length_m, xml_escape(c.label_a), xml_escape(c.label_b));
+    out += fmt::format(
+        "<tr class=\"{}\"><td></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{:g} m</td><td>{}</td><td>{}</td></tr>\n",
+        c.media, c.id, xml_escape(c.a_device), c.a_port, c.b_rack, xml_escape(c.b_device), c.b_port, c.media,
+        c.length_m, xml_escape(c.label_a), xml_escape(c.label_b));
   out += "</table></body></html>\n";
   return out;
 }
@@ -379,9 +388,10 @@ std::string plan_json(const CablingPlan& plan) {
   }
   j["switches"] = sws;
   json links = json::array();
-  json steps = json::array({json{{"step", 1}, {"description", "intra-subgroup cables (identical in every rack)"}, {"links", json::array()}},
-                            json{{"step", 2}, {"description", "subgroup 0 to subgroup 1 inside each rack"}, {"links", json::array()}},
-                            json{{"step", 3}, {"description", "inter-rack cables, rack pair by rack pair"}, {"links", json::array()}}});
+  json steps = json::array(
+      {json{{"step", 1}, {"description", "intra-subgroup cables (identical in every rack)"}, {"links", json::array()}},
+       json{{"step", 2}, {"description", "subgroup 0 to subgroup 1 inside each rack"}, {"links", json::array()}},
+       json{{"step", 3}, {"description", "inter-rack cables, rack pair by rack pair"}, {"links", json::array()}}});
   for (const auto& l : plan.links) {
     links.push_back({{"link", l.id},
                      {"step", l.step},
@@ -405,7 +415,8 @@ std::string plan_wiring_text(const CablingPlan& plan) {
       q, plan.delta, plan.k_prime, plan.p, q, 2 * q, plan.links.size(), plan.num_switches() * plan.p,
       port_range(1, plan.p), port_range(plan.p + 1, plan.p + plan.intra_ports()),
       port_range(plan.p + plan.intra_ports() + 1, plan.radix()));
-  if (plan.switch_ports > plan.radix()) out += fmt::format(", {} unused", port_range(plan.radix() + 1, plan.switch_ports));
+  if (plan.switch_ports > plan.radix())
+    out += fmt::format(", {} unused", port_range(plan.radix() + 1, plan.switch_ports));
   out += "\n\nRack placement (slot 0 = top; subgroup 0 above subgroup 1, sec. 3.2):\n";
   for (int r = 0; r < q; ++r) {
     out += fmt::format("  rack {}:", r);
@@ -467,8 +478,8 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
       "<text x=\"{}\" y=\"24\" font-size=\"15\">Racks {} and {}: {} inter-rack cables (switch labels "
       "(S,R,I))</text>\n"
       "<text x=\"{}\" y=\"52\">rack {} (port {})</text>\n<text x=\"{}\" y=\"52\">rack {} (port {})</text>\n",
-      width, height, width, height, q, ra, rb, 2 * q, left, ra, rb, 2 * q, xa, ra,
-      plan.port_to_rack(ra * q, rb), xb, rb, plan.port_to_rack(rb * q, ra));
+      width, height, width, height, q, ra, rb, 2 * q, left, ra, rb, 2 * q, xa, ra, plan.port_to_rack(ra * q, rb), xb,
+      rb, plan.port_to_rack(rb * q, ra));
   for (int side = 0; side < 2; ++side) {
     const int r = side == 0 ? ra : rb, other = side == 0 ? rb : ra, x = side == 0 ? xa : xb;
     for (int s = 0; s < 2; ++s)
@@ -486,7 +497,8 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
       }
   }
   for (const auto& l : plan.links) {
-    const int la = plan.labels[static_cast<std::size_t>(l.sw_a)][1], lb = plan.labels[static_cast<std::size_t>(l.sw_b)][1];
+    const int la = plan.labels[static_cast<std::size_t>(l.sw_a)][1],
+              lb = plan.labels[static_cast<std::size_t>(l.sw_b)][1];
     if (!((la == ra && lb == rb) || (la == rb && lb == ra))) continue;
     const int swl = la == ra ? l.sw_a : l.sw_b, swr = la == ra ? l.sw_b : l.sw_a;
     const auto& L = plan.labels[static_cast<std::size_t>(swl)];
@@ -494,9 +506,8 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
     out += fmt::format(
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"><title>link {}: {} "
         "port {} - {} port {}</title></line>\n",
-        xa + box_w, y_of(L[0], L[2]) + box_h / 2, xb, y_of(R[0], R[2]) + box_h / 2,
-        L[0] == 0 ? "#d95f02" : "#1b9e77", l.id, plan.name(swl), plan.port_to_rack(swl, rb), plan.name(swr),
-        plan.port_to_rack(swr, ra));
+        xa + box_w, y_of(L[0], L[2]) + box_h / 2, xb, y_of(R[0], R[2]) + box_h / 2, L[0] == 0 ? "#d95f02" : "#1b9e77",
+        l.id, plan.name(swl), plan.port_to_rack(swl, rb), plan.name(swr), plan.port_to_rack(swr, ra));
   }
   out += fmt::format(
       "<text x=\"{}\" y=\"{}\" fill=\"#d95f02\">orange: rack {} subgroup 0 - rack {} subgroup 1</text>\n"
@@ -507,9 +518,15 @@ std::string rack_pair_svg(const CablingPlan& plan, int ra, int rb) {
 }
 
 std::string switch_guid(int sw) { return fmt::format("{:016x}", 0x0002c90300a00000ULL + static_cast<unsigned>(sw)); }
-std::string ca_node_guid(int e) { return fmt::format("{:016x}", 0x0002c90300c00000ULL + 2ULL * static_cast<unsigned>(e)); }
-std::string ca_port_guid(int e) { return fmt::format("{:016x}", 0x0002c90300c00001ULL + 2ULL * static_cast<unsigned>(e)); }
-std::string switch_description(const CablingPlan& plan, int sw) { return fmt::format("MF0;{}:SX6036/U1", plan.name(sw)); }
+std::string ca_node_guid(int e) {
+  return fmt::format("{:016x}", 0x0002c90300c00000ULL + 2ULL * static_cast<unsigned>(e));
+}
+std::string ca_port_guid(int e) {
+  return fmt::format("{:016x}", 0x0002c90300c00001ULL + 2ULL * static_cast<unsigned>(e));
+}
+std::string switch_description(const CablingPlan& plan, int sw) {
+  return fmt::format("MF0;{}:SX6036/U1", plan.name(sw));
+}
 std::string endpoint_name(const CablingPlan& plan, int e) {
   return fmt::format("{}-n{}", plan.name(e / plan.p), e % plan.p + 1);
 }
@@ -532,9 +549,10 @@ std::string emit_ibnetdiscover(const CablingPlan& plan) {
   if (plan.p > 0) out += fmt::format("# Initiated from node {} port {}\n", ca_node_guid(0), ca_port_guid(0));
   for (int s = 0; s < ns; ++s) {
     const std::string g = switch_guid(s);
-    out += fmt::format("\nvendid=0x2c9\ndevid=0xc738\nsysimgguid=0x{}\nswitchguid=0x{}({})\n", strip0(g), strip0(g), strip0(g));
-    out += fmt::format("Switch\t{} \"S-{}\"\t\t# \"{}\" enhanced port 0 lid {} lmc 0\n", plan.switch_ports, g, sw_desc(s),
-                       sw_lid(s));
+    out += fmt::format("\nvendid=0x2c9\ndevid=0xc738\nsysimgguid=0x{}\nswitchguid=0x{}({})\n", strip0(g), strip0(g),
+                       strip0(g));
+    out += fmt::format("Switch\t{} \"S-{}\"\t\t# \"{}\" enhanced port 0 lid {} lmc 0\n", plan.switch_ports, g,
+                       sw_desc(s), sw_lid(s));
     for (int pt = 1; pt <= plan.switch_ports; ++pt) {
       if (pt <= plan.p) {
         const int h = s * plan.p + pt - 1;
@@ -551,8 +569,8 @@ std::string emit_ibnetdiscover(const CablingPlan& plan) {
     const int s = h / plan.p, pt = h % plan.p + 1;
     out += fmt::format("\nvendid=0x2c9\ndevid=0x1003\nsysimgguid=0x{}\ncaguid=0x{}\n", strip0(g), strip0(g));
     out += fmt::format("Ca\t1 \"H-{}\"\t\t# \"{}\"\n", g, ca_desc(h));
-    out += fmt::format("[1]({}) \t\"S-{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} 4xFDR\n", strip0(ca_port_guid(h)), switch_guid(s), pt,
-                       ca_lid(h), sw_desc(s), sw_lid(s));
+    out += fmt::format("[1]({}) \t\"S-{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} 4xFDR\n", strip0(ca_port_guid(h)),
+                       switch_guid(s), pt, ca_lid(h), sw_desc(s), sw_lid(s));
   }
   return out;
 }
@@ -617,7 +635,8 @@ struct Cursor {
 
 // "X-<hex>" inside quotes; returns (type, normalized guid).
 std::pair<char, std::string> node_ref(Cursor& c, const std::string& src, int line, const char* what) {
-  if (!c.eat('"')) fail(src, line, fmt::format("expected the quoted {} (\"S-<guid>\", \"H-<guid>\" or \"R-<guid>\")", what));
+  if (!c.eat('"'))
+    fail(src, line, fmt::format("expected the quoted {} (\"S-<guid>\", \"H-<guid>\" or \"R-<guid>\")", what));
   const auto body = c.until('"');
   if (!c.eat('"')) fail(src, line, fmt::format("unterminated quote in the {}", what));
   if (body.size() < 3 || body[1] != '-' || (body[0] != 'S' && body[0] != 'H' && body[0] != 'R'))
@@ -656,7 +675,8 @@ bool grouping_line(std::string_view rest, const std::string& src, int line) {
   if (rest.rfind("Chassis ", 0) == 0) {
     Cursor c{rest};
     c.eat("Chassis ");
-    if (!c.integer()) fail(src, line, fmt::format("malformed chassis line (expected 'Chassis <n> [(guid 0x<guid>)]'): '{}'", rest));
+    if (!c.integer())
+      fail(src, line, fmt::format("malformed chassis line (expected 'Chassis <n> [(guid 0x<guid>)]'): '{}'", rest));
     c.ws();
     if (c.eat("(guid ")) {
       const auto g = c.until(')');
@@ -692,7 +712,7 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
   };
   std::map<IbEnd, Entry> ends;
   std::vector<std::pair<IbEnd, int>> port_uses;  // (end, line) to check against nports at the end
-  int cur = -1;                                   // current node block
+  int cur = -1;                                  // current node block
   std::set<int> cur_ports;
   int lineno = 0;
   std::size_t pos = 0;
@@ -703,7 +723,8 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
     if (fresh) {
       type_line[g] = lineno;
     } else if (it->second != t) {
-      fail(src, lineno, fmt::format("GUID {} is named {}-{} here but {}-{} at line {}", g, t, g, it->second, g, type_line[g]));
+      fail(src, lineno,
+           fmt::format("GUID {} is named {}-{} here but {}-{} at line {}", g, t, g, it->second, g, type_line[g]));
     }
   };
   while (pos <= text.size()) {
@@ -721,7 +742,8 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
     }
     const std::string_view rest = raw.substr(c.i);
     if (grouping_line(rest, src, lineno)) continue;
-    const bool is_switch = rest.rfind("Switch", 0) == 0, is_ca = rest.rfind("Ca", 0) == 0, is_rt = rest.rfind("Rt", 0) == 0;
+    const bool is_switch = rest.rfind("Switch", 0) == 0, is_ca = rest.rfind("Ca", 0) == 0,
+               is_rt = rest.rfind("Rt", 0) == 0;
     if (is_switch || is_ca || is_rt) {
       c.eat(is_switch ? "Switch" : (is_ca ? "Ca" : "Rt"));
       if (!c.end() && c.s[c.i] != ' ' && c.s[c.i] != '\t')
@@ -733,8 +755,9 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
       const auto [type, guid] = node_ref(c, src, lineno, "node GUID");
       const char want = is_switch ? 'S' : (is_ca ? 'H' : 'R');
       if (type != want)
-        fail(src, lineno, fmt::format("a {} header must name a \"{}-<guid>\" node, got \"{}-...\"",
-                                      is_switch ? "Switch" : (is_ca ? "Ca" : "Rt"), want, type));
+        fail(src, lineno,
+             fmt::format("a {} header must name a \"{}-<guid>\" node, got \"{}-...\"",
+                         is_switch ? "Switch" : (is_ca ? "Ca" : "Rt"), want, type));
       IbNode n;
       n.type = type;
       n.guid = guid;
@@ -751,7 +774,9 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
         fail(src, lineno, "unexpected text after the node GUID (expected '# \"<description>\" ...')");
       }
       if (auto it = f.by_guid.find(guid); it != f.by_guid.end())
-        fail(src, lineno, fmt::format("node {}-{} already listed at line {}", type, guid, f.nodes[static_cast<std::size_t>(it->second)].line));
+        fail(src, lineno,
+             fmt::format("node {}-{} already listed at line {}", type, guid,
+                         f.nodes[static_cast<std::size_t>(it->second)].line));
       note_type(type, guid);
       f.by_guid[guid] = static_cast<int>(f.nodes.size());
       cur = static_cast<int>(f.nodes.size());
@@ -766,7 +791,8 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
       const auto pt = c.integer();
       if (!pt || !c.eat(']')) fail(src, lineno, "expected '[<port>]' at the start of a link line");
       if (*pt < 1 || *pt > self.nports)
-        fail(src, lineno, fmt::format("port {} out of range: {}-{} has ports 1..{}", *pt, self.type, self.guid, self.nports));
+        fail(src, lineno,
+             fmt::format("port {} out of range: {}-{} has ports 1..{}", *pt, self.type, self.guid, self.nports));
       const std::string own_pg = port_decorations(c, src, lineno);
       c.ws();
       const auto [ptype, pguid] = node_ref(c, src, lineno, "peer");
@@ -782,7 +808,8 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
         if (!c.eat(')') || peer_pg.empty()) fail(src, lineno, "malformed peer port GUID in parentheses");
         c.ws();
       }
-      if (!c.end() && c.s[c.i] != '#') fail(src, lineno, fmt::format("unexpected text '{}' after the peer port", raw.substr(c.i)));
+      if (!c.end() && c.s[c.i] != '#')
+        fail(src, lineno, fmt::format("unexpected text '{}' after the peer port", raw.substr(c.i)));
       if (!own_pg.empty() && self.type != 'S') f.port_guid[IbEnd{self.guid, static_cast<int>(*pt)}] = own_pg;
       if (!peer_pg.empty() && ptype != 'S') f.port_guid[IbEnd{pguid, static_cast<int>(*pp)}] = peer_pg;
       if (!cur_ports.insert(static_cast<int>(*pt)).second)
@@ -811,15 +838,19 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
     }
     if (const auto eq = rest.find('='); eq != std::string_view::npos) {
       const std::string key(rest.substr(0, eq));
-      static constexpr std::string_view kKeys[] = {"vendid", "devid", "sysimgguid", "switchguid", "caguid", "routerguid"};
+      static constexpr std::string_view kKeys[] = {"vendid",     "devid",  "sysimgguid",
+                                                   "switchguid", "caguid", "routerguid"};
       if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys))
-        fail(src, lineno, fmt::format("unknown attribute '{}' (expected vendid, devid, sysimgguid, switchguid, caguid or routerguid)", key));
+        fail(src, lineno,
+             fmt::format(
+                 "unknown attribute '{}' (expected vendid, devid, sysimgguid, switchguid, caguid or routerguid)", key));
       std::string_view val = rest.substr(eq + 1);
       // ibnetdiscover -g appends "# Chassis N ..." / "# <chassis type> <slot>" to these lines.
       if (const auto hash = val.find('#'); hash != std::string_view::npos) val = val.substr(0, hash);
       if (const auto paren = val.find('('); paren != std::string_view::npos) val = val.substr(0, paren);
       while (!val.empty() && (val.back() == ' ' || val.back() == '\t')) val.remove_suffix(1);
-      if (normalize_guid(val).empty()) fail(src, lineno, fmt::format("attribute '{}' has a malformed hex value '{}'", key, val));
+      if (normalize_guid(val).empty())
+        fail(src, lineno, fmt::format("attribute '{}' has a malformed hex value '{}'", key, val));
       continue;
     }
     fail(src, lineno,
@@ -831,7 +862,9 @@ IbFabric parse_ibnetdiscover_text(std::string_view text, const std::string& src)
     if (auto it = f.by_guid.find(e.guid); it != f.by_guid.end()) {
       const auto& n = f.nodes[static_cast<std::size_t>(it->second)];
       if (e.port > n.nports)
-        fail(src, line, fmt::format("peer port {} out of range: {}-{} (line {}) has ports 1..{}", e.port, n.type, n.guid, n.line, n.nports));
+        fail(src, line,
+             fmt::format("peer port {} out of range: {}-{} (line {}) has ports 1..{}", e.port, n.type, n.guid, n.line,
+                         n.nports));
     }
   for (const auto& [from, en] : ends) f.peer[from] = {en.peer, en.line};
   return f;
@@ -862,10 +895,14 @@ IbFabric parse_lst_text(std::string_view text, const std::string& src) {
     std::string type(c.s.substr(c.i, j - c.i));
     c.i = j;
     if (const auto dash = type.find('-'); dash != std::string::npos) type = type.substr(0, dash);  // "SW-SM"
-    if (type == "SW") sd.type = 'S';
-    else if (type == "CA") sd.type = 'H';
-    else if (type == "Rt" || type == "RT") sd.type = 'R';
-    else fail(src, lineno, fmt::format("unknown node type '{}' (expected SW, CA or Rt)", type));
+    if (type == "SW")
+      sd.type = 'S';
+    else if (type == "CA")
+      sd.type = 'H';
+    else if (type == "Rt" || type == "RT")
+      sd.type = 'R';
+    else
+      fail(src, lineno, fmt::format("unknown node type '{}' (expected SW, CA or Rt)", type));
     std::map<std::string, std::string> kv;
     bool desc_seen = false;
     for (;;) {
@@ -897,7 +934,8 @@ IbFabric parse_lst_text(std::string_view text, const std::string& src) {
       } catch (const std::exception&) {
         v = -1;
       }
-      if (v < lo || v > hi) fail(src, lineno, fmt::format("{}:{} is not a hexadecimal number in {}..{}", key, it->second, lo, hi));
+      if (v < lo || v > hi)
+        fail(src, lineno, fmt::format("{}:{} is not a hexadecimal number in {}..{}", key, it->second, lo, hi));
       return static_cast<int>(v);
     };
     auto guid = [&](const char* key) {
@@ -917,14 +955,17 @@ IbFabric parse_lst_text(std::string_view text, const std::string& src) {
   };
   auto add_node = [&](const Side& sd, int lineno) {
     auto [tit, fresh] = f.type.emplace(sd.node_guid, sd.type);
-    if (fresh) type_line[sd.node_guid] = lineno;
+    if (fresh)
+      type_line[sd.node_guid] = lineno;
     else if (tit->second != sd.type)
-      fail(src, lineno, fmt::format("node {} has type {} here but {} at line {}", sd.node_guid, sd.type, tit->second,
-                                    type_line[sd.node_guid]));
+      fail(src, lineno,
+           fmt::format("node {} has type {} here but {} at line {}", sd.node_guid, sd.type, tit->second,
+                       type_line[sd.node_guid]));
     if (auto it = f.by_guid.find(sd.node_guid); it != f.by_guid.end()) {
       const auto& n = f.nodes[static_cast<std::size_t>(it->second)];
       if (n.nports != sd.nports)
-        fail(src, lineno, fmt::format("node {} has {} ports here but {} at line {}", sd.node_guid, sd.nports, n.nports, n.line));
+        fail(src, lineno,
+             fmt::format("node {} has {} ports here but {} at line {}", sd.node_guid, sd.nports, n.nports, n.line));
       return;
     }
     IbNode n;
@@ -960,10 +1001,11 @@ IbFabric parse_lst_text(std::string_view text, const std::string& src) {
         f.peer[from] = {to, lineno};
       } else if (!(it->second.first == to)) {
         fail(src, lineno,
-             fmt::format("inconsistent dump: port {} of {} is connected to {} port {} here, but line {} connects it to {} "
-                         "port {}",
-                         from.port, from.guid, to.guid, to.port, it->second.second, it->second.first.guid,
-                         it->second.first.port));
+             fmt::format(
+                 "inconsistent dump: port {} of {} is connected to {} port {} here, but line {} connects it to {} "
+                 "port {}",
+                 from.port, from.guid, to.guid, to.port, it->second.second, it->second.first.guid,
+                 it->second.first.port));
       }
     }
     if (a.type != 'S') f.port_guid[ea] = a.port_guid;
@@ -992,7 +1034,8 @@ std::map<std::string, std::string> parse_name_map(std::istream& in, const std::s
     std::size_t j = c.i;
     while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
     const std::string g = normalize_guid(std::string_view(line).substr(c.i, j - c.i));
-    if (g.empty()) fail(src, lineno, fmt::format("expected '<guid> \"<name>\"', '{}' is not a GUID", line.substr(c.i, j - c.i)));
+    if (g.empty())
+      fail(src, lineno, fmt::format("expected '<guid> \"<name>\"', '{}' is not a GUID", line.substr(c.i, j - c.i)));
     c.i = j;
     c.ws();
     std::string name;
@@ -1062,7 +1105,8 @@ std::string VerifyReport::text() const {
   return out;
 }
 
-SwitchMapping map_switches(const CablingPlan& plan, const IbFabric& fab, const std::map<std::string, std::string>* name_map) {
+SwitchMapping map_switches(const CablingPlan& plan, const IbFabric& fab,
+                           const std::map<std::string, std::string>* name_map) {
   SwitchMapping m;
   const int ns = plan.num_switches();
   m.sw_node.assign(static_cast<std::size_t>(ns), -1);
@@ -1086,25 +1130,28 @@ SwitchMapping map_switches(const CablingPlan& plan, const IbFabric& fab, const s
       for (const auto& tok : desc_tokens(n.desc))
         if ((sw = plan.find(tok))) break;
     if (!sw) {
-      m.unexpected.push_back(fmt::format("switch S-{} \"{}\" ({}:{}) matches no planned switch; all its cables are "
-                                         "unexpected (add it to the mapping file or set its node description)",
-                                         n.guid, n.desc, fab.source, n.line));
+      m.unexpected.push_back(
+          fmt::format("switch S-{} \"{}\" ({}:{}) matches no planned switch; all its cables are "
+                      "unexpected (add it to the mapping file or set its node description)",
+                      n.guid, n.desc, fab.source, n.line));
       if (unmatched_desc.size() < 3) unmatched_desc.push_back(fmt::format("S-{} \"{}\"", n.guid, n.desc));
       continue;
     }
     if (const int prev = m.sw_node[static_cast<std::size_t>(*sw)]; prev >= 0)
-      throw UserError(fmt::format("{}:{}: switch S-{} maps to {} but so does S-{} (line {}); fix the node "
-                                  "descriptions or the mapping file",
-                                  fab.source, n.line, n.guid, plan.name(*sw), fab.nodes[static_cast<std::size_t>(prev)].guid,
-                                  fab.nodes[static_cast<std::size_t>(prev)].line));
+      throw UserError(
+          fmt::format("{}:{}: switch S-{} maps to {} but so does S-{} (line {}); fix the node "
+                      "descriptions or the mapping file",
+                      fab.source, n.line, n.guid, plan.name(*sw), fab.nodes[static_cast<std::size_t>(prev)].guid,
+                      fab.nodes[static_cast<std::size_t>(prev)].line));
     m.sw_node[static_cast<std::size_t>(*sw)] = static_cast<int>(ni);
     m.guid_sw[n.guid] = *sw;
     ++m.mapped;
   }
   if (m.discovered == 0)
-    throw UserError(fmt::format("{}: the dump lists no switch ({} nodes, {} links): is it empty or not the output of "
-                                "ibnetdiscover (or an LST file)?",
-                                fab.source, fab.nodes.size(), fab.peer.size() / 2));
+    throw UserError(
+        fmt::format("{}: the dump lists no switch ({} nodes, {} links): is it empty or not the output of "
+                    "ibnetdiscover (or an LST file)?",
+                    fab.source, fab.nodes.size(), fab.peer.size() / 2));
   if (m.mapped == 0) {
     std::string eg;
     for (const auto& d : unmatched_desc) eg += (eg.empty() ? "" : ", ") + d;
@@ -1121,7 +1168,8 @@ SwitchMapping map_switches(const CablingPlan& plan, const IbFabric& fab, const s
   return m;
 }
 
-VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const std::map<std::string, std::string>* name_map) {
+VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab,
+                            const std::map<std::string, std::string>* name_map) {
   VerifyReport rep;
   rep.planned = static_cast<int>(plan.links.size());
   const int ns = plan.num_switches();
@@ -1132,12 +1180,14 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
   const auto& sw_node = sm.sw_node;
   for (const auto& u : sm.unexpected) rep.unexpected.push_back(u);
   for (const auto& w : sm.warnings) rep.warnings.push_back(w);
-  rep.mapping.push_back(fmt::format("plan: Slim Fly q = {}, {} switches, {} switch-switch cables; fabric {}: {} "
-                                    "switches mapped ({} by mapping file, {} by node description)",
-                                    plan.q, ns, plan.links.size(), fab.source, sm.mapped, sm.by_file, sm.mapped - sm.by_file));
+  rep.mapping.push_back(
+      fmt::format("plan: Slim Fly q = {}, {} switches, {} switch-switch cables; fabric {}: {} "
+                  "switches mapped ({} by mapping file, {} by node description)",
+                  plan.q, ns, plan.links.size(), fab.source, sm.mapped, sm.by_file, sm.mapped - sm.by_file));
   for (int s = 0; s < ns; ++s)
     if (sw_node[static_cast<std::size_t>(s)] < 0)
-      rep.missing.push_back(fmt::format("switch {} was not discovered (all its cables are listed as missing)", plan.name(s)));
+      rep.missing.push_back(
+          fmt::format("switch {} was not discovered (all its cables are listed as missing)", plan.name(s)));
 
   auto node_of = [&](const std::string& guid) -> const IbNode* {
     auto it = fab.by_guid.find(guid);
@@ -1179,9 +1229,10 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
     const auto is = guid_sw.find(se.guid);
     if ((ta == 'S') == (tb == 'S') || is == guid_sw.end()) continue;  // CA-CA/CA-router or unmapped switch
     if (se.port > plan.p)
-      rep.unexpected.push_back(fmt::format("{} carries an endpoint ({}), but endpoints use ports 1-{}; move it to a free "
-                                           "endpoint port",
-                                           end_name(End{is->second, se.port}), ib_name(ta == 'S' ? b : a), plan.p));
+      rep.unexpected.push_back(
+          fmt::format("{} carries an endpoint ({}), but endpoints use ports 1-{}; move it to a free "
+                      "endpoint port",
+                      end_name(End{is->second, se.port}), ib_name(ta == 'S' ? b : a), plan.p));
   }
   for (int s = 0; s < ns; ++s) {
     if (sw_node[static_cast<std::size_t>(s)] < 0) continue;
@@ -1233,23 +1284,26 @@ VerifyReport verify_cabling(const CablingPlan& plan, const IbFabric& fab, const 
         std::string fix;
         if (!occupant) {
           fix = target->sw == moving.sw
-                    ? fmt::format("move the cable at {} port {} to port {}", plan.name(moving.sw), moving.port, target->port)
+                    ? fmt::format("move the cable at {} port {} to port {}", plan.name(moving.sw), moving.port,
+                                  target->port)
                     : fmt::format("move its end from {} to {}", end_name(moving), end_name(*target));
         } else if (auto po = planned(*occupant); po && *po == moving) {
           handled.insert(key(*target, *occupant));
           fix = target->sw == moving.sw
-                    ? fmt::format("swap the cables at {} ports {} and {}", plan.name(moving.sw), moving.port, target->port)
+                    ? fmt::format("swap the cables at {} ports {} and {}", plan.name(moving.sw), moving.port,
+                                  target->port)
                     : fmt::format("swap the cable ends at {} and {}", end_name(moving), end_name(*target));
-          rep.miswired.push_back(fmt::format("{} and cable {} <-> {} are crossed (planned {} <-> {} and {} <-> {}); fix: {}",
-                                             what, end_name(*target), end_name(*occupant), end_name(fixed),
-                                             end_name(*target), end_name(*occupant), end_name(moving), fix));
+          rep.miswired.push_back(fmt::format(
+              "{} and cable {} <-> {} are crossed (planned {} <-> {} and {} <-> {}); fix: {}", what, end_name(*target),
+              end_name(*occupant), end_name(fixed), end_name(*target), end_name(*occupant), end_name(moving), fix));
           done = true;
           break;
         } else {
-          fix = fmt::format("move its end from {} to {} (that port holds the cable to {}, see its entry)", end_name(moving),
-                            end_name(*target), end_name(*occupant));
+          fix = fmt::format("move its end from {} to {} (that port holds the cable to {}, see its entry)",
+                            end_name(moving), end_name(*target), end_name(*occupant));
         }
-        rep.miswired.push_back(fmt::format("{} (planned {} <-> {}); fix: {}", what, end_name(fixed), end_name(*target), fix));
+        rep.miswired.push_back(
+            fmt::format("{} (planned {} <-> {}); fix: {}", what, end_name(fixed), end_name(*target), fix));
         done = true;
       }
     }
@@ -1277,15 +1331,34 @@ namespace {
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
   declare({
-      integer("cabling.switch_ports", 0, "ports", "lbsim cabling: physical ports per switch (>= p + k'); 0 = p + k'.").range(0, 4096),
-      text("cabling.name_prefix", "sf", "lbsim cabling: switch names are PREFIX-S-R-I (the (S, R, I) label of [SlimFly] Fig. 4); letters, digits, '_' or '.'."),
-      real("cabling.rack_pitch_m", 0.6, "m", "lbsim cabling plan, cable sheets: distance between neighbouring racks of a row.").range(0, 100),
-      real("cabling.row_pitch_m", 2.4, "m", "lbsim cabling plan, cable sheets: distance between rows of racks.").range(0, 1000),
-      integer("cabling.racks_per_row", 0, "", "lbsim cabling plan, cable sheets: racks per row (rack R in row R / racks_per_row); 0 = all racks in one row.").range(0, 4096),
-      real("cabling.tray_m", 0.5, "m", "lbsim cabling plan, cable sheets: from the top of a rack to the overhead cable tray (added at both ends of an inter-rack cable).").range(0, 100),
-      real("cabling.slack_m", 1.0, "m", "lbsim cabling plan, cable sheets: slack added to every estimated cable length before rounding up to a stock length.").range(0, 100),
-      real("cabling.host_cable_m", 2.0, "m", "lbsim cabling plan, cable sheets: run of an endpoint (HCA to switch) cable before slack.").range(0, 1000),
-      real("cabling.dac_max_m", 3.0, "m", "lbsim cabling plan, cable sheets: longest copper (DAC) cable; longer cables are optical (AOC).").range(0, 1000),
+      integer("cabling.switch_ports", 0, "ports", "lbsim cabling: physical ports per switch (>= p + k'); 0 = p + k'.")
+          .range(0, 4096),
+      text("cabling.name_prefix", "sf",
+           "lbsim cabling: switch names are PREFIX-S-R-I (the (S, R, I) label of [SlimFly] Fig. 4); letters, digits, "
+           "'_' or '.'."),
+      real("cabling.rack_pitch_m", 0.6, "m",
+           "lbsim cabling plan, cable sheets: distance between neighbouring racks of a row.")
+          .range(0, 100),
+      real("cabling.row_pitch_m", 2.4, "m", "lbsim cabling plan, cable sheets: distance between rows of racks.")
+          .range(0, 1000),
+      integer("cabling.racks_per_row", 0, "",
+              "lbsim cabling plan, cable sheets: racks per row (rack R in row R / racks_per_row); 0 = all racks in one "
+              "row.")
+          .range(0, 4096),
+      real("cabling.tray_m", 0.5, "m",
+           "lbsim cabling plan, cable sheets: from the top of a rack to the overhead cable tray (added at both ends of "
+           "an inter-rack cable).")
+          .range(0, 100),
+      real("cabling.slack_m", 1.0, "m",
+           "lbsim cabling plan, cable sheets: slack added to every estimated cable length before rounding up to a "
+           "stock length.")
+          .range(0, 100),
+      real("cabling.host_cable_m", 2.0, "m",
+           "lbsim cabling plan, cable sheets: run of an endpoint (HCA to switch) cable before slack.")
+          .range(0, 1000),
+      real("cabling.dac_max_m", 3.0, "m",
+           "lbsim cabling plan, cable sheets: longest copper (DAC) cable; longer cables are optical (AOC).")
+          .range(0, 1000),
   });
   return true;
 }();

@@ -100,7 +100,7 @@ std::string cables_csv(const std::vector<Cable>& cables);
 // Per rack: the cables with an end in rack R (CSV, and a printable HTML page).
 std::string rack_cables_csv(const CablingPlan& plan, const std::vector<Cable>& cables, int rack);
 std::string rack_cables_html(const CablingPlan& plan, const std::vector<Cable>& cables, int rack);
-std::string plan_json(const CablingPlan& plan);     // whole plan: racks, switches, ports, links, steps
+std::string plan_json(const CablingPlan& plan);         // whole plan: racks, switches, ports, links, steps
 std::string plan_wiring_text(const CablingPlan& plan);  // human 3-step instructions
 std::string rack_pair_svg(const CablingPlan& plan, int rack_a, int rack_b);  // Fig. 4-style diagram
 // A dump in ibnetdiscover's text format for the planned fabric (switches and one HCA per endpoint
@@ -112,13 +112,13 @@ std::string emit_ibnetdiscover(const CablingPlan& plan);
 // hex digits; endpoint e is the HCA on port e % p + 1 of switch e / p.
 std::string switch_guid(int sw);
 std::string ca_node_guid(int endpoint);
-std::string ca_port_guid(int endpoint);  // the HCA's port 1
-std::string switch_description(const CablingPlan& plan, int sw);  // "MF0;sf-0-1-2:SX6036/U1"
+std::string ca_port_guid(int endpoint);                            // the HCA's port 1
+std::string switch_description(const CablingPlan& plan, int sw);   // "MF0;sf-0-1-2:SX6036/U1"
 std::string endpoint_name(const CablingPlan& plan, int endpoint);  // "sf-0-1-2-n3" (switch port 3)
 
 // ---- ibnetdiscover parsing -------------------------------------------------------------------
 struct IbNode {
-  char type = 'S';  // 'S' switch, 'H' channel adapter (Ca), 'R' router (Rt)
+  char type = 'S';   // 'S' switch, 'H' channel adapter (Ca), 'R' router (Rt)
   std::string guid;  // 16 lowercase hex digits
   int nports = 0;
   std::string desc;  // NodeDescription (without quotes)
@@ -134,10 +134,10 @@ struct IbFabric {
   std::string source;
   std::string format;  // "ibnetdiscover" or "lst"
   std::vector<IbNode> nodes;
-  std::map<std::string, int> by_guid;        // guid -> index in nodes
-  std::map<std::string, char> type;          // guid -> 'S'/'H'/'R', from headers and link lines
+  std::map<std::string, int> by_guid;           // guid -> index in nodes
+  std::map<std::string, char> type;             // guid -> 'S'/'H'/'R', from headers and link lines
   std::map<IbEnd, std::pair<IbEnd, int>> peer;  // both directions; value = (peer end, line)
-  std::map<IbEnd, std::string> port_guid;    // port GUIDs of CA/router ports, where the dump names them
+  std::map<IbEnd, std::string> port_guid;       // port GUIDs of CA/router ports, where the dump names them
 };
 // Parses a discovered fabric; malformed input throws UserError "source:line: message". Accepted:
 //  * ibnetdiscover output, with or without -g (chassis grouping: "Chassis N (guid ...)",

@@ -42,9 +42,9 @@ struct Channels {
 
 // A dependency graph over channels whose edges carry a usage count; edges with count 0 are absent.
 struct Cdg {
-  std::vector<std::vector<int>> out;        // channel -> edge ids
-  std::vector<int> head;                    // edge -> target channel
-  std::vector<long> count;                  // edge -> routes inducing it
+  std::vector<std::vector<int>> out;  // channel -> edge ids
+  std::vector<int> head;              // edge -> target channel
+  std::vector<long> count;            // edge -> routes inducing it
   std::unordered_map<std::uint64_t, int> index;
 
   explicit Cdg(std::size_t channels) : out(channels) {}
@@ -168,11 +168,12 @@ bool cdg_acyclic(const Adjacency& adj, const std::vector<Route>& routes, std::st
   return cyc.empty();
 }
 
-VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& routes, int vls_available,
-                           bool balance) {
+VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& routes, int vls_available, bool balance) {
   if (vls_available < 1 || vls_available > 15)
-    throw UserError(fmt::format("available virtual lanes must be in 1..15 (sec. 5: IB has up to 15 "
-                                "data VLs), got {}", vls_available));
+    throw UserError(
+        fmt::format("available virtual lanes must be in 1..15 (sec. 5: IB has up to 15 "
+                    "data VLs), got {}",
+                    vls_available));
   Channels ch(adj);
   const std::size_t nr = routes.size();
   std::vector<std::vector<int>> rch(nr);
@@ -210,11 +211,11 @@ VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& route
       for (int e : cyc)
         if (g.count[static_cast<std::size_t>(e)] < g.count[static_cast<std::size_t>(best)]) best = e;
       if (k + 1 >= vls_available)
-        throw UserError(fmt::format(
-            "deadlock avoidance (DFSSSP, sec. 5.2) needs more than the {} available virtual lane(s): "
-            "lane {} still has a channel dependency cycle of length {}; use more VLs, fewer layers "
-            "or the three-lane scheme",
-            vls_available, k, cyc.size()));
+        throw UserError(
+            fmt::format("deadlock avoidance (DFSSSP, sec. 5.2) needs more than the {} available virtual lane(s): "
+                        "lane {} still has a channel dependency cycle of length {}; use more VLs, fewer layers "
+                        "or the three-lane scheme",
+                        vls_available, k, cyc.size()));
       for (int ri : edge_routes[static_cast<std::size_t>(best)]) {
         auto riu = static_cast<std::size_t>(ri);
         if (a.route_vl[riu] != k) continue;
@@ -232,8 +233,8 @@ VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& route
     // DFSSSP balancing: a subset of an acyclic lane is acyclic, so splitting the fullest lane into
     // an empty one keeps every lane deadlock-free while evening out the route counts.
     while (a.vls_used < vls_available) {
-      int from = static_cast<int>(std::max_element(a.routes_per_vl.begin(), a.routes_per_vl.end()) -
-                                  a.routes_per_vl.begin());
+      int from =
+          static_cast<int>(std::max_element(a.routes_per_vl.begin(), a.routes_per_vl.end()) - a.routes_per_vl.begin());
       if (a.routes_per_vl[static_cast<std::size_t>(from)] < 2) break;
       int to = a.vls_used++;
       long half = a.routes_per_vl[static_cast<std::size_t>(from)] / 2, seen = 0;
@@ -247,8 +248,8 @@ VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& route
     // Second pass: the lanes created while breaking cycles can stay nearly empty. Move routes from
     // the fullest lane to the emptiest one as long as the receiving lane stays acyclic (a route is
     // accepted only if none of its dependencies closes a cycle there).
-    std::vector<std::vector<std::vector<int>>> lane_out(
-        static_cast<std::size_t>(vls_available), std::vector<std::vector<int>>(ch.size()));
+    std::vector<std::vector<std::vector<int>>> lane_out(static_cast<std::size_t>(vls_available),
+                                                        std::vector<std::vector<int>>(ch.size()));
     for (std::size_t i = 0; i < nr; ++i) {
       const auto& c = rch[i];
       for (std::size_t j = 0; j + 1 < c.size(); ++j)
@@ -282,7 +283,8 @@ VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& route
         bool ok = true;
         std::vector<std::pair<int, int>> added;
         for (std::size_t j = 0; j + 1 < c.size() && ok; ++j) {
-          if (reaches(g, c[j + 1], c[j])) ok = false;  // c[j] -> c[j+1] would close a cycle
+          if (reaches(g, c[j + 1], c[j]))
+            ok = false;  // c[j] -> c[j+1] would close a cycle
           else {
             g[static_cast<std::size_t>(c[j])].push_back(c[j + 1]);
             added.emplace_back(c[j], c[j + 1]);
@@ -331,10 +333,12 @@ std::vector<int> color_switches(const Adjacency& adj) {
     for (int v = 0; v < n; ++v) {
       auto vi = static_cast<std::size_t>(v);
       if (color[vi] >= 0) continue;
-      if (pick < 0) { pick = v; continue; }
+      if (pick < 0) {
+        pick = v;
+        continue;
+      }
       auto pi = static_cast<std::size_t>(pick);
-      if (sat[vi].size() > sat[pi].size() ||
-          (sat[vi].size() == sat[pi].size() && adj[vi].size() > adj[pi].size()))
+      if (sat[vi].size() > sat[pi].size() || (sat[vi].size() == sat[pi].size() && adj[vi].size() > adj[pi].size()))
         pick = v;
     }
     auto pi = static_cast<std::size_t>(pick);
@@ -361,8 +365,13 @@ struct ExactColouring {
   bool out_of_budget = false;
 
   ExactColouring(const Adjacency& a, int colours, long steps_budget)
-      : adj(a), n(static_cast<int>(a.size())), k(colours), budget(steps_budget), color(a.size(), -1),
-        cnt(a.size(), std::vector<int>(static_cast<std::size_t>(colours), 0)), sat(a.size(), 0) {}
+      : adj(a),
+        n(static_cast<int>(a.size())),
+        k(colours),
+        budget(steps_budget),
+        color(a.size(), -1),
+        cnt(a.size(), std::vector<int>(static_cast<std::size_t>(colours), 0)),
+        sat(a.size(), 0) {}
 
   void set(int v, int c, int delta) {
     for (int u : adj[static_cast<std::size_t>(v)]) {
@@ -404,7 +413,8 @@ struct ExactColouring {
 };
 }  // namespace
 
-std::vector<int> color_switches_exact(const Adjacency& adj, int max_colours, long step_budget, bool* proven_impossible) {
+std::vector<int> color_switches_exact(const Adjacency& adj, int max_colours, long step_budget,
+                                      bool* proven_impossible) {
   if (proven_impossible) *proven_impossible = false;
   if (adj.empty()) return {};
   if (max_colours < 1) {
@@ -420,8 +430,7 @@ std::vector<int> color_switches_exact(const Adjacency& adj, int max_colours, lon
 VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& routes, int vls_available,
                                int sls_available) {
   if (vls_available < 3 || vls_available > 15)
-    throw UserError(fmt::format("the three-lane scheme (sec. 5.2) needs 3..15 virtual lanes, got {}",
-                                vls_available));
+    throw UserError(fmt::format("the three-lane scheme (sec. 5.2) needs 3..15 virtual lanes, got {}", vls_available));
   if (sls_available < 1 || sls_available > 16)
     throw UserError(fmt::format("service levels must be in 1..16, got {}", sls_available));
   VlAssignment a;
@@ -454,9 +463,10 @@ VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& r
   for (const auto& r : routes) {
     const int hops = static_cast<int>(r.size()) - 1;
     if (hops > 3)
-      throw UserError(fmt::format("three-lane scheme (sec. 5.2) needs routes of at most 3 hops; "
-                                  "route {}->{} has {} hops",
-                                  r.front(), r.back(), hops));
+      throw UserError(
+          fmt::format("three-lane scheme (sec. 5.2) needs routes of at most 3 hops; "
+                      "route {}->{} has {} hops",
+                      r.front(), r.back(), hops));
     // SL = colour of the second switch (sec. 5.2); 1-hop routes never need it (SL 0).
     const int sl = hops >= 2 ? a.color[static_cast<std::size_t>(r[1])] : 0;
     a.route_sl.push_back(sl);
@@ -468,8 +478,8 @@ VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& r
       const int sw = r[static_cast<std::size_t>(i)];
       const int cls = i == 0 ? 0 : (sl == a.color[static_cast<std::size_t>(sw)] ? 1 : 2);
       if (cls != i)
-        throw std::logic_error(fmt::format("three-lane: hop {} of {}->{} classified as {}", i, r.front(),
-                                           r.back(), cls));
+        throw std::logic_error(
+            fmt::format("three-lane: hop {} of {}->{} classified as {}", i, r.front(), r.back(), cls));
       const auto& sub = subset[static_cast<std::size_t>(cls)];
       const int vl = sub[static_cast<std::size_t>(sl) % sub.size()];
       ++a.routes_per_vl[static_cast<std::size_t>(vl)];
@@ -488,10 +498,10 @@ VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& r
 }
 
 std::string format_vl_assignment(const VlAssignment& a) {
-  std::string out = fmt::format("deadlock avoidance: {}  lanes available {}  needed {}  used {}  "
-                                "per-lane CDG acyclic: {}\n",
-                                a.scheme, a.vls_available, a.vls_needed, a.vls_used,
-                                a.per_lane_acyclic ? "yes" : "NO");
+  std::string out = fmt::format(
+      "deadlock avoidance: {}  lanes available {}  needed {}  used {}  "
+      "per-lane CDG acyclic: {}\n",
+      a.scheme, a.vls_available, a.vls_needed, a.vls_used, a.per_lane_acyclic ? "yes" : "NO");
   if (a.scheme == "three-lane") out += fmt::format("  switch colours (SLs) used: {}\n", a.colors_used);
   out += fmt::format("  {} per lane:", a.scheme == "three-lane" ? "route hops" : "routes");
   for (std::size_t v = 0; v < a.routes_per_vl.size(); ++v) out += fmt::format(" VL{}:{}", v, a.routes_per_vl[v]);

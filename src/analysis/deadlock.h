@@ -30,11 +30,10 @@ std::vector<Route> collect_routes(const RoutingLayers& r, int layers = 0);
 
 // True when the CDG of `routes` over the graph `adj` has no cycle. On a cycle, `cycle` (if given)
 // receives it as a list of channels "u->v".
-bool cdg_acyclic(const Adjacency& adj, const std::vector<Route>& routes,
-                 std::string* cycle = nullptr);
+bool cdg_acyclic(const Adjacency& adj, const std::vector<Route>& routes, std::string* cycle = nullptr);
 
 struct VlAssignment {
-  std::string scheme;               // "dfsssp" or "three-lane"
+  std::string scheme;  // "dfsssp" or "three-lane"
   int vls_available = 0;
   int vls_needed = 0;               // lanes needed before balancing (DFSSSP) / 3 (three-lane)
   int vls_used = 0;                 // lanes carrying routes after balancing
@@ -42,22 +41,22 @@ struct VlAssignment {
   std::vector<long> routes_per_vl;  // DFSSSP: routes per lane; three-lane: route hops per lane
   bool per_lane_acyclic = false;    // verified after the assignment
   // three-lane only
-  std::vector<int> color;           // switch colour = its SL
+  std::vector<int> color;  // switch colour = its SL
   int colors_used = 0;
   std::vector<int> route_sl;
 };
 
 // (a) DFSSSP-style lane assignment (sec. 5.2, first scheme). Throws UserError when more than
 // `vls_available` lanes would be needed. balance: spread routes over the unused lanes.
-VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& routes,
-                           int vls_available, bool balance = true);
+VlAssignment assign_dfsssp(const Adjacency& adj, const std::vector<Route>& routes, int vls_available,
+                           bool balance = true);
 
 // (b) The 3-lane scheme of sec. 5.2 (second scheme). Needs vls_available >= 3, routes of at most 3
 // hops and a proper colouring with at most `sls_available` colours; throws UserError otherwise.
 // Lanes are split into three disjoint subsets by hop position (lane v serves hop v mod 3); inside a
 // subset a route uses lane index SL mod (subset size).
-VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& routes,
-                               int vls_available, int sls_available = 16);
+VlAssignment assign_three_lane(const Adjacency& adj, const std::vector<Route>& routes, int vls_available,
+                               int sls_available = 16);
 
 // Proper colouring (DSATUR); colour count is not guaranteed minimal.
 std::vector<int> color_switches(const Adjacency& adj);

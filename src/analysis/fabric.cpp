@@ -15,7 +15,8 @@ void Fabric::index() {
     auto& v = neighbour_port_[s];
     const auto& ports = switches[s].ports;
     for (int pt = 1; pt < static_cast<int>(ports.size()); ++pt)
-      if (ports[static_cast<std::size_t>(pt)].kind == FabricPort::Switch) v.emplace_back(ports[static_cast<std::size_t>(pt)].peer, pt);
+      if (ports[static_cast<std::size_t>(pt)].kind == FabricPort::Switch)
+        v.emplace_back(ports[static_cast<std::size_t>(pt)].peer, pt);
     std::sort(v.begin(), v.end());  // (neighbour, port): the lowest port per neighbour comes first
   }
 }
@@ -109,9 +110,10 @@ Fabric fabric_from_discovery(const CablingPlan& plan, const IbFabric& dump,
     return o;
   };
   if (!absent.empty())
-    throw UserError(fmt::format("{}: {} planned switch(es) not found in the dump: {}; the tables need every switch "
-                                "(run `lbsim cabling verify` and fix the fabric or the mapping file)",
-                                dump.source, absent.size(), listing(absent)));
+    throw UserError(
+        fmt::format("{}: {} planned switch(es) not found in the dump: {}; the tables need every switch "
+                    "(run `lbsim cabling verify` and fix the fabric or the mapping file)",
+                    dump.source, absent.size(), listing(absent)));
   Fabric f;
   f.source = dump.source;
   f.switches.resize(static_cast<std::size_t>(ns));
@@ -138,8 +140,9 @@ Fabric fabric_from_discovery(const CablingPlan& plan, const IbFabric& dump,
       } else if (type == 'H') {
         const auto pg = dump.port_guid.find(far);
         if (pg == dump.port_guid.end())
-          throw UserError(fmt::format("{}:{}: the dump does not name the port GUID of H-{} port {} (needed for its LIDs)",
-                                      dump.source, it->second.second, far.guid, far.port));
+          throw UserError(
+              fmt::format("{}:{}: the dump does not name the port GUID of H-{} port {} (needed for its LIDs)",
+                          dump.source, it->second.second, far.guid, far.port));
         const auto ni = dump.by_guid.find(far.guid);
         std::string desc = ni == dump.by_guid.end() ? "" : dump.nodes[static_cast<std::size_t>(ni->second)].desc;
         std::string host = desc.substr(0, desc.find(' '));
@@ -156,9 +159,10 @@ Fabric fabric_from_discovery(const CablingPlan& plan, const IbFabric& dump,
     if (f.port_to(l.sw_a, l.sw_b) < 0)
       missing.push_back(fmt::format("{} <-> {}", plan.name(l.sw_a), plan.name(l.sw_b)));
   if (!missing.empty())
-    throw UserError(fmt::format("{}: {} planned switch-switch link(s) are not cabled: {}; the layers route over every "
-                                "planned link (run `lbsim cabling verify` for the fixes)",
-                                dump.source, missing.size(), listing(missing)));
+    throw UserError(
+        fmt::format("{}: {} planned switch-switch link(s) are not cabled: {}; the layers route over every "
+                    "planned link (run `lbsim cabling verify` for the fixes)",
+                    dump.source, missing.size(), listing(missing)));
   return f;
 }
 

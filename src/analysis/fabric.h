@@ -31,9 +31,9 @@ struct FabricPort {
 };
 
 struct FabricSwitch {
-  std::string name;  // planned name (sf-S-R-I) or the topology's label
-  std::string guid;  // node GUID = port 0 GUID, 16 lowercase hex digits
-  std::string desc;  // NodeDescription
+  std::string name;               // planned name (sf-S-R-I) or the topology's label
+  std::string guid;               // node GUID = port 0 GUID, 16 lowercase hex digits
+  std::string desc;               // NodeDescription
   std::vector<FabricPort> ports;  // [0] = management port 0 (never cabled), [1..nports]
   int nports() const { return static_cast<int>(ports.size()) - 1; }
 };

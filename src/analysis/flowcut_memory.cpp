@@ -42,8 +42,7 @@ std::string flowcut_memory_report(const std::string& which, double mtu, double p
     return s + "\n";
   };
   // Fig. 4: full switch for f = 1..10^4 flows per host, ingress and NIC at f = 10^4 (MiB).
-  const auto fig4 = [&](const std::string& title, const std::string& xname, const std::vector<double>& xs,
-                        auto set_x) {
+  const auto fig4 = [&](const std::string& title, const std::string& xname, const std::vector<double>& xs, auto set_x) {
     out += fmt::format("{}{}\n", csv ? "# " : "", title);
     std::vector<std::string> cols;
     for (double f : fs) cols.push_back(fmt::format("full_f{:g}", f));
@@ -72,17 +71,19 @@ std::string flowcut_memory_report(const std::string& which, double mtu, double p
          "rtt_us", {1, 2, 5, 10, 20, 50},
          [](FlowcutMemoryInput& in, double x) { in.hosts = 1024, in.gbps = 200, in.latency_us = x; });
   if (which == "all" || which == "4b")
-    fig4(fmt::format("Fig. 4(b): MiB per device, 1024 hosts, RTT 5 us, MTU {} B, {} ports; x = bandwidth (Gb/s)", mtu, ports),
+    fig4(fmt::format("Fig. 4(b): MiB per device, 1024 hosts, RTT 5 us, MTU {} B, {} ports; x = bandwidth (Gb/s)", mtu,
+                     ports),
          "gbps", {200, 400, 800, 1600},
          [](FlowcutMemoryInput& in, double x) { in.hosts = 1024, in.gbps = x, in.latency_us = 5; });
   if (which == "all" || which == "4c")
-    fig4(fmt::format("Fig. 4(c): MiB per device, 800 Gb/s, RTT 5 us, MTU {} B, {} ports; x = hosts", mtu, ports), "hosts",
-         {1024, 2048, 4096, 8192, 16384, 32768, 65536},
+    fig4(fmt::format("Fig. 4(c): MiB per device, 800 Gb/s, RTT 5 us, MTU {} B, {} ports; x = hosts", mtu, ports),
+         "hosts", {1024, 2048, 4096, 8192, 16384, 32768, 65536},
          [](FlowcutMemoryInput& in, double x) { in.hosts = x, in.gbps = 800, in.latency_us = 5; });
   if (which == "all" || which == "5") {
-    out += fmt::format("{}Fig. 5: MiB per switch (NIC only: per NIC), 1024 hosts, 200 Gb/s, 10^4 flows per host, MTU {} B; "
-                       "x = RTT (us)\n",
-                       csv ? "# " : "", mtu);
+    out += fmt::format(
+        "{}Fig. 5: MiB per switch (NIC only: per NIC), 1024 hosts, 200 Gb/s, 10^4 flows per host, MTU {} B; "
+        "x = RTT (us)\n",
+        csv ? "# " : "", mtu);
     out += head("rtt_us", {"flowcell", "flowlet", "flowcut_full", "ingress", "nic"});
     for (double x : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0}) {
       FlowcutMemoryInput in;

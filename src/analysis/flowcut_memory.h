@@ -32,11 +32,11 @@ double active_flows(const FlowcutMemoryInput& in);
 double active_flows_per_host(const FlowcutMemoryInput& in);
 
 // Worst-case bytes of one device.
-double full_switch_bytes(const FlowcutMemoryInput& in);    // F x 11
-double ingress_switch_bytes(const FlowcutMemoryInput& in); // P x per-host active x 10
-double nic_bytes(const FlowcutMemoryInput& in);            // per-host active x 10
-double flowlet_bytes(const FlowcutMemoryInput& in);        // H x f x 5
-double flowcell_bytes(const FlowcutMemoryInput& in);       // H x f x 2
+double full_switch_bytes(const FlowcutMemoryInput& in);     // F x 11
+double ingress_switch_bytes(const FlowcutMemoryInput& in);  // P x per-host active x 10
+double nic_bytes(const FlowcutMemoryInput& in);             // per-host active x 10
+double flowlet_bytes(const FlowcutMemoryInput& in);         // H x f x 5
+double flowcell_bytes(const FlowcutMemoryInput& in);        // H x f x 2
 
 // The series of Fig. 4 (a: RTT sweep, b: bandwidth sweep, c: host sweep) and Fig. 5 as text tables
 // in MiB; `which` is "4a", "4b", "4c", "5" or "all". `csv` prints comma-separated values instead.

@@ -17,10 +17,10 @@
 namespace lbsim::analysis {
 
 struct FlowletPick {
-  double bound_pct = 0;   // the out-of-order bound (20, 5, 2)
-  std::string name;       // Best, Balanced, Lowest OOO
-  double timeout_us = -1; // the shortest evaluated timeout below the bound; -1: none (even hi is above it)
-  double ooo_pct = -1;    // its out-of-order percentage
+  double bound_pct = 0;    // the out-of-order bound (20, 5, 2)
+  std::string name;        // Best, Balanced, Lowest OOO
+  double timeout_us = -1;  // the shortest evaluated timeout below the bound; -1: none (even hi is above it)
+  double ooo_pct = -1;     // its out-of-order percentage
 };
 
 struct FlowletSearch {

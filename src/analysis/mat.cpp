@@ -22,9 +22,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Column-wise LP under construction: maximize theta (column 0) subject to rows with bounds.
 struct LpBuilder {
@@ -64,15 +62,21 @@ struct LpBuilder {
     res.build_seconds = seconds_since(build_start);
     auto t0 = Clock::now();
     switch (method) {
-      case LpMethod::Dual: model.dual(); break;
-      case LpMethod::Primal: model.primal(); break;
+      case LpMethod::Dual:
+        model.dual();
+        break;
+      case LpMethod::Primal:
+        model.primal();
+        break;
       case LpMethod::Barrier: {
         ClpSolve opts;
         opts.setSolveType(ClpSolve::useBarrier);
         model.initialSolve(opts);
         break;
       }
-      case LpMethod::Auto: model.initialSolve(); break;
+      case LpMethod::Auto:
+        model.initialSolve();
+        break;
     }
     res.solve_seconds = seconds_since(t0);
     res.optimal = model.isProvenOptimal();
@@ -160,7 +164,8 @@ TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoin
     }
     case TrafficPattern::Adversarial: {
       if (!(fraction > 0.0 && fraction <= 1.0))
-        throw UserError(fmt::format("adversarial traffic: fraction of communicating pairs must be in (0, 1], got {}", fraction));
+        throw UserError(
+            fmt::format("adversarial traffic: fraction of communicating pairs must be in (0, 1], got {}", fraction));
       tm.name = fmt::format("adversarial({})", fraction);
       Rng rng(seed, hash_name("mat/adversarial"));
       auto dist = routing::all_pairs_distances(adj);
@@ -169,7 +174,8 @@ TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoin
         const int sa = sw_of[static_cast<std::size_t>(a)];
         for (int b = 0; b < ne; ++b) {
           const int sb = sw_of[static_cast<std::size_t>(b)];
-          if (dist[static_cast<std::size_t>(sa) * static_cast<std::size_t>(n) + static_cast<std::size_t>(sb)] < 2) continue;
+          if (dist[static_cast<std::size_t>(sa) * static_cast<std::size_t>(n) + static_cast<std::size_t>(sb)] < 2)
+            continue;
           if (rng.bernoulli(fraction)) dst.push_back(b);
         }
         for (int b : dst) add(a, b, 1.0 / static_cast<double>(dst.size()));
@@ -228,8 +234,7 @@ MatResult mat_path_lp(const Adjacency& adj, const TrafficMatrix& tm, const std::
   for (auto& r : cap_row) r = lp.add_row(-COIN_DBL_MAX, 1.0);
   for (std::size_t i = 0; i < tm.demands.size(); ++i) {
     const Demand& d = tm.demands[i];
-    if (paths[i].empty())
-      throw UserError(fmt::format("no path for demand {} -> {}", d.src, d.dst));
+    if (paths[i].empty()) throw UserError(fmt::format("no path for demand {} -> {}", d.src, d.dst));
     // sum_p x_p = theta * D(s, d)
     int row = lp.add_row(0.0, 0.0);
     lp.set(row, theta, -d.amount);

@@ -49,8 +49,8 @@ TrafficPattern parse_traffic_pattern(const std::string& name);  // permutation|u
 //    each. Sparse selections make few large (elephant) flows per endpoint, dense ones many small
 //    flows, all over multi-hop distances (sec. 6.4 after TopoBench).
 // Random draws use Rng(seed, hash_name("mat/<pattern>")).
-TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoints,
-                           TrafficPattern pattern, double fraction, std::uint64_t seed);
+TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoints, TrafficPattern pattern,
+                           double fraction, std::uint64_t seed);
 
 // CLP algorithm: dual simplex, primal simplex, barrier (interior point + crossover) or CLP's
 // automatic choice (initialSolve; the default: 2-3x faster than plain dual simplex on the Slim Fly
@@ -59,9 +59,9 @@ enum class LpMethod { Dual, Primal, Barrier, Auto };
 LpMethod parse_lp_method(const std::string& name);
 
 struct MatResult {
-  double theta = 0;            // MAT; +inf when no demand crosses the network
+  double theta = 0;  // MAT; +inf when no demand crosses the network
   bool optimal = false;
-  double solve_seconds = 0;    // CLP wall time (model build excluded)
+  double solve_seconds = 0;  // CLP wall time (model build excluded)
   double build_seconds = 0;
   int variables = 0, constraints = 0;
   long nonzeros = 0;
@@ -73,11 +73,10 @@ struct MatResult {
 MatResult mat_edge_lp(const Adjacency& adj, const TrafficMatrix& tm, LpMethod method = LpMethod::Auto);
 
 // Path-restricted flow. paths[i] are the allowed switch paths for demand tm.demands[i].
-MatResult mat_path_lp(const Adjacency& adj, const TrafficMatrix& tm,
-                      const std::vector<std::vector<Route>>& paths, LpMethod method = LpMethod::Auto);
+MatResult mat_path_lp(const Adjacency& adj, const TrafficMatrix& tm, const std::vector<std::vector<Route>>& paths,
+                      LpMethod method = LpMethod::Auto);
 
 // Convenience: the allowed paths of every demand are its distinct paths in layers 0..layers-1.
-MatResult mat_routing_lp(const RoutingLayers& r, int layers, const TrafficMatrix& tm,
-                         LpMethod method = LpMethod::Auto);
+MatResult mat_routing_lp(const RoutingLayers& r, int layers, const TrafficMatrix& tm, LpMethod method = LpMethod::Auto);
 
 }  // namespace lbsim::analysis

@@ -26,9 +26,10 @@ int lmc_for_layers(int layers) {
 
 LidPlan make_lid_plan(const Fabric& f, int layers) {
   if (layers < 1 || layers > 128)
-    throw UserError(fmt::format("{} layers: InfiniBand addresses at most 2^7 = 128 LIDs per port (LMC <= 7, "
-                                "[SlimFly] sec. 5.1)",
-                                layers));
+    throw UserError(
+        fmt::format("{} layers: InfiniBand addresses at most 2^7 = 128 LIDs per port (LMC <= 7, "
+                    "[SlimFly] sec. 5.1)",
+                    layers));
   LidPlan p;
   p.layers = layers;
   p.lmc = lmc_for_layers(layers);
@@ -71,7 +72,8 @@ Lfts compute_lfts(const routing::RoutingLayers& r, const Fabric& f, const LidPla
     throw UserError(fmt::format("the LID plan has {} layers but the routing only {}", lids.layers, r.num_layers()));
   const int nl = lids.layers;
   // port[l][s][d] of sec. 5.1 on the fabric's physical ports (the one port model, fabric.h).
-  std::vector<std::uint8_t> port(static_cast<std::size_t>(nl) * static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0);
+  std::vector<std::uint8_t> port(
+      static_cast<std::size_t>(nl) * static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0);
   auto at = [&](int l, int s, int d) -> std::uint8_t& {
     return port[(static_cast<std::size_t>(l) * static_cast<std::size_t>(n) + static_cast<std::size_t>(s)) *
                     static_cast<std::size_t>(n) +
@@ -84,13 +86,15 @@ Lfts compute_lfts(const routing::RoutingLayers& r, const Fabric& f, const LidPla
         const int nh = r.next_hop(l, s, d);
         const int pt = f.port_to(s, nh);
         if (pt < 1)
-          throw UserError(fmt::format("layer {} routes {} -> {} through {}, but the fabric has no cable between {} and {}",
-                                      l, f.switches[static_cast<std::size_t>(s)].name, f.switches[static_cast<std::size_t>(d)].name,
-                                      f.switches[static_cast<std::size_t>(nh)].name, f.switches[static_cast<std::size_t>(s)].name,
-                                      f.switches[static_cast<std::size_t>(nh)].name));
+          throw UserError(
+              fmt::format("layer {} routes {} -> {} through {}, but the fabric has no cable between {} and {}", l,
+                          f.switches[static_cast<std::size_t>(s)].name, f.switches[static_cast<std::size_t>(d)].name,
+                          f.switches[static_cast<std::size_t>(nh)].name, f.switches[static_cast<std::size_t>(s)].name,
+                          f.switches[static_cast<std::size_t>(nh)].name));
         if (pt > 254)
-          throw UserError(fmt::format("{} port {}: InfiniBand switches have at most 254 ports (an LFT entry is one byte)",
-                                      f.switches[static_cast<std::size_t>(s)].name, pt));
+          throw UserError(
+              fmt::format("{} port {}: InfiniBand switches have at most 254 ports (an LFT entry is one byte)",
+                          f.switches[static_cast<std::size_t>(s)].name, pt));
         at(l, s, d) = static_cast<std::uint8_t>(pt);
       }
   Lfts lft(static_cast<std::size_t>(n), std::vector<std::uint8_t>(static_cast<std::size_t>(lids.max_lid) + 1, kNoPort));
@@ -122,9 +126,11 @@ struct LidOwner {
 std::vector<LidOwner> lid_owners(const Fabric& f, const LidPlan& lids) {
   std::vector<LidOwner> o(static_cast<std::size_t>(lids.max_lid) + 1);
   for (int e = 0; e < f.num_endpoints(); ++e)
-    for (int k = 0; k < lids.block(); ++k) o[static_cast<std::size_t>(lids.endpoint_base[static_cast<std::size_t>(e)] + k)] = {'H', e};
+    for (int k = 0; k < lids.block(); ++k)
+      o[static_cast<std::size_t>(lids.endpoint_base[static_cast<std::size_t>(e)] + k)] = {'H', e};
   for (int s = 0; s < f.num_switches(); ++s)
-    for (int k = 0; k < lids.switch_lids(); ++k) o[static_cast<std::size_t>(lids.switch_lid[static_cast<std::size_t>(s)] + k)] = {'S', s};
+    for (int k = 0; k < lids.switch_lids(); ++k)
+      o[static_cast<std::size_t>(lids.switch_lid[static_cast<std::size_t>(s)] + k)] = {'S', s};
   return o;
 }
 
@@ -140,7 +146,8 @@ std::string clean(const std::string& d) {
 LftsDumpFormatter::LftsDumpFormatter(const Fabric& f, const LidPlan& lids) : f_(&f), lids_(&lids) {
   for (const auto& o : lid_owners(f, lids)) owner_.emplace_back(o.kind, o.index);
   // One destination text per owner, " : (<info>)\n", reused for every switch.
-  for (const auto& s : f.switches) sw_text_.push_back(fmt::format(" : (Switch portguid 0x{}: '{}')\n", s.guid, clean(s.desc)));
+  for (const auto& s : f.switches)
+    sw_text_.push_back(fmt::format(" : (Switch portguid 0x{}: '{}')\n", s.guid, clean(s.desc)));
   for (const auto& e : f.endpoints)
     ep_text_.push_back(fmt::format(" : (Channel Adapter portguid 0x{}: '{}')\n", e.port_guid, clean(e.desc)));
 }
@@ -177,7 +184,8 @@ long LftsDumpFormatter::block(int s, const std::vector<std::uint8_t>& t, std::st
     const std::uint8_t pt = t[static_cast<std::size_t>(lid)];
     if (pt == kNoPort) continue;
     const auto& ow = owner_[static_cast<std::size_t>(lid)];
-    const std::string& dest = ow.first == 'S' ? sw_text_[static_cast<std::size_t>(ow.second)] : ep_text_[static_cast<std::size_t>(ow.second)];
+    const std::string& dest =
+        ow.first == 'S' ? sw_text_[static_cast<std::size_t>(ow.second)] : ep_text_[static_cast<std::size_t>(ow.second)];
     std::size_t k = 0;
     line[k++] = '0';
     line[k++] = 'x';
@@ -212,11 +220,13 @@ std::string format_guid2lid(const Fabric& f, const LidPlan& lids) {
   std::string out;
   for (int s = 0; s < f.num_switches(); ++s) {
     const int lid = lids.switch_lid[static_cast<std::size_t>(s)];
-    out += fmt::format("0x{} 0x{:04x} 0x{:04x}\n\n", f.switches[static_cast<std::size_t>(s)].guid, lid, lid + lids.switch_lids() - 1);
+    out += fmt::format("0x{} 0x{:04x} 0x{:04x}\n\n", f.switches[static_cast<std::size_t>(s)].guid, lid,
+                       lid + lids.switch_lids() - 1);
   }
   for (int e = 0; e < f.num_endpoints(); ++e) {
     const int base = lids.endpoint_base[static_cast<std::size_t>(e)];
-    out += fmt::format("0x{} 0x{:04x} 0x{:04x}\n\n", f.endpoints[static_cast<std::size_t>(e)].port_guid, base, base + lids.block() - 1);
+    out += fmt::format("0x{} 0x{:04x} 0x{:04x}\n\n", f.endpoints[static_cast<std::size_t>(e)].port_guid, base,
+                       base + lids.block() - 1);
   }
   return out;
 }
@@ -226,14 +236,14 @@ std::string format_lid_csv(const Fabric& f, const LidPlan& lids) {
   for (int s = 0; s < f.num_switches(); ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
     const int lid = lids.switch_lid[static_cast<std::size_t>(s)];
-    out += fmt::format("{:#06x},{:#06x},switch,{},0x{},0x{},{},0\n", lid, lid + lids.switch_lids() - 1, sw.name, sw.guid, sw.guid,
-                       sw.name);
+    out += fmt::format("{:#06x},{:#06x},switch,{},0x{},0x{},{},0\n", lid, lid + lids.switch_lids() - 1, sw.name,
+                       sw.guid, sw.guid, sw.name);
   }
   for (int e = 0; e < f.num_endpoints(); ++e) {
     const auto& ep = f.endpoints[static_cast<std::size_t>(e)];
     const int base = lids.endpoint_base[static_cast<std::size_t>(e)];
-    out += fmt::format("{:#06x},{:#06x},endpoint,{},0x{},0x{},{},{}\n", base, base + lids.block() - 1, ep.name, ep.node_guid,
-                       ep.port_guid, f.switches[static_cast<std::size_t>(ep.sw)].name, ep.port);
+    out += fmt::format("{:#06x},{:#06x},endpoint,{},0x{},0x{},{},{}\n", base, base + lids.block() - 1, ep.name,
+                       ep.node_guid, ep.port_guid, f.switches[static_cast<std::size_t>(ep.sw)].name, ep.port);
   }
   return out;
 }
@@ -262,19 +272,22 @@ std::string format_opensm_conf(const LidPlan& lids, const std::string& lfts_file
       "lfts_file {}\n",
       lids.layers, lids.lmc, lids.switch_blocks ? "TRUE" : "FALSE", lfts_file);
   if (vls > 0) {
-    out += fmt::format("# deadlock avoidance: {} ({} data VLs, [SlimFly] sec. 5.2)\nmax_op_vls {}\nqos TRUE\nqos_max_vls {}\n",
-                       scheme, vls, op_vls_code(vls), vls);
+    out += fmt::format(
+        "# deadlock avoidance: {} ({} data VLs, [SlimFly] sec. 5.2)\nmax_op_vls {}\nqos TRUE\nqos_max_vls {}\n", scheme,
+        vls, op_vls_code(vls), vls);
     if (scheme == "dfsssp") {
       // SL i travels on VL i everywhere: a single template expresses it.
       std::string tmpl;
       for (int sl = 0; sl < 16; ++sl) tmpl += fmt::format("{}{}", sl ? "," : "", sl < vls ? sl : sl % vls);
-      out += fmt::format("# SL = the route's lane, VL = SL (identity); the per-route SLs are in path-sl.txt\n"
-                         "qos_sl2vl {}\nqos_ca_sl2vl {}\nqos_swe_sl2vl {}\n",
-                         tmpl, tmpl, tmpl);
+      out += fmt::format(
+          "# SL = the route's lane, VL = SL (identity); the per-route SLs are in path-sl.txt\n"
+          "qos_sl2vl {}\nqos_ca_sl2vl {}\nqos_swe_sl2vl {}\n",
+          tmpl, tmpl, tmpl);
     } else {
-      out += "# The three-lane scheme needs a different SL-to-VL table per switch and (in port, out port)\n"
-             "# (sl2vl.dump); OpenSM's qos_*_sl2vl options set one table for all ports, so these tables must\n"
-             "# be programmed by a routing engine that sets SL2VL (see the docs); path-sl.txt holds the SLs.\n";
+      out +=
+          "# The three-lane scheme needs a different SL-to-VL table per switch and (in port, out port)\n"
+          "# (sl2vl.dump); OpenSM's qos_*_sl2vl options set one table for all ports, so these tables must\n"
+          "# be programmed by a routing engine that sets SL2VL (see the docs); path-sl.txt holds the SLs.\n";
     }
   }
   return out;
@@ -305,10 +318,12 @@ SlTables make_sl_tables(const routing::RoutingLayers& r, const Fabric& f, const 
         } else {
           const auto p = r.path(l, s, d);
           const auto it = std::lower_bound(routes.begin(), routes.end(), p);
-          if (it == routes.end() || *it != p) throw std::logic_error("make_sl_tables: route missing from the lane assignment");
+          if (it == routes.end() || *it != p)
+            throw std::logic_error("make_sl_tables: route missing from the lane assignment");
           v = static_cast<std::uint8_t>(a.route_vl[static_cast<std::size_t>(it - routes.begin())]);
         }
-        sl[(static_cast<std::size_t>(l) * static_cast<std::size_t>(n) + static_cast<std::size_t>(s)) * static_cast<std::size_t>(n) +
+        sl[(static_cast<std::size_t>(l) * static_cast<std::size_t>(n) + static_cast<std::size_t>(s)) *
+               static_cast<std::size_t>(n) +
            static_cast<std::size_t>(d)] = v;
       }
   // Lane subsets of the three-lane scheme, as in assign_three_lane: hop class h uses {v : v mod 3 = h}.
@@ -318,7 +333,8 @@ SlTables make_sl_tables(const routing::RoutingLayers& r, const Fabric& f, const 
     const auto& sub = subset[static_cast<std::size_t>(cls)];
     return static_cast<std::uint8_t>(sub[static_cast<std::size_t>(s) % sub.size()]);
   };
-  for (int s = 0; s < 16; ++s) t.ca_sl2vl[static_cast<std::size_t>(s)] = three ? lane(0, s) : static_cast<std::uint8_t>(s < t.vls ? s : s % t.vls);
+  for (int s = 0; s < 16; ++s)
+    t.ca_sl2vl[static_cast<std::size_t>(s)] = three ? lane(0, s) : static_cast<std::uint8_t>(s < t.vls ? s : s % t.vls);
   t.sl2vl.resize(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
@@ -336,7 +352,8 @@ SlTables make_sl_tables(const routing::RoutingLayers& r, const Fabric& f, const 
             vl = lane(!from_switch ? 0 : (v == a.color[static_cast<std::size_t>(s)] ? 1 : 2), v);
           else
             vl = static_cast<std::uint8_t>(v < t.vls ? v : v % t.vls);
-          tab[(static_cast<std::size_t>(in) * static_cast<std::size_t>(np) + static_cast<std::size_t>(out)) * 16 + static_cast<std::size_t>(v)] = vl;
+          tab[(static_cast<std::size_t>(in) * static_cast<std::size_t>(np) + static_cast<std::size_t>(out)) * 16 +
+              static_cast<std::size_t>(v)] = vl;
         }
     }
   }
@@ -418,8 +435,8 @@ std::string format_sl2vl_dump(const Fabric& f, const LidPlan& lids, const SlTabl
   std::string out;
   for (int s = 0; s < f.num_switches(); ++s) {
     const auto& sw = f.switches[static_cast<std::size_t>(s)];
-    out += fmt::format("Switch 0x{}, base LID {}, \"{}\"\n{}\n{}\n", sw.guid, lids.switch_lid[static_cast<std::size_t>(s)],
-                       clean(sw.desc), header, sep);
+    out += fmt::format("Switch 0x{}, base LID {}, \"{}\"\n{}\n{}\n", sw.guid,
+                       lids.switch_lid[static_cast<std::size_t>(s)], clean(sw.desc), header, sep);
     const int np = sw.nports() + 1;
     const auto& tab = t.sl2vl[static_cast<std::size_t>(s)];
     for (int o = 1; o < np; ++o) {
@@ -431,7 +448,11 @@ std::string format_sl2vl_dump(const Fabric& f, const LidPlan& lids, const SlTabl
         out += " :";
         for (int v = 0; v < 16; ++v) {
           out += ' ';  // " {:<2}"
-          put_uint(out, tab[(static_cast<std::size_t>(in) * static_cast<std::size_t>(np) + static_cast<std::size_t>(o)) * 16 + static_cast<std::size_t>(v)], 2);
+          put_uint(
+              out,
+              tab[(static_cast<std::size_t>(in) * static_cast<std::size_t>(np) + static_cast<std::size_t>(o)) * 16 +
+                  static_cast<std::size_t>(v)],
+              2);
         }
         out += '\n';
       }
@@ -483,7 +504,9 @@ std::size_t read_number(std::string_view s, std::size_t i, int base, unsigned lo
     std::array<signed char, 256> d{};
     d.fill(-1);
     for (int c = '0'; c <= '9'; ++c) d[static_cast<std::size_t>(c)] = static_cast<signed char>(c - '0');
-    for (int c = 'a'; c <= 'f'; ++c) d[static_cast<std::size_t>(c)] = d[static_cast<std::size_t>(c - 'a' + 'A')] = static_cast<signed char>(10 + c - 'a');
+    for (int c = 'a'; c <= 'f'; ++c)
+      d[static_cast<std::size_t>(c)] = d[static_cast<std::size_t>(c - 'a' + 'A')] =
+          static_cast<signed char>(10 + c - 'a');
     return d;
   }();
   const unsigned long long b = static_cast<unsigned long long>(base);
@@ -505,49 +528,53 @@ std::string guid_hex(unsigned long long v) { return fmt::format("{:016x}", v); }
 
 std::vector<LftDumpSwitch> parse_lfts_dump(std::string_view text, const std::string& src, long line_offset) {
   std::vector<LftDumpSwitch> out;
-  for_lines(text, [&](long ln, std::string_view l) {
-    std::size_t p = 0;
-    while (p < l.size() && is_space(l[p])) ++p;
-    const std::string_view r = l.substr(p);
-    if (r.empty() || r[0] == '#') return;
-    if (r.rfind("Multicast mlids", 0) == 0) fail(src, ln, "multicast dump detected (OpenSM ERR 6303: not an LFT file)");
-    if (r.rfind("Unicast lids", 0) == 0) {
-      const auto g = r.find(" guid 0x");
-      if (g == std::string_view::npos) fail(src, ln, "cannot parse switch definition (no ' guid 0x<hex>')");
-      unsigned long long v = 0;
-      const std::size_t used = read_number(r, g + 8, 16, v);
-      if (used == 0 || g + 8 + used >= r.size() || !is_space(r[g + 8 + used]))
-        fail(src, ln, "cannot parse switch guid (hex digits followed by a blank expected)");
-      out.push_back({guid_hex(v), static_cast<int>(ln), {}});
-      return;
-    }
-    if (out.empty() || r.rfind("0x", 0) != 0) return;  // OpenSM ignores every other line
-    unsigned long long lid = 0, port = 0;
-    std::size_t i = 2;
-    std::size_t used = read_number(r, i, 16, lid);
-    if (used == 0 || i + used >= r.size() || !is_space(r[i + used])) fail(src, ln, "cannot parse lid");
-    i += used;
-    while (i < r.size() && is_space(r[i])) ++i;
-    used = read_number(r, i, 10, port);
-    if (used == 0 || i + used >= r.size() || !is_space(r[i + used])) fail(src, ln, "cannot parse port");
-    i += used;
-    if (lid > 0xFFFF) fail(src, ln, fmt::format("LID {:#x} is beyond 16 bits", lid));
-    if (port > 255) fail(src, ln, fmt::format("port {} is beyond 8 bits", port));
-    LftEntry e;
-    e.lid = static_cast<int>(lid);
-    e.port = static_cast<std::uint16_t>(port);
-    const auto pg = r.find(" portguid 0x", i);
-    if (pg != std::string_view::npos) {
-      unsigned long long g = 0;
-      const std::size_t gu = read_number(r, pg + 12, 16, g);
-      // OpenSM takes the GUID when it ends at a blank or ':' and ignores it (warning) otherwise.
-      if (gu > 0 && pg + 12 + gu < r.size() && (is_space(r[pg + 12 + gu]) || r[pg + 12 + gu] == ':')) {
-        e.port_guid = g;
-        e.has_port_guid = true;
-      }
-    }
-    out.back().entries.push_back(e);
-  }, line_offset);
+  for_lines(
+      text,
+      [&](long ln, std::string_view l) {
+        std::size_t p = 0;
+        while (p < l.size() && is_space(l[p])) ++p;
+        const std::string_view r = l.substr(p);
+        if (r.empty() || r[0] == '#') return;
+        if (r.rfind("Multicast mlids", 0) == 0)
+          fail(src, ln, "multicast dump detected (OpenSM ERR 6303: not an LFT file)");
+        if (r.rfind("Unicast lids", 0) == 0) {
+          const auto g = r.find(" guid 0x");
+          if (g == std::string_view::npos) fail(src, ln, "cannot parse switch definition (no ' guid 0x<hex>')");
+          unsigned long long v = 0;
+          const std::size_t used = read_number(r, g + 8, 16, v);
+          if (used == 0 || g + 8 + used >= r.size() || !is_space(r[g + 8 + used]))
+            fail(src, ln, "cannot parse switch guid (hex digits followed by a blank expected)");
+          out.push_back({guid_hex(v), static_cast<int>(ln), {}});
+          return;
+        }
+        if (out.empty() || r.rfind("0x", 0) != 0) return;  // OpenSM ignores every other line
+        unsigned long long lid = 0, port = 0;
+        std::size_t i = 2;
+        std::size_t used = read_number(r, i, 16, lid);
+        if (used == 0 || i + used >= r.size() || !is_space(r[i + used])) fail(src, ln, "cannot parse lid");
+        i += used;
+        while (i < r.size() && is_space(r[i])) ++i;
+        used = read_number(r, i, 10, port);
+        if (used == 0 || i + used >= r.size() || !is_space(r[i + used])) fail(src, ln, "cannot parse port");
+        i += used;
+        if (lid > 0xFFFF) fail(src, ln, fmt::format("LID {:#x} is beyond 16 bits", lid));
+        if (port > 255) fail(src, ln, fmt::format("port {} is beyond 8 bits", port));
+        LftEntry e;
+        e.lid = static_cast<int>(lid);
+        e.port = static_cast<std::uint16_t>(port);
+        const auto pg = r.find(" portguid 0x", i);
+        if (pg != std::string_view::npos) {
+          unsigned long long g = 0;
+          const std::size_t gu = read_number(r, pg + 12, 16, g);
+          // OpenSM takes the GUID when it ends at a blank or ':' and ignores it (warning) otherwise.
+          if (gu > 0 && pg + 12 + gu < r.size() && (is_space(r[pg + 12 + gu]) || r[pg + 12 + gu] == ':')) {
+            e.port_guid = g;
+            e.has_port_guid = true;
+          }
+        }
+        out.back().entries.push_back(e);
+      },
+      line_offset);
   return out;
 }
 
@@ -562,7 +589,8 @@ std::map<std::string, std::pair<int, int>> parse_guid2lid(std::string_view text,
     std::string_view k = key;
     if (k.rfind("0x", 0) == 0 || k.rfind("0X", 0) == 0) k.remove_prefix(2);
     unsigned long long g = 0;
-    if (k.empty() || read_number(k, 0, 16, g) != k.size()) fail(src, key_line, fmt::format("key '{}' is not a GUID", key));
+    if (k.empty() || read_number(k, 0, 16, g) != k.size())
+      fail(src, key_line, fmt::format("key '{}' is not a GUID", key));
     std::istringstream vs(value);
     std::string a, b;
     vs >> a >> b;
@@ -664,26 +692,31 @@ PathSlTable parse_path_sl(std::string_view text, const std::string& src) {
     if (w == "switch") {
       const std::string_view g = next_word(l, i);
       unsigned long long v = 0;
-      if (g.rfind("0x", 0) != 0 || read_number(g, 2, 16, v) != g.size() - 2) fail(src, ln, fmt::format("bad switch GUID '{}'", g));
+      if (g.rfind("0x", 0) != 0 || read_number(g, 2, 16, v) != g.size() - 2)
+        fail(src, ln, fmt::format("bad switch GUID '{}'", g));
       cur = &t.by_switch[guid_hex(v)];
       return;
     }
     if (!cur) fail(src, ln, "LID range before the first 'switch' line");
     const auto dash = w.find('-');
     // Named strings: strtol's end pointer must point into a string that is still alive when read.
-    const std::string lo(w.substr(0, dash)), hi = dash == std::string_view::npos ? std::string() : std::string(w.substr(dash + 1));
+    const std::string lo(w.substr(0, dash)),
+        hi = dash == std::string_view::npos ? std::string() : std::string(w.substr(dash + 1));
     char* end = nullptr;
     const long a = std::strtol(lo.c_str(), &end, 0);
     if (lo.empty() || *end != '\0') fail(src, ln, fmt::format("bad LID range '{}'", w));
     const long b = dash == std::string_view::npos ? a : std::strtol(hi.c_str(), &end, 0);
-    if ((dash != std::string_view::npos && hi.empty()) || *end != '\0' || a < 1 || b < a || b > kMaxUnicastLid) fail(src, ln, fmt::format("bad LID range '{}'", w));
+    if ((dash != std::string_view::npos && hi.empty()) || *end != '\0' || a < 1 || b < a || b > kMaxUnicastLid)
+      fail(src, ln, fmt::format("bad LID range '{}'", w));
     if (static_cast<long>(cur->size()) <= b) cur->resize(static_cast<std::size_t>(b) + 1, -1);
     for (long lid = a; lid <= b; ++lid) {
       int sl = -1;
-      if (!small_int(next_word(l, i), sl) || sl < 0 || sl > 15) fail(src, ln, fmt::format("expected {} SLs (0..15) for {}", b - a + 1, w));
+      if (!small_int(next_word(l, i), sl) || sl < 0 || sl > 15)
+        fail(src, ln, fmt::format("expected {} SLs (0..15) for {}", b - a + 1, w));
       (*cur)[static_cast<std::size_t>(lid)] = sl;
     }
-    if (const std::string_view extra = next_word(l, i); !extra.empty()) fail(src, ln, fmt::format("more SLs than LIDs in {}", extra));
+    if (const std::string_view extra = next_word(l, i); !extra.empty())
+      fail(src, ln, fmt::format("more SLs than LIDs in {}", extra));
   });
   return t;
 }
@@ -697,7 +730,8 @@ Sl2VlDump parse_sl2vl_dump(std::string_view text, const std::string& src) {
       const auto at = l.find("0x");
       unsigned long long v = 0;
       const std::size_t used = read_number(l, at + 2, 16, v);
-      if (used == 0 || at + 2 + used >= l.size() || l[at + 2 + used] != ',') fail(src, ln, "expected '<type> 0x<guid>, base LID ...'");
+      if (used == 0 || at + 2 + used >= l.size() || l[at + 2 + used] != ',')
+        fail(src, ln, "expected '<type> 0x<guid>, base LID ...'");
       cur = &d.by_guid[guid_hex(v)];
       return;
     }
@@ -775,7 +809,8 @@ InstalledTables install_like_opensm(const Fabric& f, const std::vector<LftDumpSw
 }
 
 std::string WalkReport::text() const {
-  std::string o = fmt::format("routes {} delivered {} failed {} (max {} switch hops)\n", routes, delivered, failed, max_switch_hops);
+  std::string o = fmt::format("routes {} delivered {} failed {} (max {} switch hops)\n", routes, delivered, failed,
+                              max_switch_hops);
   for (const auto& f : failures) o += "  " + f + "\n";
   return o;
 }
@@ -789,10 +824,12 @@ std::vector<std::pair<char, int>> owners_of(const Fabric& f, const InstalledTabl
   for (const auto& r : t.endpoint_lids) top = std::max(top, r.second);
   std::vector<std::pair<char, int>> o(static_cast<std::size_t>(top) + 1, {0, -1});
   for (int s = 0; s < f.num_switches(); ++s)
-    for (int l = t.switch_lids[static_cast<std::size_t>(s)].first; l <= t.switch_lids[static_cast<std::size_t>(s)].second; ++l)
+    for (int l = t.switch_lids[static_cast<std::size_t>(s)].first;
+         l <= t.switch_lids[static_cast<std::size_t>(s)].second; ++l)
       o[static_cast<std::size_t>(l)] = {'S', s};
   for (int e = 0; e < f.num_endpoints(); ++e)
-    for (int l = t.endpoint_lids[static_cast<std::size_t>(e)].first; l <= t.endpoint_lids[static_cast<std::size_t>(e)].second; ++l)
+    for (int l = t.endpoint_lids[static_cast<std::size_t>(e)].first;
+         l <= t.endpoint_lids[static_cast<std::size_t>(e)].second; ++l)
       o[static_cast<std::size_t>(l)] = {'H', e};
   return o;
 }
@@ -822,8 +859,9 @@ WalkReport walk_routes(const Fabric& f, const InstalledTables& t) {
       for (;;) {
         const auto& lft = t.lft[static_cast<std::size_t>(x)];
         if (lft.empty() || lft[static_cast<std::size_t>(lid)] == kNoPort) {
-          failure(k, fmt::format("from {}: LID {:#06x} has no entry at {}{}", f.switches[static_cast<std::size_t>(s)].name, lid,
-                                 f.switches[static_cast<std::size_t>(x)].name, lft.empty() ? " (no table loaded)" : ""));
+          failure(k, fmt::format(
+                         "from {}: LID {:#06x} has no entry at {}{}", f.switches[static_cast<std::size_t>(s)].name, lid,
+                         f.switches[static_cast<std::size_t>(x)].name, lft.empty() ? " (no table loaded)" : ""));
           break;
         }
         const int pt = lft[static_cast<std::size_t>(lid)];
@@ -832,8 +870,8 @@ WalkReport walk_routes(const Fabric& f, const InstalledTables& t) {
           if (kind == 'S' && idx == x) {
             rep.delivered += k;
           } else {
-            failure(k, fmt::format("from {}: LID {:#06x} ends at {} port 0, not at its owner", f.switches[static_cast<std::size_t>(s)].name,
-                                   lid, sw.name));
+            failure(k, fmt::format("from {}: LID {:#06x} ends at {} port 0, not at its owner",
+                                   f.switches[static_cast<std::size_t>(s)].name, lid, sw.name));
           }
           break;
         }
@@ -848,8 +886,9 @@ WalkReport walk_routes(const Fabric& f, const InstalledTables& t) {
             rep.delivered += k;
             rep.max_switch_hops = std::max(rep.max_switch_hops, hops);
           } else {
-            failure(k, fmt::format("from {}: LID {:#06x} delivered to {} at {} port {}", f.switches[static_cast<std::size_t>(s)].name,
-                                   lid, f.endpoints[static_cast<std::size_t>(fp.peer)].name, sw.name, pt));
+            failure(k, fmt::format("from {}: LID {:#06x} delivered to {} at {} port {}",
+                                   f.switches[static_cast<std::size_t>(s)].name, lid,
+                                   f.endpoints[static_cast<std::size_t>(fp.peer)].name, sw.name, pt));
           }
           break;
         }
@@ -884,7 +923,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
     for (const auto& [io, vls] : it->second)
       if (io.first <= maxp && io.second <= maxp)
         for (int v = 0; v < 16; ++v)
-          r[(static_cast<std::size_t>(io.second) * 16 + static_cast<std::size_t>(v)) * stride + static_cast<std::size_t>(io.first)] =
+          r[(static_cast<std::size_t>(io.second) * 16 + static_cast<std::size_t>(v)) * stride +
+            static_cast<std::size_t>(io.first)] =
               static_cast<std::int8_t>(vls[static_cast<std::size_t>(v)]);  // 0..15 (parse_sl2vl_dump)
   }
   std::vector<char> vl_seen(16, 0);
@@ -894,7 +934,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
     for (const std::int8_t v : r) nv = std::max(nv, v + 1);
   const std::uint64_t nvl = static_cast<std::uint64_t>(nv);
   auto vc = [&](int sw, int port, int vl) {
-    return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * nvl + static_cast<std::uint64_t>(vl);
+    return (static_cast<std::uint64_t>(sw) * stride + static_cast<std::uint64_t>(port)) * nvl +
+           static_cast<std::uint64_t>(vl);
   };
   // The (channel, VL) dependency edges. The head b of an edge a -> b sits on the switch at the far
   // end of a's channel, so b is one of that switch's (port, VL) pairs: a bitmap of stride * nv bits
@@ -907,7 +948,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
   std::vector<std::uint64_t> edges;
   auto add_edge = [&](std::uint64_t from, int head_port, int head_vl, std::uint64_t to) {
     if (use_bits) {
-      const std::uint64_t i = from * heads + static_cast<std::uint64_t>(head_port) * nvl + static_cast<std::uint64_t>(head_vl);
+      const std::uint64_t i =
+          from * heads + static_cast<std::uint64_t>(head_port) * nvl + static_cast<std::uint64_t>(head_vl);
       bits[i >> 6] |= std::uint64_t{1} << (i & 63);
     } else {
       edges.push_back(from * nodes + to);
@@ -925,7 +967,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
     }
     sl_row[static_cast<std::size_t>(s)] = &sit->second;
     for (int pt = 1; pt <= sw.nports(); ++pt)
-      if (sw.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Endpoint) ins[static_cast<std::size_t>(s)].push_back(pt);
+      if (sw.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Endpoint)
+        ins[static_cast<std::size_t>(s)].push_back(pt);
   }
   // Forwarding depends on the destination LID only and the SL is fixed along a route, so for one
   // LID the walk from state (switch, in port, SL) on is the same for every route reaching it: each
@@ -994,8 +1037,9 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         ++c.routes;
         if (first_walked) {
           if (first_hop_ok) {
-            const int vl = rows[static_cast<std::size_t>(s)][(static_cast<std::size_t>(first_out) * 16 + static_cast<std::size_t>(sl)) * stride +
-                                                             static_cast<std::size_t>(in0)];
+            const int vl = rows[static_cast<std::size_t>(s)]
+                               [(static_cast<std::size_t>(first_out) * 16 + static_cast<std::size_t>(sl)) * stride +
+                                static_cast<std::size_t>(in0)];
             if (vl < 0) {
               c.problem = fmt::format("sl2vl has no row ({} {}) for {}", in0, first_out, sw.name);
               break;
@@ -1014,14 +1058,16 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
         trail.clear();
         for (;;) {
           const auto& lft = t.lft[static_cast<std::size_t>(x)];
-          if (lft.empty() || lft[static_cast<std::size_t>(lid)] == kNoPort || lft[static_cast<std::size_t>(lid)] == 0) break;
+          if (lft.empty() || lft[static_cast<std::size_t>(lid)] == kNoPort || lft[static_cast<std::size_t>(lid)] == 0)
+            break;
           const int out = lft[static_cast<std::size_t>(lid)];
           const auto& xs = f.switches[static_cast<std::size_t>(x)];
           if (out > xs.nports()) break;
           const auto& fp = xs.ports[static_cast<std::size_t>(out)];
           if (fp.kind != FabricPort::Switch) break;  // the last hop into an HCA: a sink, no dependency
-          const int vl = rows[static_cast<std::size_t>(x)][(static_cast<std::size_t>(out) * 16 + static_cast<std::size_t>(sl)) * stride +
-                                                           static_cast<std::size_t>(in)];
+          const int vl = rows[static_cast<std::size_t>(x)]
+                             [(static_cast<std::size_t>(out) * 16 + static_cast<std::size_t>(sl)) * stride +
+                              static_cast<std::size_t>(in)];
           if (vl < 0) {
             c.problem = fmt::format("sl2vl has no row ({} {}) for {}", in, out, xs.name);
             break;
@@ -1031,7 +1077,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
           if (have_prev) add_edge(prev, out, vl, node);
           if (hops == 0) first_hop_ok = true, first_out = out;
           if (hops == 1) has_second = true, second_port = out, second_vl = vl, second_node = node;
-          const std::size_t st = (static_cast<std::size_t>(x) * stride + static_cast<std::size_t>(in)) * 16 + static_cast<std::size_t>(sl);
+          const std::size_t st =
+              (static_cast<std::size_t>(x) * stride + static_cast<std::size_t>(in)) * 16 + static_cast<std::size_t>(sl);
           if (seen[st] == lid) {
             // Walked before for this LID (or a loop within this route, rem -1: the cycle's edges are in).
             tail = rem[st] < 0 ? 0 : rem[st];
@@ -1065,7 +1112,8 @@ VlCheck check_vls(const Fabric& f, const InstalledTables& t, const PathSlTable& 
       const auto& xs = f.switches[static_cast<std::size_t>(x)];
       for (int pt = 1; pt <= xs.nports(); ++pt)
         if (xs.ports[static_cast<std::size_t>(pt)].kind == FabricPort::Switch)
-          for (int v = 0; v < nv; ++v) far[static_cast<std::size_t>(vc(x, pt, v))] = xs.ports[static_cast<std::size_t>(pt)].peer;
+          for (int v = 0; v < nv; ++v)
+            far[static_cast<std::size_t>(vc(x, pt, v))] = xs.ports[static_cast<std::size_t>(pt)].peer;
     }
     auto for_heads = [&](std::uint64_t a, auto&& fn) {
       const std::uint64_t lo = a * heads, hi = lo + heads;

@@ -79,14 +79,15 @@ class LftsDumpFormatter {
  private:
   const Fabric* f_;
   const LidPlan* lids_;
-  std::vector<std::pair<char, int>> owner_;    // per LID: ('S' | 'H', index), kind 0 = none
+  std::vector<std::pair<char, int>> owner_;     // per LID: ('S' | 'H', index), kind 0 = none
   std::vector<std::string> sw_text_, ep_text_;  // " : (<info>)\n" per switch / endpoint
 };
 std::string format_guid2lid(const Fabric& f, const LidPlan& lids);
 std::string format_lid_csv(const Fabric& f, const LidPlan& lids);
 // `lfts_file` is written as given (make it absolute); vls = 0: no deadlock scheme.
 std::string format_opensm_conf(const LidPlan& lids, const std::string& lfts_file, const std::string& scheme, int vls);
-int op_vls_code(int vls);  // PortInfo:OperationalVLs for V data lanes: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14
+int op_vls_code(
+    int vls);  // PortInfo:OperationalVLs for V data lanes: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14
 
 // ---- Service levels and SL-to-VL tables (sec. 5.2) ------------------------------------------
 struct SlTables {

@@ -14,9 +14,16 @@ namespace {
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
   declare({
-      text("paths.rule", "auto", "lbsim paths: which bounded paths to enumerate (docs/topologies.md): auto = dragonfly for a Dragonfly, valiant for a Slim Fly, simple otherwise; dragonfly = group-level Valiant (<= 3 local + 2 global hops), valiant = minimal to an intermediate switch and on to the destination, simple = every simple path.").one_of({"auto", "dragonfly", "valiant", "simple"}),
+      text("paths.rule", "auto",
+           "lbsim paths: which bounded paths to enumerate (docs/topologies.md): auto = dragonfly for a Dragonfly, "
+           "valiant for a Slim Fly, simple otherwise; dragonfly = group-level Valiant (<= 3 local + 2 global hops), "
+           "valiant = minimal to an intermediate switch and on to the destination, simple = every simple path.")
+          .one_of({"auto", "dragonfly", "valiant", "simple"}),
       // 16 = the enumerator's hop buffer (topo/paths.cpp); bounded paths are far shorter.
-      integer("paths.max_hops", -1, "hops", "lbsim paths: longest path for the valiant and simple rules; -1 = the rule's default (valiant: 2 x switch diameter, simple: the diameter).").range(-1, 16),
+      integer("paths.max_hops", -1, "hops",
+              "lbsim paths: longest path for the valiant and simple rules; -1 = the rule's default (valiant: 2 x "
+              "switch diameter, simple: the diameter).")
+          .range(-1, 16),
   });
   return true;
 }();

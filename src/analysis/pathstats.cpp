@@ -21,7 +21,7 @@ int mis(std::uint64_t cand, const std::vector<std::uint64_t>& conflict, int cur,
   int v = std::countr_zero(cand);
   std::uint64_t bit = std::uint64_t{1} << v;
   std::uint64_t nb = conflict[static_cast<std::size_t>(v)] & cand;
-  best = mis(cand & ~bit & ~nb, conflict, cur + 1, best);  // take v
+  best = mis(cand & ~bit & ~nb, conflict, cur + 1, best);     // take v
   if (nb != 0) best = mis(cand & ~bit, conflict, cur, best);  // skip v (only useful if v conflicts)
   return best;
 }
@@ -40,7 +40,10 @@ bool share_edge(const std::vector<long>& a, const std::vector<long>& b) {
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     if (a[i] == b[j]) return true;
-    if (a[i] < b[j]) ++i; else ++j;
+    if (a[i] < b[j])
+      ++i;
+    else
+      ++j;
   }
   return false;
 }
@@ -52,8 +55,7 @@ int max_disjoint_paths(const std::vector<std::vector<int>>& paths_in) {
   std::vector<std::vector<long>> edges;
   for (const auto& p : uniq) edges.push_back(undirected_edges(p));
   // Beyond 64 distinct paths (more than 64 layers) keep the 64 shortest: still a valid lower bound.
-  std::stable_sort(edges.begin(), edges.end(),
-                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  std::stable_sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
   if (edges.size() > 64) edges.resize(64);
   const std::size_t k = edges.size();
   std::vector<std::uint64_t> conflict(k, 0);
@@ -136,15 +138,15 @@ std::string format_path_stats(const PathStats& s) {
   std::string out = fmt::format(
       "layers {}: pairs {}  avg length {:.3f}  mean max length {:.3f}  max length {}  "
       "distinct paths/pair {:.2f}  >=3 disjoint {:.1f}%\n",
-      s.layers, s.pairs, s.mean_of_avg_length, s.mean_of_max_length, s.max_length,
-      s.mean_distinct_paths, 100.0 * s.share_at_least_3_disjoint);
+      s.layers, s.pairs, s.mean_of_avg_length, s.mean_of_max_length, s.max_length, s.mean_distinct_paths,
+      100.0 * s.share_at_least_3_disjoint);
   out += "  max length hist (hops:pairs):";
   for (auto [k, v] : s.max_length_hist) out += fmt::format(" {}:{}", k, v);
   out += "\n  avg length hist (bin 0.25, start:pairs):";
   for (auto [k, v] : s.avg_length_hist) out += fmt::format(" {:.2f}:{}", k, v);
-  out += fmt::format("\n  paths per directed link: min {} mean {:.1f} max {} stddev {:.1f}; hist (bin {}):",
-                     s.min_paths_per_link, s.mean_paths_per_link, s.max_paths_per_link,
-                     s.stddev_paths_per_link, s.link_bin);
+  out += fmt::format(
+      "\n  paths per directed link: min {} mean {:.1f} max {} stddev {:.1f}; hist (bin {}):", s.min_paths_per_link,
+      s.mean_paths_per_link, s.max_paths_per_link, s.stddev_paths_per_link, s.link_bin);
   for (auto [k, v] : s.paths_per_link_hist) out += fmt::format(" {}:{}", k, v);
   out += "\n  disjoint paths hist (paths:pairs):";
   for (auto [k, v] : s.disjoint_hist) out += fmt::format(" {}:{}", k, v);

@@ -111,7 +111,8 @@ std::map<int, Prices> configured_prices(const config::Config& cfg) {
   const std::string file = cfg.path("cost.prices");
   if (file.empty()) return prices;
   std::ifstream in(file);
-  if (!in) throw UserError(fmt::format("{}cost.prices: cannot open the price list '{}'", cfg.where("cost.prices"), file));
+  if (!in)
+    throw UserError(fmt::format("{}cost.prices: cannot open the price list '{}'", cfg.where("cost.prices"), file));
   for (const auto& [radix, p] : parse_prices_csv(in, file)) prices[radix] = p;
   return prices;
 }
@@ -255,8 +256,8 @@ NetworkSize network_for(const std::string& fam, int k, long want, SizeRule rule)
       // price no endpoint cables and FT2-B counts half of its leaf-spine cables (docs/slimfly-toolkit.md).
       n.endpoint_cables_priced = false;
       if (fam == "FT2-B") n.links = leaves * up / 2;
-      n.detail += fmt::format(" (paper: {}endpoint cables not priced)",
-                              fam == "FT2-B" ? "half of the leaf-spine links, " : "");
+      n.detail +=
+          fmt::format(" (paper: {}endpoint cables not priced)", fam == "FT2-B" ? "half of the leaf-spine links, " : "");
     }
   } else if (fam == "FT3") {
     check_radix(k, fam);
@@ -306,7 +307,8 @@ std::string format_table2(const ScaleOptions& o) {
       "radix\nand #A = 2^LMC addresses per endpoint, with N*#A + N_r <= {} unicast LIDs (rule: {})\n\n",
       kIbUnicastLids, size_rule_name(o.rule));
   out += fmt::format("{:>5}", "#A");
-  for (int k : o.table2_radices) out += fmt::format(" | {:>3}-port: {:>5} {:>6} {:>3} {:>3} {:>3}", k, "N_r", "N", "k'", "p", "q");
+  for (int k : o.table2_radices)
+    out += fmt::format(" | {:>3}-port: {:>5} {:>6} {:>3} {:>3} {:>3}", k, "N_r", "N", "k'", "p", "q");
   out += "\n";
   for (int a = 1; a <= 128; a *= 2) {
     out += fmt::format("{:>5}", a);
@@ -332,8 +334,8 @@ std::string format_table4(const ScaleOptions& o, const std::map<int, Prices>& pr
     const auto c = network_cost(n, prices);
     std::optional<double> per;
     if (c) per = *c / static_cast<double>(n.endpoints);
-    return fmt::format("{:<6} {:>5} {:>9} {:>8} {:>9} {:>10} {:>10}   {}\n", n.family, n.radix, n.endpoints,
-                       n.switches, n.links, money(c, 1e6, 2), money(per, 1e3, 2), n.detail);
+    return fmt::format("{:<6} {:>5} {:>9} {:>8} {:>9} {:>10} {:>10}   {}\n", n.family, n.radix, n.endpoints, n.switches,
+                       n.links, money(c, 1e6, 2), money(per, 1e3, 2), n.detail);
   };
   const std::string head = fmt::format("{:<6} {:>5} {:>9} {:>8} {:>9} {:>10} {:>10}   {}\n", "net", "radix",
                                        "endpoints", "switches", "links", "cost[M$]", "$/endp[k]", "configuration");
@@ -365,7 +367,10 @@ namespace {
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
   declare({
-      file("cost.prices", "lbsim scale: price list (CSV radix,switch,switch_cable,endpoint_cable in USD per item, [SlimFly] App. D; docs/slimfly-toolkit.md), relative to the config file; its rows replace the built-in prices of their radix; empty = the built-in prices (36, 40, 64 ports)."),
+      file("cost.prices",
+           "lbsim scale: price list (CSV radix,switch,switch_cable,endpoint_cable in USD per item, [SlimFly] App. D; "
+           "docs/slimfly-toolkit.md), relative to the config file; its rows replace the built-in prices of their "
+           "radix; empty = the built-in prices (36, 40, 64 ports)."),
   });
   return true;
 }();

@@ -86,15 +86,14 @@ struct NetworkSize {
   int radix = 0;
   long endpoints = 0, switches = 0, links = 0;
   bool endpoint_cables_priced = true;  // false: the cost leaves out the endpoint cables (paper's cluster FT2 rows)
-  std::string detail;  // e.g. "q=16 k'=24 p=12"
+  std::string detail;                  // e.g. "q=16 k'=24 p=12"
 };
 
 // Maximum size for a switch radix (Table 4 left columns). Throws UserError if none fits.
 NetworkSize max_network(const std::string& family, int radix, SizeRule rule = SizeRule::Strict);
 // Smallest network with >= endpoints (Table 4 "2048 nodes clusters"). SizeRule::Paper: FT2 and
 // FT2-B rows as printed (no endpoint cables priced; FT2-B with half of its leaf-spine links).
-NetworkSize network_for(const std::string& family, int radix, long endpoints,
-                        SizeRule rule = SizeRule::Strict);
+NetworkSize network_for(const std::string& family, int radix, long endpoints, SizeRule rule = SizeRule::Strict);
 const std::vector<std::string>& network_families();  // FT2, FT2-B, FT3, HX2, SF
 
 // Cost in USD; nothing if no prices for the radix.

@@ -15,8 +15,7 @@ SwitchGraph switch_graph(const topo::Topology& t) {
   std::size_t kp = 0;
   for (const auto& a : g.adj) kp = std::max(kp, a.size());
   for (std::int32_t s = 0; s < t.num_switches(); ++s)
-    g.endpoints_per_switch =
-        std::max(g.endpoints_per_switch, static_cast<int>(t.hosts_of(t.switch_node(s)).size()));
+    g.endpoints_per_switch = std::max(g.endpoints_per_switch, static_cast<int>(t.hosts_of(t.switch_node(s)).size()));
   // The parameters that fix a topology's size (Slim Fly q, ring / complete n, Dragonfly a, h, g, fat
   // tree tiers and radix) name it in the description; p and the degree k' follow.
   std::string name = t.kind;

@@ -10,9 +10,9 @@
 namespace lbsim::analysis {
 
 struct SwitchGraph {
-  routing::Adjacency adj;         // normalized (routing::normalize_graph): sorted, no parallel links
-  int endpoints_per_switch = 0;   // the most hosts any switch has (all of them for direct networks)
-  std::string description;        // e.g. "slim_fly q=5: 50 switches, k'=7, p=4"
+  routing::Adjacency adj;        // normalized (routing::normalize_graph): sorted, no parallel links
+  int endpoints_per_switch = 0;  // the most hosts any switch has (all of them for direct networks)
+  std::string description;       // e.g. "slim_fly q=5: 50 switches, k'=7, p=4"
 };
 
 // Switch indices are the topology's (Topology::switch_node(i)); for Slim Fly that is the MMS index

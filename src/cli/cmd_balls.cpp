@@ -151,8 +151,9 @@ int run_theorem(const BallsArgs& a) {
 }  // namespace
 
 void add_balls_commands(CLI::App& app, Commands& out) {
-  auto* sub = app.add_subcommand("balls", "Balls-into-bins models of [REPS]: EVS-size load imbalance (Fig. 14), OPS vs "
-                                          "recycled queues (Fig. 17, 18), Theorem 5.1");
+  auto* sub = app.add_subcommand("balls",
+                                 "Balls-into-bins models of [REPS]: EVS-size load imbalance (Fig. 14), OPS vs "
+                                 "recycled queues (Fig. 17, 18), Theorem 5.1");
   sub->require_subcommand(1);
   const struct {
     const char* name;
@@ -167,7 +168,8 @@ void add_balls_commands(CLI::App& app, Commands& out) {
   for (const auto& c : cmds) {
     auto args = std::make_shared<BallsArgs>();
     auto* s = sub->add_subcommand(c.name, c.help);
-    s->add_option("config", args->config, "Config file (TOML) with a [balls] table (optional)")->check(CLI::ExistingFile);
+    s->add_option("config", args->config, "Config file (TOML) with a [balls] table (optional)")
+        ->check(CLI::ExistingFile);
     s->add_option("--set", args->sets, "Override a key: section.key=value (repeatable), e.g. balls.seeds=5");
     s->add_option("--seed", args->seed, "Seed (overrides run.seed)");
     s->add_option("--out", args->out, "Write the CSV files, report.txt, config.toml and balls.json into DIR");

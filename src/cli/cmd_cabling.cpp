@@ -69,12 +69,14 @@ int do_plan(const CablingOptions& o) {
         write_file(dir / "racks" / fmt::format("rack_{}_{}.svg", a, b), analysis::rack_pair_svg(plan, a, b));
   }
   if (!o.emit.empty()) write_file(o.emit, analysis::emit_ibnetdiscover(plan));
-  fmt::print("Slim Fly q = {} (delta = {}, k' = {}, p = {}): {} racks, {} switches, {} switch-switch cables "
-             "({} per rack pair)\n",
-             plan.q, plan.delta, plan.k_prime, plan.p, plan.q, plan.num_switches(), plan.links.size(), 2 * plan.q);
-  fmt::print("wrote {0}/links.csv, {0}/ports.csv, {0}/plan.json, {0}/wiring.txt, {0}/cables.csv ({1} cables), per-rack "
-             "sheets {0}/sheets/rack_R.{{csv,html}}",
-             o.out, cables.size());
+  fmt::print(
+      "Slim Fly q = {} (delta = {}, k' = {}, p = {}): {} racks, {} switches, {} switch-switch cables "
+      "({} per rack pair)\n",
+      plan.q, plan.delta, plan.k_prime, plan.p, plan.q, plan.num_switches(), plan.links.size(), 2 * plan.q);
+  fmt::print(
+      "wrote {0}/links.csv, {0}/ports.csv, {0}/plan.json, {0}/wiring.txt, {0}/cables.csv ({1} cables), per-rack "
+      "sheets {0}/sheets/rack_R.{{csv,html}}",
+      o.out, cables.size());
   if (svgs) fmt::print(", {} rack-pair diagrams in {}/racks/", svgs, o.out);
   fmt::print("\n");
   if (!o.emit.empty()) fmt::print("wrote {} (ibnetdiscover format)\n", o.emit);
@@ -106,8 +108,9 @@ void add_cabling_commands(CLI::App& app, Commands& out) {
   auto* cab = app.add_subcommand("cabling", "Slim Fly cabling plan and verification against ibnetdiscover output");
   cab->require_subcommand(1);
 
-  auto* plan = cab->add_subcommand("plan", "Write the port-to-port cabling plan (CSV, JSON, 3-step wiring order, "
-                                           "rack-pair SVG diagrams)");
+  auto* plan = cab->add_subcommand("plan",
+                                   "Write the port-to-port cabling plan (CSV, JSON, 3-step wiring order, "
+                                   "rack-pair SVG diagrams)");
   // A missing config file is the reader's UserError (exit 2), like every other config error.
   plan->add_option("config", o->config, "Config (TOML): [topology] kind = \"slim_fly\", q, p; [cabling]")->required();
   plan->add_option("--set", o->sets, "Override a key: section.key=value (repeatable)");

@@ -36,8 +36,9 @@ int do_flowlet_timeouts(const FlowletTimeoutOptions& o) {
   auto base = config::load(o.config, o.sets);
   if (o.key == "routing.flowlet_timeout_us") {
     if (base.text("routing.algorithm") != "flowlet")
-      throw UserError(fmt::format("flowlet-timeouts: --key {} needs routing.algorithm = \"flowlet\" (the config has \"{}\")",
-                                  o.key, base.text("routing.algorithm")));
+      throw UserError(
+          fmt::format("flowlet-timeouts: --key {} needs routing.algorithm = \"flowlet\" (the config has \"{}\")", o.key,
+                      base.text("routing.algorithm")));
   } else if (o.key == "lb.flowlet_timeout_us") {
     if (base.text("lb.algorithm") != "flowlet")
       throw UserError(fmt::format("flowlet-timeouts: --key {} needs lb.algorithm = \"flowlet\" (the config has \"{}\")",
@@ -54,16 +55,18 @@ int do_flowlet_timeouts(const FlowletTimeoutOptions& o) {
     s.run();
     const auto j = s.summary();
     const double ooo = j["ooo_pct"].get<double>();
-    fmt::print("{:>12.4g} {:>9.3f} {:>11.2f} {:>11.2f} {:>6}\n", t, ooo, j["fct_us"]["mean"].get<double>(),
-               j["fct_us"]["p99"].get<double>(),
-               fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
+    fmt::print(
+        "{:>12.4g} {:>9.3f} {:>11.2f} {:>11.2f} {:>6}\n", t, ooo, j["fct_us"]["mean"].get<double>(),
+        j["fct_us"]["p99"].get<double>(),
+        fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
     return ooo;
   };
   const auto r = analysis::search_flowlet_timeouts(run, o.lo, o.hi, o.steps);
   fmt::print("\n{:<11} {:>8} {:>12} {:>9}\n", "flowlet", "bound_%", "timeout_us", "ooo_%");
   for (const auto& p : r.picks) {
     if (p.timeout_us < 0)
-      fmt::print("{:<11} {:>8g} {:>12} {:>9}   (above the bound even at --hi {})\n", p.name, p.bound_pct, "-", "-", o.hi);
+      fmt::print("{:<11} {:>8g} {:>12} {:>9}   (above the bound even at --hi {})\n", p.name, p.bound_pct, "-", "-",
+                 o.hi);
     else
       fmt::print("{:<11} {:>8g} {:>12.4g} {:>9.3f}\n", p.name, p.bound_pct, p.timeout_us, p.ooo_pct);
   }
@@ -78,7 +81,9 @@ void add_flowcut_commands(CLI::App& app, Commands& out) {
   sc->add_option("--fig", o->fig, "Which series: 4a (RTT), 4b (bandwidth), 4c (hosts), 5 (algorithms) or all")
       ->check(CLI::IsMember({"all", "4a", "4b", "4c", "5"}))
       ->capture_default_str();
-  sc->add_option("--mtu", o->mtu, "Packet size M in bytes (the figures: 2 KiB)")->check(CLI::PositiveNumber)->capture_default_str();
+  sc->add_option("--mtu", o->mtu, "Packet size M in bytes (the figures: 2 KiB)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   sc->add_option("--ports", o->ports, "Input ports of an ingress switch (the figures: 64)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -90,13 +95,19 @@ void add_flowcut_commands(CLI::App& app, Commands& out) {
 
   auto fo = std::make_shared<FlowletTimeoutOptions>();
   auto* ft = app.add_subcommand("flowlet-timeouts",
-                                "Search the Flowlet Best / Balanced / Lowest OOO timeouts (< 20/5/2 % ooo packets, [Flowcut] sec. III-C2) for a scenario");
-  ft->add_option("config", fo->config, "Config file (TOML) with a flowlet routing or load balancer")->required()->check(CLI::ExistingFile);
+                                "Search the Flowlet Best / Balanced / Lowest OOO timeouts (< 20/5/2 % ooo packets, "
+                                "[Flowcut] sec. III-C2) for a scenario");
+  ft->add_option("config", fo->config, "Config file (TOML) with a flowlet routing or load balancer")
+      ->required()
+      ->check(CLI::ExistingFile);
   ft->add_option("--set", fo->sets, "Override a key: section.key=value (repeatable)");
-  ft->add_option("--key", fo->key, "The timeout key to search: routing.flowlet_timeout_us or lb.flowlet_timeout_us")->capture_default_str();
+  ft->add_option("--key", fo->key, "The timeout key to search: routing.flowlet_timeout_us or lb.flowlet_timeout_us")
+      ->capture_default_str();
   ft->add_option("--lo", fo->lo, "Shortest timeout tried (us)")->check(CLI::PositiveNumber)->capture_default_str();
   ft->add_option("--hi", fo->hi, "Longest timeout tried (us)")->check(CLI::PositiveNumber)->capture_default_str();
-  ft->add_option("--steps", fo->steps, "Bisection steps per bound (one run each)")->check(CLI::Range(1, 30))->capture_default_str();
+  ft->add_option("--steps", fo->steps, "Bisection steps per bound (one run each)")
+      ->check(CLI::Range(1, 30))
+      ->capture_default_str();
   out.push_back({ft, [fo] { return do_flowlet_timeouts(*fo); }});
 }
 

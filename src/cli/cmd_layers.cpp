@@ -64,7 +64,8 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
 const std::string& write_table(const std::filesystem::path& p, const std::string& text) {
   write_file(p, text);
   if (std::filesystem::file_size(p) != text.size())
-    throw UserError(fmt::format("'{}' holds {} bytes after writing {}", p.string(), std::filesystem::file_size(p), text.size()));
+    throw UserError(
+        fmt::format("'{}' holds {} bytes after writing {}", p.string(), std::filesystem::file_size(p), text.size()));
   return text;
 }
 
@@ -86,8 +87,8 @@ analysis::Fabric tables_fabric(const config::Config& cfg, const topo::Topology& 
   using namespace analysis;
   if (t.kind != "slim_fly") {
     if (!a.fabric.empty())
-      throw UserError(fmt::format("--fabric maps a discovered fabric onto a Slim Fly cabling plan; topology.kind is \"{}\"",
-                                  t.kind));
+      throw UserError(fmt::format(
+          "--fabric maps a discovered fabric onto a Slim Fly cabling plan; topology.kind is \"{}\"", t.kind));
     return fabric_from_topology(t);
   }
   const CablingPlan plan = make_cabling_plan(cfg);
@@ -135,8 +136,7 @@ struct PhaseClock {
   std::string text;
   void lap(const char* what) {
     const std::clock_t t1 = std::clock();
-    text += fmt::format("{}{} {:.2f} s", text.empty() ? "" : ", ", what,
-                        static_cast<double>(t1 - t0) / CLOCKS_PER_SEC);
+    text += fmt::format("{}{} {:.2f} s", text.empty() ? "" : ", ", what, static_cast<double>(t1 - t0) / CLOCKS_PER_SEC);
     t0 = t1;
   }
 };
@@ -170,12 +170,11 @@ int run_layers(const LayersArgs& a) {
   clock.lap("layers");
   meter.update(++step, steps, "layers built");
   meter.finish();
-  const std::string note = fmt::format(
-      "{}; scheme {}{}; layers {}; seed {}", g.description, a.scheme,
-      opt.scheme != LayerScheme::Layered ? fmt::format(" p={}", a.keep)
-      : opt.detours != Detours::Exact3   ? fmt::format(" detours={}", a.detours)
-                                         : std::string(),
-      a.layers, a.seed);
+  const std::string note = fmt::format("{}; scheme {}{}; layers {}; seed {}", g.description, a.scheme,
+                                       opt.scheme != LayerScheme::Layered ? fmt::format(" p={}", a.keep)
+                                       : opt.detours != Detours::Exact3   ? fmt::format(" detours={}", a.detours)
+                                                                          : std::string(),
+                                       a.layers, a.seed);
   fmt::print("{}\n", note);
   nlohmann::json js;
   js["config"] = a.config;
@@ -246,7 +245,8 @@ int run_layers(const LayersArgs& a) {
         of.close();
         if (!of) throw UserError(fmt::format("cannot write '{}' (disk full?)", src));
         if (std::filesystem::file_size(dir / "lfts.dump") != bytes)
-          throw UserError(fmt::format("'{}' holds {} bytes after writing {}", src, std::filesystem::file_size(dir / "lfts.dump"), bytes));
+          throw UserError(fmt::format("'{}' holds {} bytes after writing {}", src,
+                                      std::filesystem::file_size(dir / "lfts.dump"), bytes));
         installed = ins.finish();
       }
       clock.lap("tables and read-back");
@@ -255,10 +255,15 @@ int run_layers(const LayersArgs& a) {
       const WalkReport walk = walk_routes(fabric, installed);
       fmt::print("tables for {} ({} switches, {} endpoints, LMC {}, LIDs 1-{}): LFT walk {}", fabric.source,
                  fabric.num_switches(), fabric.num_endpoints(), lids.lmc, lids.max_lid, walk.text());
-      js["tables"] = {{"fabric", fabric.source},     {"lmc", lids.lmc},           {"max_lid", lids.max_lid},
-                      {"walk_routes", walk.routes},  {"walk_delivered", walk.delivered},
-                      {"walk_failed", walk.failed},  {"walk_max_switch_hops", walk.max_switch_hops}};
-      if (!walk.ok()) throw std::logic_error("the written forwarding tables do not deliver every route:\n" + walk.text());
+      js["tables"] = {{"fabric", fabric.source},
+                      {"lmc", lids.lmc},
+                      {"max_lid", lids.max_lid},
+                      {"walk_routes", walk.routes},
+                      {"walk_delivered", walk.delivered},
+                      {"walk_failed", walk.failed},
+                      {"walk_max_switch_hops", walk.max_switch_hops}};
+      if (!walk.ok())
+        throw std::logic_error("the written forwarding tables do not deliver every route:\n" + walk.text());
       clock.lap("walk");
       meter.update(++step, steps, "tables written and walked");
     }
@@ -267,15 +272,18 @@ int run_layers(const LayersArgs& a) {
     meter.finish();
     auto routes = collect_routes(r);
     VlAssignment v = a.deadlock == "three-lane" ? assign_three_lane(r.adjacency(), routes, a.vls, a.sls)
-                     : a.deadlock == "dfsssp"   ? assign_dfsssp(r.adjacency(), routes, a.vls)
-                                                : throw UserError(fmt::format(
-                                                      "unknown --deadlock '{}' (dfsssp or three-lane)", a.deadlock));
+                     : a.deadlock == "dfsssp"
+                         ? assign_dfsssp(r.adjacency(), routes, a.vls)
+                         : throw UserError(fmt::format("unknown --deadlock '{}' (dfsssp or three-lane)", a.deadlock));
     fmt::print("distinct routes {}\n{}", routes.size(), format_vl_assignment(v));
     clock.lap("deadlock analysis");
-    js["deadlock"] = {{"scheme", v.scheme},         {"vls_available", v.vls_available},
-                      {"vls_needed", v.vls_needed}, {"vls_used", v.vls_used},
+    js["deadlock"] = {{"scheme", v.scheme},
+                      {"vls_available", v.vls_available},
+                      {"vls_needed", v.vls_needed},
+                      {"vls_used", v.vls_used},
                       {"per_lane_acyclic", v.per_lane_acyclic},
-                      {"per_vl", v.routes_per_vl},  {"distinct_routes", routes.size()}};
+                      {"per_vl", v.routes_per_vl},
+                      {"distinct_routes", routes.size()}};
     if (v.scheme == "three-lane") {
       js["deadlock"]["colors_used"] = v.colors_used;
       js["deadlock"]["switch_sl"] = v.color;
@@ -286,8 +294,9 @@ int run_layers(const LayersArgs& a) {
       const SlTables sl = make_sl_tables(r, fabric, v, routes);
       write_file(dir / "path-sl.txt", format_path_sl(fabric, lids, sl));
       write_file(dir / "sl2vl.dump", format_sl2vl_dump(fabric, lids, sl));
-      const VlCheck c = check_vls(fabric, installed, parse_path_sl(read_file(dir / "path-sl.txt"), (dir / "path-sl.txt").string()),
-                                  parse_sl2vl_dump(read_file(dir / "sl2vl.dump"), (dir / "sl2vl.dump").string()));
+      const VlCheck c =
+          check_vls(fabric, installed, parse_path_sl(read_file(dir / "path-sl.txt"), (dir / "path-sl.txt").string()),
+                    parse_sl2vl_dump(read_file(dir / "sl2vl.dump"), (dir / "sl2vl.dump").string()));
       fmt::print("SL/VL tables: {} routes, {} hops on {} VLs, (channel, VL) graph {}\n", c.routes, c.hops, c.vls_used,
                  c.acyclic ? "acyclic" : "CYCLIC");
       js["deadlock"]["tables_vls_used"] = c.vls_used;
@@ -308,12 +317,11 @@ int run_layers(const LayersArgs& a) {
 
 void add_layers_commands(CLI::App& app, Commands& out) {
   auto args = std::make_shared<LayersArgs>();
-  auto* sub = app.add_subcommand(
-      "layers", "layered multipath routing: build layers, path statistics, tables, deadlock analysis");
+  auto* sub = app.add_subcommand("layers",
+                                 "layered multipath routing: build layers, path statistics, tables, deadlock analysis");
   sub->add_option("config", args->config, "Config (TOML): the [topology] to route on (any kind)")->required();
   sub->add_option("--set", args->sets, "Override a key: section.key=value (repeatable)");
-  sub->add_option("--layers,-L", args->layers, "number of layers |L| incl. the minimal layer 0")
-      ->capture_default_str();
+  sub->add_option("--layers,-L", args->layers, "number of layers |L| incl. the minimal layer 0")->capture_default_str();
   sub->add_option("--scheme", args->scheme, "layered | rues | fatpaths")->capture_default_str();
   sub->add_option("--p", args->keep, "rues/fatpaths: fraction of links kept per layer")->capture_default_str();
   sub->add_option("--seed", args->seed, "random seed")->capture_default_str();
@@ -324,7 +332,8 @@ void add_layers_commands(CLI::App& app, Commands& out) {
                 "layered: plain Algorithm 1 without the short-route guard (fallbacks may exceed 3 hops)");
   sub->add_option("--detours", args->detours,
                   "layered: almost-minimal path length, exact3 (App. B.1.1: 3 hops) | shortest (the shortest existing "
-                  "length >= 3, 4 hops for adjacent girth-5 pairs) | range (3 or 4 hops, the lighter path; App. B.1.1 \"a range of "
+                  "length >= 3, 4 hops for adjacent girth-5 pairs) | range (3 or 4 hops, the lighter path; App. B.1.1 "
+                  "\"a range of "
                   "valid lengths\")")
       ->capture_default_str();
   sub->add_flag("--tables", args->tables,
@@ -337,8 +346,7 @@ void add_layers_commands(CLI::App& app, Commands& out) {
   sub->add_option("--vls", args->vls, "run the deadlock analysis with this many virtual lanes");
   sub->add_option("--deadlock", args->deadlock, "dfsssp | three-lane")->capture_default_str();
   sub->add_option("--sls", args->sls, "three-lane: available service levels")->capture_default_str();
-  sub->add_option("--link-bin", args->link_bin, "bin width of the paths-per-link histogram")
-      ->capture_default_str();
+  sub->add_option("--link-bin", args->link_bin, "bin width of the paths-per-link histogram")->capture_default_str();
   out.push_back({sub, [args] { return run_layers(*args); }});
 }
 

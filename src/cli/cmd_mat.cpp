@@ -71,8 +71,8 @@ nlohmann::json result_json(const analysis::MatResult& r) {
 }
 
 void print_result(const std::string& what, const analysis::MatResult& r) {
-  fmt::print("{:<28} MAT {:.6f}  ({}; {} vars, {} rows, {} nz; build {:.3f} s, CLP {:.3f} s)\n", what,
-             r.theta, r.status, r.variables, r.constraints, r.nonzeros, r.build_seconds, r.solve_seconds);
+  fmt::print("{:<28} MAT {:.6f}  ({}; {} vars, {} rows, {} nz; build {:.3f} s, CLP {:.3f} s)\n", what, r.theta,
+             r.status, r.variables, r.constraints, r.nonzeros, r.build_seconds, r.solve_seconds);
   std::fflush(stdout);  // long runs: show each result as soon as it is known
 }
 
@@ -86,8 +86,8 @@ int run_mat(const MatArgs& a) {
   sim::check_memory(cfg, sim::MemoryUse::Topology);
   const auto g = switch_graph(cfg);
   const int per = std::max(1, g.endpoints_per_switch);
-  auto tm = make_traffic(g.adj, std::vector<int>(g.adj.size(), per), parse_traffic_pattern(a.pattern),
-                         a.fraction, a.seed);
+  auto tm =
+      make_traffic(g.adj, std::vector<int>(g.adj.size(), per), parse_traffic_pattern(a.pattern), a.fraction, a.seed);
   fmt::print("{}; pattern {}; {} switch-level demands from {} endpoint flows\n", g.description, tm.name,
              tm.demands.size(), tm.endpoint_flows);
   nlohmann::json js;
@@ -99,7 +99,8 @@ int run_mat(const MatArgs& a) {
   js["demands"] = tm.demands.size();
   // Progress (run.progress of the config): one step per LP and one for the layers.
   const std::vector<int> counts = a.at.empty() ? std::vector<int>{a.layers} : parse_int_list(a.at);
-  const double steps = (a.mode != "edge" ? 1.0 + static_cast<double>(counts.size()) : 0.0) + (a.mode != "routing" ? 1.0 : 0.0);
+  const double steps =
+      (a.mode != "edge" ? 1.0 + static_cast<double>(counts.size()) : 0.0) + (a.mode != "routing" ? 1.0 : 0.0);
   double step = 0;
   progress::Meter meter("lbsim mat", progress::mode_for_stderr(cfg.text("run.progress")), "steps");
   if (a.mode != "edge") {
@@ -161,8 +162,7 @@ void add_mat_commands(CLI::App& app, Commands& out) {
       ->capture_default_str();
   sub->add_option("--mode", args->mode, "routing (path LP) | edge (unrestricted) | both")->capture_default_str();
   sub->add_option("--at", args->at, "comma-separated layer counts for the path LP (default: --layers)");
-  sub->add_option("--lp-method", args->method, "CLP algorithm: dual | primal | barrier | auto")
-      ->capture_default_str();
+  sub->add_option("--lp-method", args->method, "CLP algorithm: dual | primal | barrier | auto")->capture_default_str();
   sub->add_flag("--no-guard", args->no_guard, "layered: plain Algorithm 1 without the short-route guard");
   sub->add_option("--detours", args->detours,
                   "layered: almost-minimal path length, exact3 (App. B.1.1) | shortest (4 hops where no 3-hop "

@@ -35,9 +35,9 @@ struct PathsArgs {
   std::string src, dst;
   bool list = false;
   bool fig3 = false;
-  int sources = -1;              // sampled source switches; -1 = automatic, 0 = all
+  int sources = -1;  // sampled source switches; -1 = automatic, 0 = all
   std::int64_t max_endpoints = 41000;
-  std::string format = "text";   // text | csv (fig3)
+  std::string format = "text";  // text | csv (fig3)
 };
 
 double elapsed_ms(std::chrono::steady_clock::time_point t0) {
@@ -60,8 +60,7 @@ std::int32_t resolve_switch(const topo::Topology& t, const std::string& s, const
       throw UserError(fmt::format("--{} {}: switch index out of range [0, {})", what, s, t.num_switches()));
     return t.switch_node(static_cast<std::int32_t>(v));
   }
-  if (s.size() > 1 && s[0] == 'h' &&
-      std::all_of(s.begin() + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (s.size() > 1 && s[0] == 'h' && std::all_of(s.begin() + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     long long v = std::stoll(s.substr(1));
     if (v < 0 || v >= t.num_hosts)
       throw UserError(fmt::format("--{} {}: host id out of range [0, {})", what, s, t.num_hosts));
@@ -69,9 +68,8 @@ std::int32_t resolve_switch(const topo::Topology& t, const std::string& s, const
   }
   for (std::int32_t n = 0; n < t.size(); ++n)
     if (t.nodes[n].label == s) return t.is_host(n) ? t.host_switch(n) : n;
-  throw UserError(fmt::format(
-      "--{} '{}' is neither a switch index, a host 'h<id>' nor a node label (e.g. '{}')", what, s,
-      t.nodes[t.switch_node(0)].label));
+  throw UserError(fmt::format("--{} '{}' is neither a switch index, a host 'h<id>' nor a node label (e.g. '{}')", what,
+                              s, t.nodes[t.switch_node(0)].label));
 }
 
 std::string describe(const topo::Topology& t) {
@@ -105,9 +103,9 @@ int run_pair(const topo::PathOptions& opt, const topo::Topology& t, const PathsA
   fmt::print("rule: {} (<= {} hops), packet {} B, latency per hop = link latency + serialization\n",
              topo::path_rule_name(pe.rule()), pe.max_hops(), opt.packet_bytes);
   const auto gs = t.nodes[s].group, gd = t.nodes[d].group;
-  fmt::print("from {} (switch {}, group {}) to {} (switch {}, group {}): {} bounded paths, shortest {} hops ({:.1f} ms)\n",
-             t.nodes[s].label, t.switch_index(s), gs, t.nodes[d].label, t.switch_index(d), gd, paths.size(), dist,
-             ms);
+  fmt::print(
+      "from {} (switch {}, group {}) to {} (switch {}, group {}): {} bounded paths, shortest {} hops ({:.1f} ms)\n",
+      t.nodes[s].label, t.switch_index(s), gs, t.nodes[d].label, t.switch_index(d), gd, paths.size(), dist, ms);
   // Categories of Table I: in Dragonfly a path is minimal when it crosses no intermediate group
   // (at most one global hop); otherwise when its hop count equals the switch distance.
   auto category = [&](const topo::PathTypeCount& r) -> std::string {
@@ -211,8 +209,8 @@ int run_network(const topo::PathOptions& opt, const topo::Topology& t, const Pat
   fmt::print("path types ([Spritz] Table I) over {} paths:\n", total);
   fmt::print("  {:>5} {:>6} {:>11} {:>10} {:>10}\n", "local", "global", "latency_ns", "pairs", "paths");
   for (const auto& [k, v] : types)
-    fmt::print("  {:>5} {:>6} {:>11} {:>10} {:>10}\n", std::get<2>(k), std::get<1>(k), fmt_ns(std::get<0>(k)),
-               v.first, v.second);
+    fmt::print("  {:>5} {:>6} {:>11} {:>10} {:>10}\n", std::get<2>(k), std::get<1>(k), fmt_ns(std::get<0>(k)), v.first,
+               v.second);
   const auto bound = topo::endpoint_table_bytes(t.num_switches(), st.max_paths);
   const auto worst = st.worst_table_entries * topo::kEvEntryBits / 8;
   fmt::print("endpoint table per endpoint (sec. III-C, Fig. 3; EV entry {} bits, one list per destination switch):\n",
@@ -273,7 +271,8 @@ int run_fig3(const config::Config& cfg, const topo::PathOptions& opt, const Path
     rows.push_back(Row{t.kind, params, t.num_hosts, t.num_switches(), st.max_paths, sources.size(), elapsed_ms(t0)});
     meter.update(static_cast<double>(rows.size()), total, t.kind + " " + params);
   };
-  for (const auto& p : dfs) add(topo::build_dragonfly(p), fmt::format("p={} a={} h={} g={}", p.p, p.a, p.h, p.a * p.h + 1));
+  for (const auto& p : dfs)
+    add(topo::build_dragonfly(p), fmt::format("p={} a={} h={} g={}", p.p, p.a, p.h, p.a * p.h + 1));
   for (const auto& p : sfs) add(topo::build_slim_fly(p), fmt::format("q={} p={}", p.q, topo::slim_fly_size(p.q).p));
   meter.finish();
   if (a.format == "csv") {
@@ -312,10 +311,12 @@ int run_paths(const PathsArgs& a) {
 
 void add_paths_commands(CLI::App& app, Commands& out) {
   auto args = std::make_shared<PathsArgs>();
-  auto* sub = app.add_subcommand(
-      "paths", "Bounded simple paths ([Spritz] Table I) and endpoint-table memory (Fig. 3) of a Dragonfly, Slim Fly or any topology");
-  sub->add_option("config", args->config,
-                  "Config (TOML): [topology] (any kind; link rate and latencies), [network] mtu and header_bytes, [paths]");
+  auto* sub = app.add_subcommand("paths",
+                                 "Bounded simple paths ([Spritz] Table I) and endpoint-table memory (Fig. 3) of a "
+                                 "Dragonfly, Slim Fly or any topology");
+  sub->add_option(
+      "config", args->config,
+      "Config (TOML): [topology] (any kind; link rate and latencies), [network] mtu and header_bytes, [paths]");
   sub->add_option("--set", args->sets, "Override a key: section.key=value (repeatable)");
   sub->add_option("--src", args->src, "Source switch: index, label (e.g. g0s3) or host 'h<id>'");
   sub->add_option("--dst", args->dst, "Destination switch: index, label or host 'h<id>'");

@@ -67,17 +67,19 @@ int do_run(const RunOptions& o) {
     fmt::print("  drops {}  trims {}  ecn marks {}  retransmits {}  timeouts {}  out-of-order {:.2f}%\n",
                j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(), j["ecn_marks"].get<std::uint64_t>(),
                j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>());
-    fmt::print("  {} events in {:.2f} s ({:.2f} M events/s), peak memory {:.0f} MiB\n", j["events"].get<std::uint64_t>(),
-               j["perf"]["wall_s"].get<double>(), j["perf"]["events_per_s"].get<double>() / 1e6,
-               j["perf"]["peak_rss_mb"].get<double>());
+    fmt::print("  {} events in {:.2f} s ({:.2f} M events/s), peak memory {:.0f} MiB\n",
+               j["events"].get<std::uint64_t>(), j["perf"]["wall_s"].get<double>(),
+               j["perf"]["events_per_s"].get<double>() / 1e6, j["perf"]["peak_rss_mb"].get<double>());
     if (j.contains("reps"))
       fmt::print("  REPS state per connection: {} bits ({} bytes, [REPS] Table 1); freezing mode entered {} times\n",
-                 j["reps"]["state_bits"].dump(), j["reps"]["state_bytes"].dump(), j["reps"].value("freeze_entries", nlohmann::json(0)).dump());
+                 j["reps"]["state_bits"].dump(), j["reps"]["state_bytes"].dump(),
+                 j["reps"].value("freeze_entries", nlohmann::json(0)).dump());
     fmt::print("  results in {}/\n", out);
   }
   if (rc == 130) {
-    fmt::print(stderr, "lbsim: interrupted at t = {} us: {} of {} transfer(s) finished; what was measured is in {}/ "
-                       "(summary.json \"interrupted\": true)\n",
+    fmt::print(stderr,
+               "lbsim: interrupted at t = {} us: {} of {} transfer(s) finished; what was measured is in {}/ "
+               "(summary.json \"interrupted\": true)\n",
                j["end_time_us"].get<double>(), j["completed"].get<std::uint64_t>(),
                j["workload"]["transfers"].get<std::uint64_t>(), out);
   } else if (rc == 3) {
@@ -88,8 +90,9 @@ int do_run(const RunOptions& o) {
       fmt::print(stderr,
                  "lbsim: stopped at t = {} us: nothing progressed since t = {} us (run.watchdog_us: window {} us); "
                  "{} started flow(s) stuck, {} waiting for them; see summary.json \"watchdog\" and {}/flows.csv\n",
-                 w["stopped_at_us"].get<double>(), w["no_progress_since_us"].get<double>(), w["window_us"].get<double>(),
-                 w["stuck_started"].get<std::uint64_t>(), w["stuck_waiting"].get<std::uint64_t>(), out);
+                 w["stopped_at_us"].get<double>(), w["no_progress_since_us"].get<double>(),
+                 w["window_us"].get<double>(), w["stuck_started"].get<std::uint64_t>(),
+                 w["stuck_waiting"].get<std::uint64_t>(), out);
       for (const auto& f : w["first_stuck"])
         fmt::print(stderr, "  flow {} host {} -> {}: {}/{} packets received, {} retransmits, {} timeouts\n",
                    f["id"].get<std::uint64_t>(), f["src"].get<std::int64_t>(), f["dst"].get<std::int64_t>(),
@@ -169,8 +172,8 @@ int do_topo(const TopoOptions& o) {
   };
   fmt::print("shortest paths between {} and {} (farthest from host 0's switch): {}\n", t.nodes[a].label,
              t.nodes[b].label, static_cast<std::uint64_t>(count(a)));
-  fmt::print("routing tables: {} bytes ({} distinct next-hop sets; min-hop tables as built for a run)\n", tables.bytes(),
-             tables.distinct_sets());
+  fmt::print("routing tables: {} bytes ({} distinct next-hop sets; min-hop tables as built for a run)\n",
+             tables.bytes(), tables.distinct_sets());
   fmt::print("memory estimate of a run: {}\n", mem.describe());
   fmt::print("memory limit: {}{}\n", limit_why,
              limit > 0 && mem.total() > limit ? ": `lbsim run` refuses this config" : "");
@@ -205,7 +208,8 @@ int do_compare(const CompareOptions& o) {
   const std::string root = o.out.empty() ? base.text("output.dir") : o.out;
   // --vary key=v1,v2,... (default: lb.algorithm=ecmp,ops)
   if (!o.lbs.empty() && !o.vary.empty()) throw UserError("use either --lb or --vary, not both");
-  const std::string vary = !o.vary.empty() ? o.vary : "lb.algorithm=" + (o.lbs.empty() ? std::string("ecmp,ops") : o.lbs);
+  const std::string vary =
+      !o.vary.empty() ? o.vary : "lb.algorithm=" + (o.lbs.empty() ? std::string("ecmp,ops") : o.lbs);
   const auto eq = vary.find('=');
   if (eq == std::string::npos || eq == 0) throw UserError("--vary '" + vary + "': expected section.key=v1,v2,...");
   const std::string key = vary.substr(0, eq);
@@ -231,14 +235,17 @@ int do_compare(const CompareOptions& o) {
     rc = std::max(rc, s.run());
     s.write_outputs(cfg.text("output.dir"));
     const auto j = s.summary();
-    fmt::print("{:<16} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
-               j["fct_us"]["max"].get<double>(), j["fct_us"]["p99"].get<double>(), j["fct_us"]["mean"].get<double>(),
-               j["slowdown"]["mean"].get<double>(), j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(),
-               j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>(),
-               fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
+    fmt::print(
+        "{:<16} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
+        j["fct_us"]["max"].get<double>(), j["fct_us"]["p99"].get<double>(), j["fct_us"]["mean"].get<double>(),
+        j["slowdown"]["mean"].get<double>(), j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(),
+        j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>(),
+        fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
     if (s.interrupted()) {
-      fmt::print(stderr, "lbsim: interrupted during {}: its folder {} holds what was measured; the remaining runs were not started\n",
-                 lb, cfg.text("output.dir"));
+      fmt::print(
+          stderr,
+          "lbsim: interrupted during {}: its folder {} holds what was measured; the remaining runs were not started\n",
+          lb, cfg.text("output.dir"));
       return 130;
     }
   }
@@ -269,8 +276,9 @@ void add_run_commands(CLI::App& app, Commands& out) {
   out.push_back({run, [opts] { return do_run(*opts); }});
 
   auto topo_opts = std::make_shared<TopoOptions>();
-  auto* topo = app.add_subcommand("topo", "Describe the topology of a config: counts, degree, diameter, path counts; "
-                                          "export its graph (--edges)");
+  auto* topo = app.add_subcommand("topo",
+                                  "Describe the topology of a config: counts, degree, diameter, path counts; "
+                                  "export its graph (--edges)");
   topo->add_option("config", topo_opts->config, "Config file (TOML)")->required()->check(CLI::ExistingFile);
   topo->add_option("--set", topo_opts->sets, "Override a key: section.key=value (repeatable)");
   topo->add_option("--edges", topo_opts->edges,

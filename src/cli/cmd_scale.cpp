@@ -31,14 +31,16 @@ int do_scale(const ScaleCliOptions& o) {
     fmt::print("Slim Fly sizes near {} endpoints (App. A.5; p = ceil(k'/2)):\n", o.suggest);
     fmt::print("{:>4} {:>6} {:>4} {:>4} {:>8} {:>8} {:>6}\n", "q", "delta", "k'", "p", "switches", "hosts", "radix");
     for (const auto& s : topo::suggest_slim_fly(o.suggest))
-      fmt::print("{:>4} {:>6} {:>4} {:>4} {:>8} {:>8} {:>6}\n", s.q, s.delta, s.k_prime, s.p, s.switches, s.hosts, s.radix);
+      fmt::print("{:>4} {:>6} {:>4} {:>4} {:>8} {:>8} {:>6}\n", s.q, s.delta, s.k_prime, s.p, s.switches, s.hosts,
+                 s.radix);
     return 0;
   }
   if (!o.only_table4) fmt::print("{}\n", analysis::format_table2(so));
   if (!o.only_table2) fmt::print("{}", analysis::format_table4(so, prices));
   if (so.rule == analysis::SizeRule::Strict)
-    fmt::print("\nnote: rule 'strict' uses only constructible q (prime powers, q % 4 != 2); '--rule paper' "
-               "reproduces the paper's tables, which also use q = 6, 12, 15, 20, 21, 28.\n");
+    fmt::print(
+        "\nnote: rule 'strict' uses only constructible q (prime powers, q % 4 != 2); '--rule paper' "
+        "reproduces the paper's tables, which also use q = 6, 12, 15, 20, 21, 28.\n");
   return 0;
 }
 
@@ -46,8 +48,9 @@ int do_scale(const ScaleCliOptions& o) {
 
 void add_scale_commands(CLI::App& app, Commands& out) {
   auto o = std::make_shared<ScaleCliOptions>();
-  auto* sc = app.add_subcommand("scale", "Slim Fly scale under the IB LID space (Table 2) and size/cost comparison "
-                                         "with fat trees and HyperX (Table 4)");
+  auto* sc = app.add_subcommand("scale",
+                                "Slim Fly scale under the IB LID space (Table 2) and size/cost comparison "
+                                "with fat trees and HyperX (Table 4)");
   sc->add_option("--config", o->config, "Config (TOML); cost.prices names a price list (CSV)");
   sc->add_option("--set", o->sets, "Override a key: section.key=value (repeatable)");
   sc->add_option("--rule", o->rule, "Which q are allowed: strict (constructible) or paper (as printed)")

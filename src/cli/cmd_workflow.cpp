@@ -104,9 +104,7 @@ int do_sweep(const SweepOptions& o) {
 
 // The installed layout (`make install`): <prefix>/bin/lbsim with tools/, examples/ and data/ in
 // <prefix>/share/lbsim.
-fs::path installed_share_dir() {
-  return fs::path(wf::self_exe()).parent_path().parent_path() / "share" / "lbsim";
-}
+fs::path installed_share_dir() { return fs::path(wf::self_exe()).parent_path().parent_path() / "share" / "lbsim"; }
 
 // The source tree (examples/ for reproduce): $LBSIM_SOURCE_DIR, one level above the executable (a
 // build folder inside the source tree), the installed share folder, or the tree this file was
@@ -206,7 +204,7 @@ struct ReproOptions {
   std::string name;
   bool list = false, quick = false, print = false, slurm = false, no_plot = false;
   int workers = 0;
-  int seeds = 0;  // > 0: sweep run.seed = 1..seeds (an entry that sets or sweeps run.seed refuses)
+  int seeds = 0;                  // > 0: sweep run.seed = 1..seeds (an entry that sets or sweeps run.seed refuses)
   std::vector<std::string> sets;  // section.key=value added to the sweep's [set] (every point)
   std::string out;
 };
@@ -230,7 +228,8 @@ int do_reproduce_command(const wf::Entry& e, const ReproOptions& o) {
   const int rc = wf::wait_for(wf::spawn(args, ""));
   if (rc == 0 && !o.no_plot) {
     const int prc = do_plot(out.string(), (out / "plots").string());
-    if (prc != 0) fmt::print(stderr, "lbsim: plotting failed (exit code {}); the results are in {}\n", prc, out.string());
+    if (prc != 0)
+      fmt::print(stderr, "lbsim: plotting failed (exit code {}); the results are in {}\n", prc, out.string());
   }
   return rc;
 }
@@ -313,7 +312,8 @@ int do_reproduce(const ReproOptions& o) {
     std::cout << text;
     return 0;
   }
-  const fs::path out = fs::absolute(!o.out.empty() ? o.out : "results/reproduce/" + it->name + (o.quick ? "-quick" : ""));
+  const fs::path out =
+      fs::absolute(!o.out.empty() ? o.out : "results/reproduce/" + it->name + (o.quick ? "-quick" : ""));
   fs::create_directories(out);
   const fs::path file = out / "sweep.toml";
   if (wf::read_text(file) != text) wf::write_file(file, text);
@@ -336,7 +336,8 @@ int do_reproduce(const ReproOptions& o) {
   // Plot whatever completed (failed runs are left out of the plots and marked in results.csv).
   if (!o.no_plot) {
     const int prc = do_plot(out.string(), (out / "plots").string());
-    if (prc != 0) fmt::print(stderr, "lbsim: plotting failed (exit code {}); the results are in {}\n", prc, out.string());
+    if (prc != 0)
+      fmt::print(stderr, "lbsim: plotting failed (exit code {}); the results are in {}\n", prc, out.string());
   }
   return rc;
 }
@@ -345,9 +346,12 @@ int do_reproduce(const ReproOptions& o) {
 
 void add_workflow_commands(CLI::App& app, Commands& out) {
   auto so = std::make_shared<SweepOptions>();
-  auto* sw = app.add_subcommand("sweep", "Run a grid of configs (a sweep file) in parallel or on Slurm; "
-                                         "resumable; writes results.csv");
-  sw->add_option("sweep", so->file, "Sweep file (TOML: base, [set], [grid], [[case]])")->required()->check(CLI::ExistingFile);
+  auto* sw = app.add_subcommand("sweep",
+                                "Run a grid of configs (a sweep file) in parallel or on Slurm; "
+                                "resumable; writes results.csv");
+  sw->add_option("sweep", so->file, "Sweep file (TOML: base, [set], [grid], [[case]])")
+      ->required()
+      ->check(CLI::ExistingFile);
   sw->add_option("--out", so->out, "Output folder (default: the sweep's `out`, else results/sweeps/<name>)");
   sw->add_option("--workers", so->workers, "Parallel runs (default: number of cores; with --slurm: array throttle)")
       ->check(CLI::Range(1, 4096));
@@ -360,22 +364,27 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   out.push_back({sw, [so] { return do_sweep(*so); }});
 
   auto po = std::make_shared<PlotOptions>();
-  auto* pl = app.add_subcommand("plot", "Plot a run, compare or sweep folder (PNG and PDF by default) with tools/plot.py");
-  pl->add_option("dir", po->dir, "Run folder (summary.json), compare folder (run folders inside) or sweep folder (results.csv)")
+  auto* pl =
+      app.add_subcommand("plot", "Plot a run, compare or sweep folder (PNG and PDF by default) with tools/plot.py");
+  pl->add_option("dir", po->dir,
+                 "Run folder (summary.json), compare folder (run folders inside) or sweep folder (results.csv)")
       ->required();
   pl->add_option("--out", po->out, "Folder for the plots (default: <dir>/plots)");
   pl->add_option("--formats", po->formats, "Comma-separated file formats, e.g. png,pdf,svg (default png,pdf)");
   pl->add_option("--dpi", po->dpi, "Resolution of raster formats (default 150)")->check(CLI::Range(1, 4800));
   pl->add_option("--ports", po->ports,
-                 "queue_ports plot: switch ports by label, LABEL[:PORT],... (e.g. tor0:6,spine2) or degraded; default: the degraded, then the busiest");
-  pl->add_option("--top-ports", po->top_ports, "queue_ports plot without --ports: this many ports, degraded first, then the busiest (default 4)")
+                 "queue_ports plot: switch ports by label, LABEL[:PORT],... (e.g. tor0:6,spine2) or degraded; default: "
+                 "the degraded, then the busiest");
+  pl->add_option("--top-ports", po->top_ports,
+                 "queue_ports plot without --ports: this many ports, degraded first, then the busiest (default 4)")
       ->check(CLI::Range(1, 64));
   out.push_back({pl, [po] { return do_plot(*po); }});
 
   auto rdir = std::make_shared<std::string>();
   auto rout = std::make_shared<std::string>();
-  auto* rep = app.add_subcommand("report", "Write one self-contained HTML report (tables, inline SVG figures) of a run, "
-                                           "compare, sweep or reproduce folder");
+  auto* rep = app.add_subcommand("report",
+                                 "Write one self-contained HTML report (tables, inline SVG figures) of a run, "
+                                 "compare, sweep or reproduce folder");
   rep->add_option("dir", *rdir, "Run, compare, sweep or reproduce folder")->required();
   rep->add_option("--out", *rout, "The HTML file (default: <dir>/report.html)");
   out.push_back({rep, [rdir, rout] { return do_report(*rdir, *rout); }});

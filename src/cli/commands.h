@@ -14,14 +14,14 @@ struct Command {
 };
 using Commands = std::vector<Command>;
 
-void add_run_commands(CLI::App& app, Commands& out);      // run, topo, config (cmd_run.cpp)
-void add_paths_commands(CLI::App& app, Commands& out);    // paths (cmd_paths.cpp)
-void add_cabling_commands(CLI::App& app, Commands& out);  // cabling plan|verify (cmd_cabling.cpp)
-void add_scale_commands(CLI::App& app, Commands& out);    // scale (cmd_scale.cpp)
-void add_layers_commands(CLI::App& app, Commands& out);   // layers, routes, deadlock (cmd_layers.cpp)
-void add_mat_commands(CLI::App& app, Commands& out);      // mat (cmd_mat.cpp)
-void add_balls_commands(CLI::App& app, Commands& out);    // balls evs|queue|theorem (cmd_balls.cpp)
-void add_workflow_commands(CLI::App& app, Commands& out); // sweep, plot, reproduce (cmd_workflow.cpp)
-void add_flowcut_commands(CLI::App& app, Commands& out);  // flowcut-memory (cmd_flowcut.cpp)
+void add_run_commands(CLI::App& app, Commands& out);       // run, topo, config (cmd_run.cpp)
+void add_paths_commands(CLI::App& app, Commands& out);     // paths (cmd_paths.cpp)
+void add_cabling_commands(CLI::App& app, Commands& out);   // cabling plan|verify (cmd_cabling.cpp)
+void add_scale_commands(CLI::App& app, Commands& out);     // scale (cmd_scale.cpp)
+void add_layers_commands(CLI::App& app, Commands& out);    // layers, routes, deadlock (cmd_layers.cpp)
+void add_mat_commands(CLI::App& app, Commands& out);       // mat (cmd_mat.cpp)
+void add_balls_commands(CLI::App& app, Commands& out);     // balls evs|queue|theorem (cmd_balls.cpp)
+void add_workflow_commands(CLI::App& app, Commands& out);  // sweep, plot, reproduce (cmd_workflow.cpp)
+void add_flowcut_commands(CLI::App& app, Commands& out);   // flowcut-memory (cmd_flowcut.cpp)
 
 }  // namespace lbsim::cli

@@ -13,8 +13,9 @@ int main(int argc, char** argv) {
   // Once, before anything else: the heap on transparent huge pages (core/huge_pages.h).
   lbsim::huge_pages::reexec(argv);
   using namespace lbsim::cli;
-  CLI::App app{"lbsim: packet-level simulator and toolkit for routing and load balancing in "
-               "datacenter and HPC networks"};
+  CLI::App app{
+      "lbsim: packet-level simulator and toolkit for routing and load balancing in "
+      "datacenter and HPC networks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lbsim 0.1.0");
   Commands cmds;

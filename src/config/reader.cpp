@@ -22,13 +22,20 @@ std::string where(const std::string& file, const toml::source_region& src) {
 
 const char* node_word(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    default: return "a date/time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date/time";
   }
 }
 
@@ -42,14 +49,15 @@ Value to_value(const KeyDef& d, const toml::node& n, const std::string& loc) {
     if (d.type == KeyType::Int && d.size) {
       std::int64_t v = 0;
       if (!parse_size(s, v))
-        throw UserError(fmt::format("{}: key '{}': '{}' is not a size (expected bytes, e.g. 4096, \"4KiB\", \"8MiB\", \"1GB\")",
-                                    loc, d.key, s));
+        throw UserError(
+            fmt::format("{}: key '{}': '{}' is not a size (expected bytes, e.g. 4096, \"4KiB\", \"8MiB\", \"1GB\")",
+                        loc, d.key, s));
       return v;
     }
     return s;
   }
-  const char* expected = d.type == KeyType::Bool ? "true or false"
-                         : d.type == KeyType::Int ? "an integer"
+  const char* expected = d.type == KeyType::Bool   ? "true or false"
+                         : d.type == KeyType::Int  ? "an integer"
                          : d.type == KeyType::Real ? "a number"
                                                    : "a string";
   throw UserError(fmt::format("{}: key '{}': expected {}, got {}", loc, d.key, expected, node_word(n)));
@@ -84,8 +92,10 @@ bool parse_size(std::string_view s, std::int64_t& out) {
   // The number: digits with at most one decimal point, nothing else ("1..5KiB" is not a size).
   std::size_t i = 0, dots = 0, digits = 0;
   while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
-    if (s[i] == '.') ++dots;
-    else ++digits;
+    if (s[i] == '.')
+      ++dots;
+    else
+      ++digits;
     ++i;
   }
   if (digits == 0 || dots > 1) return false;
@@ -95,14 +105,22 @@ bool parse_size(std::string_view s, std::int64_t& out) {
   std::string unit(s.substr(i));
   unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
   double mul = 0;
-  if (unit.empty() || unit == "B") mul = 1;
-  else if (unit == "KiB") mul = 1024.0;
-  else if (unit == "MiB") mul = 1024.0 * 1024;
-  else if (unit == "GiB") mul = 1024.0 * 1024 * 1024;
-  else if (unit == "KB" || unit == "kB") mul = 1e3;
-  else if (unit == "MB") mul = 1e6;
-  else if (unit == "GB") mul = 1e9;
-  else return false;
+  if (unit.empty() || unit == "B")
+    mul = 1;
+  else if (unit == "KiB")
+    mul = 1024.0;
+  else if (unit == "MiB")
+    mul = 1024.0 * 1024;
+  else if (unit == "GiB")
+    mul = 1024.0 * 1024 * 1024;
+  else if (unit == "KB" || unit == "kB")
+    mul = 1e3;
+  else if (unit == "MB")
+    mul = 1e6;
+  else if (unit == "GB")
+    mul = 1e9;
+  else
+    return false;
   const double bytes = std::round(v * mul);
   if (!(bytes < 9.2e18)) return false;
   out = static_cast<std::int64_t>(bytes);
@@ -114,8 +132,8 @@ void load_text(Config& cfg, std::string_view text, const std::string& name) {
   try {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
-    throw UserError(fmt::format("{}:{}:{}: TOML syntax error: {}", name, e.source().begin.line,
-                                e.source().begin.column, e.description()));
+    throw UserError(fmt::format("{}:{}:{}: TOML syntax error: {}", name, e.source().begin.line, e.source().begin.column,
+                                e.description()));
   }
   if (!name.empty()) cfg.source_file = name;
   load_table(cfg, root, name);
@@ -187,8 +205,10 @@ std::string to_toml(const Config& cfg) {
     std::visit(
         [&](const auto& v) {
           using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, bool>) os << (v ? "true" : "false");
-          else if constexpr (std::is_same_v<T, std::int64_t>) os << v;
+          if constexpr (std::is_same_v<T, bool>)
+            os << (v ? "true" : "false");
+          else if constexpr (std::is_same_v<T, std::int64_t>)
+            os << v;
           else if constexpr (std::is_same_v<T, double>) {
             std::string s = fmt::format("{}", v);
             if (s.find_first_of(".eEin") == std::string::npos) s += ".0";
@@ -209,7 +229,8 @@ std::string keys_markdown() {
   os << "# Configuration reference\n\n"
         "Generated by `lbsim config --markdown` from the key table, which the layers and plug-ins declare "
         "beside their code (a test keeps this file in sync). One file format serves every command (`run`, "
-        "`compare`, `topo`, `paths`, `cabling`, `layers`, `mat`, `scale`, `balls`, `sweep`). Config files are TOML with "
+        "`compare`, `topo`, `paths`, `cabling`, `layers`, `mat`, `scale`, `balls`, `sweep`). Config files are TOML "
+        "with "
         "the sections below; `--set section.key=value` overrides any key on the command line. Unknown keys, "
         "wrong types and out-of-range values are errors that name the file, the line and the key. A key "
         "marked with a plug-in name is read by that plug-in only.\n";
@@ -223,9 +244,12 @@ std::string keys_markdown() {
     std::string dflt = std::visit(
         [](const auto& v) -> std::string {
           using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-          else if constexpr (std::is_same_v<T, std::string>) return "\"" + v + "\"";
-          else return fmt::format("{}", v);
+          if constexpr (std::is_same_v<T, bool>)
+            return v ? "true" : "false";
+          else if constexpr (std::is_same_v<T, std::string>)
+            return "\"" + v + "\"";
+          else
+            return fmt::format("{}", v);
         },
         d.def);
     std::string doc = d.owner.empty() ? d.doc : "(" + d.owner + ") " + d.doc;

@@ -42,14 +42,19 @@ Table& table() {
   return t;
 }
 
-const std::vector<std::string> kSectionOrder{"topology", "network", "routing", "transport", "lb",
+const std::vector<std::string> kSectionOrder{"topology", "network",  "routing", "transport", "lb",
                                              "workload", "failures", "output",  "run"};
 
 // A time key cannot ask for more than simulated time holds (int64 picoseconds, about 106 days):
 // its range is capped at declaration, so a larger value is an out-of-range error naming the key
 // instead of a silent overflow ([issue 14]: run.end_us = 1e15 ended the run at once).
 void clamp_to_sim_time(KeyDef& d) {
-  const double ps_per_unit = d.unit == "ps" ? 1.0 : d.unit == "ns" ? 1e3 : d.unit == "us" ? 1e6 : d.unit == "ms" ? 1e9 : d.unit == "s" ? 1e12 : 0.0;
+  const double ps_per_unit = d.unit == "ps"   ? 1.0
+                             : d.unit == "ns" ? 1e3
+                             : d.unit == "us" ? 1e6
+                             : d.unit == "ms" ? 1e9
+                             : d.unit == "s"  ? 1e12
+                                              : 0.0;
   if (ps_per_unit == 0.0) return;
   const double limit = std::floor(kMaxSimTimePs / ps_per_unit);
   d.max = std::min(d.max, limit);
@@ -109,20 +114,28 @@ void freeze() {
 
 const char* type_word(KeyType t) {
   switch (t) {
-    case KeyType::Bool: return "true or false";
-    case KeyType::Int: return "an integer";
-    case KeyType::Real: return "a number";
-    case KeyType::Text: return "a string";
+    case KeyType::Bool:
+      return "true or false";
+    case KeyType::Int:
+      return "an integer";
+    case KeyType::Real:
+      return "a number";
+    case KeyType::Text:
+      return "a string";
   }
   return "?";
 }
 
 const char* value_word(const Value& v) {
   switch (v.index()) {
-    case 0: return "a boolean";
-    case 1: return "an integer";
-    case 2: return "a number";
-    default: return "a string";
+    case 0:
+      return "a boolean";
+    case 1:
+      return "an integer";
+    case 2:
+      return "a number";
+    default:
+      return "a string";
   }
 }
 
@@ -130,9 +143,12 @@ std::string show_value(const Value& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-        else if constexpr (std::is_same_v<T, std::string>) return "\"" + x + "\"";
-        else return fmt::format("{}", x);
+        if constexpr (std::is_same_v<T, bool>)
+          return x ? "true" : "false";
+        else if constexpr (std::is_same_v<T, std::string>)
+          return "\"" + x + "\"";
+        else
+          return fmt::format("{}", x);
       },
       v);
 }
@@ -322,7 +338,8 @@ Config& Config::set(std::string_view key, Value v, const std::string& origin) {
       if (!std::holds_alternative<bool>(v)) fail(type_word(d.type));
       break;
     case KeyType::Int:
-      if (!std::holds_alternative<std::int64_t>(v)) fail(d.size ? "an integer number of bytes or a size string like \"8MiB\"" : "an integer");
+      if (!std::holds_alternative<std::int64_t>(v))
+        fail(d.size ? "an integer number of bytes or a size string like \"8MiB\"" : "an integer");
       check_range(static_cast<double>(std::get<std::int64_t>(v)));
       break;
     case KeyType::Real:

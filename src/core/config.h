@@ -30,12 +30,12 @@ struct KeyDef {
   Value def;
   std::string unit;
   std::string doc;
-  std::vector<std::string> choices;                     // Text: allowed values (empty = any)
-  std::vector<std::string> (*choices_fn)() = nullptr;   // Text: allowed values computed later (a registry's names)
-  double min = -1e300, max = 1e300;                     // Int / Real: inclusive bounds
-  bool size = false;  // Int bytes; also accepts "8MiB", "4KiB", "1GB"
-  bool path = false;  // Text: a file path, relative to the config file
-  std::string owner;  // plug-in that declared it ("" = the section's own key)
+  std::vector<std::string> choices;                    // Text: allowed values (empty = any)
+  std::vector<std::string> (*choices_fn)() = nullptr;  // Text: allowed values computed later (a registry's names)
+  double min = -1e300, max = 1e300;                    // Int / Real: inclusive bounds
+  bool size = false;                                   // Int bytes; also accepts "8MiB", "4KiB", "1GB"
+  bool path = false;                                   // Text: a file path, relative to the config file
+  std::string owner;                                   // plug-in that declared it ("" = the section's own key)
 
   KeyDef& range(double lo, double hi) {
     min = lo;
@@ -62,7 +62,7 @@ KeyDef integer(std::string key, std::int64_t def, std::string unit, std::string 
 KeyDef real(std::string key, double def, std::string unit, std::string doc);
 KeyDef text(std::string key, std::string def, std::string doc);
 KeyDef bytes(std::string key, std::int64_t def, std::string doc);  // Int, size strings accepted
-KeyDef file(std::string key, std::string doc);                      // Text path, default ""
+KeyDef file(std::string key, std::string doc);                     // Text path, default ""
 
 // Declares keys (before the table is first used). `owner` = the plug-in name, "" for a section's
 // own keys. A key declared twice is a programming error (std::logic_error when the table freezes).

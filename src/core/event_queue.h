@@ -7,13 +7,12 @@
 // arena's free list every kBlock events), so nothing is allocated per event or per bucket once the
 // arena has grown to the peak number of events queued, and a drained bucket returns its whole chain
 // to the free list at once. When the queue reaches a bucket it sorts it once (a one-block bucket
-// in its block, a longer chain copied out); events scheduled into the bucket being drained go to a small side heap that is merged on
-// the fly. Pops follow exactly the total order (time, insertion sequence), the same as a single
-// binary heap would give, so equal-time events run in insertion order and a run is deterministic;
-// but each pop touches a few cache lines instead of walking a heap of 10^5 entries (measured:
-// docs/architecture.md, "The event loop"; docs/scale.md, "Cost per event").
-// Events carry a kind and a 32-bit object index instead of a callback: the engine dispatches with a
-// switch, with no std::function or allocation per event.
+// in its block, a longer chain copied out); events scheduled into the bucket being drained go to a small side heap that
+// is merged on the fly. Pops follow exactly the total order (time, insertion sequence), the same as a single binary
+// heap would give, so equal-time events run in insertion order and a run is deterministic; but each pop touches a few
+// cache lines instead of walking a heap of 10^5 entries (measured: docs/architecture.md, "The event loop";
+// docs/scale.md, "Cost per event"). Events carry a kind and a 32-bit object index instead of a callback: the engine
+// dispatches with a switch, with no std::function or allocation per event.
 #pragma once
 #include <algorithm>
 #include <bit>
@@ -87,10 +86,9 @@ class EventQueue {
   // every event.
   static constexpr int kShift = 7;
   static constexpr std::int64_t kBuckets = 1 << 16;
-  static constexpr std::uint32_t kBlock = 8;         // events per arena block (192 B: 3 cache lines)
+  static constexpr std::uint32_t kBlock = 8;  // events per arena block (192 B: 3 cache lines)
 
-  EventQueue()
-      : wheel_(static_cast<std::size_t>(kBuckets)), occupied_(static_cast<std::size_t>(kBuckets / 64), 0) {}
+  EventQueue() : wheel_(static_cast<std::size_t>(kBuckets)), occupied_(static_cast<std::size_t>(kBuckets / 64), 0) {}
 
   // Not copyable: the read position points into the queue's own storage.
   EventQueue(const EventQueue&) = delete;
@@ -453,18 +451,18 @@ class EventQueue {
   std::vector<Block> blocks_;            // the arena
   std::vector<std::uint32_t> next_;      // next block of a chain / of the free list
   std::uint32_t free_ = kNone;
-  std::vector<Event> cur_;  // the bucket being drained when it is copied out (see advance())
-  std::vector<Event> buf_;  // the bucket being drained when distribute() ordered it (only grows)
-  std::uint32_t skip_ = 0;   // chains left to copy and sort without trying distribute()
+  std::vector<Event> cur_;      // the bucket being drained when it is copied out (see advance())
+  std::vector<Event> buf_;      // the bucket being drained when distribute() ordered it (only grows)
+  std::uint32_t skip_ = 0;      // chains left to copy and sort without trying distribute()
   const Event* pos_ = nullptr;  // next event of the bucket being drained (in cur_ or in block drained_)
   const Event* end_ = nullptr;
   std::uint32_t drained_ = kNone;  // the block read in place, returned to the free list at the next bucket
-  EventHeap side_;          // events pushed into the bucket being drained
-  EventHeap overflow_;      // events beyond the horizon
+  EventHeap side_;                 // events pushed into the bucket being drained
+  EventHeap overflow_;             // events beyond the horizon
   std::int64_t cur_key_ = 0;
-  std::int64_t pf_key_ = -1;      // prefetch_next_bucket(): the bucket it last looked ahead from,
-  std::uint32_t pf_block_ = 0;    // the next block it asks for
-  std::uint32_t pf_left_ = 0;     // and how many blocks of that chain are left
+  std::int64_t pf_key_ = -1;    // prefetch_next_bucket(): the bucket it last looked ahead from,
+  std::uint32_t pf_block_ = 0;  // the next block it asks for
+  std::uint32_t pf_left_ = 0;   // and how many blocks of that chain are left
   std::size_t in_wheel_ = 0;
   std::size_t size_ = 0;
   std::uint64_t seq_ = 0;

@@ -94,7 +94,8 @@ std::string Meter::line(double done, double total, std::string_view detail) cons
   if (mode_ == Mode::Bar) {
     constexpr int kWidth = 24;
     const int fill = static_cast<int>(frac * kWidth);
-    s += "[" + std::string(static_cast<std::size_t>(fill), '#') + std::string(static_cast<std::size_t>(kWidth - fill), '.') + "] ";
+    s += "[" + std::string(static_cast<std::size_t>(fill), '#') +
+         std::string(static_cast<std::size_t>(kWidth - fill), '.') + "] ";
   }
   s += fmt::format("{:.1f}% ({:.0f}/{:.0f} {})", 100 * frac, done, total, unit_);
   if (const auto r = rate_text(done, el, unit_); !r.empty()) s += "  " + r;

@@ -25,8 +25,8 @@ namespace lbsim::config {
 // Fields every plug-in entry has; a kind's entry type derives from it and adds its factory.
 struct PluginInfo {
   std::string name;
-  std::string doc;                  // one line for docs/config.md and `lbsim config --plugins`
-  std::vector<KeyDef> keys;         // the plug-in's own keys (owner = name)
+  std::string doc;           // one line for docs/config.md and `lbsim config --plugins`
+  std::vector<KeyDef> keys;  // the plug-in's own keys (owner = name)
   // Overrides ("section.key=value") that make a small scenario exercising the plug-in, for the
   // registry tests (e.g. a Spritz load balancer needs source-guided routing on a Dragonfly).
   std::vector<std::string> example;

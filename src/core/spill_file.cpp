@@ -51,9 +51,10 @@ void SpillFile::write_at(std::uint64_t offset, const void* data, std::size_t byt
     const ssize_t w = pwrite(fd_, p, bytes, static_cast<off_t>(offset));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0)
-      throw UserError(fmt::format("cannot write the temporary file of {} ({}); free space in TMPDIR or set TMPDIR to "
-                                  "another folder",
-                                  what_, w < 0 ? std::strerror(errno) : "nothing written"));
+      throw UserError(
+          fmt::format("cannot write the temporary file of {} ({}); free space in TMPDIR or set TMPDIR to "
+                      "another folder",
+                      what_, w < 0 ? std::strerror(errno) : "nothing written"));
     p += w;
     offset += static_cast<std::uint64_t>(w);
     bytes -= static_cast<std::size_t>(w);
@@ -86,7 +87,8 @@ void SpillFile::copy_to(std::ostream& os) const {
 
 void SpillFile::discard(std::uint64_t offset, std::uint64_t bytes) {
   if (fd_ < 0 || bytes == 0) return;
-  (void)fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(bytes));
+  (void)fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(bytes));
 }
 
 }  // namespace lbsim

@@ -14,7 +14,9 @@ std::uint32_t random_ev(PolicyContext& c) { return static_cast<std::uint32_t>(c.
 // --- PLB ---------------------------------------------------------------------------------------
 
 PlbPolicy::PlbPolicy(PolicyContext ctx, const BaselineParams& p)
-    : ctx_(std::move(ctx)), threshold_(p.plb_threshold), rounds_needed_(std::max<std::uint32_t>(1, p.plb_rounds)),
+    : ctx_(std::move(ctx)),
+      threshold_(p.plb_threshold),
+      rounds_needed_(std::max<std::uint32_t>(1, p.plb_rounds)),
       idle_rounds_(p.plb_idle_rounds) {
   ev_ = random_ev(ctx_);
   if (idle_rounds_ > 0) caps_ |= kCapAckDetail;
@@ -41,7 +43,8 @@ void PlbPolicy::on_feedback(std::uint32_t, Feedback kind, SimTime now) {
     congested_rounds_ = frac >= threshold_ ? congested_rounds_ + 1 : 0;
     acks_ = marked_ = 0;
     round_start_ = now;
-    if (congested_rounds_ >= rounds_needed_ || (idle_rounds_ > 0 && congested_rounds_ >= idle_rounds_ && inflight_ == 0))
+    if (congested_rounds_ >= rounds_needed_ ||
+        (idle_rounds_ > 0 && congested_rounds_ >= idle_rounds_ && inflight_ == 0))
       repath();
   }
   ++acks_;
@@ -131,10 +134,17 @@ void BitmapPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime) {
   if (i >= pen_.size()) return;
   std::uint32_t add = 0;
   switch (kind) {
-    case Feedback::Ack: return;
-    case Feedback::AckEcn: add = p_.bitmap_ecn_penalty; break;
-    case Feedback::Nack: add = p_.bitmap_nack_penalty; break;
-    case Feedback::Timeout: add = p_.bitmap_timeout_penalty; break;
+    case Feedback::Ack:
+      return;
+    case Feedback::AckEcn:
+      add = p_.bitmap_ecn_penalty;
+      break;
+    case Feedback::Nack:
+      add = p_.bitmap_nack_penalty;
+      break;
+    case Feedback::Timeout:
+      add = p_.bitmap_timeout_penalty;
+      break;
   }
   pen_[i] = static_cast<std::uint8_t>(std::min<std::uint32_t>(255, pen_[i] + add));
 }
@@ -165,38 +175,66 @@ std::function<PolicyMaker(const Config&, const PolicyContext&)> baseline_maker()
   };
 }
 
-const RegisterLb kPlb{{{"plb", "PLB: re-hash to a new EV after consecutive congested rounds ([REPS] sec. 4.1; docs/reps.md).",
-    {
-        real("lb.plb_threshold", 0.25, "fraction of ACKs", "plb: a round (one base RTT) is congested when at least this fraction of its ACKs is ECN-marked.").range(0, 1),
-        integer("lb.plb_rounds", 1, "rounds", "plb: repath after this many consecutive congested rounds ([REPS] 4.1: aggressive, FlowBender-like; PLB / the LAPS artifact: 12, forced).").range(1, 1000),
-        integer("lb.plb_idle_rounds", 0, "rounds", "plb: also repath after this many consecutive congested rounds when the round ends with nothing in flight (Linux tcp_plb default 3; the LAPS paper sec. 4.2 describes its PLB repathing when congested with nothing in flight); 0 = off.").range(0, 1000),
-    },
-    {}},
-    baseline_maker<PlbPolicy>()}};
-const RegisterLb kFlowlet{{{"flowlet", "Flowlet switching at the sender: a new EV after an idle gap ([REPS] sec. 4.1).",
-    {real("lb.flowlet_timeout_us", 0, "us", "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT ([REPS] 4.1).").range(0, 1e12)},
-    {}},
-    baseline_maker<FlowletPolicy>()}};
-const RegisterLb kMprdma{{{"mprdma", "MPRDMA-style: a new random EV for every packet whose ACK came back ECN-marked ([REPS] sec. 4.1); optional reordering cap lb.mprdma_delta.",
-    {integer("lb.mprdma_delta", 0, "packets", "mprdma: reordering cap delta: send a new packet only while its PSN is < delta above the lowest unacknowledged PSN, else hold the flow until its next ACK (MP-RDMA; [Flowcut] sec. III-C); 0 = no cap.").range(0, 1 << 24)},
-    {}},
-    [](const Config& c, const PolicyContext&) -> PolicyMaker {
-      const auto delta = static_cast<std::uint32_t>(c.integer("lb.mprdma_delta"));
-      return [delta](PolicyContext ctx) { return std::make_unique<MprdmaPolicy>(std::move(ctx), delta); };
-    }}};
-const RegisterLb kMptcp{{{"mptcp", "MPTCP-like: packets spread over a fixed set of subflow EVs ([REPS] sec. 4.1).",
-    {integer("lb.mptcp_subflows", 8, "subflows", "mptcp: subflows per connection, each on its own fixed EV ([REPS] 4.1: 8).").range(1, 1024)},
-    {}},
-    baseline_maker<MptcpPolicy>()}};
-const RegisterLb kBitmap{{{"bitmap", "Bitmap: per-EV penalty counters for ECN, NACKs and timeouts ([REPS] sec. 4.1).",
-    {
-        integer("lb.bitmap_evs", 256, "EVs", "bitmap: EVs per connection with a penalty counter.").range(1, 1 << 24),
-        integer("lb.bitmap_ecn_penalty", 1, "draws", "bitmap: penalty added to an EV per ECN-marked ACK.").range(0, 255),
-        integer("lb.bitmap_nack_penalty", 4, "draws", "bitmap: penalty added to an EV per NACK.").range(0, 255),
-        integer("lb.bitmap_timeout_penalty", 16, "draws", "bitmap: penalty added to an EV per timeout.").range(0, 255),
-    },
-    {}},
-    baseline_maker<BitmapPolicy>()}};
+const RegisterLb kPlb{
+    {{"plb",
+      "PLB: re-hash to a new EV after consecutive congested rounds ([REPS] sec. 4.1; docs/reps.md).",
+      {
+          real("lb.plb_threshold", 0.25, "fraction of ACKs",
+               "plb: a round (one base RTT) is congested when at least this fraction of its ACKs is ECN-marked.")
+              .range(0, 1),
+          integer("lb.plb_rounds", 1, "rounds",
+                  "plb: repath after this many consecutive congested rounds ([REPS] 4.1: aggressive, FlowBender-like; "
+                  "PLB / the LAPS artifact: 12, forced).")
+              .range(1, 1000),
+          integer("lb.plb_idle_rounds", 0, "rounds",
+                  "plb: also repath after this many consecutive congested rounds when the round ends with nothing in "
+                  "flight (Linux tcp_plb default 3; the LAPS paper sec. 4.2 describes its PLB repathing when congested "
+                  "with nothing in flight); 0 = off.")
+              .range(0, 1000),
+      },
+      {}},
+     baseline_maker<PlbPolicy>()}};
+const RegisterLb kFlowlet{
+    {{"flowlet",
+      "Flowlet switching at the sender: a new EV after an idle gap ([REPS] sec. 4.1).",
+      {real("lb.flowlet_timeout_us", 0, "us",
+            "flowlet: idle gap that starts a new flowlet on a new EV; 0 = half the base RTT ([REPS] 4.1).")
+           .range(0, 1e12)},
+      {}},
+     baseline_maker<FlowletPolicy>()}};
+const RegisterLb kMprdma{
+    {{"mprdma",
+      "MPRDMA-style: a new random EV for every packet whose ACK came back ECN-marked ([REPS] sec. 4.1); optional "
+      "reordering cap lb.mprdma_delta.",
+      {integer("lb.mprdma_delta", 0, "packets",
+               "mprdma: reordering cap delta: send a new packet only while its PSN is < delta above the lowest "
+               "unacknowledged PSN, else hold the flow until its next ACK (MP-RDMA; [Flowcut] sec. III-C); 0 = no cap.")
+           .range(0, 1 << 24)},
+      {}},
+     [](const Config& c, const PolicyContext&) -> PolicyMaker {
+       const auto delta = static_cast<std::uint32_t>(c.integer("lb.mprdma_delta"));
+       return [delta](PolicyContext ctx) { return std::make_unique<MprdmaPolicy>(std::move(ctx), delta); };
+     }}};
+const RegisterLb kMptcp{{{"mptcp",
+                          "MPTCP-like: packets spread over a fixed set of subflow EVs ([REPS] sec. 4.1).",
+                          {integer("lb.mptcp_subflows", 8, "subflows",
+                                   "mptcp: subflows per connection, each on its own fixed EV ([REPS] 4.1: 8).")
+                               .range(1, 1024)},
+                          {}},
+                         baseline_maker<MptcpPolicy>()}};
+const RegisterLb kBitmap{
+    {{"bitmap",
+      "Bitmap: per-EV penalty counters for ECN, NACKs and timeouts ([REPS] sec. 4.1).",
+      {
+          integer("lb.bitmap_evs", 256, "EVs", "bitmap: EVs per connection with a penalty counter.").range(1, 1 << 24),
+          integer("lb.bitmap_ecn_penalty", 1, "draws", "bitmap: penalty added to an EV per ECN-marked ACK.")
+              .range(0, 255),
+          integer("lb.bitmap_nack_penalty", 4, "draws", "bitmap: penalty added to an EV per NACK.").range(0, 255),
+          integer("lb.bitmap_timeout_penalty", 16, "draws", "bitmap: penalty added to an EV per timeout.")
+              .range(0, 255),
+      },
+      {}},
+     baseline_maker<BitmapPolicy>()}};
 }  // namespace
 
 }  // namespace lbsim::lb

@@ -37,9 +37,8 @@ EvEntryList::EvEntryList(const std::vector<EvEntry>& entries, double w_scale) : 
     cum_[i] = sum;
     by_ev_[i] = static_cast<std::uint16_t>(i);
   }
-  std::sort(by_ev_.begin(), by_ev_.end(), [this](std::uint16_t a, std::uint16_t b) {
-    return ev_[a] != ev_[b] ? ev_[a] < ev_[b] : a < b;
-  });
+  std::sort(by_ev_.begin(), by_ev_.end(),
+            [this](std::uint16_t a, std::uint16_t b) { return ev_[a] != ev_[b] ? ev_[a] < ev_[b] : a < b; });
 }
 
 double EvEntryList::weight(std::size_t i) const { return eq1_weight(latency(i), longest_, w_scale_); }

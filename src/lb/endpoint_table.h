@@ -22,9 +22,9 @@ inline std::uint8_t ev_meta(bool non_minimal, int hops) {
 }
 
 struct EvEntry {
-  std::uint16_t ev = 0;       // EV1 << 8 | EV2
-  std::uint8_t meta = 0;      // see ev_meta
-  SimTime latency = 0;        // Table I latency of the path
+  std::uint16_t ev = 0;   // EV1 << 8 | EV2
+  std::uint8_t meta = 0;  // see ev_meta
+  SimTime latency = 0;    // Table I latency of the path
   bool minimal() const { return !(meta & kMetaNonMinimal); }
 };
 
@@ -60,11 +60,11 @@ class EvEntryList {
   std::size_t bytes() const;
 
  private:
-  std::vector<std::uint16_t> ev_;      // EV1 << 8 | EV2 per entry
-  std::vector<std::uint8_t> meta_;     // ev_meta per entry
-  std::vector<std::uint16_t> lat_;     // per entry: index into latencies_
-  std::vector<SimTime> latencies_;     // distinct latencies, increasing
-  std::vector<std::uint16_t> by_ev_;   // entry indices in (ev, index) order
+  std::vector<std::uint16_t> ev_;     // EV1 << 8 | EV2 per entry
+  std::vector<std::uint8_t> meta_;    // ev_meta per entry
+  std::vector<std::uint16_t> lat_;    // per entry: index into latencies_
+  std::vector<SimTime> latencies_;    // distinct latencies, increasing
+  std::vector<std::uint16_t> by_ev_;  // entry indices in (ev, index) order
   std::vector<double> cum_;
   SimTime longest_ = 0;
   double w_scale_ = 1.0;
@@ -84,12 +84,12 @@ std::size_t sample_cumulative(const std::vector<double>& cum, double u);
 
 // Tuning of OPS (w), Spritz-Scout, Spritz-Spray and Flicr ([lb] keys, [Spritz] Table II, IV).
 struct SpritzParams {
-  std::uint32_t buffer_size = 8;        // buffer_paths positions (sec. IV step 1)
-  std::uint32_t explore_threshold = 44; // Table II: 44 packets (~0.5 BDP)
-  std::uint32_t ecn_threshold = 8;      // Table II: 8 packets (~0.1 BDP)
-  double min_bias_factor = 100;         // Alg. 2 l. 24: w[0] <- min_bias_factor
-  double ecn_bias_rate = 0.9;           // Alg. 2 l. 23: "ecn_rate > 90%"
-  SimTime restore_interval = 0;         // global timer restoring timed-out weights; 0 = 10 x RTO
+  std::uint32_t buffer_size = 8;         // buffer_paths positions (sec. IV step 1)
+  std::uint32_t explore_threshold = 44;  // Table II: 44 packets (~0.5 BDP)
+  std::uint32_t ecn_threshold = 8;       // Table II: 8 packets (~0.1 BDP)
+  double min_bias_factor = 100;          // Alg. 2 l. 24: w[0] <- min_bias_factor
+  double ecn_bias_rate = 0.9;            // Alg. 2 l. 23: "ecn_rate > 90%"
+  SimTime restore_interval = 0;          // global timer restoring timed-out weights; 0 = 10 x RTO
   // Our extension, off by default (Alg. 2 as written): Scout ignores unmarked ACKs of a path for
   // this many base RTTs after removing it, so the ACKs of packets already in flight on it do not
   // put it straight back (docs/spritz.md).
@@ -98,7 +98,7 @@ struct SpritzParams {
   // (the EV entry list's order; default), true = the RTT its latest ACK measured (a congested path's
   // queueing delay then ranks it behind a longer free path). lb.spritz_scout_order.
   bool scout_order_measured = false;
-  double flicr_ecn_fraction = 0.5;      // Flicr: repath when this fraction of a base RTT's ACKs is marked
+  double flicr_ecn_fraction = 0.5;  // Flicr: repath when this fraction of a base RTT's ACKs is marked
 };
 
 }  // namespace lbsim::lb

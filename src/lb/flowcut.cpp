@@ -49,7 +49,10 @@ bool flowcut_sample(const FlowcutParams& p, MinRttTable& rmin, DrainState& s, Si
 
 FlowcutNicPolicy::FlowcutNicPolicy(PolicyContext ctx, const FlowcutParams& p, SimTime pause_timeout,
                                    std::shared_ptr<FlowcutNicShared> shared)
-    : ctx_(std::move(ctx)), p_(p), pause_timeout_(pause_timeout), shared_(std::move(shared)),
+    : ctx_(std::move(ctx)),
+      p_(p),
+      pause_timeout_(pause_timeout),
+      shared_(std::move(shared)),
       ev_(static_cast<std::uint32_t>(ctx_.rng.below(ctx_.ev_space))),
       ds_(DrainState::initial(p.reference, ctx_.base_rtt)) {
   caps_ = kCapHold | kCapAckDetail;
@@ -123,66 +126,97 @@ std::vector<std::string> select_choices() { return {"auto", "least_loaded", "uga
 
 [[maybe_unused]] const bool declared = [] {
   declare({
-      real("flowcut.rtt_ratio", 4.0, "x", "Flowcut: drain a flow when the EWMA of its normalised RTT exceeds this ([Flowcut] sec. II-B; 4 in sec. III-C2).").range(1.0, 1e6),
-      real("flowcut.alpha", 0.12, "", "Flowcut: EWMA weight of the newest normalised RTT (the authors' runs: 0.12).").range(1e-6, 1.0),
-      real("flowcut.change_threshold", 0.0, "", "Flowcut: drain when the EWMA of the change of the normalised RTT between ACKs exceeds this; 0 = off (sec. II-B gives no value).").range(0, 1e6),
-      text("flowcut.reference", "hop_min", "Flowcut: hop_min = normalise by the device's minimum RTT per hop count after subtracting p*h*t (sec. II-B); flow_min = the authors' code: raw-RTT EWMA against the flow's own minimum.").one_of({"hop_min", "flow_min"}),
-      text("flowcut.nic_rehash", "every_flowcut", "flowcut_nic: new EV for every new flowcut (a flow with nothing in flight, sec. II-A) or only after a drain (the authors' code).").one_of({"every_flowcut", "after_drain"}),
-      text("flowcut.pause", "fgfc", "flowcut_ingress/full: how the ingress switch pauses the source: fgfc = per-flow XOFF/XON frames, pfc = pause the source NIC's traffic class (sec. II-B).").one_of({"fgfc", "pfc"}),
-      bytes("flowcut.pause_bytes", 64, "flowcut_ingress/full: wire size of an XOFF/XON frame (a minimum Ethernet frame).").range(1, 1 << 20),
-      text("flowcut.select", "auto", "flowcut_ingress/full: output port of a new flowcut: least_loaded (up/down, least-loaded shortest-path port), ugal (UGAL-L at the source switch), auto = ugal on Dragonfly, else least_loaded (sec. II-A).").one_of(&select_choices),
+      real("flowcut.rtt_ratio", 4.0, "x",
+           "Flowcut: drain a flow when the EWMA of its normalised RTT exceeds this ([Flowcut] sec. II-B; 4 in sec. "
+           "III-C2).")
+          .range(1.0, 1e6),
+      real("flowcut.alpha", 0.12, "", "Flowcut: EWMA weight of the newest normalised RTT (the authors' runs: 0.12).")
+          .range(1e-6, 1.0),
+      real("flowcut.change_threshold", 0.0, "",
+           "Flowcut: drain when the EWMA of the change of the normalised RTT between ACKs exceeds this; 0 = off (sec. "
+           "II-B gives no value).")
+          .range(0, 1e6),
+      text("flowcut.reference", "hop_min",
+           "Flowcut: hop_min = normalise by the device's minimum RTT per hop count after subtracting p*h*t (sec. "
+           "II-B); flow_min = the authors' code: raw-RTT EWMA against the flow's own minimum.")
+          .one_of({"hop_min", "flow_min"}),
+      text("flowcut.nic_rehash", "every_flowcut",
+           "flowcut_nic: new EV for every new flowcut (a flow with nothing in flight, sec. II-A) or only after a drain "
+           "(the authors' code).")
+          .one_of({"every_flowcut", "after_drain"}),
+      text("flowcut.pause", "fgfc",
+           "flowcut_ingress/full: how the ingress switch pauses the source: fgfc = per-flow XOFF/XON frames, pfc = "
+           "pause the source NIC's traffic class (sec. II-B).")
+          .one_of({"fgfc", "pfc"}),
+      bytes("flowcut.pause_bytes", 64,
+            "flowcut_ingress/full: wire size of an XOFF/XON frame (a minimum Ethernet frame).")
+          .range(1, 1 << 20),
+      text("flowcut.select", "auto",
+           "flowcut_ingress/full: output port of a new flowcut: least_loaded (up/down, least-loaded shortest-path "
+           "port), ugal (UGAL-L at the source switch), auto = ugal on Dragonfly, else least_loaded (sec. II-A).")
+          .one_of(&select_choices),
   });
   return true;
 }();
 
 const RegisterLb kFlowcutNic{{{"flowcut_nic",
-    "Flowcut, NIC only: one EV per flowcut; drain (hold) the flow when its RTT says congestion, then a new random EV ([Flowcut] sec. II-D).",
-    {}, {}},
-    [](const Config& c, const PolicyContext& run) -> PolicyMaker {
-      const FlowcutParams p = flowcut_params(c);
-      const SimTime pause = c.real("transport.pause_timeout_us") > 0 ? from_us(c.real("transport.pause_timeout_us")) : run.rto;
-      auto shared = std::make_shared<FlowcutNicShared>(run.hosts);
-      return [p, pause, shared](PolicyContext ctx) { return std::make_unique<FlowcutNicPolicy>(std::move(ctx), p, pause, shared); };
-    },
-    "flowcut_nic",
-    [](const std::vector<const EntropyPolicy*>& ps) {
-      std::uint64_t flowcuts = 0, drains = 0, timeouts = 0;
-      double drain_us = 0;
-      const FlowcutNicShared* shared = nullptr;
-      for (const auto* e : ps) {
-        const auto& f = static_cast<const FlowcutNicPolicy&>(*e);
-        flowcuts += f.flowcuts();
-        drains += f.drains();
-        timeouts += f.drain_timeouts();
-        drain_us += to_us(f.drain_time());
-        shared = &f.shared();
-      }
-      nlohmann::json j = {{"variant", "nic"}, {"flowcuts", flowcuts}, {"drains", drains}, {"drain_timeouts", timeouts},
-                          {"drain_us_total", drain_us}, {"entry_bytes", kFlowcutEntryBytes},
-                          {"min_rtt_table_bytes", MinRttTable::bytes()}};
-      if (shared) {
-        std::uint32_t peak = 0;
-        double peak_sum = 0, mean_max = 0, mean_sum = 0;
-        std::size_t n = 0;
-        for (const auto& u : shared->usage) {
-          if (u.peak == 0) continue;
-          ++n;
-          peak = std::max(peak, u.peak);
-          peak_sum += u.peak;
-          const double m = u.mean(shared->end);
-          mean_max = std::max(mean_max, m);
-          mean_sum += m;
-        }
-        const auto b = static_cast<double>(kFlowcutEntryBytes);
-        j["memory"] = {{"devices", n},
-                       {"peak_entries_max", peak},
-                       {"peak_bytes_max", peak * kFlowcutEntryBytes},
-                       {"peak_bytes_mean", n ? peak_sum * b / static_cast<double>(n) : 0.0},
-                       {"mean_bytes_max", mean_max * b},
-                       {"mean_bytes_mean", n ? mean_sum * b / static_cast<double>(n) : 0.0}};
-      }
-      return j;
-    }}};
+                               "Flowcut, NIC only: one EV per flowcut; drain (hold) the flow when its RTT says "
+                               "congestion, then a new random EV ([Flowcut] sec. II-D).",
+                               {},
+                               {}},
+                              [](const Config& c, const PolicyContext& run) -> PolicyMaker {
+                                const FlowcutParams p = flowcut_params(c);
+                                const SimTime pause = c.real("transport.pause_timeout_us") > 0
+                                                          ? from_us(c.real("transport.pause_timeout_us"))
+                                                          : run.rto;
+                                auto shared = std::make_shared<FlowcutNicShared>(run.hosts);
+                                return [p, pause, shared](PolicyContext ctx) {
+                                  return std::make_unique<FlowcutNicPolicy>(std::move(ctx), p, pause, shared);
+                                };
+                              },
+                              "flowcut_nic",
+                              [](const std::vector<const EntropyPolicy*>& ps) {
+                                std::uint64_t flowcuts = 0, drains = 0, timeouts = 0;
+                                double drain_us = 0;
+                                const FlowcutNicShared* shared = nullptr;
+                                for (const auto* e : ps) {
+                                  const auto& f = static_cast<const FlowcutNicPolicy&>(*e);
+                                  flowcuts += f.flowcuts();
+                                  drains += f.drains();
+                                  timeouts += f.drain_timeouts();
+                                  drain_us += to_us(f.drain_time());
+                                  shared = &f.shared();
+                                }
+                                nlohmann::json j = {{"variant", "nic"},
+                                                    {"flowcuts", flowcuts},
+                                                    {"drains", drains},
+                                                    {"drain_timeouts", timeouts},
+                                                    {"drain_us_total", drain_us},
+                                                    {"entry_bytes", kFlowcutEntryBytes},
+                                                    {"min_rtt_table_bytes", MinRttTable::bytes()}};
+                                if (shared) {
+                                  std::uint32_t peak = 0;
+                                  double peak_sum = 0, mean_max = 0, mean_sum = 0;
+                                  std::size_t n = 0;
+                                  for (const auto& u : shared->usage) {
+                                    if (u.peak == 0) continue;
+                                    ++n;
+                                    peak = std::max(peak, u.peak);
+                                    peak_sum += u.peak;
+                                    const double m = u.mean(shared->end);
+                                    mean_max = std::max(mean_max, m);
+                                    mean_sum += m;
+                                  }
+                                  const auto b = static_cast<double>(kFlowcutEntryBytes);
+                                  j["memory"] = {{"devices", n},
+                                                 {"peak_entries_max", peak},
+                                                 {"peak_bytes_max", peak * kFlowcutEntryBytes},
+                                                 {"peak_bytes_mean", n ? peak_sum * b / static_cast<double>(n) : 0.0},
+                                                 {"mean_bytes_max", mean_max * b},
+                                                 {"mean_bytes_mean", n ? mean_sum * b / static_cast<double>(n) : 0.0}};
+                                }
+                                return j;
+                              }}};
 }  // namespace
 
 }  // namespace lbsim::lb

@@ -38,14 +38,14 @@ enum class FlowcutRehash : std::uint8_t { EveryFlowcut, AfterDrain };
 enum class FlowcutPause : std::uint8_t { Fgfc, Pfc };
 
 struct FlowcutParams {
-  double rtt_ratio = 4.0;          // drain when the EWMA of the normalised RTT exceeds this
-  double alpha = 0.12;             // EWMA weight of the newest sample (authors' artifact: 0.12)
-  double change_threshold = 0.0;   // drain when the EWMA of the change exceeds this; 0 = off
+  double rtt_ratio = 4.0;         // drain when the EWMA of the normalised RTT exceeds this
+  double alpha = 0.12;            // EWMA weight of the newest sample (authors' artifact: 0.12)
+  double change_threshold = 0.0;  // drain when the EWMA of the change exceeds this; 0 = off
   FlowcutReference reference = FlowcutReference::HopMin;
   FlowcutRehash rehash = FlowcutRehash::EveryFlowcut;
   FlowcutPause pause = FlowcutPause::Fgfc;
-  Bytes pause_bytes = 64;          // an FGFC / PFC frame on the wire (minimum Ethernet frame)
-  std::string select = "auto";     // switch variants: the adaptive choice of a new flowcut
+  Bytes pause_bytes = 64;       // an FGFC / PFC frame on the wire (minimum Ethernet frame)
+  std::string select = "auto";  // switch variants: the adaptive choice of a new flowcut
 };
 
 // The [flowcut] keys (declared in flowcut.cpp), read once per run.
@@ -72,9 +72,9 @@ class MinRttTable {
 
 // The per-flowcut part of the detector (Table III: EWMA 2 B, last normalised RTT and change EWMA 4 B).
 struct DrainState {
-  double ewma = 1.0;     // EWMA of the normalised RTT (HopMin) or of the raw RTT in ps (FlowMin)
-  double last = 0.0;     // previous normalised RTT
-  double change = 0.0;   // EWMA of norm - last
+  double ewma = 1.0;              // EWMA of the normalised RTT (HopMin) or of the raw RTT in ps (FlowMin)
+  double last = 0.0;              // previous normalised RTT
+  double change = 0.0;            // EWMA of norm - last
   SimTime flow_min = kTimeNever;  // FlowMin: the flow's smallest RTT
   bool have_last = false;
 
@@ -156,9 +156,9 @@ class FlowcutNicPolicy final : public EntropyPolicy {
   std::shared_ptr<FlowcutNicShared> shared_;
   std::uint32_t ev_;
   DrainState ds_;
-  bool active_ = false;    // a flowcut is open (something was sent and not all of it acknowledged)
+  bool active_ = false;  // a flowcut is open (something was sent and not all of it acknowledged)
   bool draining_ = false;
-  bool drained_ = false;   // the last flowcut ended by a drain (AfterDrain rehash)
+  bool drained_ = false;  // the last flowcut ended by a drain (AfterDrain rehash)
   SimTime drain_start_ = 0;
   std::uint64_t flowcuts_ = 0, drains_ = 0, drain_timeouts_ = 0;
   SimTime drain_time_ = 0;

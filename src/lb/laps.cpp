@@ -92,18 +92,21 @@ std::uint64_t host_pair(std::int32_t a, std::int32_t b) {
 }  // namespace
 
 LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
-    : ctx_(std::move(ctx)), sh_(std::move(shared)),
+    : ctx_(std::move(ctx)),
+      sh_(std::move(shared)),
       rate_(ctx_.host_rate_bps, sh_->p.min_rate_bps, sh_->p.hyper_after),
       loss_(ctx_.candidates ? ctx_.candidates->base_latency.size() : 1) {
   if (!ctx_.candidates || ctx_.candidates->base_latency.empty())
-    throw UserError("lb.algorithm = \"laps\" needs routing.algorithm = \"source_route\" (its candidate paths are the EVs)");
+    throw UserError(
+        "lb.algorithm = \"laps\" needs routing.algorithm = \"source_route\" (its candidate paths are the EVs)");
   caps_ = kCapHold | kCapAckDetail | kCapPaths;
   // The idle latencies are those of a full data packet; with the sec. 3.2 header each packet is
   // extra_header(path) longer, which every link of the path serialises (store and forward).
   std::vector<SimTime> base = ctx_.candidates->base_latency;
   const auto& per_byte = ctx_.candidates->ps_per_byte;
   for (std::size_t i = 0; i < base.size() && i < per_byte.size(); ++i)
-    base[i] += static_cast<SimTime>(std::llround(static_cast<double>(extra_header(static_cast<std::uint32_t>(i))) * per_byte[i]));
+    base[i] += static_cast<SimTime>(
+        std::llround(static_cast<double>(extra_header(static_cast<std::uint32_t>(i))) * per_byte[i]));
   model_T_ = *std::max_element(base.begin(), base.end());
   if (sh_->p.rate_ns3) {
     const auto& slack = ctx_.candidates->slack;
@@ -322,63 +325,111 @@ nlohmann::json laps_summary(const std::vector<const EntropyPolicy*>& used) {
     pit_e = std::max(pit_e, e.second);
     pit_total += e.second;
   }
-  return {{"flows", sh.flows}, {"beta", sh.p.beta}, {"normalize", sh.p.normalize_max_base ? "max_base" : "us"},
-          {"idle", sh.p.idle_measured ? "measured" : "model"}, {"rate_rule", sh.p.rate_ns3 ? "ns3" : "paper"},
-          {"spray_paths", sh.p.spray_all ? "all" : "valid"}, {"clock_offset_us", sh.p.clock_offset_us},
-          {"probes_sent", sh.probes}, {"probe_answers", sh.probe_answers}, {"path_losses", sh.path_losses},
-          {"rate_decreases", dec}, {"rate_increases", inc}, {"hyper_phases", hyper},
-          {"pst_entries_max_per_host", pst_e}, {"pit_entries_max_per_host", pit_e}, {"pit_entries_total", pit_total},
-          {"pst_bytes_max_per_host", pst_b}, {"pit_bytes_max_per_host", pit_b}, {"host_pairs", sh.pits.size()}};
+  return {{"flows", sh.flows},
+          {"beta", sh.p.beta},
+          {"normalize", sh.p.normalize_max_base ? "max_base" : "us"},
+          {"idle", sh.p.idle_measured ? "measured" : "model"},
+          {"rate_rule", sh.p.rate_ns3 ? "ns3" : "paper"},
+          {"spray_paths", sh.p.spray_all ? "all" : "valid"},
+          {"clock_offset_us", sh.p.clock_offset_us},
+          {"probes_sent", sh.probes},
+          {"probe_answers", sh.probe_answers},
+          {"path_losses", sh.path_losses},
+          {"rate_decreases", dec},
+          {"rate_increases", inc},
+          {"hyper_phases", hyper},
+          {"pst_entries_max_per_host", pst_e},
+          {"pit_entries_max_per_host", pit_e},
+          {"pit_entries_total", pit_total},
+          {"pst_bytes_max_per_host", pst_b},
+          {"pit_bytes_max_per_host", pit_b},
+          {"host_pairs", sh.pits.size()}};
 }
 
-const RegisterLb kLaps{{{"laps", "LAPS: latency-aware softmax spraying over source-routed candidate paths, active probing, latency-based AIMD rate with NIC pacing, per-path loss detection ([LAPS] sec. 3; docs/laps.md). Needs routing.algorithm = source_route.",
-    {
-        real("lb.laps_beta", 1.0, "", "LAPS: beta of Eq. 1 (0 = uniform random spraying, large = the lowest-latency path; [LAPS] sec. 3.5 footnote: 1).").range(0, 1e9),
-        text("lb.laps_normalize", "max_base", "LAPS: latency d_i in Eq. 1: max_base = realVal / the pair's largest idle latency (the authors' ns-3 code), us = microseconds.").one_of({"max_base", "us"}),
-        text("lb.laps_idle", "model", "LAPS: idleVal (and T, the largest of them): model = the path's idle one-way latency from the topology; measured = the smallest one-way latency measured on the path (cancels clock offsets).").one_of({"model", "measured"}),
-        integer("lb.laps_hyper_after", 5, "increases", "LAPS: N, consecutive rate increases before the Hyper Rate Increase phase ([LAPS] sec. 3.6).").range(1, 1 << 20),
-        real("lb.laps_min_rate_gbps", 0.1, "Gb/s", "LAPS: the lowest rate a decrease goes to.").range(1e-6, 1e6),
-        flag("lb.laps_probing", true, "LAPS: active probing of stale paths ([LAPS] sec. 3.4)."),
-        flag("lb.laps_loss_detection", true, "LAPS: per-path loss detection from ACK order ([LAPS] sec. 3.7); off = only NACKs and the RTO."),
-        text("lb.laps_rate_rule", "paper", "LAPS: rate control: paper = decrease when every valid path's realVal exceeds T (the largest idle latency), one adjustment per 2T ([LAPS] sec. 3.6); ns3 = the authors' code: a path is slow above its own idle latency + one packet per link, every path counts, separate 2T timers for decreases and increases (docs/laps.md).").one_of({"paper", "ns3"}),
-        text("lb.laps_spray_paths", "valid", "LAPS: the paths Eq. 1 sprays over: valid = those without a pending probe ([LAPS] sec. 3.4), all = every candidate (the authors' ns-3 code).").one_of({"valid", "all"}),
-        real("lb.laps_clock_offset_us", 0, "us", "LAPS: each host's clock is off by a uniform draw in [-x, x] (the one-way latencies the sender reads carry receiver - sender offset).").range(0, 1e9),
-        text("lb.laps_header", "paper", "LAPS: the custom header of [LAPS] sec. 3.2 on every data packet, ACK, NACK and probe, on top of network.header_bytes: paper = Type + INT (1 + 16 + 48 bits: 9 B) + SR (1 B path length, 1 B node pointer, 4 B per anchor switch of the packet's path; the path's idle latencies grow with it); none = no bytes (the authors' ns-3 code carries these fields in packet tags).").one_of({"paper", "none"}),
-    },
-    {"routing.algorithm=\"source_route\""}},
-    [](const Config& c, const PolicyContext& run) -> PolicyMaker {
-      if (c.integer("transport.ack_every") != 1)
-        throw UserError(c.where("transport.ack_every") + "lb.algorithm = \"laps\" needs one ACK per data packet (transport.ack_every = 1): per-path loss detection reads every packet's ACK");
-      auto sh = std::make_shared<LapsShared>();
-      auto& p = sh->p;
-      p.beta = c.real("lb.laps_beta");
-      p.normalize_max_base = c.text("lb.laps_normalize") == "max_base";
-      p.idle_measured = c.text("lb.laps_idle") == "measured";
-      p.hyper_after = static_cast<int>(c.integer("lb.laps_hyper_after"));
-      p.min_rate_bps = c.real("lb.laps_min_rate_gbps") * 1e9;
-      p.probing = c.flag("lb.laps_probing");
-      p.loss_detection = c.flag("lb.laps_loss_detection");
-      p.clock_offset_us = c.real("lb.laps_clock_offset_us");
-      p.rate_ns3 = c.text("lb.laps_rate_rule") == "ns3";
-      p.spray_all = c.text("lb.laps_spray_paths") == "all";
-      p.header = c.text("lb.laps_header") == "paper";
-      sh->trace = c.flag("output.laps_trace");
-      if (p.clock_offset_us > 0) {
-        Rng rng(static_cast<std::uint64_t>(c.integer("run.seed")), hash_name("laps-clock"));
-        sh->clock_offset.resize(run.hosts);
-        for (auto& o : sh->clock_offset) o = static_cast<SimTime>((rng.uniform() * 2 - 1) * p.clock_offset_us * 1e6);
-      }
-      return [sh](PolicyContext ctx) { return std::make_unique<LapsPolicy>(std::move(ctx), sh); };
-    },
-    "laps", &laps_summary, nullptr,
-    [](const std::vector<const EntropyPolicy*>& used, const std::string& dir) {
-      const LapsShared& sh = dynamic_cast<const LapsPolicy&>(*used.front()).shared();
-      if (!sh.trace) return;
-      const auto path = std::filesystem::path(dir) / "laps_trace.csv";
-      std::ofstream f(path);
-      if (!f) throw UserError("cannot write " + path.string());
-      write_laps_trace(f, sh);
-    }}};
+const RegisterLb kLaps{
+    {{"laps",
+      "LAPS: latency-aware softmax spraying over source-routed candidate paths, active probing, latency-based AIMD "
+      "rate with NIC pacing, per-path loss detection ([LAPS] sec. 3; docs/laps.md). Needs routing.algorithm = "
+      "source_route.",
+      {
+          real("lb.laps_beta", 1.0, "",
+               "LAPS: beta of Eq. 1 (0 = uniform random spraying, large = the lowest-latency path; [LAPS] sec. 3.5 "
+               "footnote: 1).")
+              .range(0, 1e9),
+          text("lb.laps_normalize", "max_base",
+               "LAPS: latency d_i in Eq. 1: max_base = realVal / the pair's largest idle latency (the authors' ns-3 "
+               "code), us = microseconds.")
+              .one_of({"max_base", "us"}),
+          text("lb.laps_idle", "model",
+               "LAPS: idleVal (and T, the largest of them): model = the path's idle one-way latency from the topology; "
+               "measured = the smallest one-way latency measured on the path (cancels clock offsets).")
+              .one_of({"model", "measured"}),
+          integer("lb.laps_hyper_after", 5, "increases",
+                  "LAPS: N, consecutive rate increases before the Hyper Rate Increase phase ([LAPS] sec. 3.6).")
+              .range(1, 1 << 20),
+          real("lb.laps_min_rate_gbps", 0.1, "Gb/s", "LAPS: the lowest rate a decrease goes to.").range(1e-6, 1e6),
+          flag("lb.laps_probing", true, "LAPS: active probing of stale paths ([LAPS] sec. 3.4)."),
+          flag("lb.laps_loss_detection", true,
+               "LAPS: per-path loss detection from ACK order ([LAPS] sec. 3.7); off = only NACKs and the RTO."),
+          text("lb.laps_rate_rule", "paper",
+               "LAPS: rate control: paper = decrease when every valid path's realVal exceeds T (the largest idle "
+               "latency), one adjustment per 2T ([LAPS] sec. 3.6); ns3 = the authors' code: a path is slow above its "
+               "own idle latency + one packet per link, every path counts, separate 2T timers for decreases and "
+               "increases (docs/laps.md).")
+              .one_of({"paper", "ns3"}),
+          text("lb.laps_spray_paths", "valid",
+               "LAPS: the paths Eq. 1 sprays over: valid = those without a pending probe ([LAPS] sec. 3.4), all = "
+               "every candidate (the authors' ns-3 code).")
+              .one_of({"valid", "all"}),
+          real("lb.laps_clock_offset_us", 0, "us",
+               "LAPS: each host's clock is off by a uniform draw in [-x, x] (the one-way latencies the sender reads "
+               "carry receiver - sender offset).")
+              .range(0, 1e9),
+          text("lb.laps_header", "paper",
+               "LAPS: the custom header of [LAPS] sec. 3.2 on every data packet, ACK, NACK and probe, on top of "
+               "network.header_bytes: paper = Type + INT (1 + 16 + 48 bits: 9 B) + SR (1 B path length, 1 B node "
+               "pointer, 4 B per anchor switch of the packet's path; the path's idle latencies grow with it); none = "
+               "no bytes (the authors' ns-3 code carries these fields in packet tags).")
+              .one_of({"paper", "none"}),
+      },
+      {"routing.algorithm=\"source_route\""}},
+     [](const Config& c, const PolicyContext& run) -> PolicyMaker {
+       if (c.integer("transport.ack_every") != 1)
+         throw UserError(c.where("transport.ack_every") +
+                         "lb.algorithm = \"laps\" needs one ACK per data packet (transport.ack_every = 1): per-path "
+                         "loss detection reads every packet's ACK");
+       auto sh = std::make_shared<LapsShared>();
+       auto& p = sh->p;
+       p.beta = c.real("lb.laps_beta");
+       p.normalize_max_base = c.text("lb.laps_normalize") == "max_base";
+       p.idle_measured = c.text("lb.laps_idle") == "measured";
+       p.hyper_after = static_cast<int>(c.integer("lb.laps_hyper_after"));
+       p.min_rate_bps = c.real("lb.laps_min_rate_gbps") * 1e9;
+       p.probing = c.flag("lb.laps_probing");
+       p.loss_detection = c.flag("lb.laps_loss_detection");
+       p.clock_offset_us = c.real("lb.laps_clock_offset_us");
+       p.rate_ns3 = c.text("lb.laps_rate_rule") == "ns3";
+       p.spray_all = c.text("lb.laps_spray_paths") == "all";
+       p.header = c.text("lb.laps_header") == "paper";
+       sh->trace = c.flag("output.laps_trace");
+       if (p.clock_offset_us > 0) {
+         Rng rng(static_cast<std::uint64_t>(c.integer("run.seed")), hash_name("laps-clock"));
+         sh->clock_offset.resize(run.hosts);
+         for (auto& o : sh->clock_offset) o = static_cast<SimTime>((rng.uniform() * 2 - 1) * p.clock_offset_us * 1e6);
+       }
+       return [sh](PolicyContext ctx) { return std::make_unique<LapsPolicy>(std::move(ctx), sh); };
+     },
+     "laps",
+     &laps_summary,
+     nullptr,
+     [](const std::vector<const EntropyPolicy*>& used, const std::string& dir) {
+       const LapsShared& sh = dynamic_cast<const LapsPolicy&>(*used.front()).shared();
+       if (!sh.trace) return;
+       const auto path = std::filesystem::path(dir) / "laps_trace.csv";
+       std::ofstream f(path);
+       if (!f) throw UserError("cannot write " + path.string());
+       write_laps_trace(f, sh);
+     }}};
 }  // namespace
 
 }  // namespace lbsim::lb

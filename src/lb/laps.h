@@ -32,7 +32,8 @@ namespace lbsim::lb {
 // Eq. 1: P(i) = exp(-beta d_i) / sum_j exp(-beta d_j) over the entries with valid[i] (all if
 // `valid` is empty); invalid entries get 0. Computed relative to the smallest d (shift-invariant),
 // so a large beta gives argmax (ties share) and never overflows.
-std::vector<double> softmax_probabilities(const std::vector<double>& d, double beta, const std::vector<char>& valid = {});
+std::vector<double> softmax_probabilities(const std::vector<double>& d, double beta,
+                                          const std::vector<char>& valid = {});
 
 // [LAPS] sec. 3.6 rate control. update() is called on every ACK with whether all valid paths are
 // slower than T (the largest idle latency); at most one adjustment per 2T:
@@ -91,13 +92,13 @@ struct LapsParams {
   double min_rate_bps = 1e8;
   bool probing = true;
   bool loss_detection = true;
-  double clock_offset_us = 0;      // per-host clock offsets drawn uniformly in [-x, x]
+  double clock_offset_us = 0;  // per-host clock offsets drawn uniformly in [-x, x]
   // lb.laps_rate_rule = "ns3" (the authors' code): a path is slow when realVal > its own idle latency +
   // one packet per link; every path counts (pending or not); T = the largest of those thresholds;
   // separate 2T timers for decrease and increase (LapsRate::update_ns3).
   bool rate_ns3 = false;
-  bool spray_all = false;          // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
-  bool header = true;              // lb.laps_header = "paper": the sec. 3.2 header's bytes on the wire
+  bool spray_all = false;  // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
+  bool header = true;      // lb.laps_header = "paper": the sec. 3.2 header's bytes on the wire
 };
 
 // Bytes of LAPS's custom header ([LAPS] sec. 3.2) on a packet whose path has `anchors` anchor
@@ -110,25 +111,25 @@ constexpr Bytes laps_header_bytes(std::uint32_t anchors) { return 9 + 2 + 4 * st
 // docs/outputs.md laps_trace.csv): for measuring the rate control of sec. 3.6 over time.
 struct LapsTraceRow {
   SimTime now = 0, sent = 0;
-  SimTime one_way = 0;       // as the network delivered it (arrival at the receiver - send time)
-  SimTime read = 0;          // as LAPS read it (with the hosts' clock offsets)
-  SimTime T = 0;             // the threshold of the decision
-  SimTime min_valid = 0;     // the smallest realVal over the valid paths (-1: none valid)
+  SimTime one_way = 0;    // as the network delivered it (arrival at the receiver - send time)
+  SimTime read = 0;       // as LAPS read it (with the hosts' clock offsets)
+  SimTime T = 0;          // the threshold of the decision
+  SimTime min_valid = 0;  // the smallest realVal over the valid paths (-1: none valid)
   std::uint32_t flow = 0, path = 0;
   std::int32_t src = -1, dst = -1;
   Bytes bytes = 0;
   std::uint8_t valid = 0, slow = 0;  // valid paths, and those of them above T
   std::int8_t action = 0;            // LapsRate::update: -1 decrease, +1 increase, 0 none
   bool probe = false, hyper = false;
-  double cur_bps = 0, exp_bps = 0;   // after the decision
+  double cur_bps = 0, exp_bps = 0;  // after the decision
 };
 
 struct PitEntry {
-  bool pending = false;   // a probe is out: excluded from spraying ("valid" = !pending)
+  bool pending = false;  // a probe is out: excluded from spraying ("valid" = !pending)
   bool measured = false;
-  SimTime time = 0;       // latest measurement (or probe) time
-  SimTime idle = 0;       // idleVal
-  SimTime real = 0;       // realVal
+  SimTime time = 0;  // latest measurement (or probe) time
+  SimTime idle = 0;  // idleVal
+  SimTime real = 0;  // realVal
 };
 
 // Run-wide state of the plug-in: the PITs by host pair, the hosts' clock offsets, counters.
@@ -136,10 +137,10 @@ struct LapsShared {
   LapsParams p;
   std::unordered_map<std::uint64_t, std::vector<PitEntry>> pits;
   std::unordered_map<std::uint64_t, std::uint8_t> max_anchors;  // per pair, for the table sizes
-  std::vector<SimTime> clock_offset;  // per host
+  std::vector<SimTime> clock_offset;                            // per host
   std::uint64_t probes = 0, probe_answers = 0, path_losses = 0, flows = 0;
   std::uint64_t decreases = 0, increases = 0, hyper_phases = 0;
-  bool trace = false;                  // output.laps_trace
+  bool trace = false;  // output.laps_trace
   std::vector<LapsTraceRow> trace_rows;
 };
 

@@ -12,7 +12,8 @@ void write_laps_trace(std::ostream& os, const LapsShared& sh) {
   std::string line;
   for (const auto& r : sh.trace_rows) {
     line.clear();
-    fmt::format_to(std::back_inserter(line), "{:.6f},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{:.6g},{:.6g},{},{}\n",
+    fmt::format_to(std::back_inserter(line),
+                   "{:.6f},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{:.6g},{:.6g},{},{}\n",
                    to_us(r.now), r.flow, r.src, r.dst, r.path, r.probe ? 1 : 0, to_us(r.sent), to_us(r.one_way),
                    to_us(r.read), to_us(r.T), r.min_valid < 0 ? -1.0 : to_us(r.min_valid), r.valid, r.slow, r.action,
                    r.cur_bps / 1e9, r.exp_bps / 1e9, r.hyper ? 1 : 0, r.bytes);

@@ -29,16 +29,16 @@ struct SendView {
 // One ACK as the transport saw it, for policies that ask for it (kCapAckDetail).
 struct AckDetail {
   SimTime now = 0;
-  SimTime rtt = 0;            // now - the echoed send time of the data packet
+  SimTime rtt = 0;  // now - the echoed send time of the data packet
   std::uint32_t ev = 0, psn = 0;
-  int hops = 0;               // switches the data packet crossed (net::Packet::echo_hops)
-  Bytes bytes = 0;            // wire bytes of the data packet(s) the ACK answers
-  SimTime tx_per_hop = 0;     // their transmission time at the NIC's rate
-  Bytes inflight = 0;         // the flow's bytes in flight after this ACK
+  int hops = 0;            // switches the data packet crossed (net::Packet::echo_hops)
+  Bytes bytes = 0;         // wire bytes of the data packet(s) the ACK answers
+  SimTime tx_per_hop = 0;  // their transmission time at the NIC's rate
+  Bytes inflight = 0;      // the flow's bytes in flight after this ACK
   bool ecn = false;
-  SimTime one_way = 0;        // receiver's arrival time - sender's send time of the data packet
-  bool probe = false;         // the answer to a probe (kCapProbe): no PSN, no data
-  SimTime sent = 0;           // the echoed send time of the data packet (identifies the transmission)
+  SimTime one_way = 0;  // receiver's arrival time - sender's send time of the data packet
+  bool probe = false;   // the answer to a probe (kCapProbe): no PSN, no data
+  SimTime sent = 0;     // the echoed send time of the data packet (identifies the transmission)
 };
 
 // hold() answers: send now, or the time to ask again (kTimeNever: at the flow's next ACK, NACK or
@@ -59,7 +59,7 @@ inline constexpr std::uint8_t kCapPrefetch = 8;
 struct CandidateSet {
   std::vector<SimTime> base_latency;
   std::vector<std::uint8_t> anchors;
-  std::vector<SimTime> slack;  // one full packet's serialisation per link (the ns-3 code's congestion margin)
+  std::vector<SimTime> slack;       // one full packet's serialisation per link (the ns-3 code's congestion margin)
   std::vector<double> ps_per_byte;  // per path: the sum over its links of 8 / rate, in ps per byte
 };
 
@@ -80,7 +80,7 @@ struct PolicyContext {
   // LAPS: the candidate paths of the connection's switch pair under source_route routing (the EV of a
   // packet is the index of its path), with their idle one-way latencies; null otherwise.
   const CandidateSet* candidates = nullptr;
-  double host_rate_bps = 0;           // the sender's NIC rate (rate-based policies)
+  double host_rate_bps = 0;  // the sender's NIC rate (rate-based policies)
 };
 
 class EntropyPolicy {
@@ -149,9 +149,7 @@ class FixedEvPolicy final : public EntropyPolicy {
 class OpsPolicy final : public EntropyPolicy {
  public:
   explicit OpsPolicy(PolicyContext ctx) : ctx_(std::move(ctx)) {}
-  std::uint32_t next_ev(SimTime) override {
-    return static_cast<std::uint32_t>(ctx_.rng.below(ctx_.ev_space));
-  }
+  std::uint32_t next_ev(SimTime) override { return static_cast<std::uint32_t>(ctx_.rng.below(ctx_.ev_space)); }
 
  private:
   PolicyContext ctx_;

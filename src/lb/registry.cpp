@@ -11,7 +11,8 @@ namespace {
 std::vector<std::string> lb_names() { return balancers().names(); }
 
 [[maybe_unused]] const bool declared = [] {
-  config::declare({config::text("lb.algorithm", "ops", "Sender-side load balancer (EV choice per packet).").one_of(&lb_names)});
+  config::declare(
+      {config::text("lb.algorithm", "ops", "Sender-side load balancer (EV choice per packet).").one_of(&lb_names)});
   return true;
 }();
 }  // namespace

@@ -11,8 +11,7 @@
 
 namespace lbsim::lb {
 
-RepsPolicy::RepsPolicy(PolicyContext ctx, const RepsParams& params)
-    : p_(params), ctx_(std::move(ctx)) {
+RepsPolicy::RepsPolicy(PolicyContext ctx, const RepsParams& params) : p_(params), ctx_(std::move(ctx)) {
   if (p_.buffer_size == 0) throw UserError("lb.reps_buffer_size must be at least 1");
   buf_.resize(p_.buffer_size);
   if (p_.freezing_timeout <= 0) p_.freezing_timeout = ctx_.rto;
@@ -30,10 +29,8 @@ std::size_t RepsPolicy::state_bits() const {
   // Table 1: per element cachedEV + isValid; head 8, numberOfValidEVs 8, exitFreezingMode 32,
   // isFreezingMode 1, exploreCounter 8. 8 elements of 16+1 bits: 193 bits; 1 element: 74 bits.
   // In Reuse mode the validity bit becomes a use counter.
-  const std::uint32_t valid_bits =
-      reuse_uses_ <= 1 ? 1 : static_cast<std::uint32_t>(std::bit_width(reuse_uses_));
-  return static_cast<std::size_t>(p_.buffer_size) * (ev_field_bits(ctx_.ev_space) + valid_bits) + 8 + 8 +
-         32 + 1 + 8;
+  const std::uint32_t valid_bits = reuse_uses_ <= 1 ? 1 : static_cast<std::uint32_t>(std::bit_width(reuse_uses_));
+  return static_cast<std::size_t>(p_.buffer_size) * (ev_field_bits(ctx_.ev_space) + valid_bits) + 8 + 8 + 32 + 1 + 8;
 }
 
 // Alg. 1 ONACK, lines 9-14 (the ECN check of l. 6 is done by the caller).
@@ -56,9 +53,13 @@ void RepsPolicy::cache(std::uint32_t ev, SimTime now) {
 
 void RepsPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
   switch (kind) {
-    case Feedback::Ack: cache(ev, now); break;
-    case Feedback::AckEcn: break;  // Alg. 1 l. 6-8: ECN-marked ACKs are not recycled
-    case Feedback::Nack: break;    // a trimmed packet is congestion, not a failure (App. A)
+    case Feedback::Ack:
+      cache(ev, now);
+      break;
+    case Feedback::AckEcn:
+      break;  // Alg. 1 l. 6-8: ECN-marked ACKs are not recycled
+    case Feedback::Nack:
+      break;  // a trimmed packet is congestion, not a failure (App. A)
     case Feedback::Timeout:
       if (is_failure(now)) {
         ++failures_;
@@ -160,11 +161,13 @@ RepsParams reps_params(const Config& c, const PolicyContext& run) {
   RepsParams p;
   p.buffer_size = static_cast<std::uint32_t>(c.integer("lb.reps_buffer_size"));
   p.freezing = c.flag("lb.reps_freezing");
-  p.freezing_timeout = c.real("lb.reps_freezing_timeout_us") > 0 ? from_us(c.real("lb.reps_freezing_timeout_us")) : run.rto;
+  p.freezing_timeout =
+      c.real("lb.reps_freezing_timeout_us") > 0 ? from_us(c.real("lb.reps_freezing_timeout_us")) : run.rto;
   p.idle_timeout = from_us(c.real("lb.reps_idle_us"));
   const auto& mode = c.text("lb.reps_ack_mode");
   p.ack_mode = mode == "carry" ? RepsAckMode::Carry : mode == "reuse" ? RepsAckMode::Reuse : RepsAckMode::Plain;
-  p.reuse = static_cast<std::uint32_t>(c.integer("lb.reps_reuse") > 0 ? c.integer("lb.reps_reuse") : c.integer("transport.ack_every"));
+  p.reuse = static_cast<std::uint32_t>(c.integer("lb.reps_reuse") > 0 ? c.integer("lb.reps_reuse")
+                                                                      : c.integer("transport.ack_every"));
   p.failure_rtt_factor = c.real("lb.reps_failure_rtt_factor");
   return p;
 }
@@ -185,8 +188,12 @@ class RepsFold final : public SummaryFold {
   }
   std::unique_ptr<SummaryFold> clone() const override { return std::make_unique<RepsFold>(*this); }
   nlohmann::json json() const override {
-    return {{"state_bits", bits_}, {"state_bytes", (bits_ + 7) / 8}, {"flows", flows_}, {"failures_detected", failures_},
-            {"freeze_entries", entries_}, {"flows_frozen", frozen_},
+    return {{"state_bits", bits_},
+            {"state_bytes", (bits_ + 7) / 8},
+            {"flows", flows_},
+            {"failures_detected", failures_},
+            {"freeze_entries", entries_},
+            {"flows_frozen", frozen_},
             {"first_freeze_us", first_ < 0 ? nlohmann::json(nullptr) : nlohmann::json(to_us(first_))}};
   }
 
@@ -202,22 +209,42 @@ nlohmann::json reps_summary(const std::vector<const EntropyPolicy*>& policies) {
   return fold.json();
 }
 
-const RegisterLb kReps{{{"reps", "REPS: recycled entropies with freezing mode on failures ([REPS] Alg. 1-2, sec. 3).",
-    {
-        integer("lb.reps_buffer_size", 8, "EVs", "REPS: circular buffer elements ([REPS] sec. 3.1: 8; Table 1 sizes the state for 1 and 8).").range(1, 255),
-        flag("lb.reps_freezing", true, "REPS: enter freezing mode on a detected failure ([REPS] sec. 3.2; off = App. C.4)."),
-        real("lb.reps_freezing_timeout_us", 0, "us", "REPS: time in freezing mode before exploring again; 0 = the RTO.").range(0, 1e12),
-        real("lb.reps_idle_us", 0, "us", "REPS: a connection that sent nothing for this long counts as new and explores its first BDP again; 0 = never.").range(0, 1e12),
-        text("lb.reps_ack_mode", "plain", "REPS with ACK coalescing ([REPS] sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each cached EV is used reps_reuse times).").one_of({"plain", "carry", "reuse"}),
-        integer("lb.reps_reuse", 0, "uses", "REPS reuse mode: uses per cached EV; 0 = transport.ack_every.").range(0, 255),
-        real("lb.reps_failure_rtt_factor", 2.0, "x min RTT", "REPS without trimming (App. A): a timeout is a failure when the ACKs of the preceding one to two RTOs had RTTs all below this multiple of the connection's smallest RTT (no recent ACK: not a failure).").range(0, 1e6),
-    },
-    {}},
-    [](const Config& c, const PolicyContext& run) -> PolicyMaker {
-      const RepsParams p = reps_params(c, run);
-      return [p](PolicyContext ctx) { return std::make_unique<RepsPolicy>(std::move(ctx), p); };
-    },
-    "reps", &reps_summary, [] { return std::unique_ptr<SummaryFold>(std::make_unique<RepsFold>()); }}};
+const RegisterLb kReps{
+    {{"reps",
+      "REPS: recycled entropies with freezing mode on failures ([REPS] Alg. 1-2, sec. 3).",
+      {
+          integer("lb.reps_buffer_size", 8, "EVs",
+                  "REPS: circular buffer elements ([REPS] sec. 3.1: 8; Table 1 sizes the state for 1 and 8).")
+              .range(1, 255),
+          flag("lb.reps_freezing", true,
+               "REPS: enter freezing mode on a detected failure ([REPS] sec. 3.2; off = App. C.4)."),
+          real("lb.reps_freezing_timeout_us", 0, "us",
+               "REPS: time in freezing mode before exploring again; 0 = the RTO.")
+              .range(0, 1e12),
+          real("lb.reps_idle_us", 0, "us",
+               "REPS: a connection that sent nothing for this long counts as new and explores its first BDP again; 0 = "
+               "never.")
+              .range(0, 1e12),
+          text("lb.reps_ack_mode", "plain",
+               "REPS with ACK coalescing ([REPS] sec. 4.5.1): plain (the ACK's own EV), carry (ACK + Carry EVs: the "
+               "ACK carries every non-ECN EV it covers, at most 8; needs ev_bits <= 16), reuse (ACK + Reuse EVs: each "
+               "cached EV is used reps_reuse times).")
+              .one_of({"plain", "carry", "reuse"}),
+          integer("lb.reps_reuse", 0, "uses", "REPS reuse mode: uses per cached EV; 0 = transport.ack_every.")
+              .range(0, 255),
+          real("lb.reps_failure_rtt_factor", 2.0, "x min RTT",
+               "REPS without trimming (App. A): a timeout is a failure when the ACKs of the preceding one to two RTOs "
+               "had RTTs all below this multiple of the connection's smallest RTT (no recent ACK: not a failure).")
+              .range(0, 1e6),
+      },
+      {}},
+     [](const Config& c, const PolicyContext& run) -> PolicyMaker {
+       const RepsParams p = reps_params(c, run);
+       return [p](PolicyContext ctx) { return std::make_unique<RepsPolicy>(std::move(ctx), p); };
+     },
+     "reps",
+     &reps_summary,
+     [] { return std::unique_ptr<SummaryFold>(std::make_unique<RepsFold>()); }}};
 
 [[maybe_unused]] const bool checked = [] {
   declare_check([](const Config& c) {

@@ -64,7 +64,7 @@ class RepsPolicy final : public EntropyPolicy {
   // what an ACK adds (on_rtt), then the context (its RNG draws the exploring EVs) and the counters
   // only the summary reads (prefetch() asks for them all).
   std::uint32_t head_ = 0, valid_ = 0, explore_ = 0, written_ = 0;
-  std::uint32_t reuse_uses_ = 1;  // uses granted to a cached EV
+  std::uint32_t reuse_uses_ = 1;    // uses granted to a cached EV
   std::uint32_t reuse_cursor_ = 0;  // Reuse mode: next element to serve
   bool freezing_ = false;
   std::vector<Element> buf_;

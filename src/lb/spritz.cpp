@@ -24,9 +24,8 @@ OpsEntryPolicy::OpsEntryPolicy(PolicyContext ctx, Weighting w)
     : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), weighting_(w) {}
 
 std::uint32_t OpsEntryPolicy::next_ev(SimTime) {
-  const std::size_t i = weighting_ == Weighting::Uniform
-                            ? static_cast<std::size_t>(ctx_.rng.below(paths_.size()))
-                            : sample_cumulative(paths_.cumulative(), ctx_.rng.uniform());
+  const std::size_t i = weighting_ == Weighting::Uniform ? static_cast<std::size_t>(ctx_.rng.below(paths_.size()))
+                                                         : sample_cumulative(paths_.cumulative(), ctx_.rng.uniform());
   return paths_.ev(i);
 }
 
@@ -109,10 +108,10 @@ std::uint32_t SpritzPolicy::next_ev(SimTime now) {
     packet_count_ = 0;
     return sample();
   }
-  ++packet_count_;                              // l. 7
-  if (count_ == 0) return sample();             // l. 8-10
-  const std::uint32_t i = buf_[head_];          // l. 12: front element
-  if (kind_ == Kind::Spray) {                   // l. 13-14: only Spritz-Spray consumes it
+  ++packet_count_;                      // l. 7
+  if (count_ == 0) return sample();     // l. 8-10
+  const std::uint32_t i = buf_[head_];  // l. 12: front element
+  if (kind_ == Kind::Spray) {           // l. 13-14: only Spritz-Spray consumes it
     head_ = (head_ + 1) % buf_.size();
     --count_;
   }
@@ -267,18 +266,49 @@ SpritzParams spritz_params(const Config& c, const PolicyContext& run) {
 
 // The family's shared tuning ([Spritz] sec. IV, V-A, Table II), read by every variant.
 [[maybe_unused]] const bool declared = [] {
-  declare({
-      integer("lb.spritz_buffer_size", 8, "EVs", "Spritz-Scout/-Spray: positions of buffer_paths, the cache of good paths ([Spritz] sec. IV: 8).").range(1, 255),
-      integer("lb.spritz_explore_threshold", 44, "packets", "Spritz-Scout/-Spray: Alg. 1 samples a fresh path once packet_count exceeds this (Table II: 44, ~0.5 BDP).").range(0, 1e9),
-      integer("lb.spritz_ecn_threshold", 8, "packets", "Spritz-Scout: a cached path is dropped after more than this many ECN-marked ACKs (Alg. 2, Table II: 8).").range(0, 65535),
-      real("lb.spritz_w_scale", 3, "", "ops_w / spritz_*_w / flicr_w: Eq. 1 weights stretched as 1 + w_scale (lat_longest / lat_i - 1); the longest path keeps 1.0 (sec. V-A: 3; docs/spritz.md).").range(0, 1e6),
-      real("lb.spritz_min_bias_factor", 100, "weight", "Spritz-Scout/-Spray: w[0] (shortest path) while the ECN rate of a base RTT exceeds spritz_ecn_bias_rate (Alg. 2 l. 23-24).").range(0, 1e12),
-      real("lb.spritz_ecn_bias_rate", 0.9, "fraction of ACKs", "Spritz-Scout/-Spray: ECN rate above which the sender biases towards the minimal path (Alg. 2: 90%).").range(0, 1),
-      real("lb.spritz_reinsert_holdoff_rtts", 0, "base RTTs", "Spritz-Scout, our extension (0 = Alg. 2 as written): after removing a path, ignore its unmarked ACKs for this many base RTTs so the ACKs of packets already in flight on it do not re-insert it (docs/spritz.md).").range(0, 1e6),
-      text("lb.spritz_scout_order", "table1", "Spritz-Scout: the latency Alg. 2 l. 4 inserts a good path by: table1 = the path's Table I latency (the EV entry list's order), measured = the RTT its latest ACK measured (docs/spritz.md \"Scout\").").one_of({"table1", "measured"}),
-      real("lb.spritz_restore_us", 0, "us", "Spritz-Scout/-Spray: global timer that restores the Eq. 1 weight of timed-out paths (sec. IV-A); 0 = 10 x RTO.").range(0, 1e12),
-      real("lb.flicr_ecn_fraction", 0.5, "fraction of ACKs", "Flicr: move to a new path when more than this fraction of one base RTT's ACKs is ECN-marked (sec. V-A).").range(0, 1),
-  }, "spritz family");
+  declare(
+      {
+          integer("lb.spritz_buffer_size", 8, "EVs",
+                  "Spritz-Scout/-Spray: positions of buffer_paths, the cache of good paths ([Spritz] sec. IV: 8).")
+              .range(1, 255),
+          integer("lb.spritz_explore_threshold", 44, "packets",
+                  "Spritz-Scout/-Spray: Alg. 1 samples a fresh path once packet_count exceeds this (Table II: 44, ~0.5 "
+                  "BDP).")
+              .range(0, 1e9),
+          integer(
+              "lb.spritz_ecn_threshold", 8, "packets",
+              "Spritz-Scout: a cached path is dropped after more than this many ECN-marked ACKs (Alg. 2, Table II: 8).")
+              .range(0, 65535),
+          real("lb.spritz_w_scale", 3, "",
+               "ops_w / spritz_*_w / flicr_w: Eq. 1 weights stretched as 1 + w_scale (lat_longest / lat_i - 1); the "
+               "longest path keeps 1.0 (sec. V-A: 3; docs/spritz.md).")
+              .range(0, 1e6),
+          real("lb.spritz_min_bias_factor", 100, "weight",
+               "Spritz-Scout/-Spray: w[0] (shortest path) while the ECN rate of a base RTT exceeds "
+               "spritz_ecn_bias_rate (Alg. 2 l. 23-24).")
+              .range(0, 1e12),
+          real("lb.spritz_ecn_bias_rate", 0.9, "fraction of ACKs",
+               "Spritz-Scout/-Spray: ECN rate above which the sender biases towards the minimal path (Alg. 2: 90%).")
+              .range(0, 1),
+          real("lb.spritz_reinsert_holdoff_rtts", 0, "base RTTs",
+               "Spritz-Scout, our extension (0 = Alg. 2 as written): after removing a path, ignore its unmarked ACKs "
+               "for this many base RTTs so the ACKs of packets already in flight on it do not re-insert it "
+               "(docs/spritz.md).")
+              .range(0, 1e6),
+          text("lb.spritz_scout_order", "table1",
+               "Spritz-Scout: the latency Alg. 2 l. 4 inserts a good path by: table1 = the path's Table I latency (the "
+               "EV entry list's order), measured = the RTT its latest ACK measured (docs/spritz.md \"Scout\").")
+              .one_of({"table1", "measured"}),
+          real("lb.spritz_restore_us", 0, "us",
+               "Spritz-Scout/-Spray: global timer that restores the Eq. 1 weight of timed-out paths (sec. IV-A); 0 = "
+               "10 x RTO.")
+              .range(0, 1e12),
+          real(
+              "lb.flicr_ecn_fraction", 0.5, "fraction of ACKs",
+              "Flicr: move to a new path when more than this fraction of one base RTT's ACKs is ECN-marked (sec. V-A).")
+              .range(0, 1),
+      },
+      "spritz family");
   return true;
 }();
 
@@ -306,22 +336,34 @@ std::function<PolicyMaker(const Config&, const PolicyContext&)> flicr(Weighting 
 
 using K = SpritzPolicy::Kind;
 using W = Weighting;
-const RegisterLb kOpsU{{{"ops_u", "OPS (u): a uniformly random entry of the EV entry list per packet ([Spritz] sec. V-A).", {}, kExample}, ops_entry(W::Uniform)}};
-const RegisterLb kOpsW{{{"ops_w", "OPS (w): a random entry per packet with the Eq. 1 latency weights ([Spritz] sec. IV-A).", {}, kExample}, ops_entry(W::Weighted)}};
-const RegisterLb kScoutU{{{"spritz_scout_u", "Spritz-Scout, uniform weights ([Spritz] Alg. 1 + 2).", {}, kExample}, spritz(K::Scout, W::Uniform)}};
-const RegisterLb kScoutW{{{"spritz_scout_w", "Spritz-Scout, Eq. 1 weights ([Spritz] Alg. 1 + 2).", {}, kExample}, spritz(K::Scout, W::Weighted)}};
-const RegisterLb kSprayU{{{"spritz_spray_u", "Spritz-Spray, uniform weights ([Spritz] Alg. 1 + 3).", {}, kExample}, spritz(K::Spray, W::Uniform)}};
-const RegisterLb kSprayW{{{"spritz_spray_w", "Spritz-Spray, Eq. 1 weights ([Spritz] Alg. 1 + 3).", {}, kExample}, spritz(K::Spray, W::Weighted)}};
-const RegisterLb kFlicrU{{{"flicr_u", "Flicr: move the flow to a new random path on congestion, uniform ([Spritz] sec. V-A).", {}, kExample}, flicr(W::Uniform)}};
-const RegisterLb kFlicrW{{{"flicr_w", "Flicr with Eq. 1 weights ([Spritz] sec. V-A).", {}, kExample}, flicr(W::Weighted)}};
+const RegisterLb kOpsU{
+    {{"ops_u", "OPS (u): a uniformly random entry of the EV entry list per packet ([Spritz] sec. V-A).", {}, kExample},
+     ops_entry(W::Uniform)}};
+const RegisterLb kOpsW{
+    {{"ops_w", "OPS (w): a random entry per packet with the Eq. 1 latency weights ([Spritz] sec. IV-A).", {}, kExample},
+     ops_entry(W::Weighted)}};
+const RegisterLb kScoutU{{{"spritz_scout_u", "Spritz-Scout, uniform weights ([Spritz] Alg. 1 + 2).", {}, kExample},
+                          spritz(K::Scout, W::Uniform)}};
+const RegisterLb kScoutW{{{"spritz_scout_w", "Spritz-Scout, Eq. 1 weights ([Spritz] Alg. 1 + 2).", {}, kExample},
+                          spritz(K::Scout, W::Weighted)}};
+const RegisterLb kSprayU{{{"spritz_spray_u", "Spritz-Spray, uniform weights ([Spritz] Alg. 1 + 3).", {}, kExample},
+                          spritz(K::Spray, W::Uniform)}};
+const RegisterLb kSprayW{{{"spritz_spray_w", "Spritz-Spray, Eq. 1 weights ([Spritz] Alg. 1 + 3).", {}, kExample},
+                          spritz(K::Spray, W::Weighted)}};
+const RegisterLb kFlicrU{
+    {{"flicr_u", "Flicr: move the flow to a new random path on congestion, uniform ([Spritz] sec. V-A).", {}, kExample},
+     flicr(W::Uniform)}};
+const RegisterLb kFlicrW{
+    {{"flicr_w", "Flicr with Eq. 1 weights ([Spritz] sec. V-A).", {}, kExample}, flicr(W::Weighted)}};
 // min_path: always the first (lowest-latency, minimal) entry of the EV entry list, to pin
 // background traffic to minimal routes; without an entry list the switches route EV 0.
-const RegisterLb kMinPath{{{"min_path", "The first (lowest-latency, minimal) entry of the EV entry list for every packet.", {}, kExample},
-    [](const Config&, const PolicyContext&) -> PolicyMaker {
-      return [](PolicyContext ctx) {
-        return std::make_unique<FixedEvPolicy>(ctx.paths && ctx.paths->size() ? (*ctx.paths)[0].ev : 0u);
-      };
-    }}};
+const RegisterLb kMinPath{
+    {{"min_path", "The first (lowest-latency, minimal) entry of the EV entry list for every packet.", {}, kExample},
+     [](const Config&, const PolicyContext&) -> PolicyMaker {
+       return [](PolicyContext ctx) {
+         return std::make_unique<FixedEvPolicy>(ctx.paths && ctx.paths->size() ? (*ctx.paths)[0].ev : 0u);
+       };
+     }}};
 }  // namespace
 
 }  // namespace lbsim::lb

@@ -38,9 +38,7 @@ class SpritzPolicy final : public EntropyPolicy {
 
   // Introspection for tests (indices into the EV entry list).
   std::vector<std::uint32_t> buffer() const;
-  double weight(std::size_t i) const {
-    return i == 0 ? w0_ : (zeroed_[i >> 6] >> (i & 63) & 1) ? 0.0 : base_weight(i);
-  }
+  double weight(std::size_t i) const { return i == 0 ? w0_ : (zeroed_[i >> 6] >> (i & 63) & 1) ? 0.0 : base_weight(i); }
   std::uint32_t ecn_count(std::size_t i) const { return ecn_counts_.empty() ? 0 : ecn_counts_[i]; }
   // True while the connection samples from prefix sums of its own (some weight differs from the
   // shared list's): for tests of the memory it holds.
@@ -49,9 +47,9 @@ class SpritzPolicy final : public EntropyPolicy {
   bool min_biased() const { return biased_; }
 
  private:
-  std::uint32_t sample();                 // gen(w): a path index, returned as its EV
+  std::uint32_t sample();  // gen(w): a path index, returned as its EV
   void set_weight(std::size_t i, double w);
-  void maybe_restore(SimTime now);        // the global timer of sec. IV-A
+  void maybe_restore(SimTime now);  // the global timer of sec. IV-A
   void ecn_window(bool marked, SimTime now);
   void remove_from_buffer(std::uint32_t i, SimTime now);
   std::size_t buf_at(std::size_t k) const { return buf_[(head_ + k) % buf_.size()]; }
@@ -71,14 +69,14 @@ class SpritzPolicy final : public EntropyPolicy {
   // hold prefix sums of its own (cum_, 8 B per path); otherwise it samples from the shared list's.
   // Slim Fly q = 29: ~1,800 paths per connection (18 B per path and connection before).
   double w0_ = 1.0;
-  double base0_ = 1.0;               // base_weight(0), computed once
+  double base0_ = 1.0;  // base_weight(0), computed once
   bool at_base() const { return w0_ == base0_ && n_zeroed_ == 0; }
   std::vector<std::uint64_t> zeroed_;
-  std::size_t n_zeroed_ = 0;         // bits set in zeroed_
-  std::vector<double> cum_;          // empty while every weight is its base one
+  std::size_t n_zeroed_ = 0;  // bits set in zeroed_
+  std::vector<double> cum_;   // empty while every weight is its base one
   bool cum_dirty_ = false;
   std::vector<std::uint16_t> ecn_counts_;  // Scout only (Alg. 2 l. 7-13)
-  std::vector<SimTime> removed_at_;  // Scout: last removal per path (reinsert_holdoff_rtts > 0)
+  std::vector<SimTime> removed_at_;        // Scout: last removal per path (reinsert_holdoff_rtts > 0)
   // Scout with scout_order_measured: the RTT of each path's latest ACK (the buffer's sort key), and
   // the RTT of the ACK being handled (on_rtt comes just before its on_feedback).
   std::vector<SimTime> measured_;

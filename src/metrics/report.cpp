@@ -31,13 +31,12 @@ const char* flows_csv_header() {
 void write_flow_row(std::ostream& os, const FlowResult& f) {
   const double fct = f.finished ? to_us(f.fct()) : -1.0;
   const double slow = f.finished && f.ideal > 0 ? static_cast<double>(f.fct()) / static_cast<double>(f.ideal) : -1.0;
-  fmt::print(os, "{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.6f}\n",
-             f.id, f.src, f.dst, f.bytes, f.tag, f.lb, f.compute ? "compute" : "transfer",
-             f.finished ? 1 : 0, f.start >= 0 ? to_us(f.start) : -1.0,
-             f.finished ? to_us(f.finish) : -1.0, fct, to_us(f.ideal), slow,
-             f.sender_done >= 0 ? to_us(f.sender_done) : -1.0, f.packets, f.packets_sent,
-             f.retransmits, f.nacks, f.timeouts, f.ecn_acks, f.ooo, f.duplicates, f.trimmed_rx,
-             f.max_reorder, f.sender_fct() >= 0 ? to_us(f.sender_fct()) : -1.0);
+  fmt::print(
+      os, "{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.6f}\n",
+      f.id, f.src, f.dst, f.bytes, f.tag, f.lb, f.compute ? "compute" : "transfer", f.finished ? 1 : 0,
+      f.start >= 0 ? to_us(f.start) : -1.0, f.finished ? to_us(f.finish) : -1.0, fct, to_us(f.ideal), slow,
+      f.sender_done >= 0 ? to_us(f.sender_done) : -1.0, f.packets, f.packets_sent, f.retransmits, f.nacks, f.timeouts,
+      f.ecn_acks, f.ooo, f.duplicates, f.trimmed_rx, f.max_reorder, f.sender_fct() >= 0 ? to_us(f.sender_fct()) : -1.0);
 }
 
 void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows) {

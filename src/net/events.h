@@ -40,10 +40,10 @@ enum EventKind : std::uint32_t {
 // The name of an event kind as summary.json's "events_by_kind" spells it (docs/outputs.md).
 inline const char* event_kind_name(std::uint32_t kind) {
   // Unsized so that a kind added without a name fails to compile instead of naming it nullptr.
-  static constexpr const char* kNames[] = {
-      "arrive", "tx_next", "credit", "pause", "resume", "stall_check", "entry_start", "rto", "compute_done",
-      "ack_flush", "hold_wake", "pause_timeout", "pace_wake", "queue_sample", "fail_start", "fail_end",
-      "route_dead", "route_alive", "router_timer"};
+  static constexpr const char* kNames[] = {"arrive",      "tx_next",       "credit",      "pause",        "resume",
+                                           "stall_check", "entry_start",   "rto",         "compute_done", "ack_flush",
+                                           "hold_wake",   "pause_timeout", "pace_wake",   "queue_sample", "fail_start",
+                                           "fail_end",    "route_dead",    "route_alive", "router_timer"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kNumEventKinds, "every event kind needs a name");
   return kind < kNumEventKinds ? kNames[kind] : "?";
 }

@@ -13,10 +13,14 @@ namespace lbsim::net {
 
 const char* failure_kind_name(FailureKind k) {
   switch (k) {
-    case FailureKind::Down: return "down";
-    case FailureKind::Degrade: return "degrade";
-    case FailureKind::Loss: return "loss";
-    case FailureKind::SwitchDown: return "switch_down";
+    case FailureKind::Down:
+      return "down";
+    case FailureKind::Degrade:
+      return "degrade";
+    case FailureKind::Loss:
+      return "loss";
+    case FailureKind::SwitchDown:
+      return "switch_down";
   }
   return "?";
 }
@@ -58,8 +62,7 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
     std::vector<std::string> tok;
     for (std::string w; ss >> w;) tok.push_back(w);
     if (tok.empty()) continue;
-    if (tok.size() < 3)
-      throw UserError(where() + "expected '<start_us> <kind> <target> [key=value ...]'");
+    if (tok.size() < 3) throw UserError(where() + "expected '<start_us> <kind> <target> [key=value ...]'");
     Failure f;
     f.line = line;
     double start = 0;
@@ -69,11 +72,16 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
       throw UserError(where() + "start time " + tok[0] + " us is beyond the largest simulated time (9e12 us)");
     f.start = from_us(start);
     const std::string& kind = tok[1];
-    if (kind == "down") f.kind = FailureKind::Down;
-    else if (kind == "degrade") f.kind = FailureKind::Degrade;
-    else if (kind == "loss") f.kind = FailureKind::Loss;
-    else if (kind == "switch_down") f.kind = FailureKind::SwitchDown;
-    else throw UserError(where() + "unknown failure kind '" + kind + "' (down, degrade, loss, switch_down)");
+    if (kind == "down")
+      f.kind = FailureKind::Down;
+    else if (kind == "degrade")
+      f.kind = FailureKind::Degrade;
+    else if (kind == "loss")
+      f.kind = FailureKind::Loss;
+    else if (kind == "switch_down")
+      f.kind = FailureKind::SwitchDown;
+    else
+      throw UserError(where() + "unknown failure kind '" + kind + "' (down, degrade, loss, switch_down)");
     const std::string& target = tok[2];
     if (f.kind == FailureKind::SwitchDown) {
       f.node = find_node(t, target);
@@ -92,7 +100,8 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
         if (a >= 0 && b >= 0) f.link = link_between(t, a, b);
       }
       if (f.link < 0)
-        throw UserError(where() + "'" + target + "' is not a link: use <nodeA>-<nodeB> with two connected node labels, or link:<id>");
+        throw UserError(where() + "'" + target +
+                        "' is not a link: use <nodeA>-<nodeB> with two connected node labels, or link:<id>");
     }
     bool have_rate = false, have_prob = false;
     for (std::size_t i = 3; i < tok.size(); ++i) {
@@ -101,7 +110,8 @@ std::vector<Failure> read_failure_file(const std::string& path, const topo::Topo
       const std::string k = tok[i].substr(0, eq), v = tok[i].substr(eq + 1);
       double x = 0;
       if (k == "queue") {
-        if (v != "scale" && v != "keep") throw UserError(where() + "queue=" + v + ": expected queue=scale or queue=keep");
+        if (v != "scale" && v != "keep")
+          throw UserError(where() + "queue=" + v + ": expected queue=scale or queue=keep");
         if (f.kind != FailureKind::Degrade) throw UserError(where() + "queue= applies to degrade failures only");
         f.queue = v == "scale" ? 1 : 0;
         continue;
@@ -168,7 +178,9 @@ std::vector<Failure> first_uplinks(const RandomFailures& r, const topo::Topology
     for (std::size_t i = 0; i < n; ++i) out.push_back(failure_of(r, up[i], tor));
   }
   if (out.empty())
-    throw UserError("failures.random_links = \"first_uplinks\": the topology has no ToR with uplinks (a fat tree of two or more tiers)");
+    throw UserError(
+        "failures.random_links = \"first_uplinks\": the topology has no ToR with uplinks (a fat tree of two or more "
+        "tiers)");
   return out;
 }
 
@@ -184,8 +196,7 @@ std::vector<Failure> random_failures(const RandomFailures& r, const topo::Topolo
         (r.links == "tor_uplinks" && k == topo::LinkKind::Tier1))
       cand.push_back(l);
   }
-  if (cand.empty())
-    throw UserError("failures.random_links = \"" + r.links + "\": the topology has no such links");
+  if (cand.empty()) throw UserError("failures.random_links = \"" + r.links + "\": the topology has no such links");
   const auto n = std::clamp<std::size_t>(
       static_cast<std::size_t>(std::llround(r.fraction * static_cast<double>(cand.size()))), 1, cand.size());
   Rng rng(seed, hash_name("failures"));
@@ -235,7 +246,7 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
   Port& p = net.port(id);
   bool up = true;
   BitsPerSec rate = net.topology().links[p.link].rate;
-  double keep = 1.0;  // probability a packet survives every active loss failure
+  double keep = 1.0;    // probability a packet survives every active loss failure
   double single = 0.0;  // the loss of a lone loss failure, kept exact (1 - (1 - p) is not always p)
   int losses = 0;
   bool scale = false;  // a degrade failure asks for the queue to follow the rate
@@ -244,7 +255,9 @@ void ActiveFailures::recompute(Network& net, std::uint32_t id) const {
       const Failure& f = failures_[i];
       switch (f.kind) {
         case FailureKind::Down:
-        case FailureKind::SwitchDown: up = false; break;
+        case FailureKind::SwitchDown:
+          up = false;
+          break;
         case FailureKind::Degrade:
           rate = std::min(rate, f.rate);
           scale = scale || f.queue == 1 || (f.queue < 0 && scale_queues_);

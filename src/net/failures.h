@@ -34,14 +34,14 @@ const char* failure_kind_name(FailureKind k);
 struct Failure {
   FailureKind kind = FailureKind::Down;
   SimTime start = 0;
-  SimTime duration = 0;     // 0 = permanent
-  std::int32_t link = -1;   // Down / Degrade / Loss
-  std::int32_t from = -1;   // only the direction transmitted by this node; -1 = both
-  std::int32_t node = -1;   // SwitchDown
-  BitsPerSec rate = 0;      // Degrade
-  double loss = 0.0;        // Loss
-  std::int8_t queue = -1;   // Degrade: 1 = scale the queue with the rate, 0 = keep it, -1 = the default
-  int line = 0;             // line in the failure file (0 = generated)
+  SimTime duration = 0;    // 0 = permanent
+  std::int32_t link = -1;  // Down / Degrade / Loss
+  std::int32_t from = -1;  // only the direction transmitted by this node; -1 = both
+  std::int32_t node = -1;  // SwitchDown
+  BitsPerSec rate = 0;     // Degrade
+  double loss = 0.0;       // Loss
+  std::int8_t queue = -1;  // Degrade: 1 = scale the queue with the rate, 0 = keep it, -1 = the default
+  int line = 0;            // line in the failure file (0 = generated)
   bool operator==(const Failure&) const = default;
 };
 

@@ -12,9 +12,12 @@ namespace lbsim::net {
 
 const char* flow_control_name(FlowControl m) {
   switch (m) {
-    case FlowControl::Lossy: return "lossy";
-    case FlowControl::Credit: return "credit";
-    case FlowControl::Pfc: return "pfc";
+    case FlowControl::Lossy:
+      return "lossy";
+    case FlowControl::Credit:
+      return "credit";
+    case FlowControl::Pfc:
+      return "pfc";
   }
   return "?";
 }
@@ -22,7 +25,8 @@ const char* flow_control_name(FlowControl m) {
 Bytes pfc_headroom(BitsPerSec rate, SimTime latency, SimTime switch_latency, Bytes packet_bytes) {
   const SimTime window = 2 * latency + switch_latency;
   // Rounded up: the bound must hold for every byte that can be on its way.
-  const Bytes in_flight = static_cast<Bytes>((static_cast<__int128>(window) * rate + 8'000'000'000'000LL - 1) / 8'000'000'000'000LL);
+  const Bytes in_flight =
+      static_cast<Bytes>((static_cast<__int128>(window) * rate + 8'000'000'000'000LL - 1) / 8'000'000'000'000LL);
   return in_flight + 2 * packet_bytes;
 }
 
@@ -36,7 +40,8 @@ void Network::fc_init() {
     f.limited = !topo_.is_host(p.peer);
     // The receive side of this port (meaningful at switches): its buffer limit per VC. The bytes in
     // flight towards it come from the peer over this port's link.
-    const Bytes headroom = fc.headroom > 0 ? fc.headroom : pfc_headroom(p.rate, p.latency, cfg_.switch_latency, fc.packet_bytes);
+    const Bytes headroom =
+        fc.headroom > 0 ? fc.headroom : pfc_headroom(p.rate, p.latency, cfg_.switch_latency, fc.packet_bytes);
     for (int vc = 0; vc < kNumVcs; ++vc) {
       if (fc.mode == FlowControl::Credit) {
         f.credit[vc] = fc.buffer[vc];
@@ -179,8 +184,11 @@ void Network::fc_event(const Event& e) {
       wake(e.obj >> 1);
       break;
     }
-    case kEvStallCheck: stall_check(); break;
-    default: throw std::logic_error(fmt::format("event kind {} reached the flow control", e.kind));
+    case kEvStallCheck:
+      stall_check();
+      break;
+    default:
+      throw std::logic_error(fmt::format("event kind {} reached the flow control", e.kind));
   }
 }
 
@@ -203,7 +211,8 @@ std::uint64_t Network::queued_packets() const {
 void Network::stall_check() {
   bool long_wait = false;
   for (const auto& f : fc_)
-    for (int vc = 0; vc < kNumVcs; ++vc) long_wait = long_wait || (f.held_since[vc] >= 0 && now_ - f.held_since[vc] >= cfg_.fc.stall);
+    for (int vc = 0; vc < kNumVcs; ++vc)
+      long_wait = long_wait || (f.held_since[vc] >= 0 && now_ - f.held_since[vc] >= cfg_.fc.stall);
   if (long_wait && find_deadlock(cfg_.fc.stall, false)) {
     stop();
     return;
@@ -229,7 +238,8 @@ bool Network::find_deadlock(SimTime min_wait, bool dry) {
   auto head_held = [&](std::uint32_t u, int vc) {
     const Port& p = ports_[u];
     const FifoQueue& q = vc == kVcCtrl ? p.ctrl : p.data;
-    const Bytes size = !q.empty() ? static_cast<Bytes>(pool_[q.head].size) : (p.is_nic && vc == kVcData ? cfg_.fc.packet_bytes : 0);
+    const Bytes size =
+        !q.empty() ? static_cast<Bytes>(pool_[q.head].size) : (p.is_nic && vc == kVcData ? cfg_.fc.packet_bytes : 0);
     return size > 0 && !fc_can_send(u, vc, size);
   };
   // A node may belong to the set: its port waits (long enough), its head in this channel may not go,
@@ -324,7 +334,8 @@ bool Network::find_deadlock(SimTime min_wait, bool dry) {
     for (const auto x : cycle) {
       const Port& p = ports_[x / kNumVcs];
       r->cycle.push_back(StallReport::Hop{x / kNumVcs, p.node, p.local, p.peer, static_cast<int>(x % kNumVcs),
-                                          topo_.nodes[p.node].label, topo_.nodes[p.peer].label, p.data.bytes + p.ctrl.bytes});
+                                          topo_.nodes[p.node].label, topo_.nodes[p.peer].label,
+                                          p.data.bytes + p.ctrl.bytes});
     }
   }
   stall_ = std::move(r);
@@ -334,21 +345,24 @@ bool Network::find_deadlock(SimTime min_wait, bool dry) {
 std::string StallReport::text() const {
   std::string s;
   if (events_ran_dry)
-    s += fmt::format("lbsim: stall at t = {:.3f} us: {} packets wait in the network and nothing is left to move them "
-                     "(no event is scheduled; {} ports wait for credit / a resume)\n",
-                     to_us(time), queued_packets, waiting_ports);
+    s += fmt::format(
+        "lbsim: stall at t = {:.3f} us: {} packets wait in the network and nothing is left to move them "
+        "(no event is scheduled; {} ports wait for credit / a resume)\n",
+        to_us(time), queued_packets, waiting_ports);
   else
-    s += fmt::format("lbsim: stall at t = {:.3f} us: {} ports have waited at least {:.3f} us (network.stall_us) for "
-                     "room that only the others of them can make ({} ports wait for credit / a resume, {} packets wait "
-                     "in the network)\n",
-                     to_us(time), deadlocked_ports, to_us(quiet), waiting_ports, queued_packets);
+    s += fmt::format(
+        "lbsim: stall at t = {:.3f} us: {} ports have waited at least {:.3f} us (network.stall_us) for "
+        "room that only the others of them can make ({} ports wait for credit / a resume, {} packets wait "
+        "in the network)\n",
+        to_us(time), deadlocked_ports, to_us(quiet), waiting_ports, queued_packets);
   if (cycle.empty()) {
     s += "lbsim: no cycle of waiting ports was found\n";
     return s;
   }
-  s += fmt::format("lbsim: wait-for cycle of {} ports (each waits for room in the next switch's buffer, which the "
-                   "next port's queued packets fill):\n",
-                   cycle.size());
+  s += fmt::format(
+      "lbsim: wait-for cycle of {} ports (each waits for room in the next switch's buffer, which the "
+      "next port's queued packets fill):\n",
+      cycle.size());
   for (const auto& h : cycle)
     s += fmt::format("  {} port {} -> {}  ({}, {} bytes queued)\n", h.node_label, h.local, h.peer_label,
                      h.vc == kVcCtrl ? "control" : "data", h.queued_bytes);
@@ -371,7 +385,8 @@ FlowControlStats Network::fc_stats() const {
       st.blocked_episodes += f.blocked_episodes;
       st.blocked_us += to_us(blocked);
       for (int vc = 0; vc < kNumVcs; ++vc) st.max_ingress[vc] = std::max(st.max_ingress[vc], f.ingress_max[vc]);
-      if (cfg_.fc.mode == FlowControl::Pfc) st.max_headroom = std::max(st.max_headroom, f.limit[kVcData] - cfg_.fc.xoff[kVcData]);
+      if (cfg_.fc.mode == FlowControl::Pfc)
+        st.max_headroom = std::max(st.max_headroom, f.limit[kVcData] - cfg_.fc.xoff[kVcData]);
     }
     st.pause_frames += f.pauses_sent;
     st.resume_frames += f.resumes_sent;

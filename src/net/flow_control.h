@@ -57,20 +57,20 @@ struct FcPort {
   Bytes credit[kNumVcs] = {0, 0};   // tx, credit mode: bytes the peer's ingress buffer can still take
   Bytes ingress[kNumVcs] = {0, 0};  // rx: bytes that arrived on this port and have not started leaving
   Bytes ingress_max[kNumVcs] = {0, 0};
-  Bytes limit[kNumVcs] = {0, 0};    // rx: largest allowed occupancy (credit: buffer; pfc: Xoff + headroom)
-  SimTime blocked_since = -1;       // tx: idle with packets waiting that may not be sent (-1 = not)
+  Bytes limit[kNumVcs] = {0, 0};  // rx: largest allowed occupancy (credit: buffer; pfc: Xoff + headroom)
+  SimTime blocked_since = -1;     // tx: idle with packets waiting that may not be sent (-1 = not)
   SimTime paused_since[kNumVcs] = {-1, -1};
   SimTime blocked_ps = 0;
   SimTime paused_ps[kNumVcs] = {0, 0};
   std::uint64_t blocked_episodes = 0;
-  std::uint64_t pauses_sent = 0, resumes_sent = 0;  // rx side, pfc
-  std::uint64_t pauses_received = 0;                 // tx side, pfc
+  std::uint64_t pauses_sent = 0, resumes_sent = 0;    // rx side, pfc
+  std::uint64_t pauses_received = 0;                  // tx side, pfc
   std::uint32_t credits_in_flight[kNumVcs] = {0, 0};  // tx, credit mode: credit messages on their way here
   // tx: the head of this VC (a NIC: a full data packet) may not go since then (-1 = it may, or the
   // queue is empty); reset when a packet of the VC is sent. Unlike blocked_since it keeps running
   // while the port sends in the other VC (a port deadlocked in data still forwards ACKs).
   SimTime held_since[kNumVcs] = {-1, -1};
-  bool limited = false;             // tx: the peer is a switch (hosts sink at line rate)
+  bool limited = false;                       // tx: the peer is a switch (hosts sink at line rate)
   bool paused[kNumVcs] = {false, false};      // tx, pfc: the peer paused this priority
   bool pause_sent[kNumVcs] = {false, false};  // rx, pfc: this port paused its upstream
 };
@@ -81,10 +81,10 @@ struct FlowControlStats {
   std::uint64_t blocked_episodes = 0, nic_blocked_episodes = 0;
   double blocked_us = 0, nic_blocked_us = 0;  // switch ports / NICs idle while held back
   std::uint64_t pause_frames = 0, resume_frames = 0;
-  std::uint64_t paused_ports = 0;            // transmitters (switch ports, NICs) paused at least once
-  double paused_us[kNumVcs] = {0, 0};        // time transmitters spent paused, summed over ports
-  Bytes max_ingress[kNumVcs] = {0, 0};       // largest occupancy of one ingress buffer (switches)
-  Bytes max_headroom = 0;                    // pfc: largest headroom of a switch ingress
+  std::uint64_t paused_ports = 0;       // transmitters (switch ports, NICs) paused at least once
+  double paused_us[kNumVcs] = {0, 0};   // time transmitters spent paused, summed over ports
+  Bytes max_ingress[kNumVcs] = {0, 0};  // largest occupancy of one ingress buffer (switches)
+  Bytes max_headroom = 0;               // pfc: largest headroom of a switch ingress
 };
 
 // A lossless run that deadlocked: a set of waiting ports (each waited at least network.stall_us,
@@ -104,7 +104,7 @@ struct StallReport {
     std::string node_label, peer_label;
     Bytes queued_bytes = 0;
   };
-  std::vector<Hop> cycle;  // empty when no cycle was found
+  std::vector<Hop> cycle;    // empty when no cycle was found
   std::string text() const;  // multi-line report for stderr
 };
 

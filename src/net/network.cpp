@@ -5,8 +5,7 @@
 
 namespace lbsim::net {
 
-Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t seed)
-    : topo_(topo), cfg_(cfg) {
+Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t seed) : topo_(topo), cfg_(cfg) {
   port_base_.resize(topo.size());
   std::uint32_t total = 0;
   for (std::int32_t n = 0; n < topo.size(); ++n) {
@@ -80,8 +79,8 @@ namespace {
   if (q >= port.kmax_bytes) {
     p.flags |= kFlagEcn;
   } else if (q > port.kmin_bytes) {
-    const double prob = static_cast<double>(q - port.kmin_bytes) /
-                        static_cast<double>(port.kmax_bytes - port.kmin_bytes);
+    const double prob =
+        static_cast<double>(q - port.kmin_bytes) / static_cast<double>(port.kmax_bytes - port.kmin_bytes);
     if (port.rng.uniform() < prob) p.flags |= kFlagEcn;
   }
   if (p.flags & kFlagEcn) ++port.stats.ecn_marks;
@@ -293,7 +292,7 @@ bool Network::tx_next(std::uint32_t id) {
     else if (!port.data.empty())
       pkt = pop(port.data);
     else if (port.is_nic && (pkt = pull_nic(port)) == kNil && !port.ctrl.empty())
-      pkt = pop(port.ctrl);  // the host sent a control packet while it found no data to send
+      pkt = pop(port.ctrl);         // the host sent a control packet while it found no data to send
     if (pkt == kNil) return false;  // idle until the next enqueue / kick
   }
   start_tx<LL>(id, port, pkt);
@@ -316,9 +315,7 @@ std::uint32_t Network::pull_nic(Port& port) {
   return pkt;
 }
 
-void Network::send_control(std::int32_t host, std::uint32_t pkt) {
-  enqueue(port_base_[host], pkt);
-}
+void Network::send_control(std::int32_t host, std::uint32_t pkt) { enqueue(port_base_[host], pkt); }
 
 void Network::kick_nic(std::int32_t host) {
   const std::uint32_t id = port_base_[host];
@@ -366,7 +363,7 @@ void Network::arrive(std::uint32_t pkt) {
   }
   routed_ = pkt;
   const std::int32_t out = router_->route(node, p);
-  if (out < 0) {  // no route (e.g. every candidate failed and routing converged): drop
+  if (out < 0) {                    // no route (e.g. every candidate failed and routing converged): drop
     if (out == kRouteHeld) return;  // the router keeps it (enqueued later, with its ingress accounting)
     if constexpr (LL) fc_leave(port_base_[node] + p.in_port, vc_of(p), p.size, false);  // its credit returns
     drop(pkt);
@@ -487,7 +484,9 @@ bool Network::run_events(SimTime until) {
     ++events_;
     ++kind_events_[e.kind];
     switch (e.kind) {
-      case kEvArrive: arrive<LL>(e.obj); break;
+      case kEvArrive:
+        arrive<LL>(e.obj);
+        break;
       case kEvTxNext:
         if (!tx_next<LL>(e.obj)) ++idle_tx_next_;
         break;

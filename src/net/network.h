@@ -32,12 +32,11 @@
 
 namespace lbsim::net {
 
-
 struct QueueConfig {
-  Bytes data_limit = 0;   // data queue capacity in bytes (packets beyond it are trimmed or dropped)
-  Bytes ctrl_limit = 0;   // priority control queue capacity in bytes
-  double kmin = 0.2;      // ECN marking starts above kmin * data_limit ...
-  double kmax = 0.8;      // ... and marks every packet at or above kmax * data_limit
+  Bytes data_limit = 0;  // data queue capacity in bytes (packets beyond it are trimmed or dropped)
+  Bytes ctrl_limit = 0;  // priority control queue capacity in bytes
+  double kmin = 0.2;     // ECN marking starts above kmin * data_limit ...
+  double kmax = 0.8;     // ... and marks every packet at or above kmax * data_limit
   bool ecn = true;
   bool trimming = true;
   Bytes header_bytes = 64;  // size of a trimmed packet
@@ -91,26 +90,26 @@ struct alignas(64) Port {
   // --- cache line 0: transmit path
   FifoQueue data, ctrl;
   SimTime busy_until = 0;
-  SimTime ps_per_byte = 0;   // 8e12 / rate when that is a whole number (fast path), else 0
-  SimTime arrive_delay = 0;  // latency + arrive_extra: from the end of a transmission to the arrival event
+  SimTime ps_per_byte = 0;      // 8e12 / rate when that is a whole number (fast path), else 0
+  SimTime arrive_delay = 0;     // latency + arrive_extra: from the end of a transmission to the arrival event
   std::int32_t peer = -1;       // node at the other end
   std::int32_t peer_port = -1;  // port index at the peer
   // --- cache line 1: enqueue path and counters
-  Bytes data_limit = 0;      // data queue capacity (QueueConfig::data_limit, scaled by scale_queue)
+  Bytes data_limit = 0;  // data queue capacity (QueueConfig::data_limit, scaled by scale_queue)
   Bytes kmin_bytes = 0, kmax_bytes = 0;
-  std::int32_t node = -1;       // owner
+  std::int32_t node = -1;  // owner
   bool tx_pending = false;
   bool is_nic = false;
   // Failure state (see failures in docs/config.md): a down port black-holes what it transmits.
   bool up = true;
-  bool lossy = false;        // loss_prob > 0 (set with it, net/failures.cpp)
+  bool lossy = false;  // loss_prob > 0 (set with it, net/failures.cpp)
   BitsPerSec rate = 0;
-  PortStats stats;           // tx_packets, tx_bytes, max_data_bytes on line 1; the rest on line 2
+  PortStats stats;  // tx_packets, tx_bytes, max_data_bytes on line 1; the rest on line 2
   // --- cache line 2 onwards: cold
   double loss_prob = 0.0;
   SimTime latency = 0;       // propagation (change it with set_latency: arrive_delay follows)
   SimTime arrive_extra = 0;  // switch latency added when the peer is a switch
-  std::int32_t local = -1;      // port index at the owner
+  std::int32_t local = -1;   // port index at the owner
   std::int32_t link = -1;
   Rng rng;  // ECN marking and random loss
 
@@ -122,9 +121,7 @@ struct alignas(64) Port {
     latency = l;
     arrive_delay = latency + arrive_extra;
   }
-  SimTime serialization(Bytes bytes) const {
-    return ps_per_byte ? bytes * ps_per_byte : serialization_ps(bytes, rate);
-  }
+  SimTime serialization(Bytes bytes) const { return ps_per_byte ? bytes * ps_per_byte : serialization_ps(bytes, rate); }
 };
 
 static_assert(offsetof(Port, peer_port) + sizeof(std::int32_t) <= 64, "Port: transmit fields leave cache line 0");
@@ -286,10 +283,12 @@ class Network {
   const StallReport* stall() const { return stall_.get(); }
 
  private:
-  template <bool LL> void run_loop(SimTime until);
+  template <bool LL>
+  void run_loop(SimTime until);
   // The loop proper with one prefetch schedule; true when it stopped to change schedules, false at
   // `until`, an empty queue or a stop.
-  template <bool LL, bool Far> bool run_events(SimTime until);
+  template <bool LL, bool Far>
+  bool run_events(SimTime until);
   // The packets in existence and the ports take cfg_.far_prefetch_bytes or more: the far schedule.
   bool wide_working_set() const;
   // Hint for the loop: the NIC port `id` has nothing queued, so its coming TX_NEXT pulls from the
@@ -302,10 +301,14 @@ class Network {
     __builtin_prefetch(l + 64, 1);
   }
   static constexpr std::uint64_t kScheduleEvery = 1 << 16;
-  template <bool LL> void start_tx(std::uint32_t id, Port& port, std::uint32_t pkt);
-  template <bool LL> bool tx_next(std::uint32_t id);  // false: nothing to send
-  template <bool LL> void arrive(std::uint32_t pkt);
-  template <bool LL> void enqueue_at(std::uint32_t id, std::uint32_t pkt);
+  template <bool LL>
+  void start_tx(std::uint32_t id, Port& port, std::uint32_t pkt);
+  template <bool LL>
+  bool tx_next(std::uint32_t id);  // false: nothing to send
+  template <bool LL>
+  void arrive(std::uint32_t pkt);
+  template <bool LL>
+  void enqueue_at(std::uint32_t id, std::uint32_t pkt);
   void push(FifoQueue& q, std::uint32_t pkt);
   std::uint32_t pop(FifoQueue& q);
   // The NIC of `port` asks its host for the next data packet (see network.cpp).
@@ -326,7 +329,7 @@ class Network {
   bool fc_can_send(std::uint32_t id, int vc, Bytes size) const;
   // The next packet port `id` may send, or kNil; `held` = something waits that may not be sent.
   std::uint32_t fc_pick(std::uint32_t id, bool& held);
-  void fc_admit(std::uint32_t in_id, const Packet& p);  // arrival at a switch ingress
+  void fc_admit(std::uint32_t in_id, const Packet& p);                   // arrival at a switch ingress
   void fc_leave(std::uint32_t in_id, int vc, Bytes size, bool counted);  // the packet starts leaving
   void fc_block(std::uint32_t id);
   void fc_unblock(std::uint32_t id);

@@ -19,18 +19,18 @@ inline constexpr std::uint32_t kMaxCarriedEvs = 8;
 enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2, Pause = 3 };
 
 enum PacketFlag : std::uint8_t {
-  kFlagEcn = 1,         // data: CE mark set by a queue; ack: echo of the data packet's mark
-  kFlagTrimmed = 2,     // data: payload was cut by a full queue (packet trimming)
-  kFlagRetransmit = 4,  // data: this is a retransmission
-  kFlagPinned = 8,      // data: follows the source-guided path its EV names, whatever the run's
-                        // routing (flows pinned with lb = via_group:<g> or pinned_ecmp); also their
-                        // ACKs / NACKs with transport.pinned_acks = "pinned" (from the receiver's switch)
-  kFlagGoBackN = 16,    // nack: go-back-N (transport.in_order_recovery): `psn` is the PSN the
-                        // receiver expects; the sender resends from there
-  kFlagResume = 32,     // pause: XON (resume); without it XOFF
-  kFlagClassPause = 64, // pause: pause the NIC's whole traffic class (PFC) instead of one flow (FGFC)
-  kFlagProbe = 128,     // data / ack: a header-only path probe and its answer ([LAPS] sec. 3.2 "Type",
-                        // 3.4 active probing); no PSN, nothing delivered
+  kFlagEcn = 1,          // data: CE mark set by a queue; ack: echo of the data packet's mark
+  kFlagTrimmed = 2,      // data: payload was cut by a full queue (packet trimming)
+  kFlagRetransmit = 4,   // data: this is a retransmission
+  kFlagPinned = 8,       // data: follows the source-guided path its EV names, whatever the run's
+                         // routing (flows pinned with lb = via_group:<g> or pinned_ecmp); also their
+                         // ACKs / NACKs with transport.pinned_acks = "pinned" (from the receiver's switch)
+  kFlagGoBackN = 16,     // nack: go-back-N (transport.in_order_recovery): `psn` is the PSN the
+                         // receiver expects; the sender resends from there
+  kFlagResume = 32,      // pause: XON (resume); without it XOFF
+  kFlagClassPause = 64,  // pause: pause the NIC's whole traffic class (PFC) instead of one flow (FGFC)
+  kFlagProbe = 128,      // data / ack: a header-only path probe and its answer ([LAPS] sec. 3.2 "Type",
+                         // 3.4 active probing); no PSN, nothing delivered
 };
 
 // One cache line (alignas(64), 62 bytes used): every event of a packet reads or writes it, and a
@@ -38,30 +38,30 @@ enum PacketFlag : std::uint8_t {
 // only the transport reads (SACK word, carried EVs, receive stamp) sit beside it in the pool
 // (AckFields, PacketPool::ack).
 struct alignas(64) Packet {
-  SimTime sent_time = 0;     // data: time the sender put it on the wire; ack/nack: echoed
-  std::uint32_t flow = 0;    // flow (workload entry) index
-  std::uint32_t psn = 0;     // data: sequence number; ack/nack: the psn it answers
-  std::uint32_t cum_ack = 0; // ack: every psn < cum_ack has been received
-  std::uint32_t ev = 0;      // entropy value (configurable width, <= 24 bits); echoed by acks
-  std::int32_t src = -1;     // sending host
-  std::int32_t dst = -1;     // destination host
-  std::int32_t node = -1;    // node the packet travels to next (set when it is put on a link)
-  std::uint32_t next = kNil; // intrusive queue / free-list link
-  std::uint32_t size = 0;    // bytes on the wire (header + payload)
-  std::uint32_t payload = 0; // data: payload bytes the sender put in (kept when the packet is trimmed:
-                             // its original wire size is then size + payload); ack/nack: the wire bytes
-                             // of the data packet(s) it answers ([Flowcut] sec. II-A: an ACK carries
-                             // the size of its data packet, for the switches' in-flight counters)
+  SimTime sent_time = 0;        // data: time the sender put it on the wire; ack/nack: echoed
+  std::uint32_t flow = 0;       // flow (workload entry) index
+  std::uint32_t psn = 0;        // data: sequence number; ack/nack: the psn it answers
+  std::uint32_t cum_ack = 0;    // ack: every psn < cum_ack has been received
+  std::uint32_t ev = 0;         // entropy value (configurable width, <= 24 bits); echoed by acks
+  std::int32_t src = -1;        // sending host
+  std::int32_t dst = -1;        // destination host
+  std::int32_t node = -1;       // node the packet travels to next (set when it is put on a link)
+  std::uint32_t next = kNil;    // intrusive queue / free-list link
+  std::uint32_t size = 0;       // bytes on the wire (header + payload)
+  std::uint32_t payload = 0;    // data: payload bytes the sender put in (kept when the packet is trimmed:
+                                // its original wire size is then size + payload); ack/nack: the wire bytes
+                                // of the data packet(s) it answers ([Flowcut] sec. II-A: an ACK carries
+                                // the size of its data packet, for the switches' in-flight counters)
   std::int32_t route_aux = -1;  // routing scratch: Valiant intermediate, layer id, path category
   std::uint16_t in_port = 0;    // port the packet arrives on at `node`
   std::uint16_t ecn_count = 0;  // ack: number of CE-marked data packets this ack covers
   PacketType type = PacketType::Data;
   std::uint8_t flags = 0;
-  std::uint8_t hops = 0;        // switches traversed
-  std::uint8_t route_state = 0; // routing scratch: phase (e.g. Valiant before/after intermediate)
+  std::uint8_t hops = 0;         // switches traversed
+  std::uint8_t route_state = 0;  // routing scratch: phase (e.g. Valiant before/after intermediate)
   // ack with "ACK + Carry EVs" ([REPS] sec. 4.5.1): the number of carried EVs (AckFields::carry_ev).
   std::uint8_t carry_n = 0;
-  std::uint8_t echo_hops = 0;   // ack/nack: `hops` of the data packet it answers ([Flowcut] sec. II-B)
+  std::uint8_t echo_hops = 0;  // ack/nack: `hops` of the data packet it answers ([Flowcut] sec. II-B)
 
   bool ecn() const { return flags & kFlagEcn; }
   bool trimmed() const { return flags & kFlagTrimmed; }
@@ -73,7 +73,7 @@ static_assert(sizeof(Packet) == 64, "Packet grew past one cache line: every queu
 // The ACK fields only the sender's transport reads, kept beside the packet (PacketPool::ack):
 // valid only in an ACK whose creator took them with PacketPool::new_ack.
 struct AckFields {
-  std::uint64_t sack = 0;    // bit i set = psn (psn - i) has been received (i < 64)
+  std::uint64_t sack = 0;  // bit i set = psn (psn - i) has been received (i < 64)
   union {
     // "ACK + Carry EVs" ([REPS] sec. 4.5.1): the non-ECN EVs of the data packets this coalesced
     // ack covers (Packet::carry_n of them, at most kMaxCarriedEvs; 16-bit EVs as in [REPS] Table 1).
@@ -111,11 +111,11 @@ class PacketPool {
   AckFields& new_ack(std::uint32_t i) { return ack(i) = AckFields{}; }
   AckFields& ack(std::uint32_t i) { return ack_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const AckFields& ack(std::uint32_t i) const { return ack_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
-  std::uint64_t live() const { return live_; }            // packets currently in existence
-  std::uint64_t peak_live() const { return peak_live_; }  // the most packets in existence at once
-  std::uint64_t allocated() const { return allocated_; }  // packets ever created
+  std::uint64_t live() const { return live_; }                        // packets currently in existence
+  std::uint64_t peak_live() const { return peak_live_; }              // the most packets in existence at once
+  std::uint64_t allocated() const { return allocated_; }              // packets ever created
   std::size_t capacity() const { return data_.slots + acks_.slots; }  // records made (data and ACK)
-  std::size_t ack_capacity() const { return acks_.slots; }           // of which ACK records
+  std::size_t ack_capacity() const { return acks_.slots; }            // of which ACK records
 
  private:
   // One kind of record: its free list and the chunk it is filling.

@@ -64,8 +64,13 @@ std::int32_t FailureMaskRouter::route(std::int32_t node, net::Packet& p) {
 }
 
 namespace {
-const RegisterRouting kAdaptive{{{"adaptive", "Adaptive switches: the least-loaded shortest-path next hop, ties broken per packet (the RoCE-like baseline of docs/reps.md).", {}, {}},
-    [](const RoutingContext& c) { return std::make_unique<AdaptiveRouter>(c.tables, c.net, c.seed); }}};
+const RegisterRouting kAdaptive{
+    {{"adaptive",
+      "Adaptive switches: the least-loaded shortest-path next hop, ties broken per packet (the RoCE-like baseline of "
+      "docs/reps.md).",
+      {},
+      {}},
+     [](const RoutingContext& c) { return std::make_unique<AdaptiveRouter>(c.tables, c.net, c.seed); }}};
 }  // namespace
 
 }  // namespace lbsim::routing

@@ -30,8 +30,7 @@ class AdaptiveRouter final : public net::Router {
 // packet has no route (-1, dropped by the network).
 class FailureMaskRouter final : public net::Router {
  public:
-  FailureMaskRouter(net::Router& inner, const MinimalTables& tables, const net::Network& net,
-                    std::uint64_t seed);
+  FailureMaskRouter(net::Router& inner, const MinimalTables& tables, const net::Network& net, std::uint64_t seed);
   std::int32_t route(std::int32_t node, net::Packet& p) override;
   // Take a port (global id) out of / back into every ECMP group; calls nest.
   void set_dead(std::uint32_t port, bool dead);

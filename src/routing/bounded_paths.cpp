@@ -50,9 +50,10 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
       /*classes=*/false);
   const std::size_t n = scratch_len_.size();
   if (n > 0xFFFF)
-    throw UserError(fmt::format("routing: {} bounded paths between switches {} and {} (at most 65535 "
-                                "are supported by the non-minimal routers)",
-                                n, t_.nodes[src_sw].label, t_.nodes[dst_sw].label));
+    throw UserError(
+        fmt::format("routing: {} bounded paths between switches {} and {} (at most 65535 "
+                    "are supported by the non-minimal routers)",
+                    n, t_.nodes[src_sw].label, t_.nodes[dst_sw].label));
   // Sorted by output-port sequence: paths sharing a prefix are contiguous (per-hop sampling). No
   // two paths from one switch have the same ports, so the order is total.
   order_.resize(n);
@@ -99,8 +100,11 @@ const BoundedPathSet::Pair& BoundedPathSet::fill(std::int32_t src_sw, std::int32
 }
 
 PathRouterBase::PathRouterBase(const MinimalTables& tables, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), routes_(minimal_routes(tables, own_routes_)),
-      groups_(own_routes_ ? own_routes_->arithmetic() : nullptr), paths_(tables.topology(), routes_),
+    : tables_(tables),
+      topo_(tables.topology()),
+      routes_(minimal_routes(tables, own_routes_)),
+      groups_(own_routes_ ? own_routes_->arithmetic() : nullptr),
+      paths_(tables.topology(), routes_),
       salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
   host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h) host_sw_[static_cast<std::size_t>(h)] = topo_.host_switch(h);
@@ -139,8 +143,7 @@ std::int32_t PathRouterBase::forward(std::int32_t node, net::Packet& p, Rng* rng
       lo = i;
       const auto port = paths_.port(pr.first + lo, kp);
       const std::uint32_t old_hi = hi;
-      for (hi = lo + 1; hi < old_hi && paths_.port(pr.first + hi, kp) == port; ++hi) {
-      }
+      for (hi = lo + 1; hi < old_hi && paths_.port(pr.first + hi, kp) == port; ++hi) {}
     }
     if (hi - lo == 1) {
       // One path left: from here it is followed like a path drawn at the source, k hops taken.
@@ -248,8 +251,8 @@ SimTime longest_bounded_minimal_ack_rtt(const topo::Topology& t, SimTime switch_
     for (std::size_t j = 0; j < sw.size(); ++j) {
       const auto& hi = *host_link[i];
       const auto& hj = *host_link[j];
-      const SimTime ends = one_way(hi, data_bytes) + one_way(hj, data_bytes) + one_way(hj, ack_bytes) +
-                           one_way(hi, ack_bytes);
+      const SimTime ends =
+          one_way(hi, data_bytes) + one_way(hj, data_bytes) + one_way(hj, ack_bytes) + one_way(hi, ack_bytes);
       if (i == j) {
         best = std::max(best, ends + 2 * switch_latency);
         continue;
@@ -262,8 +265,10 @@ SimTime longest_bounded_minimal_ack_rtt(const topo::Topology& t, SimTime switch_
         continue;
       SimTime data = 0, ack = 0;
       pe.for_each_path(sw[i], sw[j], [&](const topo::PathView& v) {
-        SimTime x = one_way(hi, data_bytes) + one_way(hj, data_bytes) + static_cast<SimTime>(v.length + 1) * switch_latency;
-        SimTime y = one_way(hj, ack_bytes) + one_way(hi, ack_bytes) + static_cast<SimTime>(v.length + 1) * switch_latency;
+        SimTime x =
+            one_way(hi, data_bytes) + one_way(hj, data_bytes) + static_cast<SimTime>(v.length + 1) * switch_latency;
+        SimTime y =
+            one_way(hj, ack_bytes) + one_way(hi, ack_bytes) + static_cast<SimTime>(v.length + 1) * switch_latency;
         for (std::int32_t k = 0; k < v.length; ++k) {
           const auto& l = t.links[t.ports[v.hops[k].node][v.hops[k].port].link];
           x += one_way(l, data_bytes);

@@ -42,8 +42,8 @@ class BoundedPathSet {
   // minimal paths, nonmin_ lists the non-minimal ones.
   static constexpr std::uint32_t kInlineMins = 4;
   struct Pair {
-    std::uint32_t first = 0;      // index of the pair's first path in the path arrays
-    std::uint32_t count = 0;      // number of paths (0: none)
+    std::uint32_t first = 0;         // index of the pair's first path in the path arrays
+    std::uint32_t count = 0;         // number of paths (0: none)
     std::uint32_t nonmin_first = 0;  // into nonmin_ (only when mins > kInlineMins)
     std::uint32_t nonmin_count = 0;
     std::uint16_t min_at[kInlineMins] = {};  // relative indices of the minimal paths (mins <= kInlineMins)
@@ -77,7 +77,8 @@ class BoundedPathSet {
   std::uint32_t pack_bits() const { return pack_bits_; }
   std::uint32_t pack(std::uint32_t path) const {
     std::uint32_t v = 0;
-    for (std::int32_t k = length(path) - 1; k >= 0; --k) v = (v << pack_bits_) | static_cast<std::uint32_t>(port(path, k));
+    for (std::int32_t k = length(path) - 1; k >= 0; --k)
+      v = (v << pack_bits_) | static_cast<std::uint32_t>(port(path, k));
     return v;
   }
   // The path's hops, walked from its source switch `src_sw` (tools and tests).
@@ -106,7 +107,7 @@ class BoundedPathSet {
   topo::PathEnumerator pe_;
   // Only the pairs routed so far (a dense record per switch pair took 20 B x switches^2: 962 MB in
   // an 83,232-endpoint Dragonfly; docs/scale.md).
-  PairMap index_;           // (source, destination switch index) -> index into pairs_
+  PairMap index_;                      // (source, destination switch index) -> index into pairs_
   core::ChunkedArray<Pair, 8> pairs_;  // in the order of first use, 256 records a chunk
   // Path i (an absolute index: a pair's paths are first .. first + count - 1) is a record of rec_ =
   // 1 + stride_ elements from i * rec_: length | kMinimalBit, then stride_ output ports (its length()
@@ -137,7 +138,8 @@ class PathRouterBase : public net::Router {
  protected:
   // Minimal next hop (hash over the minimal-route candidates, EcmpRouter's salts); `dist`, when
   // given, receives the minimal-route distance.
-  std::int32_t minimal_port(std::int32_t node, std::int32_t dst_sw, const net::Packet& p, std::int32_t* dist = nullptr) const {
+  std::int32_t minimal_port(std::int32_t node, std::int32_t dst_sw, const net::Packet& p,
+                            std::int32_t* dist = nullptr) const {
     return minimal_next_hop(routes_, groups_, node, dst_sw, p, salt_[node], dist);
   }
   // Start following paths [lo, hi) of the pair at the source switch.
@@ -154,7 +156,8 @@ class PathRouterBase : public net::Router {
   // Port of hop k of the path a kRouteFixed packet follows (k < its length).
   std::int32_t fixed_port(const net::Packet& p, std::uint32_t k) const {
     const auto aux = static_cast<std::uint32_t>(p.route_aux);
-    if (paths_.packable()) return static_cast<std::int32_t>((aux >> (k * paths_.pack_bits())) & ((1u << paths_.pack_bits()) - 1));
+    if (paths_.packable())
+      return static_cast<std::int32_t>((aux >> (k * paths_.pack_bits())) & ((1u << paths_.pack_bits()) - 1));
     return paths_.port(aux, static_cast<std::int32_t>(k));
   }
   std::int32_t host_switch(std::int32_t host) const { return host_sw_[static_cast<std::size_t>(host)]; }

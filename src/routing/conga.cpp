@@ -21,15 +21,22 @@ void set_aux(net::Packet& p, std::uint32_t v) { p.route_aux = static_cast<std::i
 }  // namespace
 
 CongaRouter::CongaRouter(const MinimalTables& tables, const net::Network& net, const CongaParams& p, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), net_(net), p_(p), rng_(seed, hash_name("conga")),
-      salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p), flowlets_(p.flowlet_timeout) {
+    : tables_(tables),
+      topo_(tables.topology()),
+      net_(net),
+      p_(p),
+      rng_(seed, hash_name("conga")),
+      salt_(static_cast<std::size_t>(topo_.size()), 0),
+      dres_(net, p),
+      flowlets_(p.flowlet_timeout) {
   Rng srng(seed, hash_name("conga-salt"));
   for (auto& s : salt_) s = srng.next();
   const auto fail = [&](const std::string& why) {
     throw UserError(fmt::format(
         "routing.algorithm = \"conga\": CONGA is defined for 2-tier leaf-spine networks ([CONGA] sec. 3; "
         "e.g. topology.kind = \"fat_tree\" with topology.tiers = 2) and, over the LAPS candidate paths, for a "
-        "Rail or a Dragonfly (routing.source_paths), but the {} topology is none of them: {} (docs/baselines.md \"CONGA\")",
+        "Rail or a Dragonfly (routing.source_paths), but the {} topology is none of them: {} (docs/baselines.md "
+        "\"CONGA\")",
         topo_.kind, why));
   };
   const std::int32_t ns = topo_.num_switches();
@@ -80,8 +87,12 @@ CongaRouter::CongaRouter(const MinimalTables& tables, const net::Network& net, c
 }
 
 CongaDres::CongaDres(const net::Network& net, const CongaParams& p)
-    : net_(net), period_(p.dre_period), alpha_(p.alpha), q_bits_(p.q_bits),
-      port0_(net.port_id(net.topology().switch_node(0), 0)), dre_(net.num_ports() - port0_) {}
+    : net_(net),
+      period_(p.dre_period),
+      alpha_(p.alpha),
+      q_bits_(p.q_bits),
+      port0_(net.port_id(net.topology().switch_node(0), 0)),
+      dre_(net.num_ports() - port0_) {}
 
 // [CONGA] sec. 3.3: X <- X (1 - alpha) every T_dre (on a global grid of periods).
 void CongaDres::decay(Dre& d, SimTime now) const {
@@ -122,7 +133,6 @@ int CongaRouter::from_leaf(std::int32_t leaf, std::int32_t src_leaf, std::int32_
   const std::size_t nl = leaf_node_.size();
   return from_leaf_[(lidx(leaf) * nl + lidx(src_leaf)) * max_up_ + static_cast<std::size_t>(uplink)];
 }
-
 
 std::int32_t CongaRouter::pick_uplink(std::int32_t node, std::size_t dl, std::int16_t previous, SimTime now) {
   const std::size_t l = lidx(node);
@@ -177,7 +187,8 @@ std::int32_t CongaRouter::route(std::int32_t node, net::Packet& p) {
     if (p.type == net::PacketType::Data)
       u = flowlet_uplink(node, dl, p, now);
     else
-      u = static_cast<std::int32_t>(ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[static_cast<std::size_t>(node)]) % up.size());
+      u = static_cast<std::int32_t>(ecmp_hash(p.src, p.dst, p.flow, p.ev, salt_[static_cast<std::size_t>(node)]) %
+                                    up.size());
     const std::int32_t port = up[static_cast<std::size_t>(u)];
     const int ce = dres_.count(node, port, p.size, now);
     std::uint32_t a = static_cast<std::uint32_t>(u) | static_cast<std::uint32_t>(ce) << 8;
@@ -230,38 +241,53 @@ nlohmann::json CongaRouter::summary() const {
 
 namespace {
 using namespace config;
-const RegisterRouting kConga{{{"conga",
-    "CONGA: leaf-to-leaf congestion feedback (DRE per fabric port, quantised, piggybacked) and flowlets sent to the uplink minimising max(local, remote) metric, on a 2-tier leaf-spine; on a Rail or a Dragonfly the same over the LAPS candidate paths of routing.source_paths (LBTag = path index, the path is source-routed) ([CONGA] sec. 3; docs/baselines.md, docs/laps.md).",
-    {
-        real("routing.conga_dre_period_us", 200, "us", "conga: DRE decay period T_dre (the LAPS artifact: 200).").range(1e-3, 1e9),
-        real("routing.conga_alpha", 0.2, "", "conga: DRE decay factor alpha per period; tau = T_dre / alpha (the LAPS artifact: 0.2).").range(1e-6, 1),
-        integer("routing.conga_q_bits", 3, "bits", "conga: quantisation of the congestion metric ([CONGA] and the LAPS artifact: 3).").range(1, 7),
-        real("routing.conga_flowlet_timeout_us", 10, "us", "conga: idle gap of a flow at its source leaf (ToR) that starts a new flowlet (the LAPS artifact: 10).").range(1e-6, 1e9),
-        integer("routing.conga_candidates", 0, "uplinks", "conga: uplinks (on a Rail or Dragonfly: candidate paths) compared for a new flowlet: 0 = all ([CONGA]); k = k drawn at random, all when fewer (the LAPS artifact compares up to 4 candidate paths).").range(0, 255),
-    },
-    {}},
-    [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
-      CongaParams p;
-      p.dre_period = std::max<SimTime>(1, from_us(c.cfg.real("routing.conga_dre_period_us")));
-      p.alpha = c.cfg.real("routing.conga_alpha");
-      p.q_bits = static_cast<int>(c.cfg.integer("routing.conga_q_bits"));
-      p.flowlet_timeout = from_us(c.cfg.real("routing.conga_flowlet_timeout_us"));
-      p.candidates = static_cast<std::uint32_t>(c.cfg.integer("routing.conga_candidates"));
-      // A Rail or a Dragonfly (the candidate rule of routing.source_paths): CONGA over the candidate
-      // paths (routing/conga_paths.h); anything else: the leaf-spine design, which checks the topology.
-      if (CandidatePaths::rule_of(c.cfg.text("routing.source_paths"), c.tables.topology()) != PathRule::Yen)
-        return std::make_unique<CongaPathsRouter>(c.tables, c.net, CandidatePaths::checked_rule(c),
-                                                  static_cast<int>(c.cfg.integer("routing.source_paths_k")),
-                                                  from_ns(c.cfg.real("network.switch_latency_ns")),
-                                                  c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"), p,
-                                                  c.seed);
-      return std::make_unique<CongaRouter>(c.tables, c.net, p, c.seed);
-    },
-    "conga",
-    [](const net::Router& r, SimTime) -> nlohmann::json {
-      if (const auto* cp = dynamic_cast<const CongaPathsRouter*>(&r)) return cp->summary();
-      return static_cast<const CongaRouter&>(r).summary();
-    }}};
+const RegisterRouting kConga{
+    {{"conga",
+      "CONGA: leaf-to-leaf congestion feedback (DRE per fabric port, quantised, piggybacked) and flowlets sent to the "
+      "uplink minimising max(local, remote) metric, on a 2-tier leaf-spine; on a Rail or a Dragonfly the same over the "
+      "LAPS candidate paths of routing.source_paths (LBTag = path index, the path is source-routed) ([CONGA] sec. 3; "
+      "docs/baselines.md, docs/laps.md).",
+      {
+          real("routing.conga_dre_period_us", 200, "us", "conga: DRE decay period T_dre (the LAPS artifact: 200).")
+              .range(1e-3, 1e9),
+          real("routing.conga_alpha", 0.2, "",
+               "conga: DRE decay factor alpha per period; tau = T_dre / alpha (the LAPS artifact: 0.2).")
+              .range(1e-6, 1),
+          integer("routing.conga_q_bits", 3, "bits",
+                  "conga: quantisation of the congestion metric ([CONGA] and the LAPS artifact: 3).")
+              .range(1, 7),
+          real("routing.conga_flowlet_timeout_us", 10, "us",
+               "conga: idle gap of a flow at its source leaf (ToR) that starts a new flowlet (the LAPS artifact: 10).")
+              .range(1e-6, 1e9),
+          integer(
+              "routing.conga_candidates", 0, "uplinks",
+              "conga: uplinks (on a Rail or Dragonfly: candidate paths) compared for a new flowlet: 0 = all ([CONGA]); "
+              "k = k drawn at random, all when fewer (the LAPS artifact compares up to 4 candidate paths).")
+              .range(0, 255),
+      },
+      {}},
+     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
+       CongaParams p;
+       p.dre_period = std::max<SimTime>(1, from_us(c.cfg.real("routing.conga_dre_period_us")));
+       p.alpha = c.cfg.real("routing.conga_alpha");
+       p.q_bits = static_cast<int>(c.cfg.integer("routing.conga_q_bits"));
+       p.flowlet_timeout = from_us(c.cfg.real("routing.conga_flowlet_timeout_us"));
+       p.candidates = static_cast<std::uint32_t>(c.cfg.integer("routing.conga_candidates"));
+       // A Rail or a Dragonfly (the candidate rule of routing.source_paths): CONGA over the candidate
+       // paths (routing/conga_paths.h); anything else: the leaf-spine design, which checks the topology.
+       if (CandidatePaths::rule_of(c.cfg.text("routing.source_paths"), c.tables.topology()) != PathRule::Yen)
+         return std::make_unique<CongaPathsRouter>(c.tables, c.net, CandidatePaths::checked_rule(c),
+                                                   static_cast<int>(c.cfg.integer("routing.source_paths_k")),
+                                                   from_ns(c.cfg.real("network.switch_latency_ns")),
+                                                   c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"),
+                                                   p, c.seed);
+       return std::make_unique<CongaRouter>(c.tables, c.net, p, c.seed);
+     },
+     "conga",
+     [](const net::Router& r, SimTime) -> nlohmann::json {
+       if (const auto* cp = dynamic_cast<const CongaPathsRouter*>(&r)) return cp->summary();
+       return static_cast<const CongaRouter&>(r).summary();
+     }}};
 }  // namespace
 
 }  // namespace lbsim::routing

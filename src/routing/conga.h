@@ -124,7 +124,9 @@ class CongaFlowlets {
     SimTime last = 0;
     std::int16_t choice = -1;
   };
-  static std::uint64_t key(std::int32_t sw, std::uint32_t flow) { return (static_cast<std::uint64_t>(sw) << 32) | flow; }
+  static std::uint64_t key(std::int32_t sw, std::uint32_t flow) {
+    return (static_cast<std::uint64_t>(sw) << 32) | flow;
+  }
   void sweep(SimTime now);
 
   SimTime timeout_;
@@ -180,7 +182,9 @@ class CongaRouter final : public net::Router {
   int from_leaf(std::int32_t leaf, std::int32_t src_leaf, std::int32_t uplink) const;
   const std::vector<std::int32_t>& uplinks(std::int32_t leaf) const { return uplinks_[lidx(leaf)]; }
   std::uint64_t flowlets() const { return flowlets_.flowlets(); }
-  std::uint64_t moves() const { return flowlets_.moves(); }  // new flowlets that took another uplink than the flow's last
+  std::uint64_t moves() const {
+    return flowlets_.moves();
+  }  // new flowlets that took another uplink than the flow's last
   nlohmann::json summary() const;
 
  private:
@@ -194,11 +198,11 @@ class CongaRouter final : public net::Router {
   CongaParams p_;
   Rng rng_;
   std::vector<std::int16_t> scratch_;  // conga_pick's candidate list
-  std::vector<std::uint64_t> salt_;  // per switch: ECMP for ACK uplinks and parallel spine links
+  std::vector<std::uint64_t> salt_;    // per switch: ECMP for ACK uplinks and parallel spine links
   CongaDres dres_;
-  std::uint32_t port0_ = 0;          // global id of the first switch port
-  std::vector<std::int32_t> leaf_of_;  // per switch index: leaf index or -1 (spine)
-  std::vector<std::int32_t> leaf_node_;  // leaf index -> node
+  std::uint32_t port0_ = 0;                         // global id of the first switch port
+  std::vector<std::int32_t> leaf_of_;               // per switch index: leaf index or -1 (spine)
+  std::vector<std::int32_t> leaf_node_;             // leaf index -> node
   std::vector<std::vector<std::int32_t>> uplinks_;  // per leaf: local port indices towards spines
   std::vector<std::int16_t> uplink_index_;          // per switch port (global id - port0_): uplink index or -1
   std::size_t max_up_ = 0;

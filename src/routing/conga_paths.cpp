@@ -24,8 +24,15 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
 
 CongaPathsRouter::CongaPathsRouter(const MinimalTables& tables, const net::Network& net, PathRule rule, int k,
                                    SimTime switch_latency, Bytes wire_bytes, const CongaParams& p, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), net_(net), paths_(tables, rule, k, switch_latency, wire_bytes), p_(p),
-      rng_(seed, hash_name("conga")), salt_(static_cast<std::size_t>(topo_.size()), 0), dres_(net, p), flowlets_(p.flowlet_timeout) {
+    : tables_(tables),
+      topo_(tables.topology()),
+      net_(net),
+      paths_(tables, rule, k, switch_latency, wire_bytes),
+      p_(p),
+      rng_(seed, hash_name("conga")),
+      salt_(static_cast<std::size_t>(topo_.size()), 0),
+      dres_(net, p),
+      flowlets_(p.flowlet_timeout) {
   if (rule == PathRule::Yen)
     throw UserError(fmt::format(
         "routing.algorithm = \"conga\": the {} topology is neither a 2-tier leaf-spine ([CONGA] sec. 3) nor a Rail or "
@@ -52,9 +59,10 @@ CongaPathsRouter::Pair& CongaPathsRouter::pair(std::int32_t x, std::int32_t y) {
   pr.n_to = static_cast<std::uint16_t>(paths_.paths(x, y).size());
   pr.n_from = static_cast<std::uint16_t>(paths_.paths(y, x).size());
   if (pr.n_to > 255 || pr.n_from > 255)
-    throw UserError(fmt::format("routing.algorithm = \"conga\": switches {} and {} have more than 255 candidate paths "
-                                "(the LBTag is 8 bits)",
-                                topo_.nodes[x].label, topo_.nodes[y].label));
+    throw UserError(
+        fmt::format("routing.algorithm = \"conga\": switches {} and {} have more than 255 candidate paths "
+                    "(the LBTag is 8 bits)",
+                    topo_.nodes[x].label, topo_.nodes[y].label));
   max_paths_ = std::max<std::size_t>({max_paths_, pr.n_to, pr.n_from});
   pr.to = static_cast<std::uint32_t>(table_.size());
   pr.from = pr.to + pr.n_to;
@@ -147,7 +155,8 @@ std::int32_t CongaPathsRouter::route(std::int32_t node, net::Packet& p) {
   std::size_t at = 0;
   while (at < path.nodes.size() && path.nodes[at] != node) ++at;
   if (at == path.nodes.size())
-    throw std::logic_error(fmt::format("conga: packet of flow {} at switch {} left its path {}", p.flow, node, h & 0xFF));
+    throw std::logic_error(
+        fmt::format("conga: packet of flow {} at switch {} left its path {}", p.flow, node, h & 0xFF));
   if (at + 1 == path.nodes.size()) {
     // Destination ToR: CE into Congestion-From-Leaf [a][path], the feedback into Congestion-To-Leaf [a][FB_LBTag].
     Pair& pr = pair(node, a);

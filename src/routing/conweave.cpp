@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 #include "core/error.h"
 #include "routing/registry.h"
 
@@ -21,8 +20,14 @@ std::uint64_t pair_of(std::int32_t a, std::int32_t b) {
 
 ConWeaveRouter::ConWeaveRouter(const MinimalTables& tables, net::Network& net, PathRule rule, int k,
                                SimTime switch_latency, Bytes wire_bytes, const ConWeaveParams& p, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), net_(net), paths_(tables, rule, k, switch_latency, wire_bytes),
-      ecmp_(tables, seed), p_(p), wire_(wire_bytes), rng_(seed, hash_name("conweave")) {
+    : tables_(tables),
+      topo_(tables.topology()),
+      net_(net),
+      paths_(tables, rule, k, switch_latency, wire_bytes),
+      ecmp_(tables, seed),
+      p_(p),
+      wire_(wire_bytes),
+      rng_(seed, hash_name("conweave")) {
   net_.on(net::kEvRouterTimer, this);
 }
 
@@ -143,8 +148,8 @@ std::int32_t ConWeaveRouter::flow_path(std::uint32_t flow) const {
 }
 
 // [ConWeave] sec. 3.2: the source ToR's per-packet pipeline (epoch, reply deadline, TAIL, new path).
-std::int32_t ConWeaveRouter::source_tor([[maybe_unused]] std::int32_t node, net::Packet& p, std::int32_t a, std::int32_t b,
-                                        std::size_t n) {
+std::int32_t ConWeaveRouter::source_tor([[maybe_unused]] std::int32_t node, net::Packet& p, std::int32_t a,
+                                        std::int32_t b, std::size_t n) {
   const SimTime now = net_.now();
   bool created = false;
   Flow& f = get(p.flow, created);
@@ -237,7 +242,8 @@ std::int32_t ConWeaveRouter::dest_tor(std::int32_t node, net::Packet& p) {
   }
   if (p.ecn()) {
     ++st_.notifies;
-    post(now + ctrl_delay(node, a), Msg{p.flow, m.epoch, a, node, static_cast<std::int16_t>(p.route_aux), MsgKind::Notify});
+    post(now + ctrl_delay(node, a),
+         Msg{p.flow, m.epoch, a, node, static_cast<std::int16_t>(p.route_aux), MsgKind::Notify});
   }
   if (m.epoch < f.rx_epoch) return hp;  // an older epoch: nothing to order against
   if (m.epoch > f.rx_epoch) {
@@ -337,9 +343,8 @@ std::int32_t ConWeaveRouter::route(std::int32_t node, net::Packet& p) {
     // Yen orders by hops: one per spine on a leaf-spine); the Rail and Dragonfly rules give theirs.
     std::size_t n = list.size();
     if (paths_.rule() == PathRule::Yen)
-      n = static_cast<std::size_t>(std::count_if(list.begin(), list.end(), [&](const SourcePath& sp) {
-        return sp.nodes.size() == list[0].nodes.size();
-      }));
+      n = static_cast<std::size_t>(std::count_if(
+          list.begin(), list.end(), [&](const SourcePath& sp) { return sp.nodes.size() == list[0].nodes.size(); }));
     if (n < 2) return ecmp_.route(node, p);  // one path: nothing to choose or reorder
     return source_tor(node, p, a, b, n);
   }
@@ -383,35 +388,59 @@ nlohmann::json ConWeaveRouter::summary() const {
 
 namespace {
 using namespace config;
-const RegisterRouting kConWeave{{{"conweave",
-    "ConWeave: per-flow RTT probing from the source ToR, reroute (TAIL / REROUTED) when no RTT_REPLY comes within theta_reply, to a path not marked busy by NOTIFY; the destination ToR holds rerouted packets until the TAIL ([ConWeave] sec. 3; docs/baselines.md). Paths: the LAPS candidates (routing.source_paths).",
-    {
-        real("routing.conweave_reply_margin_us", 4, "us", "conweave: theta_reply = the path's base RTT (ToR to ToR and a control packet back) + this (the authors' ns-3 default: 4).").range(0, 1e9),
-        real("routing.conweave_path_busy_us", 8, "us", "conweave: theta_path_busy, how long a NOTIFY marks a path busy (the authors' ns-3 default: 8).").range(0, 1e9),
-        real("routing.conweave_inactive_us", 1000, "us", "conweave: theta_inactive, a flow idle this long at its source ToR starts a new epoch on a freshly chosen path (the authors' ns-3 default: 1000).").range(1e-3, 1e9),
-        real("routing.conweave_resume_margin_us", 32, "us", "conweave: added to the TAIL's expected arrival before a reorder queue is released without it (the authors' ns-3 default: 32).").range(0, 1e9),
-        real("routing.conweave_resume_default_us", 500, "us", "conweave: reorder queue wait when no phase-0 packet predicts the TAIL (the authors' ns-3 default: 500).").range(0, 1e9),
-        flag("routing.conweave_path_aware", true, "conweave: the new path is the first of two random candidates not marked busy by a NOTIFY ([ConWeave] sec. 3.2); false = a random candidate."),
-        text("routing.conweave_first_path", "random", "conweave: a new flow's path: random (path-aware draw among the pair's candidates, ConWeave) or shortest (path-aware draw among the candidates with the fewest switches: the minimal path on the Dragonfly, the source's or destination's rail on Rail).").one_of({"random", "shortest"}),
-    },
-    {}},
-    [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
-      const PathRule rule = CandidatePaths::checked_rule(c);
-      ConWeaveParams p;
-      p.reply_margin = from_us(c.cfg.real("routing.conweave_reply_margin_us"));
-      p.path_busy = from_us(c.cfg.real("routing.conweave_path_busy_us"));
-      p.inactive = from_us(c.cfg.real("routing.conweave_inactive_us"));
-      p.resume_margin = from_us(c.cfg.real("routing.conweave_resume_margin_us"));
-      p.resume_default = from_us(c.cfg.real("routing.conweave_resume_default_us"));
-      p.path_aware = c.cfg.flag("routing.conweave_path_aware");
-      p.first_shortest = c.cfg.text("routing.conweave_first_path") == "shortest";
-      p.ctrl_bytes = c.cfg.integer("network.header_bytes");
-      return std::make_unique<ConWeaveRouter>(c.tables, c.net, rule, static_cast<int>(c.cfg.integer("routing.source_paths_k")),
-                                              from_ns(c.cfg.real("network.switch_latency_ns")),
-                                              c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"), p, c.seed);
-    },
-    "conweave",
-    [](const net::Router& r, SimTime) -> nlohmann::json { return static_cast<const ConWeaveRouter&>(r).summary(); }}};
+const RegisterRouting kConWeave{
+    {{"conweave",
+      "ConWeave: per-flow RTT probing from the source ToR, reroute (TAIL / REROUTED) when no RTT_REPLY comes within "
+      "theta_reply, to a path not marked busy by NOTIFY; the destination ToR holds rerouted packets until the TAIL "
+      "([ConWeave] sec. 3; docs/baselines.md). Paths: the LAPS candidates (routing.source_paths).",
+      {
+          real("routing.conweave_reply_margin_us", 4, "us",
+               "conweave: theta_reply = the path's base RTT (ToR to ToR and a control packet back) + this (the "
+               "authors' ns-3 default: 4).")
+              .range(0, 1e9),
+          real("routing.conweave_path_busy_us", 8, "us",
+               "conweave: theta_path_busy, how long a NOTIFY marks a path busy (the authors' ns-3 default: 8).")
+              .range(0, 1e9),
+          real("routing.conweave_inactive_us", 1000, "us",
+               "conweave: theta_inactive, a flow idle this long at its source ToR starts a new epoch on a freshly "
+               "chosen path (the authors' ns-3 default: 1000).")
+              .range(1e-3, 1e9),
+          real("routing.conweave_resume_margin_us", 32, "us",
+               "conweave: added to the TAIL's expected arrival before a reorder queue is released without it (the "
+               "authors' ns-3 default: 32).")
+              .range(0, 1e9),
+          real(
+              "routing.conweave_resume_default_us", 500, "us",
+              "conweave: reorder queue wait when no phase-0 packet predicts the TAIL (the authors' ns-3 default: 500).")
+              .range(0, 1e9),
+          flag("routing.conweave_path_aware", true,
+               "conweave: the new path is the first of two random candidates not marked busy by a NOTIFY ([ConWeave] "
+               "sec. 3.2); false = a random candidate."),
+          text("routing.conweave_first_path", "random",
+               "conweave: a new flow's path: random (path-aware draw among the pair's candidates, ConWeave) or "
+               "shortest (path-aware draw among the candidates with the fewest switches: the minimal path on the "
+               "Dragonfly, the source's or destination's rail on Rail).")
+              .one_of({"random", "shortest"}),
+      },
+      {}},
+     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
+       const PathRule rule = CandidatePaths::checked_rule(c);
+       ConWeaveParams p;
+       p.reply_margin = from_us(c.cfg.real("routing.conweave_reply_margin_us"));
+       p.path_busy = from_us(c.cfg.real("routing.conweave_path_busy_us"));
+       p.inactive = from_us(c.cfg.real("routing.conweave_inactive_us"));
+       p.resume_margin = from_us(c.cfg.real("routing.conweave_resume_margin_us"));
+       p.resume_default = from_us(c.cfg.real("routing.conweave_resume_default_us"));
+       p.path_aware = c.cfg.flag("routing.conweave_path_aware");
+       p.first_shortest = c.cfg.text("routing.conweave_first_path") == "shortest";
+       p.ctrl_bytes = c.cfg.integer("network.header_bytes");
+       return std::make_unique<ConWeaveRouter>(
+           c.tables, c.net, rule, static_cast<int>(c.cfg.integer("routing.source_paths_k")),
+           from_ns(c.cfg.real("network.switch_latency_ns")),
+           c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"), p, c.seed);
+     },
+     "conweave",
+     [](const net::Router& r, SimTime) -> nlohmann::json { return static_cast<const ConWeaveRouter&>(r).summary(); }}};
 }  // namespace
 
 }  // namespace lbsim::routing

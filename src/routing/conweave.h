@@ -8,8 +8,8 @@
 // first packet of an epoch is marked RTT_REQUEST (INIT here) and the deadline is set to the path's
 // base RTT + theta_reply's margin. The destination ToR answers an RTT_REQUEST with RTT_REPLY; one
 // that comes before the deadline clears it and lets the next packet start a new epoch (so a flow's
-// path is probed about once per RTT; a late reply is ignored). The first packet that finds the deadline passed without a reply goes on the
-// old path marked TAIL; the flow moves to a new path (phase 1, its packets marked REROUTED) and
+// path is probed about once per RTT; a late reply is ignored). The first packet that finds the deadline passed without
+// a reply goes on the old path marked TAIL; the flow moves to a new path (phase 1, its packets marked REROUTED) and
 // does not reroute again in this epoch. Path choice ("path-aware rerouting"): two random candidate
 // paths, the first that is not busy; a path is busy for theta_path_busy after the destination ToR
 // sent a NOTIFY about an ECN-marked packet on it. No good path: the flow stays where it is.
@@ -46,14 +46,14 @@
 namespace lbsim::routing {
 
 struct ConWeaveParams {
-  SimTime reply_margin = 4'000'000;       // ps: theta_reply = the path's base RTT + this (the authors' ns-3: 4 us)
-  SimTime path_busy = 8'000'000;          // ps: theta_path_busy (8 us)
-  SimTime inactive = 1'000'000'000;       // ps: theta_inactive (1000 us)
-  SimTime resume_margin = 32'000'000;     // ps: added to the TAIL's expected arrival (32 us)
-  SimTime resume_default = 500'000'000;   // ps: reorder queue wait without a phase-0 sample (500 us)
-  bool path_aware = true;                 // false: the new path is drawn at random, busy or not
-  bool first_shortest = false;            // true: a new flow starts on a candidate with the fewest switches
-  Bytes ctrl_bytes = 64;                  // RTT_REPLY / CLEAR / NOTIFY size on the wire
+  SimTime reply_margin = 4'000'000;      // ps: theta_reply = the path's base RTT + this (the authors' ns-3: 4 us)
+  SimTime path_busy = 8'000'000;         // ps: theta_path_busy (8 us)
+  SimTime inactive = 1'000'000'000;      // ps: theta_inactive (1000 us)
+  SimTime resume_margin = 32'000'000;    // ps: added to the TAIL's expected arrival (32 us)
+  SimTime resume_default = 500'000'000;  // ps: reorder queue wait without a phase-0 sample (500 us)
+  bool path_aware = true;                // false: the new path is drawn at random, busy or not
+  bool first_shortest = false;           // true: a new flow starts on a candidate with the fewest switches
+  Bytes ctrl_bytes = 64;                 // RTT_REPLY / CLEAR / NOTIFY size on the wire
 };
 
 class ConWeaveRouter final : public net::Router, public net::EventHandler {
@@ -64,22 +64,22 @@ class ConWeaveRouter final : public net::Router, public net::EventHandler {
   void on_event(const Event& e) override;
 
   struct Stats {
-    std::uint64_t flows = 0;            // connections seen at a source ToR
-    std::uint64_t epochs = 0;           // RTT_REQUESTs sent (one per epoch)
-    std::uint64_t replies = 0;          // RTT_REPLYs sent by destination ToRs
-    std::uint64_t timely_replies = 0;   // RTT_REPLYs that cleared their deadline
-    std::uint64_t tails = 0;            // reply timeouts (TAIL packets)
-    std::uint64_t reroutes = 0;         // TAILs after which the flow changed path
-    std::uint64_t expiry_moves = 0;     // new epochs after inactivity that changed path
-    std::uint64_t clears = 0;           // CLEARs sent (TAIL arrived)
-    std::uint64_t notifies = 0;         // NOTIFYs sent (ECN-marked tagged packets)
-    std::uint64_t held = 0;             // packets put in a reorder queue
-    std::uint64_t flush_tail = 0;       // reorder queues released by their TAIL
-    std::uint64_t flush_timeout = 0;    // ... by the resume timer
-    std::uint64_t flush_epoch = 0;      // ... by a newer epoch's packet
-    std::uint64_t max_queue = 0;        // most packets in one reorder queue
-    std::uint64_t max_held = 0;         // most packets held at once, all ToRs
-    std::uint64_t off_path = 0;         // tagged packets found off their path (a failure detour): ECMP
+    std::uint64_t flows = 0;           // connections seen at a source ToR
+    std::uint64_t epochs = 0;          // RTT_REQUESTs sent (one per epoch)
+    std::uint64_t replies = 0;         // RTT_REPLYs sent by destination ToRs
+    std::uint64_t timely_replies = 0;  // RTT_REPLYs that cleared their deadline
+    std::uint64_t tails = 0;           // reply timeouts (TAIL packets)
+    std::uint64_t reroutes = 0;        // TAILs after which the flow changed path
+    std::uint64_t expiry_moves = 0;    // new epochs after inactivity that changed path
+    std::uint64_t clears = 0;          // CLEARs sent (TAIL arrived)
+    std::uint64_t notifies = 0;        // NOTIFYs sent (ECN-marked tagged packets)
+    std::uint64_t held = 0;            // packets put in a reorder queue
+    std::uint64_t flush_tail = 0;      // reorder queues released by their TAIL
+    std::uint64_t flush_timeout = 0;   // ... by the resume timer
+    std::uint64_t flush_epoch = 0;     // ... by a newer epoch's packet
+    std::uint64_t max_queue = 0;       // most packets in one reorder queue
+    std::uint64_t max_held = 0;        // most packets held at once, all ToRs
+    std::uint64_t off_path = 0;        // tagged packets found off their path (a failure detour): ECMP
   };
   const Stats& stats() const { return st_; }
   std::uint64_t held_now() const { return held_now_; }
@@ -110,8 +110,8 @@ class ConWeaveRouter final : public net::Router, public net::EventHandler {
     bool phase0_valid = false;
     SimTime phase0_tx = 0, phase0_rx = 0, last_rx = 0;
     std::uint32_t q_head = net::kNil, q_tail = net::kNil, q_len = 0;
-    std::uint32_t q_port = 0;   // global port id the queue releases to
-    std::uint32_t token = 0;    // the resume timer in force
+    std::uint32_t q_port = 0;  // global port id the queue releases to
+    std::uint32_t token = 0;   // the resume timer in force
   };
   enum class MsgKind : std::uint8_t { Reply, Clear, Notify, Resume };
   struct Msg {
@@ -150,7 +150,7 @@ class ConWeaveRouter final : public net::Router, public net::EventHandler {
   std::vector<Flow> pool_;
   std::vector<std::uint32_t> free_;
   std::size_t swept_size_ = 0;
-  std::vector<Meta> meta_;  // per packet index
+  std::vector<Meta> meta_;             // per packet index
   std::vector<std::int16_t> scratch_;  // choices(): the candidates a draw picks from
   std::vector<Msg> msgs_;
   std::vector<std::uint32_t> msg_free_;

@@ -11,7 +11,8 @@ EcmpRouter::EcmpRouter(const MinimalTables& tables, std::uint64_t seed)
   for (auto& s : salt_) s = rng.next();
   host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
   for (std::int32_t h = 0; h < topo_.num_hosts; ++h)
-    host_sw_[static_cast<std::size_t>(h)] = topo_.ports[static_cast<std::size_t>(h)].empty() ? -1 : topo_.host_switch(h);
+    host_sw_[static_cast<std::size_t>(h)] =
+        topo_.ports[static_cast<std::size_t>(h)].empty() ? -1 : topo_.host_switch(h);
 }
 
 std::int32_t EcmpRouter::pick(std::int32_t node, const net::Packet& p) const {
@@ -37,8 +38,12 @@ std::int32_t EcmpRouter::prefetch_route(std::int32_t node, const net::Packet& p,
 }
 
 namespace {
-const RegisterRouting kEcmp{{{"ecmp", "ECMP: hash of (src, dst, flow, EV, switch salt) over the shortest-path next hops ([REPS] sec. 2.2).", {}, {}},
-    [](const RoutingContext& c) { return std::make_unique<EcmpRouter>(c.tables, c.seed); }}};
+const RegisterRouting kEcmp{
+    {{"ecmp",
+      "ECMP: hash of (src, dst, flow, EV, switch salt) over the shortest-path next hops ([REPS] sec. 2.2).",
+      {},
+      {}},
+     [](const RoutingContext& c) { return std::make_unique<EcmpRouter>(c.tables, c.seed); }}};
 }  // namespace
 
 }  // namespace lbsim::routing

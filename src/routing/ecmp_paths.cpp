@@ -4,7 +4,12 @@
 
 namespace lbsim::routing {
 namespace {
-const RegisterRouting kEcmpPaths{{{"ecmp_paths", "ECMP over the bounded simple paths of each switch pair, minimal or not: the Spritz paper's ECMP baseline ([Spritz] sec. V-A).", {}, {}},
-    [](const RoutingContext& c) { return std::make_unique<EcmpPathsRouter>(c.tables, c.seed); }}};
+const RegisterRouting kEcmpPaths{
+    {{"ecmp_paths",
+      "ECMP over the bounded simple paths of each switch pair, minimal or not: the Spritz paper's ECMP baseline "
+      "([Spritz] sec. V-A).",
+      {},
+      {}},
+     [](const RoutingContext& c) { return std::make_unique<EcmpPathsRouter>(c.tables, c.seed); }}};
 }  // namespace
 }  // namespace lbsim::routing

@@ -80,9 +80,16 @@ ChoiceRouters make_choice_routers(const RoutingContext& c, const std::string& se
 
 FlowcutRouter::FlowcutRouter(FlowcutMode mode, const lb::FlowcutParams& p, const MinimalTables& tables,
                              net::Network& net, ChoiceRouters routers, SimTime base_rtt)
-    : mode_(mode), p_(p), tables_(tables), topo_(tables.topology()), net_(net), choice_(std::move(routers.choice)),
-      plain_(std::move(routers.plain)), base_rtt_(base_rtt),
-      rmin_(static_cast<std::size_t>(topo_.num_switches())), usage_(static_cast<std::size_t>(topo_.num_switches())) {
+    : mode_(mode),
+      p_(p),
+      tables_(tables),
+      topo_(tables.topology()),
+      net_(net),
+      choice_(std::move(routers.choice)),
+      plain_(std::move(routers.plain)),
+      base_rtt_(base_rtt),
+      rmin_(static_cast<std::size_t>(topo_.num_switches())),
+      usage_(static_cast<std::size_t>(topo_.num_switches())) {
   plain_ptr_ = plain_ ? plain_.get() : choice_.get();
 }
 
@@ -105,7 +112,8 @@ std::int32_t FlowcutRouter::route(std::int32_t node, net::Packet& p) {
       if (mode_ == FlowcutMode::Full || ingress) return route_ack(node, p, ingress);
       return plain_ptr_->route(node, p);
     }
-    default: return plain_ptr_->route(node, p);
+    default:
+      return plain_ptr_->route(node, p);
   }
 }
 
@@ -264,13 +272,21 @@ nlohmann::json summarize(const net::Router& r, SimTime end) {
 }
 
 const RegisterRouting kFull{{{"flowcut_full",
-    "Flowcut, full switch: a Flowcut table in every switch, ACKs retrace the data path, the ingress switch drains congested flows ([Flowcut] sec. II).",
-    {}, {}},
-    [](const RoutingContext& c) { return make_flowcut(c, FlowcutMode::Full); }, "flowcut", summarize}};
+                              "Flowcut, full switch: a Flowcut table in every switch, ACKs retrace the data path, the "
+                              "ingress switch drains congested flows ([Flowcut] sec. II).",
+                              {},
+                              {}},
+                             [](const RoutingContext& c) { return make_flowcut(c, FlowcutMode::Full); },
+                             "flowcut",
+                             summarize}};
 const RegisterRouting kIngress{{{"flowcut_ingress",
-    "Flowcut, ingress only: a Flowcut table in the source's first switch only; ACKs take any path ([Flowcut] sec. II-C).",
-    {}, {}},
-    [](const RoutingContext& c) { return make_flowcut(c, FlowcutMode::Ingress); }, "flowcut", summarize}};
+                                 "Flowcut, ingress only: a Flowcut table in the source's first switch only; ACKs take "
+                                 "any path ([Flowcut] sec. II-C).",
+                                 {},
+                                 {}},
+                                [](const RoutingContext& c) { return make_flowcut(c, FlowcutMode::Ingress); },
+                                "flowcut",
+                                summarize}};
 
 }  // namespace
 

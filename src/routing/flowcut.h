@@ -151,8 +151,8 @@ class FlowcutRouter final : public net::Router {
   FlowKeyMap map_;
   std::vector<FlowcutEntry> pool_;
   std::vector<std::uint32_t> free_;
-  std::vector<lb::MinRttTable> rmin_;   // per switch
-  std::vector<lb::TableUsage> usage_;   // per switch
+  std::vector<lb::MinRttTable> rmin_;  // per switch
+  std::vector<lb::TableUsage> usage_;  // per switch
   Stats st_;
 };
 

@@ -19,8 +19,12 @@
 
 namespace lbsim::routing {
 
-FlowletRouter::FlowletRouter(const MinimalTables& tables, ChoiceRouters routers, SimTime timeout, const net::Network& net)
-    : topo_(tables.topology()), net_(net), choice_(std::move(routers.choice)), plain_(std::move(routers.plain)),
+FlowletRouter::FlowletRouter(const MinimalTables& tables, ChoiceRouters routers, SimTime timeout,
+                             const net::Network& net)
+    : topo_(tables.topology()),
+      net_(net),
+      choice_(std::move(routers.choice)),
+      plain_(std::move(routers.plain)),
       timeout_(timeout) {
   plain_ptr_ = plain_ ? plain_.get() : choice_.get();
 }
@@ -85,45 +89,58 @@ namespace {
 using namespace config;
 std::vector<std::string> select_choices() { return {"auto", "least_loaded", "ugal"}; }
 
-const RegisterRouting kFlowlet{{{"flowlet",
-    "Flowlet switching at every switch: a flow's packet after an idle gap longer than routing.flowlet_timeout_us takes the switch's adaptive choice ([Flowcut] sec. III-C2).",
-    {
-        real("routing.flowlet_timeout_us", 0, "us", "flowlet: idle gap that starts a new flowlet at a switch; 0 = half the base RTT (the authors' runs: 0.99, 1.58, 4.08 us).").range(0, 1e9),
-        text("routing.flowlet_select", "auto", "flowlet: port of a new flowlet: least_loaded (least-loaded shortest-path port), ugal (UGAL-L at the source switch), auto = ugal on Dragonfly, else least_loaded.").one_of(&select_choices),
-    },
-    {}},
-    [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
-      const double t = c.cfg.real("routing.flowlet_timeout_us");
-      const SimTime timeout = t > 0 ? from_us(t) : c.base_rtt / 2;
-      return std::make_unique<FlowletRouter>(c.tables, make_choice_routers(c, c.cfg.text("routing.flowlet_select")),
-                                             timeout, c.net);
-    },
-    "flowlet",
-    [](const net::Router& r, SimTime) -> nlohmann::json {
-      const auto& f = static_cast<const FlowletRouter&>(r);
-      return {{"flowlets", f.flowlets()}, {"timeout_us", to_us(f.timeout())}, {"peak_entries", f.peak_entries()}};
-    }}};
+const RegisterRouting kFlowlet{
+    {{"flowlet",
+      "Flowlet switching at every switch: a flow's packet after an idle gap longer than routing.flowlet_timeout_us "
+      "takes the switch's adaptive choice ([Flowcut] sec. III-C2).",
+      {
+          real("routing.flowlet_timeout_us", 0, "us",
+               "flowlet: idle gap that starts a new flowlet at a switch; 0 = half the base RTT (the authors' runs: "
+               "0.99, 1.58, 4.08 us).")
+              .range(0, 1e9),
+          text("routing.flowlet_select", "auto",
+               "flowlet: port of a new flowlet: least_loaded (least-loaded shortest-path port), ugal (UGAL-L at the "
+               "source switch), auto = ugal on Dragonfly, else least_loaded.")
+              .one_of(&select_choices),
+      },
+      {}},
+     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
+       const double t = c.cfg.real("routing.flowlet_timeout_us");
+       const SimTime timeout = t > 0 ? from_us(t) : c.base_rtt / 2;
+       return std::make_unique<FlowletRouter>(c.tables, make_choice_routers(c, c.cfg.text("routing.flowlet_select")),
+                                              timeout, c.net);
+     },
+     "flowlet",
+     [](const net::Router& r, SimTime) -> nlohmann::json {
+       const auto& f = static_cast<const FlowletRouter&>(r);
+       return {{"flowlets", f.flowlets()}, {"timeout_us", to_us(f.timeout())}, {"peak_entries", f.peak_entries()}};
+     }}};
 
 // LetFlow (Vanini et al., NSDI'17; the LAPS evaluation's baseline): flowlet switching at every
 // switch with a random port for a new flowlet ([LetFlow] sec. 3: "picks a path at random"; no
 // congestion information). ACKs take plain ECMP.
-const RegisterRouting kLetflow{{{"letflow",
-    "LetFlow: flowlet switching at every switch; a new flowlet (idle gap > routing.letflow_timeout_us) takes a uniformly random shortest-path port ([LetFlow] sec. 3; docs/baselines.md).",
-    {
-        real("routing.letflow_timeout_us", 10, "us", "letflow: idle gap of a flow at a switch that starts a new flowlet (the LAPS artifact: 10).").range(1e-6, 1e9),
-    },
-    {}},
-    [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
-      ChoiceRouters r;
-      r.choice = std::make_unique<RandomMinimalRouter>(c.tables, c.seed);
-      r.plain = std::make_unique<EcmpRouter>(c.tables, c.seed);
-      return std::make_unique<FlowletRouter>(c.tables, std::move(r), from_us(c.cfg.real("routing.letflow_timeout_us")), c.net);
-    },
-    "flowlet",
-    [](const net::Router& r, SimTime) -> nlohmann::json {
-      const auto& f = static_cast<const FlowletRouter&>(r);
-      return {{"flowlets", f.flowlets()}, {"timeout_us", to_us(f.timeout())}, {"peak_entries", f.peak_entries()}};
-    }}};
+const RegisterRouting kLetflow{
+    {{"letflow",
+      "LetFlow: flowlet switching at every switch; a new flowlet (idle gap > routing.letflow_timeout_us) takes a "
+      "uniformly random shortest-path port ([LetFlow] sec. 3; docs/baselines.md).",
+      {
+          real("routing.letflow_timeout_us", 10, "us",
+               "letflow: idle gap of a flow at a switch that starts a new flowlet (the LAPS artifact: 10).")
+              .range(1e-6, 1e9),
+      },
+      {}},
+     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
+       ChoiceRouters r;
+       r.choice = std::make_unique<RandomMinimalRouter>(c.tables, c.seed);
+       r.plain = std::make_unique<EcmpRouter>(c.tables, c.seed);
+       return std::make_unique<FlowletRouter>(c.tables, std::move(r), from_us(c.cfg.real("routing.letflow_timeout_us")),
+                                              c.net);
+     },
+     "flowlet",
+     [](const net::Router& r, SimTime) -> nlohmann::json {
+       const auto& f = static_cast<const FlowletRouter&>(r);
+       return {{"flowlets", f.flowlets()}, {"timeout_us", to_us(f.timeout())}, {"peak_entries", f.peak_entries()}};
+     }}};
 }  // namespace
 
 }  // namespace lbsim::routing

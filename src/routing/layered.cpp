@@ -67,8 +67,12 @@ struct Builder {
   std::vector<int> flipped;  // scratch of set_hop
 
   Builder(const Adjacency& a, RoutingLayers& routing)
-      : adj(a), n(static_cast<int>(a.size())), r(routing),
-        w(static_cast<std::size_t>(n) * n, 0), prio(static_cast<std::size_t>(n) * n, 0), bfs(n),
+      : adj(a),
+        n(static_cast<int>(a.size())),
+        r(routing),
+        w(static_cast<std::size_t>(n) * n, 0),
+        prio(static_cast<std::size_t>(n) * n, 0),
+        bfs(n),
         route_len(static_cast<std::size_t>(n) * n, -1) {
     diameter2 = true;
     for (int s = 0; s < n && diameter2; ++s)
@@ -103,8 +107,10 @@ struct Builder {
         int& r_short = rs[id(x, d)];
         int& u_ok = uo[id(x, d)];
         for (int z : adj[static_cast<std::size_t>(x)]) {
-          if (z == d) ++r_short;  // fixed_len(d) + 1 = 1 <= limit
-          else if (r.distance(z, d) + 1 <= limit) ++u_ok;
+          if (z == d)
+            ++r_short;  // fixed_len(d) + 1 = 1 <= limit
+          else if (r.distance(z, d) + 1 <= limit)
+            ++u_ok;
         }
         so[id(x, d)] = static_cast<signed char>(so_of(x, d));
         count_so(x, d, +1);
@@ -165,8 +171,8 @@ struct Builder {
   // must be d or already routed (the callers set routes from the destination end backwards).
   void set_hop(int l, int x, int d, int nh) {
     if (track) {
-      contribute(l, x, d, -1);                // x's old state
-      if (nh >= 0) count_so(x, d, -1);       // x leaves the unrouted switches
+      contribute(l, x, d, -1);          // x's old state
+      if (nh >= 0) count_so(x, d, -1);  // x leaves the unrouted switches
     }
     r.set_next_hop(l, x, d, nh);
     route_len[id(x, d)] = nh < 0 ? -1 : nh == d ? 1 : route_len[id(nh, d)] + 1;
@@ -239,8 +245,7 @@ struct Builder {
         if (s != d) order.push_back(s);
       shuffle_with(order, rng);
       // Closer sources first, so every candidate next hop already has its route.
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return r.distance(a, d) < r.distance(b, d); });
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return r.distance(a, d) < r.distance(b, d); });
       for (int s : order) {
         int best = -1;
         long best_w = kInf;
@@ -452,7 +457,8 @@ struct Builder {
     nbr_bits.assign(static_cast<std::size_t>(n) * words, 0);
     for (int a = 0; a < n; ++a)
       for (int b : adj[static_cast<std::size_t>(a)])
-        nbr_bits[static_cast<std::size_t>(a) * words + static_cast<std::size_t>(b) / 64] |= std::uint64_t{1} << (b % 64);
+        nbr_bits[static_cast<std::size_t>(a) * words + static_cast<std::size_t>(b) / 64] |= std::uint64_t{1}
+                                                                                            << (b % 64);
   }
   template <class Consider>
   void find_3hop(int l, int src, int dst, Consider& consider) {
@@ -595,10 +601,10 @@ struct Builder {
     // p[0..i], i.e. min(i+1, j) of them (Fig. 15 counts endpoints; we count switch-level routes,
     // which differs by the constant factor p^2 and so selects the same paths).
     for (int i = 0; i < t; ++i)
-      w[id(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(i) + 1])] +=
-          std::min(i + 1, j);
+      w[id(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(i) + 1])] += std::min(i + 1, j);
     if (!already_set)
-      for (int k = j - 1; k >= 0; --k) set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
+      for (int k = j - 1; k >= 0; --k)
+        set_hop(l, p[static_cast<std::size_t>(k)], d, p[static_cast<std::size_t>(k) + 1]);
     for (int k = 0; k < j; ++k) {
       int u = p[static_cast<std::size_t>(k)];
       // App. B.1.2: every pair that now has a non-minimal route in this layer (the pair itself
@@ -636,7 +642,8 @@ struct Builder {
       if (guard) pin_short_routes(l, p, j);
     }
     track = false;
-    complete_layer(l, [](int, int) { return true; }, true);
+    complete_layer(
+        l, [](int, int) { return true; }, true);
   }
 
   // Picks, for every node that reaches d inside the layer's subgraph, a uniformly random next hop
@@ -677,8 +684,10 @@ struct Builder {
   void build_rues_layer(int l, double p, Rng& rng) {
     auto keep = sample_links(p, rng);
     for (int d = 0; d < n; ++d)
-      shortest_in_subgraph(l, d, [&](int x, int y) { return keep[id(x, y)] != 0; }, rng);
-    complete_layer(l, [](int, int) { return true; }, true);
+      shortest_in_subgraph(
+          l, d, [&](int x, int y) { return keep[id(x, y)] != 0; }, rng);
+    complete_layer(
+        l, [](int, int) { return true; }, true);
   }
 
   // FatPaths-style layer (sec. 4.1, 5.2: "in FatPaths, each layer is acyclic"): random links with
@@ -702,7 +711,8 @@ struct Builder {
           },
           rng);
     }
-    complete_layer(l, [](int, int) { return true; }, true);
+    complete_layer(
+        l, [](int, int) { return true; }, true);
   }
 };
 
@@ -728,9 +738,12 @@ const char* detours_name(Detours d) {
 
 const char* layer_scheme_name(LayerScheme s) {
   switch (s) {
-    case LayerScheme::Layered: return "layered";
-    case LayerScheme::Rues: return "rues";
-    case LayerScheme::FatPaths: return "fatpaths";
+    case LayerScheme::Layered:
+      return "layered";
+    case LayerScheme::Rues:
+      return "rues";
+    case LayerScheme::FatPaths:
+      return "fatpaths";
   }
   return "?";
 }
@@ -741,16 +754,14 @@ Adjacency normalize_graph(Adjacency adj) {
   for (int u = 0; u < n; ++u) {
     auto& a = adj[static_cast<std::size_t>(u)];
     for (int v : a)
-      if (v < 0 || v >= n)
-        throw UserError(fmt::format("switch graph: neighbour {} of switch {} out of range", v, u));
+      if (v < 0 || v >= n) throw UserError(fmt::format("switch graph: neighbour {} of switch {} out of range", v, u));
     std::sort(a.begin(), a.end());
     a.erase(std::unique(a.begin(), a.end()), a.end());
     a.erase(std::remove(a.begin(), a.end(), u), a.end());
   }
   for (int u = 0; u < n; ++u)
     for (int v : adj[static_cast<std::size_t>(u)])
-      if (!std::binary_search(adj[static_cast<std::size_t>(v)].begin(),
-                              adj[static_cast<std::size_t>(v)].end(), u))
+      if (!std::binary_search(adj[static_cast<std::size_t>(v)].begin(), adj[static_cast<std::size_t>(v)].end(), u))
         throw UserError(fmt::format("switch graph is not symmetric: {}->{} without {}->{}", u, v, v, u));
   auto dist = all_pairs_distances(adj);
   for (int v = 0; v < n; ++v)
@@ -802,10 +813,12 @@ RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
   // Every layer holds a next hop per ordered switch pair (plus the n^2 distances): refuse sizes
   // that cannot be held instead of dying in the allocator.
   constexpr long long kMaxTableEntries = 1LL << 28;
-  if (const long long n = static_cast<long long>(adj_in.size()), entries = n * n * (opt.layers + 1); entries > kMaxTableEntries)
-    throw UserError(fmt::format("{} switches with {} layers need {} next-hop entries, more than the {} the layered routing "
-                                "holds in memory; use fewer layers or a smaller topology",
-                                n, opt.layers, entries, kMaxTableEntries));
+  if (const long long n = static_cast<long long>(adj_in.size()), entries = n * n * (opt.layers + 1);
+      entries > kMaxTableEntries)
+    throw UserError(
+        fmt::format("{} switches with {} layers need {} next-hop entries, more than the {} the layered routing "
+                    "holds in memory; use fewer layers or a smaller topology",
+                    n, opt.layers, entries, kMaxTableEntries));
   Adjacency adj = normalize_graph(adj_in);
   RoutingLayers r(adj, opt.layers);
   Builder b(r.adjacency(), r);
@@ -819,9 +832,15 @@ RoutingLayers build_layers(const Adjacency& adj_in, const LayerOptions& opt) {
       continue;
     }
     switch (opt.scheme) {
-      case LayerScheme::Layered: b.build_layered_layer(l, rng, opt.guard_short_routes); break;
-      case LayerScheme::Rues: b.build_rues_layer(l, opt.keep_fraction, rng); break;
-      case LayerScheme::FatPaths: b.build_fatpaths_layer(l, opt.keep_fraction, rng); break;
+      case LayerScheme::Layered:
+        b.build_layered_layer(l, rng, opt.guard_short_routes);
+        break;
+      case LayerScheme::Rues:
+        b.build_rues_layer(l, opt.keep_fraction, rng);
+        break;
+      case LayerScheme::FatPaths:
+        b.build_fatpaths_layer(l, opt.keep_fraction, rng);
+        break;
     }
   }
   return r;
@@ -854,9 +873,10 @@ std::string validate_layers(const RoutingLayers& r) {
 
 std::string format_forwarding_tables(const RoutingLayers& r, const std::string& scheme_note) {
   const int n = r.num_switches();
-  std::string out = fmt::format("# lbsim forwarding tables v1: port[l][s][d] as next-hop switch "
-                                "(docs/layered-routing.md)\n# {}\nlayers {} switches {}\n",
-                                scheme_note, r.num_layers(), n);
+  std::string out = fmt::format(
+      "# lbsim forwarding tables v1: port[l][s][d] as next-hop switch "
+      "(docs/layered-routing.md)\n# {}\nlayers {} switches {}\n",
+      scheme_note, r.num_layers(), n);
   for (int l = 0; l < r.num_layers(); ++l) {
     out += fmt::format("layer {}\n", l);
     for (int s = 0; s < n; ++s) {

@@ -65,7 +65,7 @@ struct LayerBuildStats {
   long already_routed = 0;        // pair already fixed by an earlier path's suffix (App. B.1.4, 1st)
   long fallback = 0;              // P empty: routed by the fallback completion (App. B.1.4, 2nd)
   long fallback_non_minimal = 0;  // ... and the completed route is longer than minimal
-  long pinned = 0;  // switches routed minimally early to keep a neighbour's route short (guard)
+  long pinned = 0;                // switches routed minimally early to keep a neighbour's route short (guard)
 };
 
 class RoutingLayers {
@@ -103,7 +103,7 @@ class RoutingLayers {
   }
   int n_ = 0;
   Adjacency adj_;
-  std::vector<int> dist_;                // n*n all-pairs hop distances
+  std::vector<int> dist_;               // n*n all-pairs hop distances
   std::vector<std::vector<int>> next_;  // next_[l][s*n+d]
 };
 

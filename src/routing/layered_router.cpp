@@ -32,22 +32,33 @@ std::int32_t LayeredRouter::route(std::int32_t node, net::Packet& p) {
 
 namespace {
 using namespace config;
-const RegisterRouting kLayered{{{"layered", "Layered multipath routing: one destination-based forwarding table per layer, layer = EV mod L ([SlimFly] sec. 4-5).",
-    {
-        integer("routing.layers", 4, "layers", "layered: number of routing layers L (layer 0 = all links, minimal paths); a packet uses layer EV mod L ([SlimFly] sec. 4-5).").range(1, 64),
-        text("routing.layer_scheme", "layered", "layered: how layers are built: layered (Algorithm 1 / App. B), rues or fatpaths (baselines, docs/layered-routing.md).").one_of({"layered", "rues", "fatpaths"}),
-        real("routing.layer_keep_fraction", 0.6, "", "layered with rues/fatpaths: fraction of links kept in each layer >= 1.").range(0.01, 1),
-    },
-    {"topology.kind=slim_fly", "topology.q=3", "topology.p=1"}},
-    [](const RoutingContext& c) {
-      LayerOptions lo;
-      lo.layers = static_cast<int>(c.cfg.integer("routing.layers"));
-      lo.scheme = parse_layer_scheme(c.cfg.text("routing.layer_scheme"));
-      lo.keep_fraction = c.cfg.real("routing.layer_keep_fraction");
-      lo.seed = c.seed;
-      const auto& t = c.tables.topology();
-      return std::make_unique<LayeredRouter>(t, build_layers(normalize_graph(t.switch_adjacency()), lo));
-    }}};
+const RegisterRouting kLayered{{{"layered",
+                                 "Layered multipath routing: one destination-based forwarding table per layer, layer = "
+                                 "EV mod L ([SlimFly] sec. 4-5).",
+                                 {
+                                     integer("routing.layers", 4, "layers",
+                                             "layered: number of routing layers L (layer 0 = all links, minimal "
+                                             "paths); a packet uses layer EV mod L ([SlimFly] sec. 4-5).")
+                                         .range(1, 64),
+                                     text("routing.layer_scheme", "layered",
+                                          "layered: how layers are built: layered (Algorithm 1 / App. B), rues or "
+                                          "fatpaths (baselines, docs/layered-routing.md).")
+                                         .one_of({"layered", "rues", "fatpaths"}),
+                                     real("routing.layer_keep_fraction", 0.6, "",
+                                          "layered with rues/fatpaths: fraction of links kept in each layer >= 1.")
+                                         .range(0.01, 1),
+                                 },
+                                 {"topology.kind=slim_fly", "topology.q=3", "topology.p=1"}},
+                                [](const RoutingContext& c) {
+                                  LayerOptions lo;
+                                  lo.layers = static_cast<int>(c.cfg.integer("routing.layers"));
+                                  lo.scheme = parse_layer_scheme(c.cfg.text("routing.layer_scheme"));
+                                  lo.keep_fraction = c.cfg.real("routing.layer_keep_fraction");
+                                  lo.seed = c.seed;
+                                  const auto& t = c.tables.topology();
+                                  return std::make_unique<LayeredRouter>(
+                                      t, build_layers(normalize_graph(t.switch_adjacency()), lo));
+                                }}};
 }  // namespace
 
 }  // namespace lbsim::routing

@@ -14,8 +14,7 @@ namespace {
 constexpr std::int32_t kInf = std::numeric_limits<std::int32_t>::max() / 4;
 }
 
-MinimalRoutes::MinimalRoutes(const topo::Topology& t)
-    : SwitchPairPorts(t), group_minimal_(t.minimal_one_global_hop) {
+MinimalRoutes::MinimalRoutes(const topo::Topology& t) : SwitchPairPorts(t), group_minimal_(t.minimal_one_global_hop) {
   const auto n = static_cast<std::int32_t>(nsw_);
   // Switch-level adjacency split by link class: (neighbour switch index, port at u, is global).
   struct Adj {
@@ -30,7 +29,8 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
     const auto& ports = t.ports[node];
     for (std::size_t p = 0; p < ports.size(); ++p) {
       if (t.is_host(ports[p].peer)) continue;
-      adj[s].push_back({t.switch_index(ports[p].peer), static_cast<std::int16_t>(p), is_global(t.links[ports[p].link])});
+      adj[s].push_back(
+          {t.switch_index(ports[p].peer), static_cast<std::int16_t>(p), is_global(t.links[ports[p].link])});
     }
   }
   // Per destination d: r0[u] = hops from u to d over non-global links only, r1[u] = hops over paths
@@ -73,8 +73,10 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
         any = true;
         seen0[u] |= next0[u];
         seen1[u] |= next1[u];
-        for (std::uint32_t w = next0[u]; w != 0; w &= w - 1) r0t[u * kB + static_cast<std::size_t>(__builtin_ctz(w))] = level;
-        for (std::uint32_t w = next1[u]; w != 0; w &= w - 1) r1t[u * kB + static_cast<std::size_t>(__builtin_ctz(w))] = level;
+        for (std::uint32_t w = next0[u]; w != 0; w &= w - 1)
+          r0t[u * kB + static_cast<std::size_t>(__builtin_ctz(w))] = level;
+        for (std::uint32_t w = next1[u]; w != 0; w &= w - 1)
+          r1t[u * kB + static_cast<std::size_t>(__builtin_ctz(w))] = level;
       }
       if (!any) break;
       front0.swap(next0);
@@ -83,20 +85,23 @@ MinimalRoutes::MinimalRoutes(const topo::Topology& t)
   };
   // A local hop keeps the one-global budget (r1); a global hop spends it, so the rest of the
   // route must be local (r0): the packet is then in the destination group.
-  auto row = [&](std::size_t u, std::size_t d0, std::size_t nb, std::int32_t* dist, std::vector<std::vector<std::int16_t>>& out) {
+  auto row = [&](std::size_t u, std::size_t d0, std::size_t nb, std::int32_t* dist,
+                 std::vector<std::vector<std::int16_t>>& out) {
     const std::int32_t* ru = &r1t[u * kB];
     for (std::size_t k = 0; k < nb; ++k) dist[k] = ru[k] < kInf ? ru[k] : -1;
     alignas(16) std::int32_t want[kB];  // the neighbour's r0 (global port) or r1 (local) on a route
     for (std::size_t k = 0; k < kB; ++k) want[k] = k < nb && u != d0 + k && ru[k] < kInf ? ru[k] - 1 : kNoMatch;
     for (const auto& e : adj[u])
-      for (std::uint32_t m = equal_mask(want, &(e.global ? r0t : r1t)[static_cast<std::size_t>(e.v) * kB]); m != 0; m &= m - 1)
+      for (std::uint32_t m = equal_mask(want, &(e.global ? r0t : r1t)[static_cast<std::size_t>(e.v) * kB]); m != 0;
+           m &= m - 1)
         out[static_cast<std::size_t>(__builtin_ctz(m))].push_back(e.port);
   };
   // The same routes from the groups, kept when every pair's entry agrees (GroupRoutes).
   if (group_minimal_) arithmetic_ = GroupRoutes::build(t);
   bool same = arithmetic_ != nullptr;
   GroupRoutes::Route r;
-  auto checked_row = [&](std::size_t u, std::size_t d0, std::size_t nb, std::int32_t* dist, std::vector<std::vector<std::int16_t>>& out) {
+  auto checked_row = [&](std::size_t u, std::size_t d0, std::size_t nb, std::int32_t* dist,
+                         std::vector<std::vector<std::int16_t>>& out) {
     row(u, d0, nb, dist, out);
     for (std::size_t k = 0; same && k < nb; ++k)
       same = arithmetic_->route(u, d0 + k, r) && r.dist == dist[k] && r.count == out[k].size() &&
@@ -149,10 +154,11 @@ std::unique_ptr<GroupRoutes> GroupRoutes::build(const topo::Topology& t) {
   for (std::size_t s = 0; s < n; ++s) {  // by source switch and port: the order of the table's scan
     const auto& ports = t.ports[static_cast<std::size_t>(t.switch_node(static_cast<std::int32_t>(s)))];
     for (std::size_t p = 0; p < ports.size(); ++p) {
-      if (t.is_host(ports[p].peer) || t.links[static_cast<std::size_t>(ports[p].link)].kind != topo::LinkKind::Global) continue;
+      if (t.is_host(ports[p].peer) || t.links[static_cast<std::size_t>(ports[p].link)].kind != topo::LinkKind::Global)
+        continue;
       const auto v = static_cast<std::size_t>(t.switch_index(ports[p].peer));
-      g->links_[count[g->group_[s] * g->groups_ + g->group_[v]]++] = {static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(v),
-                                                                      static_cast<std::int16_t>(p)};
+      g->links_[count[g->group_[s] * g->groups_ + g->group_[v]]++] = {
+          static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(v), static_cast<std::int16_t>(p)};
     }
   }
   return g;
@@ -178,7 +184,9 @@ const SwitchPairPorts& minimal_routes(const MinimalTables& tables, std::unique_p
 }
 
 MinimalRouter::MinimalRouter(const MinimalTables& tables, std::uint64_t seed)
-    : tables_(tables), topo_(tables.topology()), routes_(minimal_routes(tables, own_routes_)),
+    : tables_(tables),
+      topo_(tables.topology()),
+      routes_(minimal_routes(tables, own_routes_)),
       groups_(own_routes_ ? own_routes_->arithmetic() : nullptr),
       salt_(ecmp_salts(static_cast<std::size_t>(tables.topology().size()), seed)) {
   host_sw_.resize(static_cast<std::size_t>(topo_.num_hosts));
@@ -192,8 +200,13 @@ std::int32_t MinimalRouter::route(std::int32_t node, net::Packet& p) {
 }
 
 namespace {
-const RegisterRouting kMinimal{{{"minimal", "Minimal routing: Dragonfly local-global-local routes, shortest paths elsewhere ([Spritz] sec. II-A; routing/minimal.h).", {}, {}},
-    [](const RoutingContext& c) { return std::make_unique<MinimalRouter>(c.tables, c.seed); }}};
+const RegisterRouting kMinimal{
+    {{"minimal",
+      "Minimal routing: Dragonfly local-global-local routes, shortest paths elsewhere ([Spritz] sec. II-A; "
+      "routing/minimal.h).",
+      {},
+      {}},
+     [](const RoutingContext& c) { return std::make_unique<MinimalRouter>(c.tables, c.seed); }}};
 }  // namespace
 
 }  // namespace lbsim::routing

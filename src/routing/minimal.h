@@ -95,9 +95,9 @@ class GroupRoutes {
   };
   std::int16_t local(std::size_t su, std::size_t sv) const { return local_[su * cols_ + rank_[sv]]; }
   std::size_t groups_ = 0, cols_ = 0;
-  std::vector<std::uint32_t> group_;  // per switch index
-  std::vector<std::uint16_t> rank_;   // per switch index: its place in its group
-  std::vector<std::int16_t> local_;   // [su * cols_ + rank of sv]: su's port to sv of its group (-1 none)
+  std::vector<std::uint32_t> group_;     // per switch index
+  std::vector<std::uint16_t> rank_;      // per switch index: its place in its group
+  std::vector<std::int16_t> local_;      // [su * cols_ + rank of sv]: su's port to sv of its group (-1 none)
   std::vector<std::uint32_t> link_off_;  // [gu * groups_ + gd] .. + 1: into links_
   std::vector<Global> links_;
 };

@@ -124,7 +124,8 @@ PathModel::Farthest PathModel::farthest_pair(std::span<const std::int32_t> hosts
     ordered = at.back();
     for (std::size_t v = 0; v < nsw; ++v)
       for (std::size_t k = 0; k < nb; ++k)
-        if (dist[v * kR + k] > 0) order[at[static_cast<std::size_t>(dist[v * kR + k])]++] = static_cast<std::uint32_t>(v * kR + k);
+        if (dist[v * kR + k] > 0)
+          order[at[static_cast<std::size_t>(dist[v * kR + k])]++] = static_cast<std::uint32_t>(v * kR + k);
   };
   auto trees = [&](std::size_t nb, const std::vector<SimTime>& cost) {
     for (std::size_t v = 0; v < nsw; ++v)
@@ -143,7 +144,8 @@ PathModel::Farthest PathModel::farthest_pair(std::span<const std::int32_t> hosts
   for (std::size_t i = 0; i < n; ++i) swi[i] = static_cast<std::size_t>(t_.switch_index(sw[i]));
   std::vector<std::size_t> by_run(n);
   for (std::size_t i = 0; i < n; ++i) by_run[i] = i;
-  std::stable_sort(by_run.begin(), by_run.end(), [&](std::size_t x, std::size_t y) { return swi[x] / kR < swi[y] / kR; });
+  std::stable_sort(by_run.begin(), by_run.end(),
+                   [&](std::size_t x, std::size_t y) { return swi[x] / kR < swi[y] / kR; });
   auto for_each_run = [&](auto&& fn) {  // fn(d0, nb, the entries whose switch is in the run)
     for (std::size_t b = 0; b < n;) {
       std::size_t e = b;
@@ -210,7 +212,8 @@ PathModel::Farthest PathModel::farthest_pair(std::span<const std::int32_t> hosts
   for (std::size_t i = 0; i < n; ++i) {
     if (row_ub[i] < best) continue;
     for (std::size_t j = 0; j < n; ++j)
-      if (j != i && hd[i] + hd[j] + walk(sw[i], sw[j], cost_d) + ha[i] + ha[j] + walk(sw[j], sw[i], cost_a) + 2 * sw_lat_ == best)
+      if (j != i &&
+          hd[i] + hd[j] + walk(sw[i], sw[j], cost_d) + ha[i] + ha[j] + walk(sw[j], sw[i], cost_a) + 2 * sw_lat_ == best)
         return {best, hosts[i], hosts[j]};
   }
   return {};  // fewer than two hosts

@@ -15,8 +15,9 @@ namespace {
 std::vector<std::string> routing_names() { return routings().names(); }
 
 [[maybe_unused]] const bool declared = [] {
-  config::declare({config::text("routing.algorithm", "ecmp", "Switch routing plug-in (docs/topologies.md \"Switch routing\").")
-                       .one_of(&routing_names)});
+  config::declare(
+      {config::text("routing.algorithm", "ecmp", "Switch routing plug-in (docs/topologies.md \"Switch routing\").")
+           .one_of(&routing_names)});
   return true;
 }();
 }  // namespace

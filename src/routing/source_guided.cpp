@@ -34,8 +34,8 @@ void PairHopTables::add_pair(std::vector<std::pair<std::int16_t, std::int16_t>>&
 }
 
 std::size_t PairHopTables::bytes() const {
-  return recs_.capacity() * sizeof(Rec) +
-         t2_off_.capacity() * sizeof(std::uint32_t) + (t1_.capacity() + t2_.capacity()) * sizeof(std::int16_t);
+  return recs_.capacity() * sizeof(Rec) + t2_off_.capacity() * sizeof(std::uint32_t) +
+         (t1_.capacity() + t2_.capacity()) * sizeof(std::int16_t);
 }
 
 SourceGuidedTables::SourceGuidedTables(const MinimalTables& min, bool coarse, topo::PathOptions opt)
@@ -56,19 +56,22 @@ std::size_t SourceGuidedTables::build_pair(std::int32_t s, std::int32_t d, std::
   std::vector<std::pair<std::int16_t, std::int16_t>> hops;
   if (s != d) {
     const bool same = same_group(s, d);
-    pe_.for_each_path(s, d, [&](const topo::PathView& v) {
-      if (v.length == 0) return;
-      // Same-group Dragonfly traffic: ECMP 2 uses the default table (sec. III-B).
-      const std::int16_t h2 = (v.length >= 2 && !same) ? static_cast<std::int16_t>(v.hops[1].port) : -1;
-      hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
-    }, /*classes=*/false, /*prune=*/2);  // only the distinct first two hops matter
+    pe_.for_each_path(
+        s, d,
+        [&](const topo::PathView& v) {
+          if (v.length == 0) return;
+          // Same-group Dragonfly traffic: ECMP 2 uses the default table (sec. III-B).
+          const std::int16_t h2 = (v.length >= 2 && !same) ? static_cast<std::int16_t>(v.hops[1].port) : -1;
+          hops.emplace_back(static_cast<std::int16_t>(v.hops[0].port), h2);
+        },
+        /*classes=*/false, /*prune=*/2);  // only the distinct first two hops matter
   }
   fine_.add_pair(hops);
   // Numbered before the coarse tables are made: they walk this pair's fine tables (entries()).
   index_.put(a, b, static_cast<std::uint32_t>(pi));
   if (fine_.first(pi).size() > 256)
-    throw UserError(fmt::format("source_guided: switch '{}' has {} first hops; EV1 has 8 bits (256)",
-                                t_.nodes[s].label, fine_.first(pi).size()));
+    throw UserError(fmt::format("source_guided: switch '{}' has {} first hops; EV1 has 8 bits (256)", t_.nodes[s].label,
+                                fine_.first(pi).size()));
   for (std::size_t i1 = 0; i1 < fine_.first(pi).size(); ++i1)
     if (fine_.second(pi, i1).size() > 256) throw UserError("source_guided: more than 256 second hops; EV2 has 8 bits");
   if (!has_coarse_) return pi;
@@ -135,7 +138,8 @@ void SourceGuidedTables::build_default(const MinimalTables& min) {
       if (out < 0) {
         // Hop-minimal next hop, one fixed choice per (switch, destination) spread by a hash.
         const auto c = min.candidates(x, d);
-        if (!c.empty()) out = c[splitmix64((static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint64_t>(d)) % c.size()];
+        if (!c.empty())
+          out = c[splitmix64((static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint64_t>(d)) % c.size()];
       }
       default_[di * nsw_ + xi] = out;
     }
@@ -344,12 +348,18 @@ std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d,
 }
 
 namespace {
-const RegisterRouting kSourceGuided{{{"source_guided", "Spritz fine-grained source-guided routing: EV1/EV2 select the path hop by hop ([Spritz] sec. III).", {},
-    {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
-    [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, false, c.seed); }}};
-const RegisterRouting kSourceGuidedCoarse{{{"source_guided_coarse", "Spritz coarse-grained source-guided routing ([Spritz] sec. III-D).", {},
-    {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
-    [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, true, c.seed); }}};
+const RegisterRouting kSourceGuided{
+    {{"source_guided",
+      "Spritz fine-grained source-guided routing: EV1/EV2 select the path hop by hop ([Spritz] sec. III).",
+      {},
+      {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
+     [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, false, c.seed); }}};
+const RegisterRouting kSourceGuidedCoarse{
+    {{"source_guided_coarse",
+      "Spritz coarse-grained source-guided routing ([Spritz] sec. III-D).",
+      {},
+      {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
+     [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, true, c.seed); }}};
 }  // namespace
 
 }  // namespace lbsim::routing

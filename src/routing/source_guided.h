@@ -42,8 +42,8 @@ struct SgPath {
   std::uint16_t ev = 0;  // EV1 << 8 | EV2
   PathCategory category = PathCategory::Minimal;
   std::int32_t local = 0, global = 0;
-  SimTime latency = 0;           // Table I latency (topo/paths.h)
-  std::vector<topo::Hop> hops;   // switch-to-switch hops
+  SimTime latency = 0;          // Table I latency (topo/paths.h)
+  std::vector<topo::Hop> hops;  // switch-to-switch hops
 };
 
 // ECMP 1 / ECMP 2 tables of the (source switch, destination switch) pairs built so far (only the
@@ -86,9 +86,7 @@ class SourceGuidedTables {
 
   const topo::Topology& topology() const { return t_; }
   bool dragonfly() const { return dragonfly_; }
-  bool same_group(std::int32_t a, std::int32_t b) const {
-    return dragonfly_ && t_.nodes[a].group == t_.nodes[b].group;
-  }
+  bool same_group(std::int32_t a, std::int32_t b) const { return dragonfly_ && t_.nodes[a].group == t_.nodes[b].group; }
   // The number of the pair (s_node, d_node) in the tables: its ECMP 1 / ECMP 2 tables (fine() and,
   // with the coarse ones, coarse()) are built the first time it is asked for.
   std::size_t pair(std::int32_t s_node, std::int32_t d_node) const {
@@ -115,8 +113,7 @@ class SourceGuidedTables {
   // EV entry list needs, without a vector per path.
   std::vector<SgPath> entries(std::int32_t s_node, std::int32_t d_node, bool with_hops = true) const;
   // Table I category of a path from s to d.
-  PathCategory category(std::int32_t s_node, std::int32_t d_node, std::int32_t hops,
-                        std::int32_t global) const;
+  PathCategory category(std::int32_t s_node, std::int32_t d_node, std::int32_t hops, std::int32_t global) const;
   const topo::PathEnumerator& enumerator() const { return pe_; }
   std::size_t table_bytes() const;
   // Switch pairs whose ECMP tables have been built so far.

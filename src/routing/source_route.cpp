@@ -17,11 +17,13 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
 }
 SimTime ser(Bytes bytes, BitsPerSec rate) {
-  return rate > 0 ? static_cast<SimTime>((static_cast<__int128>(bytes) * 8 * 1'000'000'000'000LL + rate - 1) / rate) : 0;
+  return rate > 0 ? static_cast<SimTime>((static_cast<__int128>(bytes) * 8 * 1'000'000'000'000LL + rate - 1) / rate)
+                  : 0;
 }
 }  // namespace
 
-CandidatePaths::CandidatePaths(const MinimalTables& tables, PathRule rule, int k, SimTime switch_latency, Bytes wire_bytes)
+CandidatePaths::CandidatePaths(const MinimalTables& tables, PathRule rule, int k, SimTime switch_latency,
+                               Bytes wire_bytes)
     : tables_(tables), topo_(tables.topology()), rule_(rule), k_(k), sw_lat_(switch_latency), wire_(wire_bytes) {}
 
 PathRule CandidatePaths::rule_of(const std::string& name, const topo::Topology& t) {
@@ -37,17 +39,22 @@ PathRule CandidatePaths::checked_rule(const RoutingContext& c) {
   const auto& t = c.tables.topology();
   const PathRule rule = rule_of(c.cfg.text("routing.source_paths"), t);
   if (rule == PathRule::Dragonfly && !t.minimal_one_global_hop)
-    throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"dragonfly\" needs a Dragonfly topology (groups joined by global links)");
+    throw UserError(c.cfg.where("routing.source_paths") +
+                    "routing.source_paths = \"dragonfly\" needs a Dragonfly topology (groups joined by global links)");
   if (rule == PathRule::Rail && !t.rail_planes)
-    throw UserError(c.cfg.where("routing.source_paths") + "routing.source_paths = \"rail\" needs topology.kind = \"rail\"");
+    throw UserError(c.cfg.where("routing.source_paths") +
+                    "routing.source_paths = \"rail\" needs topology.kind = \"rail\"");
   return rule;
 }
 
 const char* CandidatePaths::rule_name(PathRule r) {
   switch (r) {
-    case PathRule::Dragonfly: return "dragonfly";
-    case PathRule::Rail: return "rail";
-    case PathRule::Yen: return "yen";
+    case PathRule::Dragonfly:
+      return "dragonfly";
+    case PathRule::Rail:
+      return "rail";
+    case PathRule::Yen:
+      return "yen";
   }
   return "?";
 }
@@ -72,7 +79,8 @@ std::vector<std::int32_t> CandidatePaths::shortest(std::int32_t a, std::int32_t 
 }
 
 // Anchors -> switch sequence (shortest path between consecutive anchors); false if it revisits a switch.
-bool CandidatePaths::make_path(std::int32_t a, std::int32_t b, const std::vector<std::int32_t>& anchors, SourcePath& out) const {
+bool CandidatePaths::make_path(std::int32_t a, std::int32_t b, const std::vector<std::int32_t>& anchors,
+                               SourcePath& out) const {
   std::vector<std::int32_t> stops{a};
   for (auto x : anchors)
     if (x != stops.back()) stops.push_back(x);
@@ -153,7 +161,8 @@ std::vector<std::vector<std::int32_t>> CandidatePaths::yen(std::int32_t a, std::
       if (u == b) break;
       for (const auto& port : topo_.ports[static_cast<std::size_t>(u)]) {
         const auto v = port.peer;
-        if (topo_.is_host(v) || parent[static_cast<std::size_t>(v)] != -2 || banned_node[static_cast<std::size_t>(v)]) continue;
+        if (topo_.is_host(v) || parent[static_cast<std::size_t>(v)] != -2 || banned_node[static_cast<std::size_t>(v)])
+          continue;
         if (banned_edge.count({u, v})) continue;
         parent[static_cast<std::size_t>(v)] = u;
         q.push_back(v);
@@ -270,7 +279,8 @@ const std::vector<SourcePath>& CandidatePaths::paths(std::int32_t a, std::int32_
   return cache_.emplace(key, std::move(list)).first->second;
 }
 
-SourceRouteRouter::SourceRouteRouter(const MinimalTables& tables, PathRule rule, int k, SimTime switch_latency, Bytes wire_bytes)
+SourceRouteRouter::SourceRouteRouter(const MinimalTables& tables, PathRule rule, int k, SimTime switch_latency,
+                                     Bytes wire_bytes)
     : tables_(tables), topo_(tables.topology()), paths_(tables, rule, k, switch_latency, wire_bytes) {}
 
 std::int32_t SourceRouteRouter::route(std::int32_t node, net::Packet& p) {
@@ -285,33 +295,44 @@ std::int32_t SourceRouteRouter::route(std::int32_t node, net::Packet& p) {
   if (k >= len) throw std::logic_error(fmt::format("source_route: packet of flow {} walked past its path", p.flow));
   const std::size_t at = forward ? k : len - 1 - k;
   if (path.nodes[at] != node)
-    throw std::logic_error(fmt::format("source_route: packet of flow {} at switch {} left its path (expected {})", p.flow,
-                                       node, path.nodes[at]));
+    throw std::logic_error(fmt::format("source_route: packet of flow {} at switch {} left its path (expected {})",
+                                       p.flow, node, path.nodes[at]));
   if (forward) return at + 1 == len ? tables_.host_port(p.dst) : path.out_ports[at];
   return at == 0 ? tables_.host_port(p.dst) : path.back_ports[at - 1];
 }
 
 namespace {
 using namespace config;
-const RegisterRouting kSourceRoute{{{"source_route",
-    "Source routing ([LAPS] sec. 3.2-3.5): the EV indexes the candidate path of the packet's switch pair (anchor switches, shortest path between them); ACKs and NACKs take the reverse path (docs/laps.md).",
-    {
-        text("routing.source_paths", "auto", "source_route: candidate paths per switch pair: dragonfly (each other group / switch of the group as a midpoint, [LAPS] sec. 4.1), rail (one per rail switch), yen (k shortest loopless), auto (dragonfly on a Dragonfly, rail on a Rail, else yen).").one_of({"auto", "dragonfly", "rail", "yen"}),
-        integer("routing.source_paths_k", 8, "paths", "source_route with yen: candidate paths per switch pair (k of Yen's k shortest paths).").range(1, 1024),
-    },
-    {}},
-    [](const RoutingContext& c) {
-      const PathRule rule = CandidatePaths::checked_rule(c);
-      return std::make_unique<SourceRouteRouter>(c.tables, rule, static_cast<int>(c.cfg.integer("routing.source_paths_k")),
-                                                 from_ns(c.cfg.real("network.switch_latency_ns")),
-                                                 c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"));
-    },
-    "source_route",
-    [](const net::Router& r, SimTime) -> nlohmann::json {
-      const auto& sr = dynamic_cast<const SourceRouteRouter&>(r).candidates();
-      return {{"rule", CandidatePaths::rule_name(sr.rule())}, {"pairs_built", sr.pairs()},
-              {"paths_built", sr.total_paths()}, {"cache_bytes", sr.bytes()}};
-    }}};
+const RegisterRouting kSourceRoute{
+    {{"source_route",
+      "Source routing ([LAPS] sec. 3.2-3.5): the EV indexes the candidate path of the packet's switch pair (anchor "
+      "switches, shortest path between them); ACKs and NACKs take the reverse path (docs/laps.md).",
+      {
+          text("routing.source_paths", "auto",
+               "source_route: candidate paths per switch pair: dragonfly (each other group / switch of the group as a "
+               "midpoint, [LAPS] sec. 4.1), rail (one per rail switch), yen (k shortest loopless), auto (dragonfly on "
+               "a Dragonfly, rail on a Rail, else yen).")
+              .one_of({"auto", "dragonfly", "rail", "yen"}),
+          integer("routing.source_paths_k", 8, "paths",
+                  "source_route with yen: candidate paths per switch pair (k of Yen's k shortest paths).")
+              .range(1, 1024),
+      },
+      {}},
+     [](const RoutingContext& c) {
+       const PathRule rule = CandidatePaths::checked_rule(c);
+       return std::make_unique<SourceRouteRouter>(c.tables, rule,
+                                                  static_cast<int>(c.cfg.integer("routing.source_paths_k")),
+                                                  from_ns(c.cfg.real("network.switch_latency_ns")),
+                                                  c.cfg.integer("network.mtu") + c.cfg.integer("network.header_bytes"));
+     },
+     "source_route",
+     [](const net::Router& r, SimTime) -> nlohmann::json {
+       const auto& sr = dynamic_cast<const SourceRouteRouter&>(r).candidates();
+       return {{"rule", CandidatePaths::rule_name(sr.rule())},
+               {"pairs_built", sr.pairs()},
+               {"paths_built", sr.total_paths()},
+               {"cache_bytes", sr.bytes()}};
+     }}};
 }  // namespace
 
 }  // namespace lbsim::routing

@@ -36,15 +36,15 @@ namespace lbsim::routing {
 struct RoutingContext;
 
 struct SourcePath {
-  std::vector<std::int32_t> anchors;    // switch nodes between the end switches (may be empty)
-  std::vector<std::int32_t> nodes;      // every switch node, source switch first, destination last
-  std::vector<std::int16_t> out_ports;  // out_ports[i]: port of nodes[i] towards nodes[i + 1]
-  std::vector<std::int16_t> back_ports; // back_ports[i]: port of nodes[i + 1] towards nodes[i]
-  SimTime base_latency = 0;             // one-way latency of a full data packet host to host, idle
-  SimTime slack = 0;                    // one full packet's serialisation per link of the path (the authors'
-                                        // ns-3 "theoretical smallest latency" is base_latency + slack)
-  double ps_per_byte = 0;               // sum over the path's links (host links included) of 8 / rate in ps:
-                                        // what each byte more in a packet adds to base_latency
+  std::vector<std::int32_t> anchors;     // switch nodes between the end switches (may be empty)
+  std::vector<std::int32_t> nodes;       // every switch node, source switch first, destination last
+  std::vector<std::int16_t> out_ports;   // out_ports[i]: port of nodes[i] towards nodes[i + 1]
+  std::vector<std::int16_t> back_ports;  // back_ports[i]: port of nodes[i + 1] towards nodes[i]
+  SimTime base_latency = 0;              // one-way latency of a full data packet host to host, idle
+  SimTime slack = 0;                     // one full packet's serialisation per link of the path (the authors'
+                                         // ns-3 "theoretical smallest latency" is base_latency + slack)
+  double ps_per_byte = 0;                // sum over the path's links (host links included) of 8 / rate in ps:
+                                         // what each byte more in a packet adds to base_latency
 };
 
 enum class PathRule : std::uint8_t { Dragonfly, Rail, Yen };

@@ -52,7 +52,8 @@ void SwitchPairPorts::intern_run(std::size_t s, std::size_t block, const std::ui
     }
   }
   const std::size_t id = run_hash_.size();
-  if (id >= std::numeric_limits<std::uint32_t>::max()) throw UserError("routing tables: more than 2^32 distinct runs of next-hop sets");
+  if (id >= std::numeric_limits<std::uint32_t>::max())
+    throw UserError("routing tables: more than 2^32 distinct runs of next-hop sets");
   runs_.insert(runs_.end(), run, run + kRun);
   run_hash_.push_back(h);
   run_slots_[slot] = static_cast<std::uint32_t>(id + 1);
@@ -83,11 +84,12 @@ std::uint16_t SwitchPairPorts::intern_set(std::size_t s, std::int32_t hops, std:
   }
   // A switch has at most nsw distinct sets (one per destination), so 16 bits always suffice up to
   // 65,536 switches; more distinct sets than that at one switch would need a wider index.
-  if (b.sets.size() > std::numeric_limits<std::uint16_t>::max() || ports.size() > std::numeric_limits<std::uint16_t>::max() ||
-      hops > std::numeric_limits<std::int16_t>::max())
-    throw UserError(fmt::format("routing tables: switch '{}' has more than 65,536 distinct next-hop sets (or a set or a "
-                                "distance beyond 16 bits); the tables support at most 65,536 switches",
-                                topo_.nodes[topo_.switch_node(static_cast<std::int32_t>(s))].label));
+  if (b.sets.size() > std::numeric_limits<std::uint16_t>::max() ||
+      ports.size() > std::numeric_limits<std::uint16_t>::max() || hops > std::numeric_limits<std::int16_t>::max())
+    throw UserError(
+        fmt::format("routing tables: switch '{}' has more than 65,536 distinct next-hop sets (or a set or a "
+                    "distance beyond 16 bits); the tables support at most 65,536 switches",
+                    topo_.nodes[topo_.switch_node(static_cast<std::int32_t>(s))].label));
   b.last = static_cast<std::uint16_t>(b.sets.size());
   b.sets.push_back({static_cast<std::uint32_t>(b.ports.size()), static_cast<std::uint16_t>(ports.size()),
                     static_cast<std::int16_t>(hops)});
@@ -104,7 +106,8 @@ void SwitchPairPorts::finish() {
     nsets += b.sets.size();
     nports += b.ports.size();
   }
-  if (nports > std::numeric_limits<std::uint32_t>::max()) throw UserError("routing tables: more than 2^32 next-hop ports");
+  if (nports > std::numeric_limits<std::uint32_t>::max())
+    throw UserError("routing tables: more than 2^32 next-hop ports");
   set_first_.resize(nsw_);
   sets_.clear();
   sets_.reserve(nsets);
@@ -130,8 +133,8 @@ void SwitchPairPorts::finish() {
 
 std::size_t SwitchPairPorts::bytes() const {
   return run_of_.capacity() * sizeof(std::uint32_t) + runs_.capacity() * sizeof(std::uint16_t) +
-         set_first_.capacity() * sizeof(std::uint32_t) +
-         sets_.capacity() * sizeof(Set) + ports_.capacity() * sizeof(std::int16_t);
+         set_first_.capacity() * sizeof(std::uint32_t) + sets_.capacity() * sizeof(Set) +
+         ports_.capacity() * sizeof(std::int16_t);
 }
 
 MinimalTables::MinimalTables(const topo::Topology& t) : SwitchPairPorts(t) {
@@ -161,13 +164,13 @@ MinimalTables::MinimalTables(const topo::Topology& t) : SwitchPairPorts(t) {
           const std::int32_t peer = ports[p].peer;
           if (t.is_host(peer)) continue;
           // Ports are appended in increasing order per destination.
-          for (std::uint32_t m = equal_mask(want, &hops[static_cast<std::size_t>(t.switch_index(peer)) * kB]); m != 0; m &= m - 1)
+          for (std::uint32_t m = equal_mask(want, &hops[static_cast<std::size_t>(t.switch_index(peer)) * kB]); m != 0;
+               m &= m - 1)
             out[static_cast<std::size_t>(__builtin_ctz(m))].push_back(static_cast<std::int16_t>(p));
         }
       });
   host_port_.resize(t.num_hosts);
-  for (std::int32_t h = 0; h < t.num_hosts; ++h)
-    host_port_[h] = static_cast<std::int16_t>(t.ports[h][0].peer_port);
+  for (std::int32_t h = 0; h < t.num_hosts; ++h) host_port_[h] = static_cast<std::int16_t>(t.ports[h][0].peer_port);
 }
 
 std::size_t MinimalTables::bytes() const {

@@ -157,8 +157,8 @@ class SwitchPairPorts {
   std::vector<std::int16_t> ports_;
   // Per-switch deduplication while building (emptied by finish()).
   struct Builder {
-    std::vector<Set> sets;             // offsets into `ports`
-    std::vector<std::uint64_t> hash;   // per set
+    std::vector<Set> sets;            // offsets into `ports`
+    std::vector<std::uint64_t> hash;  // per set
     std::vector<std::int16_t> ports;
     std::vector<std::uint32_t> slots;  // open addressing by hash: set + 1 (0 empty), at most half full
     std::uint16_t last = 0;            // the set of the previous pair (consecutive pairs often share it)
@@ -182,10 +182,10 @@ class MinimalTables : public SwitchPairPorts {
 
 // The ECMP hash of a packet at a switch: (src, dst, flow, EV) mixed with a per-switch salt so that
 // consecutive tiers do not make correlated choices (hash polarization).
-inline std::uint64_t ecmp_hash(std::int32_t src, std::int32_t dst, std::uint32_t flow,
-                               std::uint32_t ev, std::uint64_t salt) {
-  const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
-                             static_cast<std::uint32_t>(dst);
+inline std::uint64_t ecmp_hash(std::int32_t src, std::int32_t dst, std::uint32_t flow, std::uint32_t ev,
+                               std::uint64_t salt) {
+  const std::uint64_t pair =
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
   std::uint64_t h = splitmix64(salt ^ pair);
   return splitmix64(h ^ (static_cast<std::uint64_t>(flow) << 24) ^ ev);
 }

@@ -85,7 +85,9 @@ std::int32_t UgalRouter::route(std::int32_t node, net::Packet& p) {
 }
 
 nlohmann::json UgalRouter::summary() const {
-  const auto share = [](std::uint64_t a, std::uint64_t b) { return a + b ? static_cast<double>(b) / static_cast<double>(a + b) : 0.0; };
+  const auto share = [](std::uint64_t a, std::uint64_t b) {
+    return a + b ? static_cast<double>(b) / static_cast<double>(a + b) : 0.0;
+  };
   return {{"mode", mode_ == UgalMode::Local ? "local" : "global"},
           {"decide", decide_ == UgalDecide::Source ? "source" : "per_hop"},
           {"decisions", n_min_ + n_val_},
@@ -98,16 +100,24 @@ nlohmann::json UgalRouter::summary() const {
 
 namespace {
 using namespace config;
-const RegisterRouting kUgal{{{"ugal_l", "UGAL-L (or UGAL-G): minimal unless queue x hops favours a Valiant path ([Spritz] sec. II-A).",
-    {text("routing.ugal", "local", "ugal_l: local (UGAL-L, q x h with the deciding switch's output queues) or global (UGAL-G, queues summed along each path).").one_of({"local", "global"}),
-     text("routing.ugal_decide", "source", "ugal_l: where the minimal/Valiant comparison is made: source (once, at the source switch) or per_hop (at every switch while the packet is still on its minimal route; docs/spritz.md \"UGAL-L readings\").").one_of({"source", "per_hop"})},
-    {}},
-    [](const RoutingContext& c) {
-      return std::make_unique<UgalRouter>(c.tables, c.net, c.seed, parse_ugal_mode(c.cfg.text("routing.ugal")),
-                                          parse_ugal_decide(c.cfg.text("routing.ugal_decide")));
-    },
-    "ugal",
-    [](const net::Router& r, SimTime) -> nlohmann::json { return static_cast<const UgalRouter&>(r).summary(); }}};
+const RegisterRouting kUgal{
+    {{"ugal_l",
+      "UGAL-L (or UGAL-G): minimal unless queue x hops favours a Valiant path ([Spritz] sec. II-A).",
+      {text("routing.ugal", "local",
+            "ugal_l: local (UGAL-L, q x h with the deciding switch's output queues) or global (UGAL-G, queues summed "
+            "along each path).")
+           .one_of({"local", "global"}),
+       text("routing.ugal_decide", "source",
+            "ugal_l: where the minimal/Valiant comparison is made: source (once, at the source switch) or per_hop (at "
+            "every switch while the packet is still on its minimal route; docs/spritz.md \"UGAL-L readings\").")
+           .one_of({"source", "per_hop"})},
+      {}},
+     [](const RoutingContext& c) {
+       return std::make_unique<UgalRouter>(c.tables, c.net, c.seed, parse_ugal_mode(c.cfg.text("routing.ugal")),
+                                           parse_ugal_decide(c.cfg.text("routing.ugal_decide")));
+     },
+     "ugal",
+     [](const net::Router& r, SimTime) -> nlohmann::json { return static_cast<const UgalRouter&>(r).summary(); }}};
 }  // namespace
 
 }  // namespace lbsim::routing

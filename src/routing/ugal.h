@@ -52,9 +52,7 @@ class UgalRouter final : public PathRouterBase {
   nlohmann::json summary() const;
 
  private:
-  Bytes queue_of(std::int32_t node, std::int32_t port) const {
-    return net_.queued_bytes(net_.port_id(node, port));
-  }
+  Bytes queue_of(std::int32_t node, std::int32_t port) const { return net_.queued_bytes(net_.port_id(node, port)); }
   const net::Network& net_;
   // One UGAL comparison at `node` for a packet on its minimal route: true if it leaves it.
   bool decide(std::int32_t node, std::int32_t dst_sw, net::Packet& p);

@@ -42,14 +42,23 @@ std::int32_t ValiantRouter::route(std::int32_t node, net::Packet& p) {
 
 namespace {
 using namespace config;
-const RegisterRouting kValiant{{{"valiant", "Valiant: minimal to a random intermediate switch, then minimal to the destination ([Spritz] sec. II-A, V-A).",
-    {text("routing.valiant_mode", "per_hop", "valiant: per_hop (next hop drawn uniformly at each switch, the Spritz implementation), path (uniform over whole Valiant paths per packet, Valiant's definition) or per_flow (one hashed Valiant path per flow); [Spritz] V-A.").one_of({"per_hop", "path", "per_flow"}),
-     text("routing.valiant_acks", "valiant", "valiant: how ACKs and NACKs are routed: valiant (like data, a random Valiant path from the receiver's switch) or minimal (minimal routing; only data is misrouted). docs/spritz.md \"Valiant readings\".").one_of({"valiant", "minimal"})},
-    {}},
-    [](const RoutingContext& c) {
-      return std::make_unique<ValiantRouter>(c.tables, c.seed, parse_valiant_mode(c.cfg.text("routing.valiant_mode")),
-                                             c.cfg.text("routing.valiant_acks") == "minimal");
-    }}};
+const RegisterRouting kValiant{
+    {{"valiant",
+      "Valiant: minimal to a random intermediate switch, then minimal to the destination ([Spritz] sec. II-A, V-A).",
+      {text("routing.valiant_mode", "per_hop",
+            "valiant: per_hop (next hop drawn uniformly at each switch, the Spritz implementation), path (uniform over "
+            "whole Valiant paths per packet, Valiant's definition) or per_flow (one hashed Valiant path per flow); "
+            "[Spritz] V-A.")
+           .one_of({"per_hop", "path", "per_flow"}),
+       text("routing.valiant_acks", "valiant",
+            "valiant: how ACKs and NACKs are routed: valiant (like data, a random Valiant path from the receiver's "
+            "switch) or minimal (minimal routing; only data is misrouted). docs/spritz.md \"Valiant readings\".")
+           .one_of({"valiant", "minimal"})},
+      {}},
+     [](const RoutingContext& c) {
+       return std::make_unique<ValiantRouter>(c.tables, c.seed, parse_valiant_mode(c.cfg.text("routing.valiant_mode")),
+                                              c.cfg.text("routing.valiant_acks") == "minimal");
+     }}};
 }  // namespace
 
 }  // namespace lbsim::routing

@@ -25,8 +25,10 @@ void derive_flow_control(const config::Config& cfg, const topo::Topology& topo, 
   for (const auto& l : topo.links)
     for (const std::int32_t to : {l.a, l.b}) {
       if (topo.is_host(to)) continue;
-      d.pfc_headroom_max = std::max(d.pfc_headroom_max, net::pfc_headroom(l.rate, l.latency, d.switch_latency, d.packet_bytes));
-      d.credit_loop_max = std::max(d.credit_loop_max, net::pfc_headroom(l.rate, l.latency, d.switch_latency, d.packet_bytes) - d.packet_bytes);
+      d.pfc_headroom_max =
+          std::max(d.pfc_headroom_max, net::pfc_headroom(l.rate, l.latency, d.switch_latency, d.packet_bytes));
+      d.credit_loop_max = std::max(
+          d.credit_loop_max, net::pfc_headroom(l.rate, l.latency, d.switch_latency, d.packet_bytes) - d.packet_bytes);
     }
   // A full output queue: every other port of the switch can fill its ingress buffer with packets
   // for this one (credit: the buffer; pfc: Xoff + headroom), which the RTO must allow for.
@@ -34,7 +36,8 @@ void derive_flow_control(const config::Config& cfg, const topo::Topology& topo, 
   for (std::int32_t s = 0; s < topo.num_switches(); ++s)
     ports = std::max<std::int64_t>(ports, static_cast<std::int64_t>(topo.ports[topo.switch_node(s)].size()));
   if (d.flow_control == net::FlowControl::Credit) {
-    d.ingress_buffer = cfg.integer("network.ingress_buffer_bytes") > 0 ? cfg.integer("network.ingress_buffer_bytes") : d.queue_bytes;
+    d.ingress_buffer =
+        cfg.integer("network.ingress_buffer_bytes") > 0 ? cfg.integer("network.ingress_buffer_bytes") : d.queue_bytes;
     d.lossless_queue_bytes = (ports - 1) * d.ingress_buffer;
     return;
   }
@@ -42,15 +45,17 @@ void derive_flow_control(const config::Config& cfg, const topo::Topology& topo, 
   d.pfc_xon = cfg.integer("network.pfc_xon_bytes") > 0 ? cfg.integer("network.pfc_xon_bytes")
                                                        : std::max<Bytes>(0, d.pfc_xoff - 2 * d.packet_bytes);
   if (d.pfc_xon >= d.pfc_xoff)
-    throw UserError(fmt::format("{}network.pfc_xon_bytes ({}) must be below Xoff ({} bytes{})",
-                                cfg.where_any({"network.pfc_xon_bytes", "network.pfc_xoff_bytes"}), d.pfc_xon, d.pfc_xoff,
-                                cfg.integer("network.pfc_xoff_bytes") > 0 ? "" : ", the data queue size: network.pfc_xoff_bytes = 0"));
+    throw UserError(fmt::format(
+        "{}network.pfc_xon_bytes ({}) must be below Xoff ({} bytes{})",
+        cfg.where_any({"network.pfc_xon_bytes", "network.pfc_xoff_bytes"}), d.pfc_xon, d.pfc_xoff,
+        cfg.integer("network.pfc_xoff_bytes") > 0 ? "" : ", the data queue size: network.pfc_xoff_bytes = 0"));
   d.pfc_headroom = cfg.integer("network.pfc_headroom_bytes");
   if (d.pfc_headroom > 0 && d.pfc_headroom < d.pfc_headroom_max)
-    throw UserError(fmt::format("{}network.pfc_headroom_bytes ({}) is below the bytes that can be in flight when a pause is "
-                                "sent on the slowest-to-stop link ({} = rate x (2 x latency + switch latency) + 2 full "
-                                "packets): a lossless network would overflow; use at least that or 0 (per link)",
-                                cfg.where("network.pfc_headroom_bytes"), d.pfc_headroom, d.pfc_headroom_max));
+    throw UserError(
+        fmt::format("{}network.pfc_headroom_bytes ({}) is below the bytes that can be in flight when a pause is "
+                    "sent on the slowest-to-stop link ({} = rate x (2 x latency + switch latency) + 2 full "
+                    "packets): a lossless network would overflow; use at least that or 0 (per link)",
+                    cfg.where("network.pfc_headroom_bytes"), d.pfc_headroom, d.pfc_headroom_max));
   if (d.pfc_headroom > 0) d.pfc_headroom_max = d.pfc_headroom;
   d.lossless_queue_bytes = (ports - 1) * (d.pfc_xoff + d.pfc_headroom_max);
 }
@@ -82,8 +87,8 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
   if (cfg.text("network.bdp_path") == "longest_bounded")  // [Spritz] V-A: BDP "based on the longest path"
     d.base_rtt = std::max(d.base_rtt, routing::longest_bounded_rtt(topo, d.switch_latency, d.packet_bytes, header));
   else if (cfg.text("network.bdp_path") == "longest_bounded_minimal_ack")  // [Spritz] Table II: 88 / 92 packets
-    d.base_rtt = std::max(d.base_rtt,
-                          routing::longest_bounded_minimal_ack_rtt(topo, d.switch_latency, d.packet_bytes, header));
+    d.base_rtt =
+        std::max(d.base_rtt, routing::longest_bounded_minimal_ack_rtt(topo, d.switch_latency, d.packet_bytes, header));
   const BitsPerSec host_rate = topo.links[topo.ports[0][0].link].rate;
   d.bdp = bytes_in(d.base_rtt, host_rate);
   d.bdp_packets = static_cast<std::uint32_t>((d.bdp + d.packet_bytes - 1) / d.packet_bytes);
@@ -98,11 +103,13 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
   // ([issue 14]), now it is an error naming the key that sized it.
   if (d.queue_bytes < d.packet_bytes) {
     const char* key = cfg.integer("network.queue_bytes") > 0 ? "network.queue_bytes" : "network.queue_bdp";
-    throw UserError(fmt::format("{}key '{}': the data queue would be {} bytes, smaller than one full packet "
-                                "(network.mtu + network.header_bytes = {} bytes)",
-                                cfg.where(key), key, d.queue_bytes, d.packet_bytes));
+    throw UserError(
+        fmt::format("{}key '{}': the data queue would be {} bytes, smaller than one full packet "
+                    "(network.mtu + network.header_bytes = {} bytes)",
+                    cfg.where(key), key, d.queue_bytes, d.packet_bytes));
   }
-  d.ctrl_queue_bytes = cfg.integer("network.ctrl_queue_bytes") > 0 ? cfg.integer("network.ctrl_queue_bytes") : d.queue_bytes;
+  d.ctrl_queue_bytes =
+      cfg.integer("network.ctrl_queue_bytes") > 0 ? cfg.integer("network.ctrl_queue_bytes") : d.queue_bytes;
   derive_flow_control(cfg, topo, d);
   // RTO: the network-wide RTT plus the time to traverse every full queue of the longest path, both
   // directions ([REPS] sec. 4.1). A lossless port's queue is full only when every other port of its
@@ -126,9 +133,12 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
   }
   if (d.flow_control != net::FlowControl::Lossy)
     d.stall = cfg.real("network.stall_us") > 0 ? from_us(cfg.real("network.stall_us")) : 10 * d.rto;
-  d.init_cwnd = std::max<Bytes>(d.packet_bytes, std::llround(cfg.real("transport.init_cwnd_bdp") * static_cast<double>(d.bdp)));
-  d.max_cwnd = std::max<Bytes>(d.packet_bytes, std::llround(cfg.real("transport.max_cwnd_bdp") * static_cast<double>(d.bdp)));
-  if (const auto cw = cfg.integer("transport.cwnd_packets"); cw > 0) d.init_cwnd = d.max_cwnd = cw * d.packet_bytes;  // htsim's -cwnd
+  d.init_cwnd =
+      std::max<Bytes>(d.packet_bytes, std::llround(cfg.real("transport.init_cwnd_bdp") * static_cast<double>(d.bdp)));
+  d.max_cwnd =
+      std::max<Bytes>(d.packet_bytes, std::llround(cfg.real("transport.max_cwnd_bdp") * static_cast<double>(d.bdp)));
+  if (const auto cw = cfg.integer("transport.cwnd_packets"); cw > 0)
+    d.init_cwnd = d.max_cwnd = cw * d.packet_bytes;  // htsim's -cwnd
   d.ev_space = 1u << cfg.integer("network.ev_bits");
   return d;
 }

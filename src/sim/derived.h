@@ -14,9 +14,9 @@ namespace lbsim::sim {
 
 struct Derived {
   SimTime switch_latency = 0;
-  SimTime base_rtt = 0;      // unloaded RTT of the longest host-to-host shortest path (MTU data + ACK)
-  Bytes packet_bytes = 0;    // wire size of a full data packet
-  Bytes bdp = 0;             // host rate x base_rtt
+  SimTime base_rtt = 0;    // unloaded RTT of the longest host-to-host shortest path (MTU data + ACK)
+  Bytes packet_bytes = 0;  // wire size of a full data packet
+  Bytes bdp = 0;           // host rate x base_rtt
   std::uint32_t bdp_packets = 0;
   Bytes queue_bytes = 0, ctrl_queue_bytes = 0;
   SimTime rto = 0;
@@ -24,7 +24,7 @@ struct Derived {
   std::uint32_t ev_space = 0;
   // Lossless modes (docs/lossless.md); zero in lossy mode.
   net::FlowControl flow_control = net::FlowControl::Lossy;
-  Bytes ingress_buffer = 0;        // credit: per switch ingress port and VC
+  Bytes ingress_buffer = 0;  // credit: per switch ingress port and VC
   Bytes pfc_xoff = 0, pfc_xon = 0;
   Bytes pfc_headroom = 0;          // the configured headroom, 0 = per link rule
   Bytes pfc_headroom_max = 0;      // the largest headroom a switch ingress gets

@@ -12,7 +12,9 @@ FailureSchedule::FailureSchedule(const config::Config& cfg, const topo::Topology
     rf.fraction = cfg.real("failures.random_fraction");
     rf.links = cfg.text("failures.random_links");
     const auto& kind = cfg.text("failures.random_kind");
-    rf.kind = kind == "degrade" ? net::FailureKind::Degrade : kind == "loss" ? net::FailureKind::Loss : net::FailureKind::Down;
+    rf.kind = kind == "degrade" ? net::FailureKind::Degrade
+              : kind == "loss"  ? net::FailureKind::Loss
+                                : net::FailureKind::Down;
     rf.start = from_us(cfg.real("failures.random_start_us"));
     rf.duration = from_us(cfg.real("failures.random_duration_us"));
     rf.rate = topo::rate_gbps(cfg.real("failures.random_rate_gbps"));
@@ -38,8 +40,7 @@ net::Router& FailureSchedule::attach(net::Network& net, net::Router& router, con
 void FailureSchedule::schedule() {
   for (std::uint32_t i = 0; i < failures_.size(); ++i) {
     net_->events().push(failures_[i].start, net::kEvFailStart, i);
-    if (failures_[i].duration > 0)
-      net_->events().push(failures_[i].start + failures_[i].duration, net::kEvFailEnd, i);
+    if (failures_[i].duration > 0) net_->events().push(failures_[i].start + failures_[i].duration, net::kEvFailEnd, i);
   }
 }
 
@@ -68,7 +69,8 @@ void FailureSchedule::on_event(const Event& e) {
       for (const auto p : net::failure_ports(f, *net_))
         mask->set_dead(p, e.kind == net::kEvRouteDead || !net_->port(p).up);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -76,7 +78,8 @@ nlohmann::json FailureSchedule::summary(const topo::Topology& topo) const {
   using nlohmann::json;
   json list = json::array();
   for (const auto& f : failures_) {
-    json e = {{"kind", net::failure_kind_name(f.kind)}, {"start_us", to_us(f.start)},
+    json e = {{"kind", net::failure_kind_name(f.kind)},
+              {"start_us", to_us(f.start)},
               {"duration_us", f.duration > 0 ? json(to_us(f.duration)) : json(nullptr)}};
     if (f.link >= 0) e["link"] = f.link;
     if (f.link >= 0) e["ends"] = {topo.nodes[topo.links[f.link].a].label, topo.nodes[topo.links[f.link].b].label};

@@ -19,7 +19,10 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
 
 FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, workload::Workload& wl, const Derived& d,
                      const routing::MinimalTables& tables, net::Router& run_router)
-    : cfg_(cfg), topo_(topo), wl_(wl), default_lb_(cfg.text("lb.algorithm")),
+    : cfg_(cfg),
+      topo_(topo),
+      wl_(wl),
+      default_lb_(cfg.text("lb.algorithm")),
       seed_(static_cast<std::uint64_t>(cfg.integer("run.seed"))) {
   sg_ = dynamic_cast<const routing::SourceGuidedRouter*>(&run_router);
   const bool pins = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& f) { return lb::is_pinned(f.lb); });
@@ -48,8 +51,9 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
   if (const auto& tag = cfg.text("output.path_usage_tag"); !tag.empty()) {
     const auto it = std::find(wl.tags.begin(), wl.tags.end(), tag);
     if (it == wl.tags.end())
-      throw UserError(fmt::format("{}output.path_usage_tag: no workload entry has the tag '{}' (tags of this workload: {})",
-                                  cfg.where("output.path_usage_tag"), tag, config::join(wl.tags)));
+      throw UserError(
+          fmt::format("{}output.path_usage_tag: no workload entry has the tag '{}' (tags of this workload: {})",
+                      cfg.where("output.path_usage_tag"), tag, config::join(wl.tags)));
     record_tag_ = static_cast<std::int32_t>(it - wl.tags.begin());
   }
 
@@ -59,7 +63,8 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
   run_ctx_.base_rtt = d.base_rtt;
   run_ctx_.rto = d.rto;
   run_ctx_.trimming = cfg.flag("network.trimming");
-  run_ctx_.host_rate_bps = topo.num_hosts ? static_cast<double>(topo.links[static_cast<std::size_t>(topo.ports[0][0].link)].rate) : 0;
+  run_ctx_.host_rate_bps =
+      topo.num_hosts ? static_cast<double>(topo.links[static_cast<std::size_t>(topo.ports[0][0].link)].rate) : 0;
   // One maker per load balancer the workload uses (pinned flows need none).
   for (const auto& f : wl.flows) add_maker(f);
 }
@@ -82,8 +87,8 @@ void FlowSetup::add_ev_list(const workload::FlowSpec& f) {
   std::vector<lb::EvEntry> entries;
   entries.reserve(paths.size());
   for (const auto& p : paths)
-    entries.push_back(lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal,
-                                                    p.local + p.global), p.latency});
+    entries.push_back(
+        lb::EvEntry{p.ev, lb::ev_meta(p.category == routing::PathCategory::NonMinimal, p.local + p.global), p.latency});
   if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 0});  // same switch
   ev_lists_.emplace(key, lb::EvEntryList(entries, w_scale_));
 }
@@ -109,8 +114,9 @@ void FlowSetup::add_maker(const workload::FlowSpec& f) {
   if (makers_.count(name)) return;
   const auto* plugin = lb::balancers().find(name);
   if (!plugin)
-    throw UserError(fmt::format("workload: unknown load balancer '{}' (one of the lb.algorithm names, via_group:<group> or pinned_ecmp){}",
-                                name, config::did_you_mean(name, lb::balancers().names())));
+    throw UserError(fmt::format(
+        "workload: unknown load balancer '{}' (one of the lb.algorithm names, via_group:<group> or pinned_ecmp){}",
+        name, config::did_you_mean(name, lb::balancers().names())));
   makers_.emplace(name, plugin->make(cfg_, run_ctx_));
 }
 
@@ -119,7 +125,8 @@ void FlowSetup::prepare_stream(workload::EntryStream& stream, workload::Workload
   std::uint32_t id = 0;
   while (stream.next(f, tags)) {
     if (lb::is_pinned(f.lb))
-      throw UserError(fmt::format("workload entry {}: lb '{}' pins the flow, which workload.stream does not support", id, f.lb));
+      throw UserError(
+          fmt::format("workload entry {}: lb '{}' pins the flow, which workload.stream does not support", id, f.lb));
     retag(f);
     add_ev_list(f);
     add_candidates(f);
@@ -138,8 +145,7 @@ void FlowSetup::resolve_pins(const routing::SourceGuidedRouter& sg) {
   for (std::size_t i = 0; i < wl_.flows.size(); ++i) {
     const auto& f = wl_.flows[i];
     if (lb::is_pinned_ecmp(f.lb) && !f.is_compute()) {
-      const auto entries =
-          sg.tables().entries(topo_.host_switch(f.src), topo_.host_switch(f.dst), /*with_hops=*/false);
+      const auto entries = sg.tables().entries(topo_.host_switch(f.src), topo_.host_switch(f.dst), /*with_hops=*/false);
       Rng pick(seed_, hash_name("pinned_ecmp"), i);
       pinned_evs_[static_cast<std::uint32_t>(i)] = entries.empty() ? 0 : entries[pick.below(entries.size())].ev;
       continue;
@@ -192,8 +198,9 @@ std::unique_ptr<lb::EntropyPolicy> FlowSetup::make_policy(const workload::FlowSp
     if (it != candidates_.end()) ctx.candidates = &it->second;
   }
   const auto pin = pinned_evs_.find(id);
-  std::unique_ptr<lb::EntropyPolicy> policy =
-      pin != pinned_evs_.end() ? std::make_unique<lb::FixedEvPolicy>(pin->second) : makers_.at(lb_name(s))(std::move(ctx));
+  std::unique_ptr<lb::EntropyPolicy> policy = pin != pinned_evs_.end()
+                                                  ? std::make_unique<lb::FixedEvPolicy>(pin->second)
+                                                  : makers_.at(lb_name(s))(std::move(ctx));
   if (s.tag != record_tag_) return policy;
   auto recorder = std::make_unique<lb::RecordingPolicy>(std::move(policy));
   recorders_.push_back(Recorded{id, s.src, s.dst, recorder.get()});
@@ -220,7 +227,7 @@ void FlowSetup::policy_done(const workload::FlowSpec& s, std::uint32_t id, const
 // The policies of the flows still held that balance with the plug-in `name` (pinned and compute
 // entries excluded): what its summary block and its run files read.
 std::vector<const lb::EntropyPolicy*> FlowSetup::policies_of(const std::string& name,
-                                                            const transport::Transport& tr) const {
+                                                             const transport::Transport& tr) const {
   std::vector<const lb::EntropyPolicy*> used;
   tr.for_each_held([&](const transport::FlowState& f) {
     if (f.lb && !f.spec->is_compute() && !pinned_evs_.count(f.id) && lb_name(*f.spec) == name)
@@ -262,10 +269,15 @@ void FlowSetup::add_summary(nlohmann::json& j, const transport::Transport& tr) c
       lists_bytes += (list.bits() + 7) / 8;
       lists_memory += list.bytes();
     }
-    j["spritz"] = {{"endpoint_table_bytes_per_endpoint", max_bytes}, {"max_paths_per_destination", max_paths},
-                   {"sampled_source_switches", srcs.size()}, {"ev_lists", ev_lists_.size()},
-                   {"ev_lists_bytes", lists_bytes}, {"ev_lists_memory_bytes", lists_memory}, {"w_scale", cfg_.real("lb.spritz_w_scale")},
-                   {"switch_table_bytes", table_bytes}, {"switch_table_pairs", table_pairs}};
+    j["spritz"] = {{"endpoint_table_bytes_per_endpoint", max_bytes},
+                   {"max_paths_per_destination", max_paths},
+                   {"sampled_source_switches", srcs.size()},
+                   {"ev_lists", ev_lists_.size()},
+                   {"ev_lists_bytes", lists_bytes},
+                   {"ev_lists_memory_bytes", lists_memory},
+                   {"w_scale", cfg_.real("lb.spritz_w_scale")},
+                   {"switch_table_bytes", table_bytes},
+                   {"switch_table_pairs", table_pairs}};
   }
   // Each load balancer's own block (e.g. REPS state and freezing), over the flows that used it.
   for (const auto& plugin : lb::balancers().entries()) {

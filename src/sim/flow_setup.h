@@ -93,7 +93,7 @@ class FlowSetup {
   // std::map keeps the addresses the policies hold stable.
   std::map<std::uint64_t, lb::EvEntryList> ev_lists_;
   std::map<std::uint64_t, lb::CandidateSet> candidates_;  // source_route: per switch pair in use
-  std::map<std::uint32_t, std::uint32_t> pinned_evs_;  // by workload index
+  std::map<std::uint32_t, std::uint32_t> pinned_evs_;     // by workload index
   std::int32_t record_tag_ = -1;
   struct Recorded {
     std::uint32_t id;

@@ -63,7 +63,8 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
 
   // Topology graph (topo::Topology) and, in a run, the network's port records.
   m.graph = nodes * static_cast<double>(sizeof(topo::Node) + sizeof(std::vector<topo::Port>)) +
-            ports * kGrowth * static_cast<double>(sizeof(topo::Port)) + t.links * kGrowth * static_cast<double>(sizeof(topo::Link));
+            ports * kGrowth * static_cast<double>(sizeof(topo::Port)) +
+            t.links * kGrowth * static_cast<double>(sizeof(topo::Link));
   if (run) m.graph += ports * static_cast<double>(sizeof(net::Port)) + nodes * 4;
 
   // Per (switch, destination switch): MinimalTables keeps a 16-bit index into its switch's list of
@@ -115,7 +116,8 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
     const double rows = std::min(w.entries, static_cast<double>(transport::Transport::default_rows_in_memory()));
     m.entries = in_progress * per_record +
                 static_cast<double>(metrics::ValueLog::kDefaultMemoryRecords * sizeof(metrics::TransferValues)) +
-                rows * static_cast<double>(sizeof(transport::FlowRow)) + w.entries * 2 * static_cast<double>(sizeof(std::uint32_t));
+                rows * static_cast<double>(sizeof(transport::FlowRow)) +
+                w.entries * 2 * static_cast<double>(sizeof(std::uint32_t));
   } else {
     m.entries = w.entries * (per_record + static_cast<double>(sizeof(metrics::FlowResult)));
   }
@@ -134,9 +136,10 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   // flight (data or ACK) or lost, so in all at most 2 x (64 per message + the packets in flight), and
   // never more than the messages' own PSNs. Per PSN: the sender's entry (send time, EV, state), its
   // send-log record, SACK and receive bits.
-  const double messages = w.in_progress > 0           ? std::min(w.entries, w.in_progress)
-                          : w.largest_message > 0      ? std::min(w.entries, std::ceil(w.concurrent_bytes / w.largest_message))
-                                                       : w.entries;
+  const double messages = w.in_progress > 0 ? std::min(w.entries, w.in_progress)
+                          : w.largest_message > 0
+                              ? std::min(w.entries, std::ceil(w.concurrent_bytes / w.largest_message))
+                              : w.entries;
   m.packets_per_entry_state = std::min(message_psns, 2 * (64 * messages + m.packets_in_flight));
   m.psn_state = m.packets_per_entry_state *
                 (static_cast<double>(sizeof(transport::PsnEntry) + sizeof(std::pair<std::uint32_t, SimTime>)) + 0.25);
@@ -149,7 +152,8 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   // The pairs in use are indexed by a core::PairMap (16-byte entries, a quarter to half full: 48 B
   // per pair) whatever the router.
   constexpr double kPairIndex = 48;
-  if ((path_router || routing == "source_guided") && t.bounded_paths > 0) m.path_pairs = std::min(w.entries, t.switches * t.switches);
+  if ((path_router || routing == "source_guided") && t.bounded_paths > 0)
+    m.path_pairs = std::min(w.entries, t.switches * t.switches);
   if (path_router && t.bounded_paths > 0) {
     // The non-minimal routers enumerate the bounded paths of each (source switch, destination
     // switch) pair a packet starts from (routing/bounded_paths.h): per pair a 28-byte record, per
@@ -167,7 +171,7 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
     m.paths = m.path_pairs * (kPairIndex + t.bounded_paths * (list_entry + 8));
     if (cfg.text("lb.algorithm").rfind("spritz_", 0) == 0) {
       const double connections = w.largest_message > 0 ? std::min(w.entries, w.concurrent_bytes / w.largest_message)
-                                                        : std::min(w.entries, t.hosts);
+                                                       : std::min(w.entries, t.hosts);
       m.paths += connections * t.bounded_paths * (2 * sizeof(double) + sizeof(std::uint16_t));
     }
   }
@@ -176,13 +180,14 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
 
 std::string MemoryEstimate::describe() const {
   const double topo_part = base + graph + tables;
-  std::string s = fmt::format("{} (topology {}: {} switches, {} hosts, {} links; {} of tables per switch pair ({} pairs)",
-                              format_bytes(total()), format_bytes(topo_part), grouped(topo.switches), grouped(topo.hosts),
-                              grouped(topo.links), format_bytes(tables), grouped(topo.switches * topo.switches));
+  std::string s =
+      fmt::format("{} (topology {}: {} switches, {} hosts, {} links; {} of tables per switch pair ({} pairs)",
+                  format_bytes(total()), format_bytes(topo_part), grouped(topo.switches), grouped(topo.hosts),
+                  grouped(topo.links), format_bytes(tables), grouped(topo.switches * topo.switches));
   const double wl = entries + psn_state + packets;
   if (wl > 0)
-    s += fmt::format("; workload {}: {} entries, {} PSNs of per-PSN state, {} packets in flight",
-                     format_bytes(wl), grouped(workload.entries), grouped(packets_per_entry_state), grouped(packets_in_flight));
+    s += fmt::format("; workload {}: {} entries, {} PSNs of per-PSN state, {} packets in flight", format_bytes(wl),
+                     grouped(workload.entries), grouped(packets_per_entry_state), grouped(packets_in_flight));
   if (paths > 0)
     s += fmt::format("; bounded paths {}: {} switch pairs in use x up to {} paths", format_bytes(paths),
                      grouped(path_pairs), grouped(topo.bounded_paths));
@@ -214,7 +219,8 @@ double memory_limit_bytes(const config::Config& cfg, std::string* why) {
     return 0;
   }
   if (why)
-    *why = fmt::format("run.max_memory_gb = {:.1f} (80% of this machine's {:.1f} GiB)", 0.8 * machine / kGiB, machine / kGiB);
+    *why = fmt::format("run.max_memory_gb = {:.1f} (80% of this machine's {:.1f} GiB)", 0.8 * machine / kGiB,
+                       machine / kGiB);
   return 0.8 * machine;
 }
 
@@ -223,10 +229,12 @@ void check_memory(const config::Config& cfg, MemoryUse use) {
   // A message beyond the 32-bit sequence numbers is the config's error whatever memory it would
   // take (the same limit check_packet_counts applies to the built workload, here from the keys).
   const double mtu = static_cast<double>(cfg.integer("network.mtu"));
-  if (const double packets = std::ceil(m.workload.largest_message / mtu); packets > static_cast<double>(workload::kMaxMessagePackets))
-    throw UserError(fmt::format("{}workload.size = {} bytes are {:.0f} packets of network.mtu = {:.0f} bytes; a message holds at "
-                                "most {} packets (32-bit sequence numbers): lower it or raise network.mtu",
-                                cfg.where("workload.size"), cfg.integer("workload.size"), packets, mtu, workload::kMaxMessagePackets));
+  if (const double packets = std::ceil(m.workload.largest_message / mtu);
+      packets > static_cast<double>(workload::kMaxMessagePackets))
+    throw UserError(fmt::format(
+        "{}workload.size = {} bytes are {:.0f} packets of network.mtu = {:.0f} bytes; a message holds at "
+        "most {} packets (32-bit sequence numbers): lower it or raise network.mtu",
+        cfg.where("workload.size"), cfg.integer("workload.size"), packets, mtu, workload::kMaxMessagePackets));
   std::string why;
   const double limit = memory_limit_bytes(cfg, &why);
   if (limit <= 0 || m.total() <= limit) return;

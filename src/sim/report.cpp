@@ -56,7 +56,8 @@ metrics::FlowResult Simulation::result(const transport::FlowReport& f) const {
   if (s.is_compute()) {
     r.ideal = s.compute;
   } else if (f.npkts > 0) {
-    r.ideal = paths_->ideal_fct(s.src, s.dst, s.bytes, cfg_.integer("network.mtu"), cfg_.integer("network.header_bytes"));
+    r.ideal =
+        paths_->ideal_fct(s.src, s.dst, s.bytes, cfg_.integer("network.mtu"), cfg_.integer("network.header_bytes"));
   }
   return r;
 }
@@ -202,7 +203,11 @@ nlohmann::json Simulation::summary() const {
   json j = {
       {"lbsim_version", "0.1.0"},
       {"seed", cfg_.integer("run.seed")},
-      {"topology", {{"kind", topo_.kind}, {"hosts", topo_.num_hosts}, {"switches", topo_.num_switches()}, {"links", topo_.links.size()}}},
+      {"topology",
+       {{"kind", topo_.kind},
+        {"hosts", topo_.num_hosts},
+        {"switches", topo_.num_switches()},
+        {"links", topo_.links.size()}}},
       {"load_balancer", cfg_.text("lb.algorithm")},
       {"routing", cfg_.text("routing.algorithm")},
       {"congestion_control", cfg_.text("transport.cc")},
@@ -231,25 +236,44 @@ nlohmann::json Simulation::summary() const {
       {"sim_time_us", to_us(net_->now())},
       {"events", net_->events_processed()},
       {"events_by_kind", events_by_kind(*net_, data_sent)},
-      {"derived", {{"base_rtt_us", to_us(d_.base_rtt)}, {"packet_bytes", d_.packet_bytes}, {"bdp_bytes", d_.bdp},
-                   {"bdp_packets", d_.bdp_packets}, {"queue_bytes", d_.queue_bytes}, {"ctrl_queue_bytes", d_.ctrl_queue_bytes},
-                   {"rto_us", to_us(d_.rto)}, {"init_cwnd_bytes", d_.init_cwnd}, {"max_cwnd_bytes", d_.max_cwnd},
-                   {"ev_space", d_.ev_space}}},
-      {"conservation", {{"created", created}, {"delivered", net_->delivered()}, {"dropped", net_->dropped()},
-                        {"in_flight", live}, {"ok", created == net_->delivered() + net_->dropped() + live}}},
+      {"derived",
+       {{"base_rtt_us", to_us(d_.base_rtt)},
+        {"packet_bytes", d_.packet_bytes},
+        {"bdp_bytes", d_.bdp},
+        {"bdp_packets", d_.bdp_packets},
+        {"queue_bytes", d_.queue_bytes},
+        {"ctrl_queue_bytes", d_.ctrl_queue_bytes},
+        {"rto_us", to_us(d_.rto)},
+        {"init_cwnd_bytes", d_.init_cwnd},
+        {"max_cwnd_bytes", d_.max_cwnd},
+        {"ev_space", d_.ev_space}}},
+      {"conservation",
+       {{"created", created},
+        {"delivered", net_->delivered()},
+        {"dropped", net_->dropped()},
+        {"in_flight", live},
+        {"ok", created == net_->delivered() + net_->dropped() + live}}},
       // Peak state, for memory per active transfer / in-flight packet (scripts/bench.sh, docs/scale.md):
       // deterministic (the transport's live-record counter and the packet pool's most records at
       // once). A data record is a packet; an ACK's has its ACK fields beside it.
-      {"peaks", {{"live_transfers", tr_->memory().peak_live},
-                 {"packets", pool.peak_live()},
-                 {"packet_record_bytes", sizeof(net::Packet)},
-                 {"ack_record_bytes", sizeof(net::Packet) + sizeof(net::AckFields)}}},
-      {"perf", {{"wall_s", wall_s_}, {"events_per_s", evps}, {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
-                {"packet_pool", pool.capacity()}, {"setup_rss_mb", setup_rss_mb_}, {"setup_peak_rss_mb", setup_peak_rss_mb_},
-                {"setup_cpu_s", setup_cpu_s_}, {"huge_pages", huge_pages::heap_backing()},
-                {"far_prefetch_events", net_->far_prefetch_events()}}},
+      {"peaks",
+       {{"live_transfers", tr_->memory().peak_live},
+        {"packets", pool.peak_live()},
+        {"packet_record_bytes", sizeof(net::Packet)},
+        {"ack_record_bytes", sizeof(net::Packet) + sizeof(net::AckFields)}}},
+      {"perf",
+       {{"wall_s", wall_s_},
+        {"events_per_s", evps},
+        {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
+        {"packet_pool", pool.capacity()},
+        {"setup_rss_mb", setup_rss_mb_},
+        {"setup_peak_rss_mb", setup_peak_rss_mb_},
+        {"setup_cpu_s", setup_cpu_s_},
+        {"huge_pages", huge_pages::heap_backing()},
+        {"far_prefetch_events", net_->far_prefetch_events()}}},
   };
-  if (cfg_.text("workload.kind") == "htsim_cm") j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
+  if (cfg_.text("workload.kind") == "htsim_cm")
+    j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
   if (net_->lossless()) j["flow_control"] = flow_control_summary();
   if (stuck_) j["watchdog"] = watchdog_summary();
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
@@ -288,10 +312,13 @@ nlohmann::json Simulation::summary() const {
       if (static_cast<double>(i) * mtu > 30e3) above30 += hist[i];
       if (hist[i]) bins.push_back({i, hist[i]});
     }
-    j["reorder_buffer"] = {{"samples", n}, {"mean_packets", n ? sum / static_cast<double>(n) : 0.0},
+    j["reorder_buffer"] = {{"samples", n},
+                           {"mean_packets", n ? sum / static_cast<double>(n) : 0.0},
                            {"mean_kb", n ? sum / static_cast<double>(n) * mtu / 1e3 : 0.0},
-                           {"p50_packets", quantile(0.5)}, {"p99_packets", quantile(0.99)},
-                           {"max_packets", quantile(1.0)}, {"share_above_30kb", n ? static_cast<double>(above30) / static_cast<double>(n) : 0.0},
+                           {"p50_packets", quantile(0.5)},
+                           {"p99_packets", quantile(0.99)},
+                           {"max_packets", quantile(1.0)},
+                           {"share_above_30kb", n ? static_cast<double>(above30) / static_cast<double>(n) : 0.0},
                            {"histogram_packets_count", bins}};
   }
   return j;
@@ -310,12 +337,21 @@ nlohmann::json Simulation::watchdog_summary() const {
       return;
     }
     if (started++ < kListed)
-      list.push_back({{"id", f.id}, {"src", f.spec->src}, {"dst", f.spec->dst}, {"bytes", f.spec->bytes},
-                       {"received_packets", f.rcv_count}, {"packets", f.npkts}, {"retransmits", f.n.retransmits},
-                       {"timeouts", f.n.timeouts}, {"start_us", to_us(f.start_time)}});
+      list.push_back({{"id", f.id},
+                      {"src", f.spec->src},
+                      {"dst", f.spec->dst},
+                      {"bytes", f.spec->bytes},
+                      {"received_packets", f.rcv_count},
+                      {"packets", f.npkts},
+                      {"retransmits", f.n.retransmits},
+                      {"timeouts", f.n.timeouts},
+                      {"start_us", to_us(f.start_time)}});
   });
-  return {{"window_us", to_us(watchdog_)}, {"no_progress_since_us", to_us(stuck_since_)},
-          {"stopped_at_us", to_us(net_->now())}, {"stuck_started", started}, {"stuck_waiting", waiting},
+  return {{"window_us", to_us(watchdog_)},
+          {"no_progress_since_us", to_us(stuck_since_)},
+          {"stopped_at_us", to_us(net_->now())},
+          {"stuck_started", started},
+          {"stuck_waiting", waiting},
           {"first_stuck", list}};
 }
 
@@ -349,19 +385,28 @@ nlohmann::json Simulation::flow_control_summary() const {
   if (const auto* r = net_->stall()) {
     json cycle = json::array();
     for (const auto& h : r->cycle)
-      cycle.push_back({{"node", h.node}, {"label", h.node_label}, {"port", h.local}, {"peer", h.peer}, {"peer_label", h.peer_label},
-                       {"vc", h.vc == net::kVcCtrl ? "control" : "data"}, {"queued_bytes", h.queued_bytes}});
-    j["stall"] = {{"time_us", to_us(r->time)}, {"quiet_us", to_us(r->quiet)}, {"events_ran_dry", r->events_ran_dry},
-                  {"queued_packets", r->queued_packets}, {"waiting_ports", r->waiting_ports},
-                  {"deadlocked_ports", r->deadlocked_ports}, {"cycle", cycle}};
+      cycle.push_back({{"node", h.node},
+                       {"label", h.node_label},
+                       {"port", h.local},
+                       {"peer", h.peer},
+                       {"peer_label", h.peer_label},
+                       {"vc", h.vc == net::kVcCtrl ? "control" : "data"},
+                       {"queued_bytes", h.queued_bytes}});
+    j["stall"] = {{"time_us", to_us(r->time)},
+                  {"quiet_us", to_us(r->quiet)},
+                  {"events_ran_dry", r->events_ran_dry},
+                  {"queued_packets", r->queued_packets},
+                  {"waiting_ports", r->waiting_ports},
+                  {"deadlocked_ports", r->deadlocked_ports},
+                  {"cycle", cycle}};
   }
   return j;
 }
 
 const std::vector<std::string>& run_files() {
-  static const std::vector<std::string> files{"config.toml", "summary.json", "flows.csv",
-                                              "ports.csv",   "path_usage.csv", "queues.csv", "reorder_buffer.csv",
-                                              "trims.csv", "laps_trace.csv"};
+  static const std::vector<std::string> files{"config.toml",        "summary.json",   "flows.csv",
+                                              "ports.csv",          "path_usage.csv", "queues.csv",
+                                              "reorder_buffer.csv", "trims.csv",      "laps_trace.csv"};
   return files;
 }
 
@@ -411,7 +456,9 @@ void publish(const fs::path& tmp, const fs::path& dest) {
       if (ec) throw UserError(fmt::format("cannot write {}: {}", (dest / name).string(), ec.message()));
     } else {
       fs::remove(dest / name, ec);
-      if (ec) throw UserError(fmt::format("cannot remove {} (left by an earlier run): {}", (dest / name).string(), ec.message()));
+      if (ec)
+        throw UserError(
+            fmt::format("cannot remove {} (left by an earlier run): {}", (dest / name).string(), ec.message()));
     }
   }
   fs::remove_all(tmp, ec);
@@ -524,8 +571,8 @@ void Simulation::write_run_files(const std::string& dir) const {
       const auto& p = net_->port(r.port);
       f << fmt::format("{:.6f},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", to_us(r.time), r.dropped ? "drop" : "trim",
                        p.node, csv_field(topo_.nodes[p.node].label), p.local, p.peer,
-                       csv_field(topo_.nodes[p.peer].label), topo::link_kind_name(topo_.links[p.link].kind),
-                       r.hops, r.flow, r.src, r.dst, r.psn, r.ev, r.retransmit ? 1 : 0);
+                       csv_field(topo_.nodes[p.peer].label), topo::link_kind_name(topo_.links[p.link].kind), r.hops,
+                       r.flow, r.src, r.dst, r.psn, r.ev, r.retransmit ? 1 : 0);
     }
   }
   if (queue_sample_ > 0) {

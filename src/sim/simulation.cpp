@@ -70,25 +70,29 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
     // Entries made during the run (docs/scale-flows.md): one pass now counts and checks them.
     const auto* plugin = workload::workloads().find(cfg_.text("workload.kind"));
     if (!plugin || !plugin->stream)
-      throw UserError(fmt::format("{}workload.stream = true: the workload '{}' cannot be streamed (only cdf_trace can; "
-                                  "workloads with dependencies keep their graph)",
-                                  cfg_.where_any({"workload.stream", "workload.kind"}), cfg_.text("workload.kind")));
+      throw UserError(
+          fmt::format("{}workload.stream = true: the workload '{}' cannot be streamed (only cdf_trace can; "
+                      "workloads with dependencies keep their graph)",
+                      cfg_.where_any({"workload.stream", "workload.kind"}), cfg_.text("workload.kind")));
     auto pass = workload::open_stream(cfg_, topo_, &warnings);
     const Bytes mtu = cfg_.integer("network.mtu");
     workload::FlowSpec f;
     while (pass->next(f, wl_)) {
       const std::size_t i = entries_++;
       if (f.src < 0 || f.src >= topo_.num_hosts || (!f.is_compute() && (f.dst < 0 || f.dst >= topo_.num_hosts)))
-        throw UserError(fmt::format("workload entry {}: host {} -> {} out of range (0..{})", i, f.src, f.dst, topo_.num_hosts - 1));
-      if (!f.deps.empty() || !f.start_deps.empty()) throw std::logic_error("a streamed workload entry has dependencies");
+        throw UserError(
+            fmt::format("workload entry {}: host {} -> {} out of range (0..{})", i, f.src, f.dst, topo_.num_hosts - 1));
+      if (!f.deps.empty() || !f.start_deps.empty())
+        throw std::logic_error("a streamed workload entry has dependencies");
       if (!f.is_compute()) {
         ++transfers_;
         const std::int64_t packets = (f.bytes + mtu - 1) / mtu;
         if (packets > workload::kMaxMessagePackets)
-          throw UserError(fmt::format("{}workload entry {} ({} -> {}): {} bytes are {} packets of network.mtu = {} bytes; "
-                                      "at most {} packets per message (32-bit sequence numbers)",
-                                      cfg_.where_any({"workload.size", "network.mtu"}), i, f.src, f.dst, f.bytes, packets, mtu,
-                                      workload::kMaxMessagePackets));
+          throw UserError(
+              fmt::format("{}workload entry {} ({} -> {}): {} bytes are {} packets of network.mtu = {} bytes; "
+                          "at most {} packets per message (32-bit sequence numbers)",
+                          cfg_.where_any({"workload.size", "network.mtu"}), i, f.src, f.dst, f.bytes, packets, mtu,
+                          workload::kMaxMessagePackets));
         total_packets_ += static_cast<std::uint64_t>(packets);
       }
       count_late(f);
@@ -102,8 +106,9 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   // Entries timed after the end never run: say so now, not as "unfinished" at the end (imports whose
   // time unit was misread - htsim .cm in ps, ns-3 flow files - show up here).
   if (late > 0)
-    fmt::print(stderr, "lbsim: warning: {} of {} workload entries start after run.end_us = {} us (the first at {} us): "
-                       "they will not run{}\n",
+    fmt::print(stderr,
+               "lbsim: warning: {} of {} workload entries start after run.end_us = {} us (the first at {} us): "
+               "they will not run{}\n",
                late, entries_, end_us, to_us(first),
                cfg_.text("workload.kind") == "htsim_cm" ? " (check workload.htsim_start_unit)" : "");
   if (!stream_)
@@ -139,26 +144,30 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   fct_at_sender_ = cfg_.text("output.fct_at") == "sender";
   tp.wait_senders = fct_at_sender_;
   tp.scan_all = cfg_.text("transport.nic_scheduler") == "scan";
-  tp.pause_timeout = cfg_.real("transport.pause_timeout_us") > 0 ? from_us(cfg_.real("transport.pause_timeout_us")) : d_.rto;
+  tp.pause_timeout =
+      cfg_.real("transport.pause_timeout_us") > 0 ? from_us(cfg_.real("transport.pause_timeout_us")) : d_.rto;
   transport::CcParams cc;
   cc.init_cwnd = d_.init_cwnd;
   cc.max_cwnd = d_.max_cwnd;
   cc.base_rtt = d_.base_rtt;
   tp.cc = transport::cc_params(cfg_, cc);
-  transport::PolicyFactory make = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->make_policy(s, id); };
-  transport::PolicyKeep keep = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) { return f->keeps_policy(s, id); };
-  transport::PolicyDone done = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id, const lb::EntropyPolicy& p) {
-    f->policy_done(s, id, p);
+  transport::PolicyFactory make = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) {
+    return f->make_policy(s, id);
   };
+  transport::PolicyKeep keep = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) {
+    return f->keeps_policy(s, id);
+  };
+  transport::PolicyDone done = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id,
+                                                  const lb::EntropyPolicy& p) { f->policy_done(s, id, p); };
   if (stream_) {
     auto feed = [this](workload::FlowSpec& s) {
       if (!feed_->next(s, wl_)) return false;
       flows_->retag(s);
       return true;
     };
-    tr_ = std::make_unique<transport::Transport>(*net_, entries_, transfers_, feed,
-                                                 [this](const transport::FlowReport& f) { retire(f); }, tp, std::move(make),
-                                                 std::move(keep), std::move(done));
+    tr_ = std::make_unique<transport::Transport>(
+        *net_, entries_, transfers_, feed, [this](const transport::FlowReport& f) { retire(f); }, tp, std::move(make),
+        std::move(keep), std::move(done));
   } else {
     tr_ = std::make_unique<transport::Transport>(*net_, wl_, tp, std::move(make), std::move(keep), std::move(done));
   }
@@ -170,7 +179,8 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   if (trims_csv_) net_->set_loss_log(&losses_);
   queue_all_ports_ = cfg_.text("output.queue_ports") == "all";
   reorder_sample_ = from_us(cfg_.real("output.reorder_sample_us"));
-  meter_ = std::make_unique<progress::Meter>("lbsim run", progress::mode_for_stderr(cfg_.text("run.progress")), "packets");
+  meter_ =
+      std::make_unique<progress::Meter>("lbsim run", progress::mode_for_stderr(cfg_.text("run.progress")), "packets");
 }
 
 void Simulation::set_progress(progress::Mode mode, std::string label) {
@@ -184,7 +194,9 @@ void Simulation::on_event(const Event& e) {
     // [LAPS] Fig. 9: the reorder-buffer occupancy of every host holding packets (reorder_buffer.csv).
     const auto& rob = tr_->rob_per_host();
     for (std::size_t h = 0; h < rob.size(); ++h)
-      if (rob[h] > 0) rob_samples_.push_back(RobSample{net_->now(), static_cast<std::int32_t>(h), static_cast<std::uint64_t>(rob[h])});
+      if (rob[h] > 0)
+        rob_samples_.push_back(
+            RobSample{net_->now(), static_cast<std::int32_t>(h), static_cast<std::uint64_t>(rob[h])});
     net_->events().push(net_->now() + reorder_sample_, net::kEvQueueSample, 1);
     return;
   }
@@ -225,9 +237,8 @@ void Simulation::progress(void* self, SimTime now) {
   const double total = by_packets ? static_cast<double>(s->total_packets_) : static_cast<double>(s->entries_);
   const double el = std::max(1e-9, s->meter_->elapsed());
   s->meter_->update(done, total,
-                    fmt::format("entries {}/{}  t = {:.1f} us  {:.2f} M events/s", s->tr_->completed(),
-                                s->entries_, to_us(now),
-                                static_cast<double>(s->net_->events_processed()) / 1e6 / el));
+                    fmt::format("entries {}/{}  t = {:.1f} us  {:.2f} M events/s", s->tr_->completed(), s->entries_,
+                                to_us(now), static_cast<double>(s->net_->events_processed()) / 1e6 / el));
 }
 
 int Simulation::run() {

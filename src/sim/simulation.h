@@ -104,9 +104,9 @@ class Simulation final : public net::EventHandler {
  private:
   static void progress(void* self, SimTime now);
   metrics::FlowResult result(const transport::FlowReport& f) const;
-  void retire(const transport::FlowReport& f);  // workload.stream: an entry leaves the transport
+  void retire(const transport::FlowReport& f);           // workload.stream: an entry leaves the transport
   void scan_stream(std::vector<std::string>& warnings);  // workload.stream: count and check every entry once
-  void write_run_files(const std::string& dir) const;  // every run file into `dir` (write_outputs)
+  void write_run_files(const std::string& dir) const;    // every run file into `dir` (write_outputs)
   nlohmann::json flow_control_summary() const;
   nlohmann::json watchdog_summary() const;
 
@@ -139,12 +139,12 @@ class Simulation final : public net::EventHandler {
   double wall_s_ = 0;
   double setup_rss_mb_ = 0, setup_peak_rss_mb_ = 0;  // resident / peak resident memory as the event loop starts
   double setup_cpu_s_ = 0;                           // process CPU time (user + sys) as the event loop starts
-  std::unique_ptr<progress::Meter> meter_;  // run.progress (or set_progress)
-  std::uint64_t total_packets_ = 0;         // data packets of every transfer (the progress total)
+  std::unique_ptr<progress::Meter> meter_;           // run.progress (or set_progress)
+  std::uint64_t total_packets_ = 0;                  // data packets of every transfer (the progress total)
   bool ran_ = false;
   bool interrupted_ = false;
-  SimTime watchdog_ = 0;     // run.watchdog_us (at least 20 x RTO); 0 = off
-  SimTime quiet_from_ = 0;   // FailureSchedule::last_change()
+  SimTime watchdog_ = 0;    // run.watchdog_us (at least 20 x RTO); 0 = off
+  SimTime quiet_from_ = 0;  // FailureSchedule::last_change()
   bool stuck_ = false;
   SimTime stuck_since_ = 0;
   bool fct_at_sender_ = false;  // output.fct_at = "sender"
@@ -152,7 +152,7 @@ class Simulation final : public net::EventHandler {
   bool stream_ = false;
   std::unique_ptr<workload::EntryStream> feed_;  // the run's pass over the entries
   std::size_t entries_ = 0, transfers_ = 0, late_transfers_ = 0;
-  FlowTotals totals_;                     // of the retired entries
+  FlowTotals totals_;  // of the retired entries
   // Their flows.csv rows, in id order: formatted into `buf`, appended to a nameless temporary file
   // (core/spill_file.h) 64 KiB at a time.
   struct StreamedRows {

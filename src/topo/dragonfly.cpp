@@ -44,23 +44,23 @@ std::vector<GlobalLinkSpec> dragonfly_global_links(const DragonflyParams& prm) {
   check_basic(prm);
   const int g = dragonfly_groups(prm);
   if (!is_consecutive(prm.arrangement) && prm.arrangement != "palmtree")
-    throw UserError(fmt::format(
-        "dragonfly: unknown global link arrangement '{}' (valid: consecutive, absolute, palmtree, "
-        "or set global_map_file)",
-        prm.arrangement));
+    throw UserError(
+        fmt::format("dragonfly: unknown global link arrangement '{}' (valid: consecutive, absolute, palmtree, "
+                    "or set global_map_file)",
+                    prm.arrangement));
   std::vector<GlobalLinkSpec> out;
   if (g == 1) return out;
   const int ports = prm.a * prm.h;
   if (ports < g - 1)
-    throw UserError(fmt::format(
-        "dragonfly: a*h = {}*{} = {} global ports per group cannot reach the other g-1 = {} groups "
-        "(at most g = {})",
-        prm.a, prm.h, ports, g - 1, ports + 1));
+    throw UserError(
+        fmt::format("dragonfly: a*h = {}*{} = {} global ports per group cannot reach the other g-1 = {} groups "
+                    "(at most g = {})",
+                    prm.a, prm.h, ports, g - 1, ports + 1));
   if (ports % (g - 1) != 0)
-    throw UserError(fmt::format(
-        "dragonfly: a*h = {} global ports per group cannot be distributed evenly over g-1 = {} other "
-        "groups; choose g-1 dividing {} (e.g. g = {}) or give a global_map_file",
-        ports, g - 1, ports, ports + 1));
+    throw UserError(
+        fmt::format("dragonfly: a*h = {} global ports per group cannot be distributed evenly over g-1 = {} other "
+                    "groups; choose g-1 dividing {} (e.g. g = {}) or give a global_map_file",
+                    ports, g - 1, ports, ports + 1));
   const int m = ports / (g - 1);
   auto offset = [&](int i, int j) {  // offset of peer j in group i's slot cycle
     if (is_consecutive(prm.arrangement)) return j < i ? j : j - 1;
@@ -78,8 +78,7 @@ std::vector<GlobalLinkSpec> dragonfly_global_links(const DragonflyParams& prm) {
   return out;
 }
 
-std::vector<GlobalLinkSpec> parse_global_map(std::istream& in, const std::string& name,
-                                             const DragonflyParams& prm) {
+std::vector<GlobalLinkSpec> parse_global_map(std::istream& in, const std::string& name, const DragonflyParams& prm) {
   check_basic(prm);
   const int g = dragonfly_groups(prm);
   std::vector<GlobalLinkSpec> out;
@@ -93,9 +92,8 @@ std::vector<GlobalLinkSpec> parse_global_map(std::istream& in, const std::string
     for (std::string t; ss >> t;) tok.push_back(t);
     if (tok.empty()) continue;
     if (tok.size() != 4)
-      throw UserError(fmt::format(
-          "{}:{}: expected 4 fields 'group_a switch_a group_b switch_b', got {}", name, lineno,
-          tok.size()));
+      throw UserError(fmt::format("{}:{}: expected 4 fields 'group_a switch_a group_b switch_b', got {}", name, lineno,
+                                  tok.size()));
     int v[4];
     for (int f = 0; f < 4; ++f) {
       std::size_t used = 0;
@@ -109,13 +107,13 @@ std::vector<GlobalLinkSpec> parse_global_map(std::istream& in, const std::string
         throw UserError(fmt::format("{}:{}: field {} '{}' is not an integer", name, lineno, f + 1, tok[f]));
       const int limit = (f % 2 == 0) ? g : prm.a;
       if (x < 0 || x >= limit)
-        throw UserError(fmt::format("{}:{}: {} {} out of range [0, {})", name, lineno,
-                                    f % 2 == 0 ? "group" : "switch", x, limit));
+        throw UserError(
+            fmt::format("{}:{}: {} {} out of range [0, {})", name, lineno, f % 2 == 0 ? "group" : "switch", x, limit));
       v[f] = static_cast<int>(x);
     }
     if (v[0] == v[2])
-      throw UserError(fmt::format("{}:{}: a global link must join two different groups (both are {})",
-                                  name, lineno, v[0]));
+      throw UserError(
+          fmt::format("{}:{}: a global link must join two different groups (both are {})", name, lineno, v[0]));
     out.push_back(GlobalLinkSpec{v[0], v[1], v[2], v[3], lineno});
   }
   return out;
@@ -171,16 +169,14 @@ Topology build_dragonfly(const DragonflyParams& prm) {
   for (int grp = 0; grp < g; ++grp)
     for (int s = 0; s < prm.a; ++s)
       for (int k = 0; k < prm.p; ++k)
-        t.connect(sw(grp, s), (grp * prm.a + s) * prm.p + k, prm.rate, prm.host_latency,
-                  LinkKind::HostLink);
+        t.connect(sw(grp, s), (grp * prm.a + s) * prm.p + k, prm.rate, prm.host_latency, LinkKind::HostLink);
   // Local links in (x, y) lexicographic order: each switch sees its peers in increasing index.
   for (int grp = 0; grp < g; ++grp)
     for (int x = 0; x < prm.a; ++x)
       for (int y = x + 1; y < prm.a; ++y)
         t.connect(sw(grp, x), sw(grp, y), prm.rate, prm.local_latency, LinkKind::Local);
   for (const auto& l : globals)
-    t.connect(sw(l.group_a, l.switch_a), sw(l.group_b, l.switch_b), prm.rate, prm.global_latency,
-              LinkKind::Global);
+    t.connect(sw(l.group_a, l.switch_a), sw(l.group_b, l.switch_b), prm.rate, prm.global_latency, LinkKind::Global);
 
   t.set_param("p", std::to_string(prm.p));
   t.set_param("a", std::to_string(prm.a));
@@ -192,8 +188,7 @@ Topology build_dragonfly(const DragonflyParams& prm) {
   t.set_param("local_links", std::to_string(g * prm.a * (prm.a - 1) / 2));
   t.set_param("global_links", std::to_string(globals.size()));
   t.set_param("global_links_per_group_pair",
-              min_pair == max_pair ? std::to_string(min_pair)
-                                   : fmt::format("{}..{}", min_pair, max_pair));
+              min_pair == max_pair ? std::to_string(min_pair) : fmt::format("{}..{}", min_pair, max_pair));
   int unused = 0;
   for (int u : used) unused += prm.h - u;
   t.set_param("unused_global_ports", std::to_string(unused));
@@ -235,16 +230,23 @@ TopologySize dragonfly_size(const config::Config& c) {
 }
 
 using namespace config;
-const RegisterTopology kDragonfly{{{"dragonfly", "Dragonfly (p, a, h, g) with fully connected groups and a choice of global-link arrangements ([Spritz] sec. II-A).",
-    {
-        integer("topology.a", 8, "switches", "Dragonfly: switches per group.").range(1, 4096),
-        integer("topology.h", 4, "links", "Dragonfly: global links per switch.").range(1, 4096),
-        integer("topology.g", 0, "groups", "Dragonfly: groups; 0 = a*h + 1 (one global link per group pair).").range(0, 1e6),
-        text("topology.arrangement", "consecutive", "Dragonfly: global-link arrangement (docs/topologies.md).").one_of({"consecutive", "absolute", "palmtree"}),
-        file("topology.global_map", "Dragonfly: explicit global-link map file (overrides arrangement), relative to the config file."),
-    },
-    {"topology.p=1", "topology.a=2", "topology.h=1"}},
-    [](const Config& c) { return build_dragonfly(dragonfly_params(c)); }, &dragonfly_size}};
+const RegisterTopology kDragonfly{
+    {{"dragonfly",
+      "Dragonfly (p, a, h, g) with fully connected groups and a choice of global-link arrangements ([Spritz] sec. "
+      "II-A).",
+      {
+          integer("topology.a", 8, "switches", "Dragonfly: switches per group.").range(1, 4096),
+          integer("topology.h", 4, "links", "Dragonfly: global links per switch.").range(1, 4096),
+          integer("topology.g", 0, "groups", "Dragonfly: groups; 0 = a*h + 1 (one global link per group pair).")
+              .range(0, 1e6),
+          text("topology.arrangement", "consecutive", "Dragonfly: global-link arrangement (docs/topologies.md).")
+              .one_of({"consecutive", "absolute", "palmtree"}),
+          file("topology.global_map",
+               "Dragonfly: explicit global-link map file (overrides arrangement), relative to the config file."),
+      },
+      {"topology.p=1", "topology.a=2", "topology.h=1"}},
+     [](const Config& c) { return build_dragonfly(dragonfly_params(c)); },
+     &dragonfly_size}};
 }  // namespace
 
 }  // namespace lbsim::topo

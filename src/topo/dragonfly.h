@@ -54,8 +54,7 @@ std::vector<GlobalLinkSpec> dragonfly_global_links(const DragonflyParams& prm);
 // Parses a global-link map: one link per line "group_a switch_a group_b switch_b"; '#' starts a
 // comment; blank lines are ignored. `name` is used in error messages ("name:line: ...").
 // Checks syntax and ranges against p/a/h/g of `prm`; structural checks are done by the builder.
-std::vector<GlobalLinkSpec> parse_global_map(std::istream& in, const std::string& name,
-                                             const DragonflyParams& prm);
+std::vector<GlobalLinkSpec> parse_global_map(std::istream& in, const std::string& name, const DragonflyParams& prm);
 std::vector<GlobalLinkSpec> read_global_map(const std::string& path, const DragonflyParams& prm);
 
 Topology build_dragonfly(const DragonflyParams& prm);

@@ -100,9 +100,15 @@ void write_dot(const Topology& t, std::ostream& out) {
 
 void write_graph(const Topology& t, GraphFormat format, std::ostream& out) {
   switch (format) {
-    case GraphFormat::Csv: write_edges_csv(t, out); return;
-    case GraphFormat::GraphMl: write_graphml(t, out); return;
-    case GraphFormat::Dot: write_dot(t, out); return;
+    case GraphFormat::Csv:
+      write_edges_csv(t, out);
+      return;
+    case GraphFormat::GraphMl:
+      write_graphml(t, out);
+      return;
+    case GraphFormat::Dot:
+      write_dot(t, out);
+      return;
   }
 }
 

@@ -8,9 +8,9 @@ namespace lbsim::topo {
 
 struct FatTreeParams {
   int hosts = 128;
-  int tiers = 2;           // 2 or 3
-  int radix = 16;          // switch port count k
-  int hosts_per_tor = 0;   // 0 = k/2
+  int tiers = 2;             // 2 or 3
+  int radix = 16;            // switch port count k
+  int hosts_per_tor = 0;     // 0 = k/2
   int oversubscription = 1;  // r in r:1; ToR uplinks = hosts_per_tor / r
   BitsPerSec host_rate = gbps(400), tier1_rate = gbps(400), tier2_rate = gbps(400);
   SimTime host_latency = ns(500), tier1_latency = ns(500), tier2_latency = ns(500);

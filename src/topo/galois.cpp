@@ -76,12 +76,12 @@ std::optional<PrimePower> prime_power(int q) {
 GaloisField::GaloisField(int q) : q_(q) {
   const auto pp = prime_power(q);
   if (!pp)
-    throw UserError(fmt::format("GF(q): q = {} is not a prime power (a finite field of order q exists "
-                                "only for q = p^n, p prime, n >= 1)",
-                                q));
+    throw UserError(
+        fmt::format("GF(q): q = {} is not a prime power (a finite field of order q exists "
+                    "only for q = p^n, p prime, n >= 1)",
+                    q));
   if (q > kMaxFieldOrder)
-    throw UserError(fmt::format("GF(q): q = {} is larger than the supported maximum {}", q,
-                                kMaxFieldOrder));
+    throw UserError(fmt::format("GF(q): q = {} is larger than the supported maximum {}", q, kMaxFieldOrder));
   p_ = pp->p;
   n_ = pp->n;
   const auto qs = static_cast<std::size_t>(q);

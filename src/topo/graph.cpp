@@ -14,7 +14,8 @@ std::vector<std::int32_t> all_pairs_distances(const AdjacencyLists& adj) {
     bfs.run(s, [&](std::int32_t u, auto&& reach) {
       for (const auto v : adj[static_cast<std::size_t>(u)]) reach(v, u);
     });
-    std::copy(bfs.dist().begin(), bfs.dist().end(), dist.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * un));
+    std::copy(bfs.dist().begin(), bfs.dist().end(),
+              dist.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * un));
   }
   return dist;
 }

@@ -20,7 +20,8 @@ using AdjacencyLists = std::vector<std::vector<std::int32_t>>;
 class Bfs {
  public:
   explicit Bfs(std::int32_t nodes)
-      : dist_(static_cast<std::size_t>(nodes), -1), parent_(static_cast<std::size_t>(nodes), -1),
+      : dist_(static_cast<std::size_t>(nodes), -1),
+        parent_(static_cast<std::size_t>(nodes), -1),
         order_(static_cast<std::size_t>(nodes)) {}
 
   // Runs from `source`. `edges(u, reach)` must call `reach(v, via)` for every edge u -> v to follow,
@@ -83,7 +84,8 @@ struct SwitchRows {
   // The OR of words[v] over the neighbours v of u (the bit-parallel searches' step).
   std::uint32_t gather(std::size_t u, const std::vector<std::uint32_t>& words) const {
     std::uint32_t w = 0;
-    for (std::int32_t i = off[u]; i < off[u + 1]; ++i) w |= words[static_cast<std::size_t>(nbr[static_cast<std::size_t>(i)])];
+    for (std::int32_t i = off[u]; i < off[u + 1]; ++i)
+      w |= words[static_cast<std::size_t>(nbr[static_cast<std::size_t>(i)])];
     return w;
   }
 };

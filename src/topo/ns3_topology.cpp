@@ -37,9 +37,7 @@ struct Reader {
   explicit Reader(std::string p) : path(std::move(p)), in(path) {
     if (!in) throw UserError(fmt::format("{}: cannot open file for reading (topology.file)", path));
   }
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw UserError(fmt::format("{}:{}: {}", path, line, msg));
-  }
+  [[noreturn]] void fail(const std::string& msg) const { throw UserError(fmt::format("{}:{}: {}", path, line, msg)); }
   // The next whitespace-separated token, across lines ("" at the end of the file).
   std::string token() {
     std::string t;
@@ -149,17 +147,20 @@ Topology build_ns3(const config::Config& c) {
     for (const std::int64_t n : {a, b})
       if (n < 0 || n >= h.nodes) r.fail(fmt::format("node {} is outside 0..{}", n, h.nodes - 1));
     if (a == b) r.fail(fmt::format("link from node {} to itself", a));
-    const double bps = r.quantity(f[2], "rate", {{"bps", 1}, {"Kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}});
+    const double bps =
+        r.quantity(f[2], "rate", {{"bps", 1}, {"Kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}});
     const double ns = r.quantity(f[3], "delay", {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"ps", 1e-3}});
     if (bps < 1e6) r.fail(fmt::format("rate '{}': expected at least 1 Mbps", f[2]));
     if (ns > 1e12) r.fail(fmt::format("delay '{}': expected at most 1000 s", f[3]));
     std::size_t used = 0;
     const double err = r.number(f[4], used);
-    if (used != f[4].size() || !(err >= 0 && err <= 1)) r.fail(fmt::format("error rate '{}': expected a number in [0, 1]", f[4]));
+    if (used != f[4].size() || !(err >= 0 && err <= 1))
+      r.fail(fmt::format("error rate '{}': expected a number in [0, 1]", f[4]));
     if (err > 0)
-      r.fail(fmt::format("error rate {}: random loss on a link is not read from the topology file; set it with "
-                         "[failures] (docs/failures) and write 0 here",
-                         f[4]));
+      r.fail(
+          fmt::format("error rate {}: random loss on a link is not read from the topology file; set it with "
+                      "[failures] (docs/failures) and write 0 here",
+                      f[4]));
     const bool ha = !is_switch[static_cast<std::size_t>(a)], hb = !is_switch[static_cast<std::size_t>(b)];
     if (ha && hb) r.fail(fmt::format("link between two hosts ({} and {}); a host links to one switch", a, b));
     for (const std::int64_t n : {a, b})
@@ -173,8 +174,8 @@ Topology build_ns3(const config::Config& c) {
   if (!r.next_line().empty()) r.fail(fmt::format("more than the {} links declared on the first line", h.links));
   for (std::size_t id = 0; id < nodes; ++id)
     if (!is_switch[id] && host_links[id] == 0)
-      throw UserError(fmt::format("{}: host node {} has no link (every node that is not a switch is a host)",
-                                  r.path, id));
+      throw UserError(
+          fmt::format("{}: host node {} has no link (every node that is not a switch is a host)", r.path, id));
   t.set_param("file", c.path("topology.file"));
   return t;
 }
@@ -195,10 +196,14 @@ TopologySize ns3_size(const config::Config& c) {
 }
 
 using namespace config;
-const RegisterTopology kNs3{{{"ns3", "A network read from an HPCC/ns-3 topology file (topology.file: node/switch/link counts, switch ids, links with rate and delay; docs/topologies.md).",
-    {file("topology.file", "ns3: the HPCC/ns-3 topology file (e.g. HPCC's simulation/mix/fat.txt).")},
-    {}},
-    &build_ns3, &ns3_size}};
+const RegisterTopology kNs3{
+    {{"ns3",
+      "A network read from an HPCC/ns-3 topology file (topology.file: node/switch/link counts, switch ids, links with "
+      "rate and delay; docs/topologies.md).",
+      {file("topology.file", "ns3: the HPCC/ns-3 topology file (e.g. HPCC's simulation/mix/fat.txt).")},
+      {}},
+     &build_ns3,
+     &ns3_size}};
 
 }  // namespace
 

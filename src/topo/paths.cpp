@@ -18,9 +18,12 @@ constexpr int kMaxHopsLimit = 16;  // hop buffer size; bounded paths are far sho
 
 const char* path_rule_name(PathRule r) {
   switch (r) {
-    case PathRule::Dragonfly: return "dragonfly";
-    case PathRule::Valiant: return "valiant";
-    case PathRule::Simple: return "simple";
+    case PathRule::Dragonfly:
+      return "dragonfly";
+    case PathRule::Valiant:
+      return "valiant";
+    case PathRule::Simple:
+      return "simple";
   }
   return "?";
 }
@@ -31,8 +34,8 @@ PathEnumerator::PathEnumerator(const Topology& t, PathOptions opt) : t_(&t), opt
   if (opt_.rate < 0) throw UserError("paths: rate must be >= 0 (0 = each link's own rate)");
   if (opt_.rule == "auto")
     rule_ = t.minimal_one_global_hop ? PathRule::Dragonfly
-            : t.kind == "slim_fly" ? PathRule::Valiant
-                                   : PathRule::Simple;
+            : t.kind == "slim_fly"   ? PathRule::Valiant
+                                     : PathRule::Simple;
   else if (opt_.rule == "dragonfly")
     rule_ = PathRule::Dragonfly;
   else if (opt_.rule == "valiant")
@@ -40,8 +43,7 @@ PathEnumerator::PathEnumerator(const Topology& t, PathOptions opt) : t_(&t), opt
   else if (opt_.rule == "simple")
     rule_ = PathRule::Simple;
   else
-    throw UserError(fmt::format(
-        "paths: unknown path rule '{}' (valid: auto, dragonfly, valiant, simple)", opt_.rule));
+    throw UserError(fmt::format("paths: unknown path rule '{}' (valid: auto, dragonfly, valiant, simple)", opt_.rule));
 
   link_lat_.resize(t.links.size());
   for (std::size_t i = 0; i < t.links.size(); ++i) link_lat_[i] = hop_latency(t.links[i]);
@@ -95,9 +97,7 @@ PathEnumerator::PathEnumerator(const Topology& t, PathOptions opt) : t_(&t), opt
       }
   // Valiant = minimal to an intermediate switch + minimal onwards: at most twice the diameter
   // (Slim Fly: 2 * 2 = 4 hops, [Spritz] sec. III-b and Table I).
-  max_hops_ = opt_.max_hops >= 0 ? opt_.max_hops
-              : rule_ == PathRule::Valiant ? 2 * diameter
-                                           : diameter;
+  max_hops_ = opt_.max_hops >= 0 ? opt_.max_hops : rule_ == PathRule::Valiant ? 2 * diameter : diameter;
   if (max_hops_ > kMaxHopsLimit)
     throw UserError(fmt::format("paths: max_hops {} is above the supported {}", max_hops_, kMaxHopsLimit));
 }
@@ -152,8 +152,8 @@ std::int64_t PathEnumerator::local_links(std::int32_t a, std::int32_t b) const {
   return hi - lo;
 }
 
-void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
-                              const std::function<void(const PathView&)>& visit, bool classes) const {
+void PathEnumerator::df_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& visit,
+                              bool classes) const {
   const Topology& t = *t_;
   Hop buf[kMaxHopsLimit];
   std::int32_t n = 0;
@@ -188,8 +188,7 @@ void PathEnumerator::df_visit(std::int32_t s, std::int32_t d,
     const auto& ports = t.ports[s];
     for (std::int32_t k = 0; k < static_cast<std::int32_t>(ports.size()); ++k) {
       const auto x = ports[k].peer;
-      if (t.is_host(x) || x == d || t.nodes[x].group != S || t.links[ports[k].link].kind == LinkKind::Global)
-        continue;
+      if (t.is_host(x) || x == d || t.nodes[x].group != S || t.links[ports[k].link].kind == LinkKind::Global) continue;
       buf[n++] = Hop{s, k};
       seg(x, d, emit);
       --n;
@@ -233,8 +232,7 @@ std::int64_t PathEnumerator::df_count(std::int32_t s, std::int32_t d) const {
   if (S == D) {
     total = local_links(s, d);
     for (const auto& p : t.ports[s])
-      if (!t.is_host(p.peer) && p.peer != d && t.nodes[p.peer].group == S &&
-          t.links[p.link].kind != LinkKind::Global)
+      if (!t.is_host(p.peer) && p.peer != d && t.nodes[p.peer].group == S && t.links[p.link].kind != LinkKind::Global)
         total += local_links(p.peer, d);
     return total;
   }
@@ -260,8 +258,8 @@ std::int64_t PathEnumerator::df_count(std::int32_t s, std::int32_t d) const {
 // minimal form a final run p_J..p_L. A split point exists iff J <= K, i.e. iff the suffix starting
 // at p_K (the last node of the longest minimal prefix) is minimal: dist(p_K, d) == L - K.
 
-void PathEnumerator::dfs_visit(std::int32_t s, std::int32_t d,
-                               const std::function<void(const PathView&)>& visit, bool classes, int prune) const {
+void PathEnumerator::dfs_visit(std::int32_t s, std::int32_t d, const std::function<void(const PathView&)>& visit,
+                               bool classes, int prune) const {
   const Topology& t = *t_;
   Hop buf[kMaxHopsLimit];
   std::vector<char> on_path(static_cast<std::size_t>(nsw_), 0);
@@ -407,7 +405,8 @@ std::int64_t PathEnumerator::count(std::int32_t src, std::int32_t dst) const {
   if (rule_ == PathRule::Dragonfly) return df_count(src, dst);
   if (src == dst) return 1;
   std::int64_t n = 0;
-  dfs_visit(src, dst, [&](const PathView&) { ++n; }, false);
+  dfs_visit(
+      src, dst, [&](const PathView&) { ++n; }, false);
   return n;
 }
 
@@ -433,8 +432,7 @@ std::vector<PathTypeCount> summarize_path_types(const std::vector<Path>& paths) 
   std::map<std::tuple<SimTime, std::int32_t, std::int32_t>, std::int64_t> m;
   for (const auto& p : paths) ++m[{p.latency, p.global, p.local}];
   std::vector<PathTypeCount> out;
-  for (const auto& [key, n] : m)
-    out.push_back(PathTypeCount{std::get<2>(key), std::get<1>(key), std::get<0>(key), n});
+  for (const auto& [key, n] : m) out.push_back(PathTypeCount{std::get<2>(key), std::get<1>(key), std::get<0>(key), n});
   return out;
 }
 

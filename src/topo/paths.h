@@ -43,10 +43,10 @@ struct Hop {
 };
 
 struct Path {
-  std::vector<Hop> hops;      // one per switch-to-switch link; empty when source == destination
-  std::int32_t local = 0;     // hops over Local / Tier1 / Tier2 links
-  std::int32_t global = 0;    // hops over Global links
-  SimTime latency = 0;        // Table I latency (see above)
+  std::vector<Hop> hops;    // one per switch-to-switch link; empty when source == destination
+  std::int32_t local = 0;   // hops over Local / Tier1 / Tier2 links
+  std::int32_t global = 0;  // hops over Global links
+  SimTime latency = 0;      // Table I latency (see above)
 };
 
 struct PathOptions {
@@ -87,8 +87,8 @@ class PathEnumerator {
   // the search may skip the other paths that share their first `prune` hops with a path it visited
   // (every distinct prefix of that length is still visited at least once): what a caller that reads
   // only the first hops needs. The Dragonfly search ignores it.
-  void for_each_path(std::int32_t src, std::int32_t dst,
-                     const std::function<void(const PathView&)>& visit, bool classes = true, int prune = 0) const;
+  void for_each_path(std::int32_t src, std::int32_t dst, const std::function<void(const PathView&)>& visit,
+                     bool classes = true, int prune = 0) const;
   // All bounded paths, sorted by (latency, hop sequence): the order of a Spritz EV entry list.
   std::vector<Path> paths(std::int32_t src, std::int32_t dst) const;
   // Number of bounded paths src -> dst (same set as paths(), computed without building them).
@@ -119,8 +119,8 @@ class PathEnumerator {
   PathRule rule_ = PathRule::Simple;
   int max_hops_ = 0;
   std::int32_t nsw_ = 0;
-  std::vector<std::int16_t> dist_;            // switch distances, [si * nsw + di]
-  std::vector<SimTime> link_lat_;             // hop latency per link
+  std::vector<std::int16_t> dist_;  // switch distances, [si * nsw + di]
+  std::vector<SimTime> link_lat_;   // hop latency per link
   std::int32_t groups_ = 0;
   std::vector<std::vector<GlobalEdge>> pair_;  // Dragonfly: [X * groups + Y] global edges X -> Y
   // Dragonfly: every switch's local switch-to-switch ports sorted by (peer, port), so a segment

@@ -93,16 +93,30 @@ TopologySize rail_size(const config::Config& c) {
 }
 
 using namespace config;
-const RegisterTopology kRail{{{"rail", "Rail ([LAPS] sec. 4.1, Fig. 1b): clusters of GPUs with an NVLink-like scale-up switch each; GPU g of every cluster on rail switch g (docs/laps.md).",
-    {
-        integer("topology.rail_nodes", 8, "clusters", "Rail: clusters (servers), each with one NVLink switch ([LAPS] sec. 4.1: 8).").range(1, 4096),
-        integer("topology.rail_gpus", 8, "GPUs", "Rail: GPUs per cluster = rail switches ([LAPS] sec. 4.1: 8).").range(1, 1024),
-        real("topology.nvlink_rate_gbps", 0, "Gb/s", "Rail: rate of the NIC-NVLink (scale-up) links; 0 = topology.link_rate_gbps ([LAPS] sec. 4.1: all links 100 Gb/s).").range(0, 1e6),
-        real("topology.rail_host_rate_gbps", 0, "Gb/s", "Rail: rate of the GPU-NIC (host) links; 0 = topology.link_rate_gbps ([LAPS] sec. 4.1: all links 100 Gb/s; the authors' ns-3 Rail topology file has 200 Gb/s host links, docs/laps.md).").range(0, 1e6),
-        real("topology.nvlink_latency_ns", 25, "ns", "Rail: latency of the NIC-NVLink (scale-up) links.").range(0, 1e9),
-    },
-    {"topology.rail_nodes=2", "topology.rail_gpus=2"}},
-    &build_rail, &rail_size}};
+const RegisterTopology kRail{
+    {{"rail",
+      "Rail ([LAPS] sec. 4.1, Fig. 1b): clusters of GPUs with an NVLink-like scale-up switch each; GPU g of every "
+      "cluster on rail switch g (docs/laps.md).",
+      {
+          integer("topology.rail_nodes", 8, "clusters",
+                  "Rail: clusters (servers), each with one NVLink switch ([LAPS] sec. 4.1: 8).")
+              .range(1, 4096),
+          integer("topology.rail_gpus", 8, "GPUs", "Rail: GPUs per cluster = rail switches ([LAPS] sec. 4.1: 8).")
+              .range(1, 1024),
+          real("topology.nvlink_rate_gbps", 0, "Gb/s",
+               "Rail: rate of the NIC-NVLink (scale-up) links; 0 = topology.link_rate_gbps ([LAPS] sec. 4.1: all links "
+               "100 Gb/s).")
+              .range(0, 1e6),
+          real("topology.rail_host_rate_gbps", 0, "Gb/s",
+               "Rail: rate of the GPU-NIC (host) links; 0 = topology.link_rate_gbps ([LAPS] sec. 4.1: all links 100 "
+               "Gb/s; the authors' ns-3 Rail topology file has 200 Gb/s host links, docs/laps.md).")
+              .range(0, 1e6),
+          real("topology.nvlink_latency_ns", 25, "ns", "Rail: latency of the NIC-NVLink (scale-up) links.")
+              .range(0, 1e9),
+      },
+      {"topology.rail_nodes=2", "topology.rail_gpus=2"}},
+     &build_rail,
+     &rail_size}};
 }  // namespace
 
 }  // namespace lbsim::topo

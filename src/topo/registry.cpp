@@ -31,23 +31,38 @@ std::vector<std::string> topology_names() { return topologies().names(); }
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
   declare({
-      text("topology.kind", "fat_tree", "Topology generator (the plug-ins below; docs/topologies.md).").one_of(&topology_names),
+      text("topology.kind", "fat_tree", "Topology generator (the plug-ins below; docs/topologies.md).")
+          .one_of(&topology_names),
       real("topology.host_latency_ns", 500, "ns", "Propagation latency of host links.").range(0, 1e9),
-      integer("topology.p", 0, "hosts", "Dragonfly / Slim Fly / ring / complete: hosts per switch; 0 = default (Dragonfly 4, the others ceil(k'/2) for switch degree k').").range(0, 4096),
+      integer("topology.p", 0, "hosts",
+              "Dragonfly / Slim Fly / ring / complete: hosts per switch; 0 = default (Dragonfly 4, the others "
+              "ceil(k'/2) for switch degree k').")
+          .range(0, 4096),
       integer("topology.n", 8, "switches", "Ring / complete: number of switches.").range(2, 1 << 14),
-      real("topology.link_rate_gbps", 400, "Gb/s", "Dragonfly / Slim Fly / ring / complete / rail: rate of every link (host links included; rail: but the NVLink links).").range(1e-3, 1e6),
-      real("topology.local_latency_ns", 25, "ns", "Dragonfly / Slim Fly / ring / complete: latency of local switch links (Dragonfly intra-group, Slim Fly intra-rack, every ring / complete link; [Spritz] Table II: 25).").range(0, 1e9),
-      real("topology.global_latency_ns", 500, "ns", "Dragonfly / Slim Fly / rail: latency of global (inter-group / inter-rack / NIC-rail scale-out) links (Table II: 500).").range(0, 1e9),
+      real("topology.link_rate_gbps", 400, "Gb/s",
+           "Dragonfly / Slim Fly / ring / complete / rail: rate of every link (host links included; rail: but the "
+           "NVLink links).")
+          .range(1e-3, 1e6),
+      real("topology.local_latency_ns", 25, "ns",
+           "Dragonfly / Slim Fly / ring / complete: latency of local switch links (Dragonfly intra-group, Slim Fly "
+           "intra-rack, every ring / complete link; [Spritz] Table II: 25).")
+          .range(0, 1e9),
+      real("topology.global_latency_ns", 500, "ns",
+           "Dragonfly / Slim Fly / rail: latency of global (inter-group / inter-rack / NIC-rail scale-out) links "
+           "(Table II: 500).")
+          .range(0, 1e9),
   });
   // A key that only another generator reads is a mistake, not a no-op ([issue 14]: topology.hosts
   // on a Dragonfly was silently ignored; the size follows from the Dragonfly's own parameters).
   declare_check([](const Config& c) {
     const std::string kind = c.text("topology.kind");
     for (const auto& d : keys())
-      if (!d.owner.empty() && d.owner != kind && d.section() == "topology" && c.given(d.key) && topologies().find(d.owner))
-        throw UserError(fmt::format("{}key '{}' is read only by topology.kind = \"{}\", not by \"{}\" (remove it; "
-                                    "`lbsim config --markdown` lists the keys of each kind)",
-                                    c.where(d.key), d.key, d.owner, kind));
+      if (!d.owner.empty() && d.owner != kind && d.section() == "topology" && c.given(d.key) &&
+          topologies().find(d.owner))
+        throw UserError(
+            fmt::format("{}key '{}' is read only by topology.kind = \"{}\", not by \"{}\" (remove it; "
+                        "`lbsim config --markdown` lists the keys of each kind)",
+                        c.where(d.key), d.key, d.owner, kind));
   });
   return true;
 }();

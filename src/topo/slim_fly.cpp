@@ -19,20 +19,21 @@ std::string why_invalid(int q) {
   if (q < 2) return fmt::format("q = {} is too small (the smallest Slim Fly has q = 3)", q);
   std::string why;
   if (!prime_power(q))
-    why = fmt::format("q = {} is not a prime power (the MMS construction needs the finite field "
-                      "GF(q), [SlimFly] App. A.1/A.2)",
-                      q);
+    why = fmt::format(
+        "q = {} is not a prime power (the MMS construction needs the finite field "
+        "GF(q), [SlimFly] App. A.1/A.2)",
+        q);
   if (q % 4 == 2)
-    why += fmt::format("{}q = {} has q % 4 == 2, so q = 4w + delta has no delta in {{-1, 0, 1}} "
-                       "(App. A.1)",
-                       why.empty() ? "" : "; and ", q);
+    why += fmt::format(
+        "{}q = {} has q % 4 == 2, so q = 4w + delta has no delta in {{-1, 0, 1}} "
+        "(App. A.1)",
+        why.empty() ? "" : "; and ", q);
   if (!why.empty()) {
     // Point the user at the nearest valid sizes (App. A.5 wants a prime power near the target).
     int lo = q - 1, hi = q + 1;
     while (lo >= 3 && !(prime_power(lo) && lo % 4 != 2)) --lo;
     while (!(prime_power(hi) && hi % 4 != 2)) ++hi;
-    why += lo >= 3 ? fmt::format("; nearest valid q: {} or {}", lo, hi)
-                   : fmt::format("; nearest valid q: {}", hi);
+    why += lo >= 3 ? fmt::format("; nearest valid q: {} or {}", lo, hi) : fmt::format("; nearest valid q: {}", hi);
   }
   return why;
 }
@@ -44,17 +45,18 @@ bool valid_slim_fly_q(int q) { return why_invalid(q).empty(); }
 int slim_fly_delta(int q) {
   if (auto w = why_invalid(q); !w.empty()) throw UserError("slim_fly: " + w);
   switch (q % 4) {
-    case 0: return 0;
-    case 1: return 1;
-    default: return -1;  // q % 4 == 3
+    case 0:
+      return 0;
+    case 1:
+      return 1;
+    default:
+      return -1;  // q % 4 == 3
   }
 }
 
 int MmsGraph::degree() const { return (3 * q - delta) / 2; }
 
-std::array<int, 3> MmsGraph::label(int idx) const {
-  return {idx / (q * q), (idx / q) % q, idx % q};
-}
+std::array<int, 3> MmsGraph::label(int idx) const { return {idx / (q * q), (idx / q) % q, idx % q}; }
 
 int MmsGraph::index(int s, int x, int y) const { return s * q * q + x * q + y; }
 
@@ -82,9 +84,10 @@ MmsGraph build_mms_graph(int q) {
   MmsGraph g;
   g.delta = slim_fly_delta(q);  // throws with the reason for invalid q
   if (const long long entries = 2LL * q * q * mms_degree(q, g.delta); entries > kMaxMmsAdjacencyEntries)
-    throw UserError(fmt::format("slim_fly: q = {} gives {} switches of degree {} ({} adjacency entries), more than the "
-                                "{} this tool builds in memory; `lbsim scale` sizes such systems without building them",
-                                q, 2LL * q * q, mms_degree(q, g.delta), entries, kMaxMmsAdjacencyEntries));
+    throw UserError(
+        fmt::format("slim_fly: q = {} gives {} switches of degree {} ({} adjacency entries), more than the "
+                    "{} this tool builds in memory; `lbsim scale` sizes such systems without building them",
+                    q, 2LL * q * q, mms_degree(q, g.delta), entries, kMaxMmsAdjacencyEntries));
   g.q = q;
   g.w = (q - g.delta) / 4;
   const GaloisField f(q);
@@ -118,7 +121,7 @@ MmsGraph build_mms_graph(int q) {
       for (int y2 = 0; y2 < q; ++y2) {
         if (y2 == y) continue;
         const int d = f.sub(y, y2);
-        if (inX[static_cast<std::size_t>(d)]) g.adj[g.index(0, x, y)].push_back(g.index(0, x, y2));  // eq. (1)
+        if (inX[static_cast<std::size_t>(d)]) g.adj[g.index(0, x, y)].push_back(g.index(0, x, y2));   // eq. (1)
         if (inXp[static_cast<std::size_t>(d)]) g.adj[g.index(1, x, y)].push_back(g.index(1, x, y2));  // eq. (2)
       }
   // Eq. (3): (0,x,y) ~ (1,m,c) iff y = m*x + c, i.e. for every (x, m, c) exactly one y.
@@ -151,10 +154,11 @@ Topology build_slim_fly(const SlimFlyParams& prm) {
     const long long kp = mms_degree(prm.q, delta), ns = 2LL * prm.q * prm.q;
     const long long p = prm.p == -1 ? (kp + 1) / 2 : prm.p;
     if (p >= 0 && ns * (1 + p) > kMaxTopologyNodes)
-      throw UserError(fmt::format("slim_fly: q = {}, p = {} gives {} switches and {} hosts ({} nodes), more than the {} "
-                                  "nodes this tool builds in memory; choose a smaller q (`lbsim scale --suggest N`) or "
-                                  "size the system with `lbsim scale`, which does not build it",
-                                  prm.q, p, ns, ns * p, ns * (1 + p), kMaxTopologyNodes));
+      throw UserError(
+          fmt::format("slim_fly: q = {}, p = {} gives {} switches and {} hosts ({} nodes), more than the {} "
+                      "nodes this tool builds in memory; choose a smaller q (`lbsim scale --suggest N`) or "
+                      "size the system with `lbsim scale`, which does not build it",
+                      prm.q, p, ns, ns * p, ns * (1 + p), kMaxTopologyNodes));
   }
   const MmsGraph g = build_mms_graph(prm.q);
   const int kp = g.degree();
@@ -174,8 +178,7 @@ Topology build_slim_fly(const SlimFlyParams& prm) {
     t.add_switch(fmt::format("sw({},{},{})", l[0], l[1], l[2]), g.rack(s), 1);
   }
   for (int s = 0; s < ns; ++s)
-    for (int j = 0; j < p; ++j)
-      t.connect(s * p + j, t.switch_node(s), prm.rate, prm.host_latency, LinkKind::HostLink);
+    for (int j = 0; j < p; ++j) t.connect(s * p + j, t.switch_node(s), prm.rate, prm.host_latency, LinkKind::HostLink);
 
   // Phase 1: intra-subgroup links (same s, same rack).
   for (int u = 0; u < ns; ++u)
@@ -195,8 +198,7 @@ Topology build_slim_fly(const SlimFlyParams& prm) {
           const int u = g.index(s, ra, i);
           for (int v : g.adj[u])
             if (g.rack(v) == rb)
-              t.connect(t.switch_node(u), t.switch_node(v), prm.rate, prm.global_latency,
-                        LinkKind::Global);
+              t.connect(t.switch_node(u), t.switch_node(v), prm.rate, prm.global_latency, LinkKind::Global);
         }
 
   t.set_param("q", std::to_string(q));
@@ -290,12 +292,16 @@ TopologySize slim_fly_size(const config::Config& c) {
 }
 
 using namespace config;
-const RegisterTopology kSlimFly{{{"slim_fly", "Slim Fly: the MMS graph for a prime power q, diameter 2 ([SlimFly] sec. 2, App. A).",
-    {
-        integer("topology.q", 5, "", "Slim Fly: the prime power q of the MMS construction (q = 4w + delta).").range(2, 1e4),
-    },
-    {"topology.q=3", "topology.p=1"}},
-    [](const Config& c) { return build_slim_fly(slim_fly_params(c)); }, &slim_fly_size}};
+const RegisterTopology kSlimFly{
+    {{"slim_fly",
+      "Slim Fly: the MMS graph for a prime power q, diameter 2 ([SlimFly] sec. 2, App. A).",
+      {
+          integer("topology.q", 5, "", "Slim Fly: the prime power q of the MMS construction (q = 4w + delta).")
+              .range(2, 1e4),
+      },
+      {"topology.q=3", "topology.p=1"}},
+     [](const Config& c) { return build_slim_fly(slim_fly_params(c)); },
+     &slim_fly_size}};
 }  // namespace
 
 }  // namespace lbsim::topo

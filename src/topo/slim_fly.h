@@ -21,12 +21,12 @@
 namespace lbsim::topo {
 
 struct MmsGraph {
-  int q = 0, delta = 0, w = 0;  // q = 4w + delta, delta in {-1,0,1}
-  std::vector<int> X, Xp;       // generator sets X and X' (field elements in the GF(q) encoding
-                                // of topo/galois.h; for prime q the residues themselves)
-  std::vector<std::vector<int>> adj;  // switch adjacency; index = s*q*q + x*q + y
-  int xi = 0;  // (extra) the primitive element of GF(q) used to build X and X'
-  int degree() const;                 // k' = (3q - delta)/2
+  int q = 0, delta = 0, w = 0;              // q = 4w + delta, delta in {-1,0,1}
+  std::vector<int> X, Xp;                   // generator sets X and X' (field elements in the GF(q) encoding
+                                            // of topo/galois.h; for prime q the residues themselves)
+  std::vector<std::vector<int>> adj;        // switch adjacency; index = s*q*q + x*q + y
+  int xi = 0;                               // (extra) the primitive element of GF(q) used to build X and X'
+  int degree() const;                       // k' = (3q - delta)/2
   std::array<int, 3> label(int idx) const;  // (s, x, y)
   int index(int s, int x, int y) const;
   int num_switches() const { return 2 * q * q; }

@@ -76,7 +76,8 @@ Topology build_complete(const config::Config& c) {
 // The size of a ring / complete graph of n switches of degree k' with p hosts each (memory guard).
 TopologySize small_graph_size(const config::Config& c, double degree) {
   const double n = switches(c);
-  const double p = c.integer("topology.p") > 0 ? static_cast<double>(c.integer("topology.p")) : std::floor((degree + 1) / 2);
+  const double p =
+      c.integer("topology.p") > 0 ? static_cast<double>(c.integer("topology.p")) : std::floor((degree + 1) / 2);
   TopologySize s;
   s.switches = n;
   s.hosts = n * p;
@@ -88,14 +89,19 @@ TopologySize small_graph_size(const config::Config& c, double degree) {
 }
 
 using namespace config;
-const RegisterTopology kRing{{{"ring", "Ring of topology.n switches (cycle graph), for small experiments (deadlock, layered routing).",
-    {},
-    {"topology.n=4", "topology.p=1"}},
-    &build_ring, [](const Config& c) { return small_graph_size(c, switches(c) > 2 ? 2 : 1); }}};
-const RegisterTopology kComplete{{{"complete", "Complete graph of topology.n switches (diameter 1), for small experiments.",
-    {},
-    {"topology.n=4", "topology.p=1"}},
-    &build_complete, [](const Config& c) { return small_graph_size(c, switches(c) - 1); }}};
+const RegisterTopology kRing{
+    {{"ring",
+      "Ring of topology.n switches (cycle graph), for small experiments (deadlock, layered routing).",
+      {},
+      {"topology.n=4", "topology.p=1"}},
+     &build_ring,
+     [](const Config& c) { return small_graph_size(c, switches(c) > 2 ? 2 : 1); }}};
+const RegisterTopology kComplete{{{"complete",
+                                   "Complete graph of topology.n switches (diameter 1), for small experiments.",
+                                   {},
+                                   {"topology.n=4", "topology.p=1"}},
+                                  &build_complete,
+                                  [](const Config& c) { return small_graph_size(c, switches(c) - 1); }}};
 
 }  // namespace
 

@@ -8,11 +8,16 @@ namespace lbsim::topo {
 
 const char* link_kind_name(LinkKind k) {
   switch (k) {
-    case LinkKind::HostLink: return "host";
-    case LinkKind::Tier1: return "tier1";
-    case LinkKind::Tier2: return "tier2";
-    case LinkKind::Local: return "local";
-    case LinkKind::Global: return "global";
+    case LinkKind::HostLink:
+      return "host";
+    case LinkKind::Tier1:
+      return "tier1";
+    case LinkKind::Tier2:
+      return "tier2";
+    case LinkKind::Local:
+      return "local";
+    case LinkKind::Global:
+      return "global";
   }
   return "?";
 }
@@ -30,8 +35,7 @@ std::int32_t Topology::add_switch(std::string label, std::int32_t group, std::in
   return static_cast<std::int32_t>(nodes.size()) - 1;
 }
 
-std::int32_t Topology::connect(std::int32_t a, std::int32_t b, BitsPerSec rate, SimTime latency,
-                               LinkKind kind) {
+std::int32_t Topology::connect(std::int32_t a, std::int32_t b, BitsPerSec rate, SimTime latency, LinkKind kind) {
   Link l;
   l.a = a;
   l.b = b;
@@ -93,7 +97,8 @@ GraphStats graph_stats(const Topology& t) {
   }
   // One BFS per source switch (no table per switch pair: docs/scale.md).
   std::vector<char> has_hosts(static_cast<std::size_t>(t.num_switches()), 0);
-  for (std::int32_t s = 0; s < t.num_switches(); ++s) has_hosts[static_cast<std::size_t>(s)] = !t.hosts_of(t.switch_node(s)).empty();
+  for (std::int32_t s = 0; s < t.num_switches(); ++s)
+    has_hosts[static_cast<std::size_t>(s)] = !t.hosts_of(t.switch_node(s)).empty();
   Bfs bfs(t.num_switches());
   double sum = 0;
   std::int64_t pairs = 0;

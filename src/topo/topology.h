@@ -35,7 +35,7 @@ struct Node {
 };
 
 struct Link {
-  std::int32_t a = -1, b = -1;           // endpoints (node ids)
+  std::int32_t a = -1, b = -1;            // endpoints (node ids)
   std::int32_t port_a = -1, port_b = -1;  // port index at a and at b
   BitsPerSec rate = 0;
   SimTime latency = 0;  // propagation latency, one direction
@@ -73,8 +73,7 @@ class Topology {
   std::int32_t add_host(std::string label);
   std::int32_t add_switch(std::string label, std::int32_t group = -1, std::int32_t tier = 1);
   // Connects a and b with a new port on each side; returns the link id.
-  std::int32_t connect(std::int32_t a, std::int32_t b, BitsPerSec rate, SimTime latency,
-                       LinkKind kind);
+  std::int32_t connect(std::int32_t a, std::int32_t b, BitsPerSec rate, SimTime latency, LinkKind kind);
 
   std::int32_t size() const { return static_cast<std::int32_t>(nodes.size()); }
   std::int32_t num_switches() const { return size() - num_hosts; }
@@ -100,9 +99,9 @@ std::vector<std::vector<std::int32_t>> switch_distances(const Topology& t);
 
 struct GraphStats {
   std::int32_t min_degree = 0, max_degree = 0;  // switch-to-switch degree
-  std::int32_t diameter = 0;                     // switch graph, hops; -1 if disconnected
-  double avg_path_length = 0;                    // mean over ordered switch pairs s != d
-  std::int32_t host_diameter = 0;                // links between the farthest two hosts
+  std::int32_t diameter = 0;                    // switch graph, hops; -1 if disconnected
+  double avg_path_length = 0;                   // mean over ordered switch pairs s != d
+  std::int32_t host_diameter = 0;               // links between the farthest two hosts
 };
 GraphStats graph_stats(const Topology& t);
 

@@ -8,8 +8,7 @@
 
 namespace lbsim::transport {
 
-CongestionControl::CongestionControl(const CcParams& p)
-    : p_(p), cwnd_(static_cast<double>(p.init_cwnd)) {
+CongestionControl::CongestionControl(const CcParams& p) : p_(p), cwnd_(static_cast<double>(p.init_cwnd)) {
   period_ = p.quick_adapt_window == QaWindow::TargetRtt
                 ? static_cast<SimTime>(std::llround(static_cast<double>(p.base_rtt) * p.quick_adapt_target_factor))
                 : p.base_rtt;
@@ -69,8 +68,8 @@ bool CongestionControl::quick_adapt(SimTime now, Bytes inflight) {
   // Bytes delivered over the last window: the current partial window plus the overlapping share
   // of the previous one.
   const double frac_cur = period_ > 0 ? static_cast<double>(now - win_start_) / static_cast<double>(period_) : 1.0;
-  const double delivered = static_cast<double>(acked_cur_) +
-                           static_cast<double>(acked_prev_) * std::max(0.0, 1.0 - frac_cur);
+  const double delivered =
+      static_cast<double>(acked_cur_) + static_cast<double>(acked_prev_) * std::max(0.0, 1.0 - frac_cur);
   // The gate: a mild episode (the flow still delivers more than max_cwnd / 2^gate per base RTT)
   // is left to the per-signal decrease.
   if (delivered >= std::ldexp(static_cast<double>(p_.max_cwnd), -p_.quick_adapt_gate)) return false;
@@ -103,9 +102,7 @@ class DctcpPerAck final : public CongestionControl {
   using CongestionControl::CongestionControl;
 
  protected:
-  void ack_unmarked(Bytes acked) override {
-    cwnd_ += static_cast<double>(p_.mtu) * static_cast<double>(acked) / cwnd_;
-  }
+  void ack_unmarked(Bytes acked) override { cwnd_ += static_cast<double>(p_.mtu) * static_cast<double>(acked) / cwnd_; }
   void ack_marked(Bytes acked, Bytes marked) override {
     (void)acked;
     cwnd_ -= p_.ecn_decrease * static_cast<double>(marked);
@@ -154,16 +151,23 @@ class FixedWindow final : public CongestionControl {
 };
 
 using namespace config;
-const RegisterCc kDctcpAck{{{"dctcp_ack", "Per-ACK DCTCP variant of MPRDMA and the REPS/Spritz evaluations ([REPS] sec. 4.1, [Spritz] sec. IV-C).",
-    {real("transport.ecn_decrease", 0.5, "fraction of acked bytes", "dctcp_ack: window decrease per ECN-marked ACK.").range(0, 100)}, {}},
-    [](const Config& c, CcParams& p) { p.ecn_decrease = c.real("transport.ecn_decrease"); },
-    [](const CcParams& p) { return std::make_unique<DctcpPerAck>(p); }}};
-const RegisterCc kDctcp{{{"dctcp", "Classic DCTCP: alpha updated once per window, window cut by alpha/2 (Alizadeh et al.).",
-    {real("transport.dctcp_g", 0.0625, "", "dctcp: EWMA gain g of alpha.").range(0, 1)}, {}},
-    [](const Config& c, CcParams& p) { p.dctcp_g = c.real("transport.dctcp_g"); },
-    [](const CcParams& p) { return std::make_unique<DctcpClassic>(p); }}};
-const RegisterCc kNone{{{"none", "A fixed window (init_cwnd): for analytic tests and open-loop studies.", {}, {}}, nullptr,
-    [](const CcParams& p) { return std::make_unique<FixedWindow>(p); }}};
+const RegisterCc kDctcpAck{
+    {{"dctcp_ack",
+      "Per-ACK DCTCP variant of MPRDMA and the REPS/Spritz evaluations ([REPS] sec. 4.1, [Spritz] sec. IV-C).",
+      {real("transport.ecn_decrease", 0.5, "fraction of acked bytes", "dctcp_ack: window decrease per ECN-marked ACK.")
+           .range(0, 100)},
+      {}},
+     [](const Config& c, CcParams& p) { p.ecn_decrease = c.real("transport.ecn_decrease"); },
+     [](const CcParams& p) { return std::make_unique<DctcpPerAck>(p); }}};
+const RegisterCc kDctcp{{{"dctcp",
+                          "Classic DCTCP: alpha updated once per window, window cut by alpha/2 (Alizadeh et al.).",
+                          {real("transport.dctcp_g", 0.0625, "", "dctcp: EWMA gain g of alpha.").range(0, 1)},
+                          {}},
+                         [](const Config& c, CcParams& p) { p.dctcp_g = c.real("transport.dctcp_g"); },
+                         [](const CcParams& p) { return std::make_unique<DctcpClassic>(p); }}};
+const RegisterCc kNone{{{"none", "A fixed window (init_cwnd): for analytic tests and open-loop studies.", {}, {}},
+                        nullptr,
+                        [](const CcParams& p) { return std::make_unique<FixedWindow>(p); }}};
 
 }  // namespace
 

@@ -64,16 +64,16 @@ enum class QaWindow { BaseRtt, TargetRtt, MeasuredRtt };
 
 struct CcParams {
   std::string name = "dctcp_ack";
-  Bytes mtu = 4160;             // wire bytes of a full data packet
-  Bytes init_cwnd = 0;          // bytes
-  Bytes max_cwnd = 0;           // bytes
-  SimTime base_rtt = 0;         // unloaded RTT of the longest path
-  double ecn_decrease = 0.5;    // dctcp_ack: fraction of acked bytes removed per marked ACK
-  double nack_decrease = 1.0;   // MTUs removed per NACK
+  Bytes mtu = 4160;               // wire bytes of a full data packet
+  Bytes init_cwnd = 0;            // bytes
+  Bytes max_cwnd = 0;             // bytes
+  SimTime base_rtt = 0;           // unloaded RTT of the longest path
+  double ecn_decrease = 0.5;      // dctcp_ack: fraction of acked bytes removed per marked ACK
+  double nack_decrease = 1.0;     // MTUs removed per NACK
   double timeout_decrease = 1.0;  // MTUs removed per timeout
-  double dctcp_g = 1.0 / 16.0;  // dctcp: EWMA gain
+  double dctcp_g = 1.0 / 16.0;    // dctcp: EWMA gain
   bool quick_adapt = false;
-  int quick_adapt_gate = 3;     // QuickAdapt fires only below max_cwnd >> gate delivered bytes
+  int quick_adapt_gate = 3;  // QuickAdapt fires only below max_cwnd >> gate delivered bytes
   QaWindow quick_adapt_window = QaWindow::BaseRtt;
   double quick_adapt_target_factor = 1.5;  // target_rtt window = base_rtt x this
   bool fast_increase = false;
@@ -90,7 +90,8 @@ class CongestionControl {
   // Hint (Transport::prefetch_pull / prefetch_arrival): ask the cache for the lines an ACK and the
   // window check read (the parameters and the window, the object's first bytes up to cwnd_).
   void prefetch() const {
-    prefetch_range(this, static_cast<std::size_t>(reinterpret_cast<const char*>(&cwnd_ + 1) - reinterpret_cast<const char*>(this)));
+    prefetch_range(this, static_cast<std::size_t>(reinterpret_cast<const char*>(&cwnd_ + 1) -
+                                                  reinterpret_cast<const char*>(this)));
   }
   // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark; `rtt` the
   // ACK's round-trip sample (< 0: none).

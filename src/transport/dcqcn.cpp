@@ -28,7 +28,7 @@ BitsPerSec Dcqcn::rate(SimTime now) {
 void Dcqcn::alpha_ticks(SimTime upto) {
   if (alpha_next_ > upto) return;
   const SimTime n = (upto - alpha_next_) / d_.alpha_interval + 1;  // ticks due
-  alpha_ = (1.0 - d_.g) * alpha_ + (alpha_cnp_ ? d_.g : 0.0);   // [DCQCN] Eq. (2)
+  alpha_ = (1.0 - d_.g) * alpha_ + (alpha_cnp_ ? d_.g : 0.0);      // [DCQCN] Eq. (2)
   alpha_cnp_ = false;
   if (n > 1) alpha_ *= std::pow(1.0 - d_.g, static_cast<double>(n - 1));
   alpha_next_ += n * d_.alpha_interval;
@@ -94,37 +94,61 @@ void Dcqcn::cnp(SimTime now) {
 
 namespace {
 using namespace config;
-const RegisterCc kDcqcn{{{"dcqcn",
-    "DCQCN rate control with NIC pacing (Mellanox NIC model, timers only), as the LAPS artifact's baselines run ([DCQCN] sec. 3; docs/baselines.md).",
-    {
-        real("transport.dcqcn_g", 1.0 / 256, "", "dcqcn: alpha EWMA gain g (artifact 1/256).").range(0, 1),
-        real("transport.dcqcn_rate_ai_mbps", 5, "Mb/s", "dcqcn: additive increase of the target rate per increase tick (artifact 5).").range(0, 1e7),
-        real("transport.dcqcn_rate_hai_mbps", 50, "Mb/s", "dcqcn: hyper increase of the target rate per increase tick (artifact 50).").range(0, 1e7),
-        real("transport.dcqcn_min_rate_mbps", 100, "Mb/s", "dcqcn: lowest sending rate (artifact 100).").range(1e-3, 1e7),
-        real("transport.dcqcn_decrease_interval_us", 4, "us", "dcqcn: the rate is cut at most once per interval, at a check that finds a CNP since the last one (artifact 4).").range(1e-3, 1e9),
-        real("transport.dcqcn_rp_timer_us", 300, "us", "dcqcn: period of the rate-increase timer, restarted by every decrease (artifact 300; the DCQCN paper 55).").range(1e-3, 1e9),
-        real("transport.dcqcn_alpha_interval_us", 1, "us", "dcqcn: period of the alpha update (artifact 1; the DCQCN paper 55).").range(1e-3, 1e9),
-        integer("transport.dcqcn_fast_recovery", 1, "ticks", "dcqcn: increase ticks of fast recovery before additive increase (F; artifact 1, the DCQCN paper 5).").range(0, 1000),
-        flag("transport.dcqcn_clamp_target", false, "dcqcn: set the target rate to the current rate on every decrease (else only when the increase stage is > 0; artifact false)."),
-        real("transport.dcqcn_rate_on_first_cnp", 1.0, "", "dcqcn: current and target rate on the first CNP, as a fraction of the current rate (artifact 1).").range(1e-6, 1),
-        real("transport.dcqcn_cnp_interval_us", 0, "us", "dcqcn: at most one CNP per interval per flow (the DCQCN paper's NP: 50); 0 = every ECN-echoing ACK is a CNP (artifact).").range(0, 1e9),
-    },
-    {}},
-    [](const Config& c, CcParams& p) {
-      DcqcnParams& d = p.dcqcn;
-      d.g = c.real("transport.dcqcn_g");
-      d.rate_ai = c.real("transport.dcqcn_rate_ai_mbps") * 1e6;
-      d.rate_hai = c.real("transport.dcqcn_rate_hai_mbps") * 1e6;
-      d.min_rate = c.real("transport.dcqcn_min_rate_mbps") * 1e6;
-      d.decrease_interval = std::max<SimTime>(1, from_us(c.real("transport.dcqcn_decrease_interval_us")));
-      d.rp_timer = std::max<SimTime>(1, from_us(c.real("transport.dcqcn_rp_timer_us")));
-      d.alpha_interval = std::max<SimTime>(1, from_us(c.real("transport.dcqcn_alpha_interval_us")));
-      d.fast_recovery = static_cast<std::uint32_t>(c.integer("transport.dcqcn_fast_recovery"));
-      d.clamp_target = c.flag("transport.dcqcn_clamp_target");
-      d.rate_on_first_cnp = c.real("transport.dcqcn_rate_on_first_cnp");
-      d.cnp_interval = from_us(c.real("transport.dcqcn_cnp_interval_us"));
-    },
-    [](const CcParams& p) { return std::make_unique<Dcqcn>(p); }}};
+const RegisterCc kDcqcn{
+    {{"dcqcn",
+      "DCQCN rate control with NIC pacing (Mellanox NIC model, timers only), as the LAPS artifact's baselines run "
+      "([DCQCN] sec. 3; docs/baselines.md).",
+      {
+          real("transport.dcqcn_g", 1.0 / 256, "", "dcqcn: alpha EWMA gain g (artifact 1/256).").range(0, 1),
+          real("transport.dcqcn_rate_ai_mbps", 5, "Mb/s",
+               "dcqcn: additive increase of the target rate per increase tick (artifact 5).")
+              .range(0, 1e7),
+          real("transport.dcqcn_rate_hai_mbps", 50, "Mb/s",
+               "dcqcn: hyper increase of the target rate per increase tick (artifact 50).")
+              .range(0, 1e7),
+          real("transport.dcqcn_min_rate_mbps", 100, "Mb/s", "dcqcn: lowest sending rate (artifact 100).")
+              .range(1e-3, 1e7),
+          real("transport.dcqcn_decrease_interval_us", 4, "us",
+               "dcqcn: the rate is cut at most once per interval, at a check that finds a CNP since the last one "
+               "(artifact 4).")
+              .range(1e-3, 1e9),
+          real("transport.dcqcn_rp_timer_us", 300, "us",
+               "dcqcn: period of the rate-increase timer, restarted by every decrease (artifact 300; the DCQCN paper "
+               "55).")
+              .range(1e-3, 1e9),
+          real("transport.dcqcn_alpha_interval_us", 1, "us",
+               "dcqcn: period of the alpha update (artifact 1; the DCQCN paper 55).")
+              .range(1e-3, 1e9),
+          integer("transport.dcqcn_fast_recovery", 1, "ticks",
+                  "dcqcn: increase ticks of fast recovery before additive increase (F; artifact 1, the DCQCN paper 5).")
+              .range(0, 1000),
+          flag("transport.dcqcn_clamp_target", false,
+               "dcqcn: set the target rate to the current rate on every decrease (else only when the increase stage is "
+               "> 0; artifact false)."),
+          real("transport.dcqcn_rate_on_first_cnp", 1.0, "",
+               "dcqcn: current and target rate on the first CNP, as a fraction of the current rate (artifact 1).")
+              .range(1e-6, 1),
+          real("transport.dcqcn_cnp_interval_us", 0, "us",
+               "dcqcn: at most one CNP per interval per flow (the DCQCN paper's NP: 50); 0 = every ECN-echoing ACK is "
+               "a CNP (artifact).")
+              .range(0, 1e9),
+      },
+      {}},
+     [](const Config& c, CcParams& p) {
+       DcqcnParams& d = p.dcqcn;
+       d.g = c.real("transport.dcqcn_g");
+       d.rate_ai = c.real("transport.dcqcn_rate_ai_mbps") * 1e6;
+       d.rate_hai = c.real("transport.dcqcn_rate_hai_mbps") * 1e6;
+       d.min_rate = c.real("transport.dcqcn_min_rate_mbps") * 1e6;
+       d.decrease_interval = std::max<SimTime>(1, from_us(c.real("transport.dcqcn_decrease_interval_us")));
+       d.rp_timer = std::max<SimTime>(1, from_us(c.real("transport.dcqcn_rp_timer_us")));
+       d.alpha_interval = std::max<SimTime>(1, from_us(c.real("transport.dcqcn_alpha_interval_us")));
+       d.fast_recovery = static_cast<std::uint32_t>(c.integer("transport.dcqcn_fast_recovery"));
+       d.clamp_target = c.flag("transport.dcqcn_clamp_target");
+       d.rate_on_first_cnp = c.real("transport.dcqcn_rate_on_first_cnp");
+       d.cnp_interval = from_us(c.real("transport.dcqcn_cnp_interval_us"));
+     },
+     [](const CcParams& p) { return std::make_unique<Dcqcn>(p); }}};
 }  // namespace
 
 }  // namespace lbsim::transport

@@ -31,7 +31,6 @@
 
 namespace lbsim::transport {
 
-
 class Dcqcn final : public CongestionControl {
  public:
   explicit Dcqcn(const CcParams& p);
@@ -40,10 +39,22 @@ class Dcqcn final : public CongestionControl {
   // A CNP arrives at `now` (an ECN-echoing ACK; the tests call it directly).
   void cnp(SimTime now);
   // State after running the timers due up to `now` (tests, reports).
-  double current_rate(SimTime now) { advance(now); return rc_; }
-  double target_rate(SimTime now) { advance(now); return rt_; }
-  double alpha(SimTime now) { advance(now); return alpha_; }
-  std::uint32_t stage(SimTime now) { advance(now); return stage_; }
+  double current_rate(SimTime now) {
+    advance(now);
+    return rc_;
+  }
+  double target_rate(SimTime now) {
+    advance(now);
+    return rt_;
+  }
+  double alpha(SimTime now) {
+    advance(now);
+    return alpha_;
+  }
+  std::uint32_t stage(SimTime now) {
+    advance(now);
+    return stage_;
+  }
   std::uint64_t cnps() const { return cnps_; }
   std::uint64_t decreases() const { return decreases_; }
 

@@ -22,8 +22,8 @@ struct FlowRow {
   std::int64_t size = 0;  // bytes of a transfer, or the duration of a computation (flag kRowCompute)
   std::int32_t src = -1, dst = -1, tag = 0;
   std::uint32_t npkts = 0, rcv_count = 0;
-  std::uint32_t packets_sent = 0, retransmits = 0, nacks = 0, timeouts = 0, ecn_acks = 0, ooo = 0,
-                duplicates = 0, trimmed_rx = 0, overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
+  std::uint32_t packets_sent = 0, retransmits = 0, nacks = 0, timeouts = 0, ecn_acks = 0, ooo = 0, duplicates = 0,
+                trimmed_rx = 0, overtaken = 0, rewinds = 0, pauses = 0, pause_timeouts = 0;
   std::uint32_t max_reorder = 0, rob_max = 0;
   std::uint16_t lb = 0;  // index into the transport's load balancer names (0 = "": the run's default)
   std::uint8_t flags = 0;

@@ -98,7 +98,8 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
   peak_records_ = n;
   // The lists of waiting entries exist only in workloads with dependencies.
   const bool deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.deps.empty(); });
-  const bool start_deps = std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.start_deps.empty(); });
+  const bool start_deps =
+      std::any_of(wl.flows.begin(), wl.flows.end(), [](const auto& s) { return !s.start_deps.empty(); });
   if (deps) dependents_.resize(n);
   if (start_deps) start_dependents_.resize(n);
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
@@ -110,26 +111,29 @@ Transport::Transport(net::Network& net, const workload::Workload& wl, const Tran
     f.pinned = lb::is_pinned(s.lb);
     const auto check_host = [&](std::int32_t h, const char* what) {
       if (h < 0 || static_cast<std::size_t>(h) >= hosts)
-        throw UserError("workload entry " + std::to_string(i) + ": " + what + " host " +
-                        std::to_string(h) + " does not exist (the topology has " +
-                        std::to_string(hosts) + " hosts)");
+        throw UserError("workload entry " + std::to_string(i) + ": " + what + " host " + std::to_string(h) +
+                        " does not exist (the topology has " + std::to_string(hosts) + " hosts)");
     };
     check_host(s.src, "source");
     if (!s.is_compute()) {
       ++senders_pending_;
       check_host(s.dst, "destination");
       if (s.src == s.dst)
-        throw UserError("workload entry " + std::to_string(i) + ": source and destination are "
-                        "the same host " + std::to_string(s.src));
+        throw UserError("workload entry " + std::to_string(i) +
+                        ": source and destination are "
+                        "the same host " +
+                        std::to_string(s.src));
       if (s.bytes < 0) throw UserError("workload entry " + std::to_string(i) + ": negative size");
       f.npkts = static_cast<std::uint32_t>((s.bytes + p_.mtu - 1) / p_.mtu);
     }
     for (auto d : s.deps) {
-      if (d >= n) throw UserError("workload entry " + std::to_string(i) + " depends on missing entry " + std::to_string(d));
+      if (d >= n)
+        throw UserError("workload entry " + std::to_string(i) + " depends on missing entry " + std::to_string(d));
       dependents_[d].push_back(static_cast<std::uint32_t>(i));
     }
     for (auto d : s.start_deps) {
-      if (d >= n) throw UserError("workload entry " + std::to_string(i) + " depends on missing entry " + std::to_string(d));
+      if (d >= n)
+        throw UserError("workload entry " + std::to_string(i) + " depends on missing entry " + std::to_string(d));
       start_dependents_[d].push_back(static_cast<std::uint32_t>(i));
     }
     f.pending_deps = static_cast<std::uint32_t>(s.deps.size());
@@ -547,7 +551,8 @@ void Transport::prefetch_arrival(std::uint32_t pkt, int stage) {
   if (L == nullptr) return;
   if (stage == 1) {
     if (p.type == PacketType::Data)
-      prefetch_range(&L->received, offsetof(FlowLive, parked_since) - offsetof(FlowLive, received));  // the receiver's fields
+      prefetch_range(&L->received,
+                     offsetof(FlowLive, parked_since) - offsetof(FlowLive, received));  // the receiver's fields
     else {
       prefetch_range(L, offsetof(FlowLive, received));
       __builtin_prefetch(f.lb.get());
@@ -851,10 +856,18 @@ void Transport::on_packet(std::uint32_t pkt) {
     return;
   }
   switch (p.type) {
-    case PacketType::Data: on_data(pkt); break;
-    case PacketType::Ack: on_ack(pkt); break;
-    case PacketType::Nack: on_nack(pkt); break;
-    case PacketType::Pause: on_pause(pkt); break;
+    case PacketType::Data:
+      on_data(pkt);
+      break;
+    case PacketType::Ack:
+      on_ack(pkt);
+      break;
+    case PacketType::Nack:
+      on_nack(pkt);
+      break;
+    case PacketType::Pause:
+      on_pause(pkt);
+      break;
   }
   net_.packets().release(pkt);
   if (streaming()) {
@@ -1068,8 +1081,7 @@ std::uint64_t Transport::received_word(const FlowState& f, std::uint32_t w) cons
   return in_word >= 64 ? ~0ULL : (1ULL << in_word) - 1;
 }
 
-void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes,
-                           std::uint32_t& newly) {
+void Transport::mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes, std::uint32_t& newly) {
   auto& ring = f.live->sent;
   if (psn < ring.lo()) return;  // below the ring: acknowledged
   std::uint64_t& w = ring.word_ref(psn);
@@ -1114,8 +1126,7 @@ void Transport::on_ack(std::uint32_t pkt) {
   if (a.ecn()) {
     ++f.n.ecn_acks;
     // With coalescing, the share of the covered packets that were marked.
-    marked = newly <= 1 ? acked_bytes
-                        : acked_bytes * std::min<Bytes>(a.ecn_count, newly) / newly;
+    marked = newly <= 1 ? acked_bytes : acked_bytes * std::min<Bytes>(a.ecn_count, newly) / newly;
   }
   f.live->cc->on_ack(acked_bytes, marked, now, now - a.sent_time);
   f.lb->on_rtt(now - a.sent_time, now);
@@ -1393,7 +1404,8 @@ void Transport::on_event(const Event& e) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   if (streaming()) {
     try_release(e.obj);

@@ -49,9 +49,9 @@ enum class Delivery : std::uint8_t { Ooo, InOrder };
 enum class Recovery : std::uint8_t { Buffer, GoBackN };
 
 struct TransportParams {
-  Bytes mtu = 4096;        // payload bytes per full data packet
-  Bytes header = 64;       // header bytes of every packet (data, ACK, NACK)
-  CcParams cc;             // cc.mtu is set to header + mtu
+  Bytes mtu = 4096;   // payload bytes per full data packet
+  Bytes header = 64;  // header bytes of every packet (data, ACK, NACK)
+  CcParams cc;        // cc.mtu is set to header + mtu
   SimTime rto = us(70);
   std::uint32_t ack_every = 1;  // ACK coalescing: one ACK per n data packets (1 = per packet)
   SimTime ack_delay = us(1);    // with coalescing: flush a partial ACK after this long
@@ -103,7 +103,8 @@ class SlotBits {
   // The smallest member >= i, or kNone.
   std::uint32_t next(std::uint32_t i) const {
     if ((i >> 6) < lv_[0].size())
-      if (const std::uint64_t m = lv_[0][i >> 6] & (~0ULL << (i & 63))) return (i & ~63u) + static_cast<std::uint32_t>(std::countr_zero(m));
+      if (const std::uint64_t m = lv_[0][i >> 6] & (~0ULL << (i & 63)))
+        return (i & ~63u) + static_cast<std::uint32_t>(std::countr_zero(m));
     return find(0, i);
   }
   void reset();  // empty, keeping the capacity
@@ -122,20 +123,20 @@ class SlotBits {
 struct FlowCounters {
   std::uint64_t packets_sent = 0;  // data packets put on the wire (incl. retransmissions)
   std::uint64_t retransmits = 0;
-  std::uint64_t ecn_acks = 0;      // ACKs that echoed an ECN mark
-  std::uint64_t nacks = 0;         // NACKs received by the sender (its packets were trimmed)
-  std::uint64_t ooo = 0;           // receiver: arrivals with PSN != lowest missing PSN
-  std::uint64_t overtaken = 0;     // receiver: arrivals sent before a packet that arrived earlier
-                                   // (the network reordered them; losses alone do not count)
-  std::uint64_t duplicates = 0;    // receiver: arrivals of PSNs already held
-  std::uint32_t max_reorder = 0;   // receiver: largest PSN - expected PSN of an out-of-order arrival
-  std::uint32_t rob_max = 0;       // receiver, in_order + buffer: most packets held in the reorder buffer
-  std::uint64_t trimmed_rx = 0;    // receiver: trimmed headers received
-  std::uint64_t timeouts = 0;      // packets declared lost by the RTO
-  std::uint64_t rewinds = 0;       // sender, go_back_n: times it resent from a NACKed PSN
-  std::uint64_t pauses = 0;        // sender: XOFF frames (FGFC or PFC) received
+  std::uint64_t ecn_acks = 0;        // ACKs that echoed an ECN mark
+  std::uint64_t nacks = 0;           // NACKs received by the sender (its packets were trimmed)
+  std::uint64_t ooo = 0;             // receiver: arrivals with PSN != lowest missing PSN
+  std::uint64_t overtaken = 0;       // receiver: arrivals sent before a packet that arrived earlier
+                                     // (the network reordered them; losses alone do not count)
+  std::uint64_t duplicates = 0;      // receiver: arrivals of PSNs already held
+  std::uint32_t max_reorder = 0;     // receiver: largest PSN - expected PSN of an out-of-order arrival
+  std::uint32_t rob_max = 0;         // receiver, in_order + buffer: most packets held in the reorder buffer
+  std::uint64_t trimmed_rx = 0;      // receiver: trimmed headers received
+  std::uint64_t timeouts = 0;        // packets declared lost by the RTO
+  std::uint64_t rewinds = 0;         // sender, go_back_n: times it resent from a NACKed PSN
+  std::uint64_t pauses = 0;          // sender: XOFF frames (FGFC or PFC) received
   std::uint64_t pause_timeouts = 0;  // sender: pauses ended by the timeout instead of XON
-  SimTime held = 0;                // sender: time parked by a hold or a pause (the drain time of Flowcut)
+  SimTime held = 0;                  // sender: time parked by a hold or a pause (the drain time of Flowcut)
 };
 
 // Why a flow is parked (FlowState::park).
@@ -154,7 +155,9 @@ struct PsnEntry {
   SimTime sent() const { return static_cast<SimTime>(sent_state >> 2); }
   PsnState state() const { return static_cast<PsnState>(sent_state & 3); }
   void set_state(PsnState s) { sent_state = (sent_state & ~std::uint64_t{3}) | static_cast<std::uint64_t>(s); }
-  void set_sent(SimTime t, PsnState s) { sent_state = static_cast<std::uint64_t>(t) << 2 | static_cast<std::uint64_t>(s); }
+  void set_sent(SimTime t, PsnState s) {
+    sent_state = static_cast<std::uint64_t>(t) << 2 | static_cast<std::uint64_t>(s);
+  }
 };
 #pragma pack(pop)
 static_assert(sizeof(PsnEntry) == 12, "PsnEntry: 12 bytes per PSN in play");
@@ -169,9 +172,9 @@ struct alignas(64) FlowLive {
   // prefetch_arrival ask for [0, offsetof(FlowLive, received)))
   std::unique_ptr<CongestionControl> cc;  // freed at the final ACK
   Bytes inflight = 0;
-  std::uint32_t next_new = 0;     // next never-sent PSN
-  std::uint32_t acked = 0;        // PSNs acknowledged
-  std::uint32_t snd_cum = 0;      // every PSN below is acknowledged
+  std::uint32_t next_new = 0;  // next never-sent PSN
+  std::uint32_t acked = 0;     // PSNs acknowledged
+  std::uint32_t snd_cum = 0;   // every PSN below is acknowledged
   // NIC scheduler (Transport::pull_data): the flow's slot in its host's list of sendable flows while
   // it is there (not parked, sender not done).
   std::uint32_t slot = 0xFFFFFFFFu;
@@ -191,17 +194,17 @@ struct alignas(64) FlowLive {
     const PsnEntry* e = sent.find(psn);
     return e ? e->sent() : 0;
   }
-  std::vector<std::uint32_t> rtx;     // retransmit queue (PSNs)
+  std::vector<std::uint32_t> rtx;  // retransmit queue (PSNs)
   std::size_t rtx_head = 0;
   std::vector<std::pair<std::uint32_t, SimTime>> sendlog;  // (psn, sent) in send order, for the RTO
-  std::size_t log_head = 0;  // walked up to here; a full log drops what the walk would skip (log_send)
+  std::size_t log_head = 0;        // walked up to here; a full log drops what the walk would skip (log_send)
   SimTime rto_armed = kTimeNever;  // time of the pending RTO event, if any
   SimTime last_rewind = -1;        // go_back_n: when the sender last resent from a NACKed PSN
   SimTime pace_wake = kTimeNever;
   bool paced = false;
   // receiver, from a cache line of its own (Transport::prefetch_arrival asks for
   // [offsetof(received), offsetof(parked_since)))
-  PsnRing<> received;  // PSN bitmap from rcv_cum's block on; freed when every PSN is held
+  PsnRing<> received;         // PSN bitmap from rcv_cum's block on; freed when every PSN is held
   std::uint32_t rcv_cum = 0;  // lowest PSN not yet received
   bool ack_flush_armed = false;
   std::uint8_t ack_last_hops = 0;
@@ -210,11 +213,11 @@ struct alignas(64) FlowLive {
   std::uint32_t ack_last_psn = 0, ack_last_ev = 0;
   std::uint32_t ack_pending_bytes = 0;  // wire bytes of the data packets the next ACK answers
   SimTime ack_last_sent_time = 0;
-  SimTime ack_last_rx = 0;       // arrival time of the data packet the next ACK answers
+  SimTime ack_last_rx = 0;  // arrival time of the data packet the next ACK answers
   std::uint16_t carry_ev[net::kMaxCarriedEvs] = {};
   // sender, parking (holds and pauses): rare
   SimTime parked_since = 0, class_since = 0;
-  SimTime hold_wake = kTimeNever;  // time of the pending kEvHoldWake
+  SimTime hold_wake = kTimeNever;       // time of the pending kEvHoldWake
   SimTime pause_deadline = kTimeNever;  // time of the pending kEvPauseTimeout
 };
 static_assert(offsetof(FlowLive, received) % 64 == 0, "FlowLive: the receiver's fields start a cache line");
@@ -230,14 +233,14 @@ struct alignas(64) FlowState {
   std::unique_ptr<FlowLive> live;  // null before the start and once the transfer is over
   std::uint32_t id = 0;
   std::uint32_t npkts = 0;
-  std::uint32_t rcv_count = 0;     // receiver: distinct PSNs held
-  std::uint32_t in_net = 0;        // its data packets (and probes) in the network: sent, not yet arrived or dropped
+  std::uint32_t rcv_count = 0;  // receiver: distinct PSNs held
+  std::uint32_t in_net = 0;     // its data packets (and probes) in the network: sent, not yet arrived or dropped
   bool started = false, finished = false, sender_done = false;
-  bool pinned = false;  // lb = via_group:<g> or pinned_ecmp: data packets carry net::kFlagPinned
-  std::uint8_t caps = 0;  // the load balancer's lb::kCap* flags
-  std::uint8_t park = 0;           // kPark* reasons; non-zero = not in the host's active list
-  bool class_paused = false;       // this flow's drain paused the NIC's class (PFC)
-  SimTime rcv_latest_sent = -1;    // receiver: latest send time among the data packets received
+  bool pinned = false;           // lb = via_group:<g> or pinned_ecmp: data packets carry net::kFlagPinned
+  std::uint8_t caps = 0;         // the load balancer's lb::kCap* flags
+  std::uint8_t park = 0;         // kPark* reasons; non-zero = not in the host's active list
+  bool class_paused = false;     // this flow's drain paused the NIC's class (PFC)
+  SimTime rcv_latest_sent = -1;  // receiver: latest send time among the data packets received
   // --- from the end of line 0 on: the counters, the per-packet ones by line 1's end
   FlowCounters n;
   // --- cold: the lifecycle
@@ -251,14 +254,14 @@ inline constexpr std::size_t kFlowStateHotBytes = 128;
 static_assert(offsetof(FlowState, n) + offsetof(FlowCounters, trimmed_rx) + sizeof(std::uint64_t) <= kFlowStateHotBytes,
               "FlowState: per-packet counters leave its first two cache lines");
 
-using PolicyFactory =
-    std::function<std::unique_ptr<lb::EntropyPolicy>(const workload::FlowSpec&, std::uint32_t id)>;
+using PolicyFactory = std::function<std::unique_ptr<lb::EntropyPolicy>(const workload::FlowSpec&, std::uint32_t id)>;
 // Whether entry id's load balancer must outlive its transfer (the run's summary or path usage reads
 // it); empty = none does. Policies that answer probes (lb::kCapPaths) are always kept.
 using PolicyKeep = std::function<bool(const workload::FlowSpec& spec, std::uint32_t id)>;
 // Called with entry id's load balancer just before the transport frees it (its final ACK): the run
 // folds what its summary needs from it (lb::SummaryFold). Empty = nothing to fold.
-using PolicyDone = std::function<void(const workload::FlowSpec& spec, std::uint32_t id, const lb::EntropyPolicy& policy)>;
+using PolicyDone =
+    std::function<void(const workload::FlowSpec& spec, std::uint32_t id, const lb::EntropyPolicy& policy)>;
 
 // What flows.csv and summary.json report of one entry (sim::Simulation::result, FlowTotals): made
 // from its record, or from the compact row a streamed run keeps once the record is released.
@@ -266,7 +269,7 @@ struct FlowReport {
   std::uint32_t id = 0;
   std::int32_t src = -1, dst = -1, tag = 0;
   Bytes bytes = 0;
-  SimTime compute = -1;  // >= 0: a computation of this duration
+  SimTime compute = -1;             // >= 0: a computation of this duration
   const std::string* lb = nullptr;  // the entry's load balancer name; empty = the run's default
   bool finished = false;
   std::uint32_t npkts = 0, rcv_count = 0;
@@ -275,11 +278,10 @@ struct FlowReport {
   bool is_compute() const { return compute >= 0; }
 };
 
-
 // Memory held by per-flow state, counted from the containers (tests, docs/scale.md).
 struct FlowMemory {
-  std::size_t entries = 0;       // workload entries
-  std::size_t records = 0;       // FlowState records held now (every entry, or a streamed run's records not yet released)
+  std::size_t entries = 0;  // workload entries
+  std::size_t records = 0;  // FlowState records held now (every entry, or a streamed run's records not yet released)
   std::size_t peak_records = 0;  // most records at once
   // Streamed runs: the ids from the lowest entry not yet reported to the highest made, their
   // released rows waiting for their turn, and the bytes of the window (the id-indexed rows and
@@ -289,11 +291,11 @@ struct FlowMemory {
   std::size_t spilled_rows = 0;  // waiting rows written to the temporary file (their ids beyond the rows in memory)
   std::size_t window_bytes = 0, window_capacity = 0;
   std::size_t record_bytes = 0, record_capacity = 0;
-  std::size_t live = 0;          // transfers with a FlowLive (started, not yet over)
-  std::size_t peak_live = 0;     // most FlowLive objects at once
-  std::size_t policies = 0;      // load-balancer objects held
-  std::size_t ccs = 0;           // congestion-control objects held
-  std::size_t vector_bytes = 0;  // capacity of every per-flow vector (PSN state, bitmaps, logs, dependents)
+  std::size_t live = 0;             // transfers with a FlowLive (started, not yet over)
+  std::size_t peak_live = 0;        // most FlowLive objects at once
+  std::size_t policies = 0;         // load-balancer objects held
+  std::size_t ccs = 0;              // congestion-control objects held
+  std::size_t vector_bytes = 0;     // capacity of every per-flow vector (PSN state, bitmaps, logs, dependents)
   std::size_t scheduler_bytes = 0;  // the NIC scheduler's per-host slot lists and ready bits
 };
 
@@ -305,8 +307,8 @@ using RetireSink = std::function<void(const FlowReport& f)>;
 class Transport final : public net::HostHandler, public net::EventHandler {
  public:
   // Every entry of `wl` has its record for the whole run.
-  Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
-            PolicyFactory policies, PolicyKeep keep = {}, PolicyDone done = {});
+  Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params, PolicyFactory policies,
+            PolicyKeep keep = {}, PolicyDone done = {});
   // A streamed workload of `entries` entries (`transfers` of them transfers) without dependencies,
   // in start order: each entry is taken from `feed` when the one before it starts, and its record
   // lives in a window indexed by id until nothing can change it any more (retire_done), when it goes
@@ -455,10 +457,10 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::vector<std::uint32_t> slots_;
   std::vector<FlowRow> rows_;
   std::size_t rows_cap_ = 0;
-  mutable RowSpill rows_file_;  // mutable: its read buffer fills as rows are reported
+  mutable RowSpill rows_file_;                // mutable: its read buffer fills as rows are reported
   std::map<std::uint32_t, FlowReport> wide_;  // rows that do not fit a FlowRow (32-bit counters), by id
-  std::vector<std::string> lb_names_{""};  // FlowRow::lb
-  std::vector<std::uint32_t> recheck_;      // ids to check for release (a drop may have been their last packet)
+  std::vector<std::string> lb_names_{""};     // FlowRow::lb
+  std::vector<std::uint32_t> recheck_;        // ids to check for release (a drop may have been their last packet)
   std::uint32_t mask_ = 0xFFFFFFFFu;
   std::uint32_t lo_ = 0, hi_ = 0;
   std::size_t total_ = 0, records_ = 0, peak_records_ = 0, peak_window_ = 0, waiting_ = 0, peak_waiting_ = 0;
@@ -491,16 +493,16 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void use_bits(HostQueue& q);
   std::vector<HostQueue> hosts_;
   std::size_t live_ = 0, peak_live_ = 0;
-  std::vector<std::uint32_t> class_paused_;         // per host: PFC class pauses in force
-  std::uint32_t class_pauses_ = 0;                  // in force over all hosts (0: skip the per-host check)
+  std::vector<std::uint32_t> class_paused_;  // per host: PFC class pauses in force
+  std::uint32_t class_pauses_ = 0;           // in force over all hosts (0: skip the per-host check)
   std::size_t completed_ = 0;
   std::uint64_t delivered_ = 0;
   std::size_t timed_pending_ = 0;
   SimTime last_progress_ = 0;
   std::size_t senders_pending_ = 0;  // transfers whose sender has not had every packet acknowledged
   std::vector<std::pair<std::uint32_t, SimTime>> lost_buf_;
-  FlowLive scratch_;  // receiver state of a transfer already released (late duplicates, probes)
-  std::vector<std::uint32_t> rob_host_;   // per host: packets held in its flows' reorder buffers
+  FlowLive scratch_;                     // receiver state of a transfer already released (late duplicates, probes)
+  std::vector<std::uint32_t> rob_host_;  // per host: packets held in its flows' reorder buffers
   std::vector<std::uint64_t> rob_hist_;
 };
 

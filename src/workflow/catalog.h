@@ -25,9 +25,9 @@ struct Entry {
   std::string source;  // paper and figure
   std::string what;
   std::vector<Need> needs;
-  std::string full;   // sweep TOML at the paper's scale (empty: not defined)
-  std::string quick;  // sweep TOML at a reduced scale
-  std::string runtime_full, runtime_quick;  // wall time with 2 workers (measured or estimated)
+  std::string full;                                        // sweep TOML at the paper's scale (empty: not defined)
+  std::string quick;                                       // sweep TOML at a reduced scale
+  std::string runtime_full, runtime_quick;                 // wall time with 2 workers (measured or estimated)
   std::vector<std::pair<std::string, std::string>> files;  // written next to the sweep file
   // A base config from the source tree (e.g. examples/spritz/motivational.toml): the sweep text
   // holds "@BASE@", replaced by its absolute path when the entry runs.

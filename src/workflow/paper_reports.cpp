@@ -65,8 +65,8 @@ std::string reps_fig15_report(const Sweep& sw) {
       "[REPS] Fig. 15 (left): completion time (max FCT) relative to the largest EVS, per load balancer; "
       "{} seed(s); mean [min..max] over the seeds\n",
       seeds.size());
-  s += fmt::format("{:<8} {:>7} {:>8} {:>28} {:>26} {:>12}\n", "lb", "ev_bits", "EVs", "max FCT (us)",
-                   "vs largest EVS", "paper");
+  s += fmt::format("{:<8} {:>7} {:>8} {:>28} {:>26} {:>12}\n", "lb", "ev_bits", "EVs", "max FCT (us)", "vs largest EVS",
+                   "paper");
   for (const auto& lb : lbs) {
     auto bits = bits_of[lb];
     std::sort(bits.begin(), bits.end());
@@ -88,7 +88,9 @@ std::string reps_fig15_report(const Sweep& sw) {
                        : rel.empty()
                            ? "-"
                            : fmt::format("{:+.1f}% [{:+.1f}..{:+.1f}]", 100 * r.mean, 100 * r.min, 100 * r.max),
-                       b == ref && ref == 16 ? "reference" : pit == paper.end() ? "-" : pit->second);
+                       b == ref && ref == 16 ? "reference"
+                       : pit == paper.end()  ? "-"
+                                             : pit->second);
     }
   }
   if (skipped) s += fmt::format("({} run(s) not completed are left out)\n", skipped);
@@ -118,8 +120,10 @@ std::vector<SpritzRun> spritz_runs(const Sweep& sw, int& skipped) {
     r.setting = p.case_name;
     for (std::size_t i = 0; i < sw.spec.axes.size() && i < p.labels.size(); ++i) {
       const auto& key = sw.spec.axes[i].key;
-      if (key == "scheme") r.scheme = p.labels[i];
-      else if (key != "run.seed") r.setting += (r.setting.empty() ? "" : "/") + p.labels[i];
+      if (key == "scheme")
+        r.scheme = p.labels[i];
+      else if (key != "run.seed")
+        r.setting += (r.setting.empty() ? "" : "/") + p.labels[i];
     }
     r.seed = p.cfg.integer("run.seed");
     const auto row = metrics_row(p);
@@ -149,7 +153,9 @@ double num(const nlohmann::json& j, std::initializer_list<const char*> path, dou
 }
 
 // A tag's FCT statistic (p50 / p99 / max) from summary.json; -1 when the tag has no flows.
-double tag_fct(const SpritzRun& r, const char* tag, const char* stat) { return num(r.summary, {"fct_us_by_tag", tag, stat}); }
+double tag_fct(const SpritzRun& r, const char* tag, const char* stat) {
+  return num(r.summary, {"fct_us_by_tag", tag, stat});
+}
 
 // From flows.csv: last finish - first start over the transfers whose tag `pick` accepts (-1 when
 // one of them did not finish or none matched).
@@ -213,7 +219,9 @@ bool is_spritz(const std::string& scheme) { return scheme.rfind("spritz", 0) == 
 
 // Per setting and metric: one line per scheme with mean [min..max] over the seeds and the paper's
 // value from `paper(setting, metric, scheme)` (empty: no number in the paper).
-std::string render(const Table& t, const std::function<std::string(const std::string&, const std::string&, const std::string&)>& paper) {
+std::string render(
+    const Table& t,
+    const std::function<std::string(const std::string&, const std::string&, const std::string&)>& paper) {
   std::string s;
   for (const auto& setting : t.settings)
     for (const auto& m : t.metrics) {
@@ -287,15 +295,16 @@ bool collective_tag(const std::string& tag) { return tag.rfind("step", 0) == 0; 
 
 std::string spritz_table3_report(const Sweep& sw) {
   // [Spritz] Table III: solo 91 us; loaded per scheme.
-  const std::map<std::string, std::string> paper{{"minimal", "244"}, {"valiant", "228"}, {"ugal_l", "199"},
-                                                 {"ecmp", "502"},    {"flicr_w", "227"}, {"ops_u", "187"},
-                                                 {"ops_w", "173"},   {"scout", "110"},   {"spritz_u", "121"},
-                                                 {"spritz_w", "113"}};
+  const std::map<std::string, std::string> paper{
+      {"minimal", "244"}, {"valiant", "228"}, {"ugal_l", "199"}, {"ecmp", "502"},     {"flicr_w", "227"},
+      {"ops_u", "187"},   {"ops_w", "173"},   {"scout", "110"},  {"spritz_u", "121"}, {"spritz_w", "113"}};
   int skipped = 0;
   const auto runs = spritz_runs(sw, skipped);
   Table t;
-  for (const auto& r : runs) t.add(r.setting, "FCT of the monitored flow (us)", r.scheme, tag_fct(r, "monitored", "max"));
-  std::string s = "[Spritz] Table III: FCT of the monitored 4 MiB flow (tag monitored), per scheme; " + seeds_line(runs, skipped);
+  for (const auto& r : runs)
+    t.add(r.setting, "FCT of the monitored flow (us)", r.scheme, tag_fct(r, "monitored", "max"));
+  std::string s =
+      "[Spritz] Table III: FCT of the monitored 4 MiB flow (tag monitored), per scheme; " + seeds_line(runs, skipped);
   s += render(t, [&](const std::string& setting, const std::string&, const std::string& sc) -> std::string {
     if (setting == "solo") return "91";
     const auto it = paper.find(sc);
@@ -317,8 +326,12 @@ std::string spritz_fig6_report(const Sweep& sw) {
   std::string s = "[Spritz] Fig. 6: FCT distribution (p99 here), dropped packets and OOO % per scheme; " +
                   seeds_line(runs, skipped);
   s += render(t, [](const std::string&, const std::string&, const std::string&) { return std::string(); });
-  s += margins(t, runs, "p99 FCT", [](const SpritzRun& r) { return num(r.summary, {"fct_us", "p99"}); },
-               "Spray 1.1-1.2x (permutation), 1.3-1.5x (adversarial); fewest drops except SF adversarial (third)");
+  s += margins(
+      t, runs, "p99 FCT",
+      [](const SpritzRun& r) {
+        return num(r.summary, {"fct_us", "p99"});
+      },
+      "Spray 1.1-1.2x (permutation), 1.3-1.5x (adversarial); fewest drops except SF adversarial (third)");
   return s;
 }
 
@@ -334,11 +347,14 @@ std::string spritz_fig7_report(const Sweep& sw) {
       t.add(r.setting, "p99 FCT (us)", r.scheme, num(r.summary, {"fct_us", "p99"}));
     }
   }
-  std::string s = "[Spritz] Fig. 7: duration of the collectives (with the ECMP background) and p99 FCT of the "
-                  "web-search trace, per scheme; " + seeds_line(runs, skipped);
+  std::string s =
+      "[Spritz] Fig. 7: duration of the collectives (with the ECMP background) and p99 FCT of the "
+      "web-search trace, per scheme; " +
+      seeds_line(runs, skipped);
   s += render(t, [](const std::string&, const std::string&, const std::string&) { return std::string(); });
-  s += "paper (no numbers in the text): Spritz best overall or best among the spraying schemes in every collective "
-       "(Alltoall on Slim Fly: competitive); traces: Spritz best among spraying schemes, Minimal and UGAL-L lower p99\n";
+  s +=
+      "paper (no numbers in the text): Spritz best overall or best among the spraying schemes in every collective "
+      "(Alltoall on Slim Fly: competitive); traces: Spritz best among spraying schemes, Minimal and UGAL-L lower p99\n";
   return s;
 }
 
@@ -352,10 +368,12 @@ std::string spritz_fig8_report(const Sweep& sw) {
     t.add(r.setting, "bystander p99 FCT (us)", r.scheme, tag_fct(r, "bystander", "p99"));
     t.add(r.setting, "retransmissions", r.scheme, num(r.summary, {"retransmits"}));
   }
-  std::string s = "[Spritz] Fig. 8: incast (tag incast) and bystanders (tag bystander) per scheme; " + seeds_line(runs, skipped);
+  std::string s =
+      "[Spritz] Fig. 8: incast (tag incast) and bystanders (tag bystander) per scheme; " + seeds_line(runs, skipped);
   s += render(t, [](const std::string&, const std::string& m, const std::string& sc) -> std::string {
     if (m.rfind("incast", 0) == 0) return sc == "minimal" ? "~2820" : "2740-2770";
-    if (m == "bystander p99 FCT (us)") return sc == "valiant" ? "249.01 (best baseline)" : is_spritz(sc) ? "204.40 (best Spritz)" : "";
+    if (m == "bystander p99 FCT (us)")
+      return sc == "valiant" ? "249.01 (best baseline)" : is_spritz(sc) ? "204.40 (best Spritz)" : "";
     if (m == "retransmissions") return sc == "valiant" ? "4526" : is_spritz(sc) ? "3323 (best Spritz)" : "";
     return "";
   });
@@ -377,8 +395,10 @@ std::string spritz_fig9_report(const Sweep& sw) {
     t.add(r.setting, "packets lost on failed links", r.scheme, num(r.summary, {"failure_drops"}, 0));
     t.add(r.setting, "unfinished transfers", r.scheme, num(r.summary, {"unfinished"}, 0));
   }
-  std::string s = "[Spritz] Fig. 9 (2 % of the links failed): p99 FCT (permutation, trace) or collective duration, "
-                  "per scheme; " + seeds_line(runs, skipped);
+  std::string s =
+      "[Spritz] Fig. 9 (2 % of the links failed): p99 FCT (permutation, trace) or collective duration, "
+      "per scheme; " +
+      seeds_line(runs, skipped);
   s += render(t, [](const std::string&, const std::string&, const std::string&) { return std::string(); });
   s += margins(t, runs, "p99 FCT / duration", value, "2.5x-25.4x over the next best (Valiant, OPS)");
   return s;
@@ -407,7 +427,7 @@ std::string laps_legend(const Sweep& sw) {
     std::string recovery;
     if (c.text("transport.delivery") == "in_order")
       recovery = c.text("transport.in_order_recovery") == "go_back_n" ? "go-back-N (RoCE), in-order delivery"
-                                                                         : "in-order delivery, reorder buffer";
+                                                                      : "in-order delivery, reorder buffer";
     else
       recovery = lb == "laps" ? "selective (per-path ACK order, LAPS sec. 3.7)" : "selective (out-of-order placement)";
     std::string cc = c.text("transport.cc");
@@ -415,8 +435,8 @@ std::string laps_legend(const Sweep& sw) {
     if (cc == "dctcp") cc = fmt::format("dctcp (g = 1/{:g})", 1 / c.real("transport.dctcp_g"));
     const double w0 = c.real("transport.init_cwnd_bdp"), w1 = c.real("transport.max_cwnd_bdp");
     const std::string window = w0 == w1 ? fmt::format("{:g} BDP", w0) : fmt::format("{:g}-{:g} BDP", w0, w1);
-    s += fmt::format("  {}: {} / {} / {} / {} / {}; network {}\n", scheme, c.text("routing.algorithm"), lb, cc, recovery,
-                     window, c.text("network.flow_control"));
+    s += fmt::format("  {}: {} / {} / {} / {} / {}; network {}\n", scheme, c.text("routing.algorithm"), lb, cc,
+                     recovery, window, c.text("network.flow_control"));
   }
   return s;
 }
@@ -455,15 +475,15 @@ std::string laps_report(const Sweep& sw) {
       if (v && !v->empty() && l > 0) t.add(setting, "average FCT / LAPS's", sc, range(*v).mean / l);
     }
   }
-  std::string s = fmt::format("{}: average and p99 FCT per scheme (lbsim's reduced scale); {}", name,
-                              seeds_line(runs, skipped));
+  std::string s =
+      fmt::format("{}: average and p99 FCT per scheme (lbsim's reduced scale); {}", name, seeds_line(runs, skipped));
   s += laps_legend(sw);
   // A run cut off with flows in progress (run.end_us / watchdog) keeps its row; its FCTs cover the
   // flows that completed, so the report names it.
   for (const auto& r : runs)
     if (num(r.summary, {"unfinished"}, 0) > 0)
-      s += fmt::format("note: {} seed {} {}: {} flow(s) unfinished, its FCTs cover the completed flows only\n", r.scheme,
-                       r.seed, r.setting, num(r.summary, {"unfinished"}, 0));
+      s += fmt::format("note: {} seed {} {}: {} flow(s) unfinished, its FCTs cover the completed flows only\n",
+                       r.scheme, r.seed, r.setting, num(r.summary, {"unfinished"}, 0));
   s += render(t, [&](const std::string& setting, const std::string& m, const std::string& sc) -> std::string {
     const bool at80 = setting == "load 0.8";
     if (name == "laps-fig5" && at80 && m == "average FCT / LAPS's") {
@@ -505,10 +525,12 @@ std::string laps_report(const Sweep& sw) {
     return "";
   });
   if (name == "laps-patterns")
-    s += "paper: plots All2all only (Fig. 5-8: LAPS lowest average and p99 FCT at every load); AllReduce and AllScatter "
-         "have no FCT figure\n";
+    s +=
+        "paper: plots All2all only (Fig. 5-8: LAPS lowest average and p99 FCT at every load); AllReduce and AllScatter "
+        "have no FCT figure\n";
   if (name == "laps-fig5")
-    s += "paper (Fig. 5): from 50 % to 100 % load the average FCT grows by 0.64 ms (LAPS), 4.6 (ECMP), 4.3 (LetFlow), 1.1 (PLB), 5.2 ms (ConWeave)\n";
+    s += "paper (Fig. 5): from 50 % to 100 % load the average FCT grows by 0.64 ms (LAPS), 4.6 (ECMP), 4.3 (LetFlow), "
+         "1.1 (PLB), 5.2 ms (ConWeave)\n";
   return s;
 }
 

@@ -101,8 +101,8 @@ LocalRun run_local(const Sweep& sw, const std::vector<const Point*>& todo, int w
   const auto overall = [&] {
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     return fmt::format("  elapsed {}, ETA {}", progress::format_duration(el),
-                       progress::format_duration(progress::eta_seconds(static_cast<double>(done),
-                                                                       static_cast<double>(todo.size()), el)));
+                       progress::format_duration(
+                           progress::eta_seconds(static_cast<double>(done), static_cast<double>(todo.size()), el)));
   };
   while (done < todo.size()) {
     if (!result.stopped && stop && stop()) {
@@ -228,8 +228,8 @@ std::string lower(std::string s) {
 // Task states after which the task's run will not happen (or not finish): the job must not be
 // waited for. A held task (JobHeldUser/JobHeldAdmin, "launch failed requeued held") waits forever.
 bool dead_state(const std::string& state, const std::string& reason) {
-  static const char* const kDead[] = {"CANCELLED", "NODE_FAIL", "BOOT_FAIL", "TIMEOUT", "OUT_OF_MEMORY",
-                                      "DEADLINE", "REQUEUE_HOLD", "SPECIAL_EXIT", "REVOKED"};
+  static const char* const kDead[] = {"CANCELLED", "NODE_FAIL",    "BOOT_FAIL",    "TIMEOUT", "OUT_OF_MEMORY",
+                                      "DEADLINE",  "REQUEUE_HOLD", "SPECIAL_EXIT", "REVOKED"};
   for (const char* d : kDead)
     if (state.rfind(d, 0) == 0) return true;
   const std::string r = lower(reason);
@@ -279,9 +279,10 @@ void watch_slurm_job(const std::string& id, const std::vector<const Point*>& tod
       // A job that left slurmctld's memory (MinJobAge after its end) is an unknown id: it is done.
       if (q.out.find("Invalid job id") != std::string::npos) break;
       if (++failures >= 30)
-        throw UserError(fmt::format("Slurm job {}: squeue failed {} times in a row (exit code {}): {}; the job was left as it is "
-                                    "(scancel {} to stop it, lbsim sweep --collect to gather what finished)",
-                                    id, failures, q.rc, q.out.empty() ? "(no output)" : q.out, id));
+        throw UserError(
+            fmt::format("Slurm job {}: squeue failed {} times in a row (exit code {}): {}; the job was left as it is "
+                        "(scancel {} to stop it, lbsim sweep --collect to gather what finished)",
+                        id, failures, q.rc, q.out.empty() ? "(no output)" : q.out, id));
       std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms()));
       continue;
     }
@@ -293,7 +294,7 @@ void watch_slurm_job(const std::string& id, const std::vector<const Point*>& tod
       if (f.size() < 3) continue;
       const std::string &task = f[0], &state = f[1], &reason = f[2];
       const std::string what = reason.empty() || reason == "None" ? fmt::format("{} {}", task, state)
-                                                                   : fmt::format("{} {} ({})", task, state, reason);
+                                                                  : fmt::format("{} {} ({})", task, state, reason);
       if (dead_state(state, reason) && !recorded(todo, array_index(task)))
         dead.push_back(what);
       else if (state == "FAILED" && !recorded(todo, array_index(task)))
@@ -303,10 +304,11 @@ void watch_slurm_job(const std::string& id, const std::vector<const Point*>& tod
     }
     if (!dead.empty()) {
       capture({"scancel", id}, dir / "scancel.out");
-      throw UserError(fmt::format("Slurm job {}: {} task(s) cannot finish: {}. The job was cancelled (scancel {}); the task "
-                                  "logs are in {} and the reason is in slurmctld/slurmd's logs. Fix the cause and run the "
-                                  "sweep again (finished runs are kept)",
-                                  id, dead.size(), task_list(dead), id, logs.string()));
+      throw UserError(
+          fmt::format("Slurm job {}: {} task(s) cannot finish: {}. The job was cancelled (scancel {}); the task "
+                      "logs are in {} and the reason is in slurmctld/slurmd's logs. Fix the cause and run the "
+                      "sweep again (finished runs are kept)",
+                      id, dead.size(), task_list(dead), id, logs.string()));
     }
     if (!active) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms()));
@@ -319,9 +321,10 @@ void watch_slurm_job(const std::string& id, const std::vector<const Point*>& tod
     std::string states;
     const auto a = capture({"sacct", "-n", "-X", "-P", "-j", id, "-o", "JobID,State,ExitCode"}, dir / "sacct.out");
     if (a.rc == 0 && !a.out.empty()) states = fmt::format("; sacct says:\n{}", a.out);
-    throw UserError(fmt::format("Slurm job {} ended but {} task(s) did not record an exit code (failed or cancelled before "
-                                "lbsim ran): {}; see the task logs in {}{}",
-                                id, missing.size(), task_list(missing), logs.string(), states));
+    throw UserError(
+        fmt::format("Slurm job {} ended but {} task(s) did not record an exit code (failed or cancelled before "
+                    "lbsim ran): {}; see the task logs in {}{}",
+                    id, missing.size(), task_list(missing), logs.string(), states));
   }
 }
 

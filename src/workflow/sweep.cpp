@@ -22,9 +22,7 @@ namespace {
 
 int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
-std::string loc(const std::string& file, int line) {
-  return line > 0 ? fmt::format("{}:{}", file, line) : file;
-}
+std::string loc(const std::string& file, int line) { return line > 0 ? fmt::format("{}:{}", file, line) : file; }
 
 // Keys that hold a path relative to the config file (resolved against the file they came from).
 bool is_path_key(const std::string& key, const std::string& value) {
@@ -37,8 +35,8 @@ bool is_path_key(const std::string& key, const std::string& value) {
 std::string sanitize(const std::string& s) {
   std::string out;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '-' || c == '+';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+';
     out += ok ? c : '_';
   }
   return out.empty() ? "_" : out;
@@ -74,8 +72,8 @@ void check_key(const std::string& file, const std::string& key, int line) {
   bool known = false;
   for (const auto& d : config::keys()) known = known || d.key == key;
   if (!known)
-    throw UserError(fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc(file, line), key,
-                                config::closest_key(key)));
+    throw UserError(
+        fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc(file, line), key, config::closest_key(key)));
 }
 
 // Apply one assignment; errors are re-thrown with the sweep file's line.
@@ -131,10 +129,10 @@ std::string json_num(const nlohmann::json& j) {
 
 const std::vector<std::string>& metric_columns() {
   static const std::vector<std::string> cols{
-      "status",      "completed",     "unfinished",  "transfers",   "max_fct_us", "p99_fct_us",
-      "p50_fct_us",  "mean_fct_us",   "mean_slowdown", "p99_slowdown", "max_slowdown", "makespan_us", "drops",
-      "failure_drops", "trims",       "ecn_marks",   "nacks",       "retransmits", "timeouts",
-      "ooo_pct",     "events",        "sim_time_us", "wall_s",      "peak_rss_mb"};
+      "status",     "completed",     "unfinished",    "transfers",    "max_fct_us",   "p99_fct_us",
+      "p50_fct_us", "mean_fct_us",   "mean_slowdown", "p99_slowdown", "max_slowdown", "makespan_us",
+      "drops",      "failure_drops", "trims",         "ecn_marks",    "nacks",        "retransmits",
+      "timeouts",   "ooo_pct",       "events",        "sim_time_us",  "wall_s",       "peak_rss_mb"};
   return cols;
 }
 
@@ -145,8 +143,8 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
   try {
     root = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
-    throw UserError(fmt::format("{}:{}:{}: TOML syntax error: {}", file, e.source().begin.line,
-                                e.source().begin.column, e.description()));
+    throw UserError(fmt::format("{}:{}:{}: TOML syntax error: {}", file, e.source().begin.line, e.source().begin.column,
+                                e.description()));
   }
   const fs::path dir = fs::absolute(fs::path(file)).parent_path();
   SweepSpec s;
@@ -193,8 +191,8 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
         ax.key = std::string(gk.str());
         ax.line = line_of(gv);
         if (!gv.is_array() || gv.as_array()->empty())
-          throw UserError(fmt::format("{}: grid key '{}': expected a non-empty array of values",
-                                      loc(file, ax.line), ax.key));
+          throw UserError(
+              fmt::format("{}: grid key '{}': expected a non-empty array of values", loc(file, ax.line), ax.key));
         // A named axis: an array of tables, each a name plus config keys set together, e.g.
         // scheme = [{name = "ecmp", "lb.algorithm" = "ecmp", "routing.algorithm" = "ecmp"}, ...]
         const bool named = gv.as_array()->is_array_of_tables();
@@ -209,13 +207,13 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
             const auto& t = *e.as_table();
             const auto* nm = t.get("name");
             if (!nm || !nm->is_string() || nm->as_string()->get().empty())
-              throw UserError(fmt::format("{}: grid axis '{}': every entry needs name = \"...\"",
-                                          loc(file, av.line), ax.key));
+              throw UserError(
+                  fmt::format("{}: grid axis '{}': every entry needs name = \"...\"", loc(file, av.line), ax.key));
             av.label = nm->as_string()->get();
             for (const auto& o : ax.values)
               if (o.label == av.label)
-                throw UserError(fmt::format("{}: grid axis '{}': name '{}' used twice", loc(file, av.line),
-                                            ax.key, av.label));
+                throw UserError(
+                    fmt::format("{}: grid axis '{}': name '{}' used twice", loc(file, av.line), ax.key, av.label));
             av.sets = read_sets(file, t, dir, {"name"});
           } else if (e.is_table() || e.is_array()) {
             throw UserError(fmt::format("{}: grid key '{}': mix of tables and values", loc(file, av.line), ax.key));
@@ -252,10 +250,11 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
         s.cases.push_back(std::move(c));
       }
     } else {
-      throw UserError(fmt::format("{}: unknown sweep key '{}' (expected name, base, out, sbatch, [set], "
-                                  "[grid], [[case]]; config keys go inside [set] or [grid] as "
-                                  "\"section.key\")",
-                                  where, key));
+      throw UserError(
+          fmt::format("{}: unknown sweep key '{}' (expected name, base, out, sbatch, [set], "
+                      "[grid], [[case]]; config keys go inside [set] or [grid] as "
+                      "\"section.key\")",
+                      where, key));
     }
   }
   return s;
@@ -472,7 +471,8 @@ std::vector<std::string> header(const SweepSpec& s) {
 namespace {
 
 // The per-tag columns: one group per entry tag seen in any point, unless the only tag is "default".
-const char* const kTagStats[][2] = {{"completed", "count"}, {"mean_fct_us", "mean"}, {"p99_fct_us", "p99"}, {"max_fct_us", "max"}};
+const char* const kTagStats[][2] = {
+    {"completed", "count"}, {"mean_fct_us", "mean"}, {"p99_fct_us", "p99"}, {"max_fct_us", "max"}};
 
 }  // namespace
 
@@ -490,7 +490,7 @@ std::string results_csv(const SweepSpec& s, const std::vector<Point>& points) {
     nlohmann::json j = nlohmann::json::object();
     metrics.push_back(metrics_row_of(p, &j));
     tags.push_back(j.contains("fct_us_by_tag") && j["fct_us_by_tag"].is_object() ? j["fct_us_by_tag"]
-                                                                                  : nlohmann::json::object());
+                                                                                 : nlohmann::json::object());
     for (const auto& kv : tags.back().items()) names.insert(kv.key());
   }
   if (names.size() == 1 && *names.begin() == "default") names.clear();
@@ -573,8 +573,10 @@ int sweep_exit_code(const Sweep& sw) {
   for (const auto& p : sw.points) {
     const std::string st = metrics_row(p)[0];
     if (st == "ok") continue;
-    if (st == "unfinished" || st == "missing") rc = std::max(rc, 3);
-    else rc = std::max(rc, st == "failed(2)" ? 2 : 70);
+    if (st == "unfinished" || st == "missing")
+      rc = std::max(rc, 3);
+    else
+      rc = std::max(rc, st == "failed(2)" ? 2 : 70);
   }
   return rc;
 }

@@ -71,7 +71,7 @@ struct Point {
   std::string name;                 // run folder name under runs/
   std::string case_name;            // empty without [[case]]
   std::vector<std::string> labels;  // one per axis
-  config::Config cfg;                  // resolved config (output.dir = the run folder)
+  config::Config cfg;               // resolved config (output.dir = the run folder)
 };
 
 // A sweep ready to run: its spec, its output folder (absolute) and every point.

@@ -25,7 +25,8 @@ void shuffle(std::vector<std::int32_t>& v, Rng& rng) {
 void check_params(const AdversarialParams& p, const topo::Topology& t, const char* what) {
   if (p.bytes < 0) throw UserError(fmt::format("{}: bytes = {} is negative", what, p.bytes));
   if (p.start < 0) throw UserError(fmt::format("{}: start time is negative", what));
-  if (t.num_hosts < 2) throw UserError(fmt::format("{}: needs at least 2 hosts, the topology has {}", what, t.num_hosts));
+  if (t.num_hosts < 2)
+    throw UserError(fmt::format("{}: needs at least 2 hosts, the topology has {}", what, t.num_hosts));
 }
 
 void add_flow(Workload& w, std::int32_t src, std::int32_t dst, const AdversarialParams& p, std::int32_t tag) {
@@ -77,8 +78,7 @@ Workload make_dragonfly_group_shift(const topo::Topology& t, const AdversarialPa
   Workload w;
   const std::int32_t tag = p.tag.empty() ? 0 : w.tag(p.tag);
   Rng rng = make_rng(seed);
-  for (std::int32_t i = 0; i < g; ++i)
-    match_hosts(w, groups[i], groups[((i + shift) % g + g) % g], rng, p, tag);
+  for (std::int32_t i = 0; i < g; ++i) match_hosts(w, groups[i], groups[((i + shift) % g + g) % g], rng, p, tag);
   return w;
 }
 
@@ -196,12 +196,11 @@ SlimFlyAdversarialPlan slim_fly_adversarial_plan(const topo::Topology& t, std::u
     plan.closed = false;
     plan.target.assign(static_cast<std::size_t>(n), -1);
     for (std::int32_t i = 0; i + 2 < L; ++i) plan.target[best_path[i]] = best_path[i + 2];
-    for (std::size_t ri = 0; ri < receivers.size(); ++ri)
-      plan.target[senders[match_of_receiver[ri]]] = receivers[ri];
+    for (std::size_t ri = 0; ri < receivers.size(); ++ri) plan.target[senders[match_of_receiver[ri]]] = receivers[ri];
     return plan;
   }
-  throw UserError(fmt::format(
-      "slim fly adversarial: cannot give every switch a target at distance 2 ({} switches)", n));
+  throw UserError(
+      fmt::format("slim fly adversarial: cannot give every switch a target at distance 2 ({} switches)", n));
 }
 
 Workload make_slim_fly_adversarial(const topo::Topology& t, const AdversarialParams& p, std::uint64_t seed) {
@@ -289,19 +288,24 @@ Workload make_permutation_outside_group(const topo::Topology& t, const Adversari
 
 namespace {
 using namespace config;
-const RegisterWorkload kAdversarial{{{"adversarial", "The topology's worst case: Dragonfly group shift, Slim Fly distance-2 pattern (docs/topologies.md).",
-    {integer("workload.shift", 1, "groups", "adversarial on a Dragonfly: group i sends to group i + shift.").range(1, 1e6)},
-    {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
-    [](const WorkloadContext& c) {
-      AdversarialParams p;
-      p.bytes = c.cfg.integer("workload.size");
-      p.start = start_time(c.cfg);
-      if (c.topo.kind == "dragonfly") return make_dragonfly_group_shift(c.topo, p, c.seed, static_cast<int>(c.cfg.integer("workload.shift")));
-      if (c.topo.kind == "slim_fly") return make_slim_fly_adversarial(c.topo, p, c.seed);
-      throw UserError("workload.kind = \"adversarial\" is defined for dragonfly and slim_fly topologies; use "
-                      "tornado for a fat tree's worst case");
-    },
-    [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
+const RegisterWorkload kAdversarial{
+    {{"adversarial",
+      "The topology's worst case: Dragonfly group shift, Slim Fly distance-2 pattern (docs/topologies.md).",
+      {integer("workload.shift", 1, "groups", "adversarial on a Dragonfly: group i sends to group i + shift.")
+           .range(1, 1e6)},
+      {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
+     [](const WorkloadContext& c) {
+       AdversarialParams p;
+       p.bytes = c.cfg.integer("workload.size");
+       p.start = start_time(c.cfg);
+       if (c.topo.kind == "dragonfly")
+         return make_dragonfly_group_shift(c.topo, p, c.seed, static_cast<int>(c.cfg.integer("workload.shift")));
+       if (c.topo.kind == "slim_fly") return make_slim_fly_adversarial(c.topo, p, c.seed);
+       throw UserError(
+           "workload.kind = \"adversarial\" is defined for dragonfly and slim_fly topologies; use "
+           "tornado for a fat tree's worst case");
+     },
+     [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
 }  // namespace
 
 }  // namespace lbsim::workload

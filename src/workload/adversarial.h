@@ -20,8 +20,8 @@ namespace lbsim::workload {
 struct AdversarialParams {
   Bytes bytes = 1 << 20;  // per flow
   SimTime start = 0;
-  std::string tag;        // tag for the flows ("" = "default")
-  std::string lb;         // per-flow load balancer ("" = run default)
+  std::string tag;  // tag for the flows ("" = "default")
+  std::string lb;   // per-flow load balancer ("" = run default)
 };
 
 // Dragonfly group shift (Kim et al. 2008 "worst case", [Spritz] [49]): every host of group i
@@ -45,7 +45,7 @@ Workload make_slim_fly_adversarial(const topo::Topology& t, const AdversarialPar
 
 // The construction behind make_slim_fly_adversarial (switch indices), exposed for tests/reports.
 struct SlimFlyAdversarialPlan {
-  std::vector<std::int32_t> cycle;   // v_0 .. v_{L-1} (a closed cycle when `closed`)
+  std::vector<std::int32_t> cycle;  // v_0 .. v_{L-1} (a closed cycle when `closed`)
   bool closed = false;
   std::vector<std::int32_t> target;  // target[s] = switch the hosts of s send to
 };

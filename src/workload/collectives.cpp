@@ -17,8 +17,8 @@ namespace {
 
 std::int32_t step_tag(Workload& w, std::int64_t s) { return w.tag(fmt::format("step{}", s)); }
 
-std::uint32_t push(Workload& w, std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start,
-                   std::int32_t tag, const std::string& lb, std::vector<std::uint32_t> deps = {}) {
+std::uint32_t push(Workload& w, std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start, std::int32_t tag,
+                   const std::string& lb, std::vector<std::uint32_t> deps = {}) {
   FlowSpec f = make_transfer(src, dst, bytes, start, tag, lb);
   f.deps = std::move(deps);
   w.flows.push_back(std::move(f));
@@ -41,8 +41,8 @@ int log2_exact(std::size_t k) {
 
 }  // namespace
 
-std::size_t append_ring_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                                  SimTime start, const std::string& lb) {
+std::size_t append_ring_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, SimTime start,
+                                  const std::string& lb) {
   check_hosts(hosts, "ring allreduce");
   const auto k = static_cast<std::int64_t>(hosts.size());
   const std::size_t first = w.flows.size();
@@ -63,13 +63,12 @@ std::size_t append_ring_allreduce(Workload& w, const std::vector<std::int32_t>& 
   return first;
 }
 
-std::size_t append_butterfly_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                                       SimTime start, const std::string& lb, ButterflyVariant v) {
+std::size_t append_butterfly_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, SimTime start,
+                                       const std::string& lb, ButterflyVariant v) {
   check_hosts(hosts, "butterfly allreduce");
   const std::size_t k = hosts.size();
   const int m = log2_exact(k);
-  if (m < 0)
-    throw UserError(fmt::format("butterfly allreduce needs a power-of-two number of ranks, got {}", k));
+  if (m < 0) throw UserError(fmt::format("butterfly allreduce needs a power-of-two number of ranks, got {}", k));
   const std::size_t first = w.flows.size();
   const int steps = v == ButterflyVariant::kHalvingDoubling ? 2 * m : m;
   std::vector<std::uint32_t> prev(k), cur(k);
@@ -102,8 +101,8 @@ std::size_t append_butterfly_allreduce(Workload& w, const std::vector<std::int32
   return first;
 }
 
-std::size_t append_alltoall(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                            std::int32_t window, SimTime start, const std::string& lb) {
+std::size_t append_alltoall(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, std::int32_t window,
+                            SimTime start, const std::string& lb) {
   check_hosts(hosts, "alltoall");
   if (window < 1) throw UserError(fmt::format("alltoall: window (parallel connections) = {} must be >= 1", window));
   const std::size_t k = hosts.size();
@@ -121,8 +120,8 @@ std::size_t append_alltoall(Workload& w, const std::vector<std::int32_t>& hosts,
   return first;
 }
 
-std::size_t append_ps_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root,
-                                Bytes bytes, bool broadcast, SimTime start, const std::string& lb) {
+std::size_t append_ps_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root, Bytes bytes,
+                                bool broadcast, SimTime start, const std::string& lb) {
   check_hosts(hosts, "parameter-server allreduce");
   if (root < 0 || static_cast<std::size_t>(root) >= hosts.size())
     throw UserError(fmt::format("parameter-server allreduce: root rank {} outside 0..{}", root, hosts.size() - 1));
@@ -140,8 +139,8 @@ std::size_t append_ps_allreduce(Workload& w, const std::vector<std::int32_t>& ho
   return first;
 }
 
-std::size_t append_allscatter(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root,
-                              Bytes bytes, SimTime start, const std::string& lb) {
+std::size_t append_allscatter(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root, Bytes bytes,
+                              SimTime start, const std::string& lb) {
   check_hosts(hosts, "allscatter");
   if (root < 0 || static_cast<std::size_t>(root) >= hosts.size())
     throw UserError(fmt::format("allscatter: root rank {} outside 0..{}", root, hosts.size() - 1));
@@ -197,8 +196,8 @@ Workload make_collective(const CollectiveParams& p, std::int32_t num_hosts, std:
 
   if (p.background && k < num_hosts) {
     Rng rng(seed, hash_name("workload"), hash_name("collective.background"));
-    append_permutation_of_rest(w, hosts, num_hosts, p.background_bytes > 0 ? p.background_bytes : p.bytes, p.start,
-                               rng, w.tag("background"), p.background_lb);
+    append_permutation_of_rest(w, hosts, num_hosts, p.background_bytes > 0 ? p.background_bytes : p.bytes, p.start, rng,
+                               w.tag("background"), p.background_lb);
   }
   return w;
 }
@@ -208,16 +207,23 @@ using namespace config;
 
 // The collectives' shared keys ([Spritz] sec. V-B; docs/workloads.md "Collectives").
 [[maybe_unused]] const bool declared = [] {
-  declare({
-      integer("workload.ranks", 0, "hosts", "Collectives: participating endpoints; 0 = all hosts.").range(0, 1e7),
-      flag("workload.random_subset", false, "Collectives: choose the ranks at random (seeded) instead of contiguously from first_host."),
-      integer("workload.first_host", 0, "host id", "Collectives: first host of a contiguous subset.").range(0, 1e7),
-      integer("workload.window", 1, "connections", "alltoall: parallel connections per endpoint.").range(1, 1e7),
-      text("workload.butterfly", "halving_doubling", "butterfly_allreduce variant.").one_of({"halving_doubling", "recursive_doubling"}),
-      flag("workload.background", true, "Collectives: endpoints outside the collective run a permutation (tag background)."),
-      bytes("workload.background_bytes", 0, "Collectives: background message size; 0 = size.").range(0, 1e15),
-      text("workload.background_lb", "ecmp", "Collectives: load balancer of the background permutation ([Spritz] V-B: ECMP); `pinned_ecmp` = one bounded path per flow, the same under every routing and load balancer (docs/spritz.md, Fig. 7)."),
-  }, "collectives");
+  declare(
+      {
+          integer("workload.ranks", 0, "hosts", "Collectives: participating endpoints; 0 = all hosts.").range(0, 1e7),
+          flag("workload.random_subset", false,
+               "Collectives: choose the ranks at random (seeded) instead of contiguously from first_host."),
+          integer("workload.first_host", 0, "host id", "Collectives: first host of a contiguous subset.").range(0, 1e7),
+          integer("workload.window", 1, "connections", "alltoall: parallel connections per endpoint.").range(1, 1e7),
+          text("workload.butterfly", "halving_doubling", "butterfly_allreduce variant.")
+              .one_of({"halving_doubling", "recursive_doubling"}),
+          flag("workload.background", true,
+               "Collectives: endpoints outside the collective run a permutation (tag background)."),
+          bytes("workload.background_bytes", 0, "Collectives: background message size; 0 = size.").range(0, 1e15),
+          text("workload.background_lb", "ecmp",
+               "Collectives: load balancer of the background permutation ([Spritz] V-B: ECMP); `pinned_ecmp` = one "
+               "bounded path per flow, the same under every routing and load balancer (docs/spritz.md, Fig. 7)."),
+      },
+      "collectives");
   return true;
 }();
 
@@ -232,7 +238,7 @@ std::function<Workload(const WorkloadContext&)> collective(CollectiveKind kind) 
     p.first_host = static_cast<std::int32_t>(cfg.integer("workload.first_host"));
     p.window = static_cast<std::int32_t>(cfg.integer("workload.window"));
     p.butterfly = cfg.text("workload.butterfly") == "recursive_doubling" ? ButterflyVariant::kRecursiveDoubling
-                                                                        : ButterflyVariant::kHalvingDoubling;
+                                                                         : ButterflyVariant::kHalvingDoubling;
     p.root = static_cast<std::int32_t>(cfg.integer("workload.root"));
     p.start = start_time(cfg);
     p.background = cfg.flag("workload.background");
@@ -244,16 +250,20 @@ std::function<Workload(const WorkloadContext&)> collective(CollectiveKind kind) 
 
 // The collectives' sizes: `entries(k)` transfers among k ranks of which `concurrent(k, window)` x size bytes
 // may be in progress at once, plus the background permutation of the hosts outside the collective.
-std::function<WorkloadSize(const WorkloadSizeContext&)> collective_size(double (*entries)(double), double (*concurrent)(double k, double window)) {
+std::function<WorkloadSize(const WorkloadSizeContext&)> collective_size(double (*entries)(double),
+                                                                        double (*concurrent)(double k, double window)) {
   return [entries, concurrent](const WorkloadSizeContext& c) {
     const double hosts = c.topo.hosts;
-    const double k = c.cfg.integer("workload.ranks") > 0 ? std::min(hosts, static_cast<double>(c.cfg.integer("workload.ranks"))) : hosts;
+    const double k = c.cfg.integer("workload.ranks") > 0
+                         ? std::min(hosts, static_cast<double>(c.cfg.integer("workload.ranks")))
+                         : hosts;
     const double size = static_cast<double>(c.cfg.integer("workload.size"));
     WorkloadSize s;
     s.entries = entries(k);
     s.concurrent_bytes = concurrent(k, static_cast<double>(c.cfg.integer("workload.window"))) * size;
     s.largest_message = size;
-    s.keys = c.cfg.given("workload.ranks") ? "workload.ranks, workload.size" : "topology size (all hosts are ranks), workload.size";
+    s.keys = c.cfg.given("workload.ranks") ? "workload.ranks, workload.size"
+                                           : "topology size (all hosts are ranks), workload.size";
     if (c.cfg.flag("workload.background") && hosts > k) {
       const auto bg = c.cfg.integer("workload.background_bytes");
       s.entries += hosts - k;
@@ -265,21 +275,26 @@ std::function<WorkloadSize(const WorkloadSizeContext&)> collective_size(double (
 }
 double log2_ceil(double k) { return std::max(1.0, std::ceil(std::log2(std::max(2.0, k)))); }
 
-const RegisterWorkload kRing{{{"ring_allreduce", "Ring allreduce: 2(k-1) steps of size/k per rank (docs/workloads.md).", {}, {}},
-                              collective(CollectiveKind::kRingAllreduce),
-                              collective_size([](double k) { return 2 * (k - 1) * k; }, [](double, double) { return 1.0; })}};
-const RegisterWorkload kButterfly{{{"butterfly_allreduce", "Butterfly allreduce (halving-doubling or recursive doubling).", {}, {}},
-                                   collective(CollectiveKind::kButterflyAllreduce),
-                                   collective_size([](double k) { return 2 * k * log2_ceil(k); }, [](double k, double) { return k; })}};
-const RegisterWorkload kAlltoall{{{"alltoall", "Windowed all-to-all: every rank sends `size` to every other rank.", {}, {}},
-                                  collective(CollectiveKind::kAlltoall),
-                                  collective_size([](double k) { return k * (k - 1); }, [](double k, double window) { return k * std::min(window, k - 1); })}};
+const RegisterWorkload kRing{
+    {{"ring_allreduce", "Ring allreduce: 2(k-1) steps of size/k per rank (docs/workloads.md).", {}, {}},
+     collective(CollectiveKind::kRingAllreduce),
+     collective_size([](double k) { return 2 * (k - 1) * k; }, [](double, double) { return 1.0; })}};
+const RegisterWorkload kButterfly{
+    {{"butterfly_allreduce", "Butterfly allreduce (halving-doubling or recursive doubling).", {}, {}},
+     collective(CollectiveKind::kButterflyAllreduce),
+     collective_size([](double k) { return 2 * k * log2_ceil(k); }, [](double k, double) { return k; })}};
+const RegisterWorkload kAlltoall{
+    {{"alltoall", "Windowed all-to-all: every rank sends `size` to every other rank.", {}, {}},
+     collective(CollectiveKind::kAlltoall),
+     collective_size([](double k) { return k * (k - 1); },
+                     [](double k, double window) { return k * std::min(window, k - 1); })}};
 const RegisterWorkload kPs{{{"ps_allreduce", "Parameter-server allreduce: every rank to the root, then back.", {}, {}},
                             collective(CollectiveKind::kPsAllreduce),
                             collective_size([](double k) { return k - 1; }, [](double k, double) { return k - 1; })}};
-const RegisterWorkload kAllscatter{{{"allscatter", "Allscatter: the root sends `size` to every other rank.", {}, {}},
-                                    collective(CollectiveKind::kAllscatter),
-                                    collective_size([](double k) { return k - 1; }, [](double k, double) { return k - 1; })}};
+const RegisterWorkload kAllscatter{
+    {{"allscatter", "Allscatter: the root sends `size` to every other rank.", {}, {}},
+     collective(CollectiveKind::kAllscatter),
+     collective_size([](double k) { return k - 1; }, [](double k, double) { return k - 1; })}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -40,18 +40,18 @@ enum class ButterflyVariant { kHalvingDoubling, kRecursiveDoubling };
 
 struct CollectiveParams {
   CollectiveKind kind = CollectiveKind::kRingAllreduce;
-  Bytes bytes = 4 << 20;     // allreduce: vector per rank; alltoall: per destination; ps/allscatter: per message
-  std::int32_t ranks = 0;    // participating endpoints; 0 = all hosts
+  Bytes bytes = 4 << 20;   // allreduce: vector per rank; alltoall: per destination; ps/allscatter: per message
+  std::int32_t ranks = 0;  // participating endpoints; 0 = all hosts
   bool random_subset = false;
   std::int32_t first_host = 0;  // contiguous subset start
   std::int32_t window = 1;      // alltoall: parallel connections per endpoint (n >= 1)
   ButterflyVariant butterfly = ButterflyVariant::kHalvingDoubling;
-  std::int32_t root = 0;        // rank index for ps_allreduce / allscatter
+  std::int32_t root = 0;  // rank index for ps_allreduce / allscatter
   bool ps_broadcast = false;
   SimTime start = 0;
-  std::string lb;               // for the collective's messages ("" = run default)
-  bool background = true;       // other endpoints run a permutation among themselves
-  Bytes background_bytes = 0;   // 0 = same as bytes
+  std::string lb;              // for the collective's messages ("" = run default)
+  bool background = true;      // other endpoints run a permutation among themselves
+  Bytes background_bytes = 0;  // 0 = same as bytes
   std::string background_lb = "ecmp";
 };
 
@@ -59,15 +59,15 @@ Workload make_collective(const CollectiveParams& p, std::int32_t num_hosts, std:
 
 // Building blocks: append the collective over `hosts` (rank r runs on hosts[r]); return the index of
 // the first appended entry.
-std::size_t append_ring_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                                  SimTime start, const std::string& lb);
-std::size_t append_butterfly_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                                       SimTime start, const std::string& lb, ButterflyVariant v);
-std::size_t append_alltoall(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                            std::int32_t window, SimTime start, const std::string& lb);
-std::size_t append_ps_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root,
-                                Bytes bytes, bool broadcast, SimTime start, const std::string& lb);
-std::size_t append_allscatter(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root,
-                              Bytes bytes, SimTime start, const std::string& lb);
+std::size_t append_ring_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, SimTime start,
+                                  const std::string& lb);
+std::size_t append_butterfly_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, SimTime start,
+                                       const std::string& lb, ButterflyVariant v);
+std::size_t append_alltoall(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, std::int32_t window,
+                            SimTime start, const std::string& lb);
+std::size_t append_ps_allreduce(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root, Bytes bytes,
+                                bool broadcast, SimTime start, const std::string& lb);
+std::size_t append_allscatter(Workload& w, const std::vector<std::int32_t>& hosts, std::int32_t root, Bytes bytes,
+                              SimTime start, const std::string& lb);
 
 }  // namespace lbsim::workload

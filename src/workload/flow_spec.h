@@ -15,16 +15,16 @@
 namespace lbsim::workload {
 
 struct FlowSpec {
-  std::int32_t src = -1;  // host id
-  std::int32_t dst = -1;  // host id (== src for a computation)
-  Bytes bytes = 0;        // message size; 0 with compute > 0 (or a zero-byte transfer) allowed
-  SimTime start = 0;      // earliest start, absolute
-  SimTime delay = 0;      // extra wait after all deps have completed
-  SimTime compute = -1;   // >= 0: this entry is a computation of this duration on host src
+  std::int32_t src = -1;                  // host id
+  std::int32_t dst = -1;                  // host id (== src for a computation)
+  Bytes bytes = 0;                        // message size; 0 with compute > 0 (or a zero-byte transfer) allowed
+  SimTime start = 0;                      // earliest start, absolute
+  SimTime delay = 0;                      // extra wait after all deps have completed
+  SimTime compute = -1;                   // >= 0: this entry is a computation of this duration on host src
   std::vector<std::uint32_t> deps;        // entries that must have completed first
   std::vector<std::uint32_t> start_deps;  // entries that must have started first (GOAL irequires)
-  std::int32_t tag = 0;   // index into Workload::tags: role of the entry (for per-tag reports)
-  std::string lb;         // load balancer for this flow; empty = the run's default
+  std::int32_t tag = 0;                   // index into Workload::tags: role of the entry (for per-tag reports)
+  std::string lb;                         // load balancer for this flow; empty = the run's default
   bool is_compute() const { return compute >= 0; }
 };
 

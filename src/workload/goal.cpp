@@ -55,8 +55,8 @@ std::vector<Tok> lex(const std::string& s, std::string_view name) {
       ++i;
     } else {
       const std::size_t b = i;
-      while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' && s[i] != '{' &&
-             s[i] != '}' && s[i] != ':' && s[i] != ';' && !starts_comment(i))
+      while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' && s[i] != '{' && s[i] != '}' &&
+             s[i] != ':' && s[i] != ';' && !starts_comment(i))
         ++i;
       out.push_back({s.substr(b, i - b), line});
     }
@@ -134,13 +134,14 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
   ps.expect("num_ranks");
   const std::int64_t num_ranks = ps.integer("the number of ranks");
   if (num_ranks < 1 || num_ranks > std::numeric_limits<std::int32_t>::max())
-    fail(Where{name, nr_line}, fmt::format("num_ranks {} must be in 1..{}", num_ranks,
-                                           std::numeric_limits<std::int32_t>::max()));
+    fail(Where{name, nr_line},
+         fmt::format("num_ranks {} must be in 1..{}", num_ranks, std::numeric_limits<std::int32_t>::max()));
 
   // Rank -> host (checked before anything is sized by num_ranks).
   std::vector<std::int32_t> mapping = p.rank_to_host;
   if (!p.rank_rule.empty()) {
-    if (num_hosts <= 0) fail(Where{name, nr_line}, fmt::format("rank_to_host = \"{}\" needs the topology's hosts", p.rank_rule));
+    if (num_hosts <= 0)
+      fail(Where{name, nr_line}, fmt::format("rank_to_host = \"{}\" needs the topology's hosts", p.rank_rule));
     mapping.resize(static_cast<std::size_t>(num_ranks));
     const std::int64_t per = (num_ranks + num_hosts - 1) / num_hosts;  // block: ranks per host
     for (std::int64_t r = 0; r < num_ranks; ++r)
@@ -162,8 +163,8 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
     for (std::int64_t r = 0; r < num_ranks; ++r) {
       const auto h = mapping[static_cast<std::size_t>(r)];
       if (h < 0 || (num_hosts > 0 && h >= num_hosts))
-        throw UserError(fmt::format("goal: rank {} is mapped to host {}, which is not a host id (0..{})", r, h,
-                                    num_hosts - 1));
+        throw UserError(
+            fmt::format("goal: rank {} is mapped to host {}, which is not a host id (0..{})", r, h, num_hosts - 1));
       host[static_cast<std::size_t>(r)] = h;
     }
   }
@@ -198,8 +199,8 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
         continue;
       }
       if (b.text != ":")
-        fail(Where{name, b.line}, fmt::format("expected ':' after label '{}', or 'requires'/'irequires', found '{}'",
-                                              a.text, b.text));
+        fail(Where{name, b.line},
+             fmt::format("expected ':' after label '{}', or 'requires'/'irequires', found '{}'", a.text, b.text));
       Op op;
       op.rank = static_cast<std::int32_t>(r);
       op.label = a.text;
@@ -212,9 +213,8 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
         const Tok& peer = ps.next("a rank");
         const auto pr = parse_int(peer.text, "peer rank", Where{name, peer.line});
         if (pr < 0 || pr >= num_ranks)
-          fail(Where{name, peer.line},
-               fmt::format("peer rank {} is outside 0..{}{}", pr, num_ranks - 1,
-                           pr < 0 ? " (wildcard sources are not supported)" : ""));
+          fail(Where{name, peer.line}, fmt::format("peer rank {} is outside 0..{}{}", pr, num_ranks - 1,
+                                                   pr < 0 ? " (wildcard sources are not supported)" : ""));
         op.peer = static_cast<std::int32_t>(pr);
       } else if (verb.text == "calc") {
         op.kind = Kind::kCalc;
@@ -292,7 +292,8 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
       case Kind::kCalc:
         // calc amount x calc_unit must stay a representable time (a calc of 1e17 ns overflowed).
         if (p.calc_unit > 0 && !fits_sim_time(static_cast<double>(op.size) * static_cast<double>(p.calc_unit)))
-          fail(Where{name, op.line}, fmt::format("calc {} x calc_unit is beyond the largest simulated time (9e12 us)", op.size));
+          fail(Where{name, op.line},
+               fmt::format("calc {} x calc_unit is beyond the largest simulated time (9e12 us)", op.size));
         f.compute = op.size * p.calc_unit;
         break;
     }
@@ -313,9 +314,10 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
     const Op& s = ops[q.front()];
     q.pop_front();
     if (s.size != op.size && warnings)
-      warnings->push_back(fmt::format("{}:{}: rank {} label '{}' receives {} bytes but the matching send (line {}) "
-                                      "sends {}; the send's size is used",
-                                      name, op.line, op.rank, op.label, op.size, s.line, s.size));
+      warnings->push_back(
+          fmt::format("{}:{}: rank {} label '{}' receives {} bytes but the matching send (line {}) "
+                      "sends {}; the send's size is used",
+                      name, op.line, op.rank, op.label, op.size, s.line, s.size));
     w.flows[i].deps.push_back(s.entry);
   }
   if (warnings) {
@@ -326,9 +328,10 @@ Workload parse_goal(std::istream& in, std::string_view name, const GoalParams& p
       if (!q.empty() && (!first || ops[q.front()].line < first->line)) first = &ops[q.front()];
     }
     if (unmatched > 0)
-      warnings->push_back(fmt::format("{}:{}: {} send(s) have no matching recv (first: rank {} label '{}'); they "
-                                      "are still transferred",
-                                      name, first->line, unmatched, first->rank, first->label));
+      warnings->push_back(
+          fmt::format("{}:{}: {} send(s) have no matching recv (first: rank {} label '{}'); they "
+                      "are still transferred",
+                      name, first->line, unmatched, first->rank, first->label));
   }
 
   for (const Dep& d : deps) {
@@ -372,20 +375,30 @@ std::vector<std::int32_t> read_rank_map(const std::string& path, std::int32_t nu
   return out;
 }
 
-const RegisterWorkload kGoal{{{"goal", "A GOAL schedule (LogGOPSim text format): sends, receives and computations with dependencies (docs/workloads.md).",
-    {real("workload.calc_unit_ns", 1, "ns", "goal: duration of one calc unit.").range(0, 1e12),
-     text("workload.rank_to_host", "identity", "goal: where ranks run: identity (rank r on host r), modulo (rank r on host r mod hosts: more ranks than hosts, dealt round robin), block (consecutive ranks share a host: ceil(ranks / hosts) per host), or a file with one host id per line in rank order ('#' comments). Ranks on one host exchange messages without the network.")}, {}},
-    [](const WorkloadContext& c) {
-      GoalParams p;
-      p.path = c.cfg.path("workload.file");
-      p.calc_unit = from_ns(c.cfg.real("workload.calc_unit_ns"));
-      const std::string& map = c.cfg.text("workload.rank_to_host");
-      if (map == "modulo" || map == "block")
-        p.rank_rule = map;
-      else if (map != "identity" && !map.empty())
-        p.rank_to_host = read_rank_map(c.cfg.path("workload.rank_to_host"), c.topo.num_hosts);
-      return read_goal(p, c.topo.num_hosts, c.warnings);
-    }, &file_entries, true}};
+const RegisterWorkload kGoal{
+    {{"goal",
+      "A GOAL schedule (LogGOPSim text format): sends, receives and computations with dependencies "
+      "(docs/workloads.md).",
+      {real("workload.calc_unit_ns", 1, "ns", "goal: duration of one calc unit.").range(0, 1e12),
+       text("workload.rank_to_host", "identity",
+            "goal: where ranks run: identity (rank r on host r), modulo (rank r on host r mod hosts: more ranks than "
+            "hosts, dealt round robin), block (consecutive ranks share a host: ceil(ranks / hosts) per host), or a "
+            "file with one host id per line in rank order ('#' comments). Ranks on one host exchange messages without "
+            "the network.")},
+      {}},
+     [](const WorkloadContext& c) {
+       GoalParams p;
+       p.path = c.cfg.path("workload.file");
+       p.calc_unit = from_ns(c.cfg.real("workload.calc_unit_ns"));
+       const std::string& map = c.cfg.text("workload.rank_to_host");
+       if (map == "modulo" || map == "block")
+         p.rank_rule = map;
+       else if (map != "identity" && !map.empty())
+         p.rank_to_host = read_rank_map(c.cfg.path("workload.rank_to_host"), c.topo.num_hosts);
+       return read_goal(p, c.topo.num_hosts, c.warnings);
+     },
+     &file_entries,
+     true}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -39,8 +39,8 @@ namespace lbsim::workload {
 
 struct GoalParams {
   std::string path;
-  SimTime calc_unit = ns(1);                 // duration of one calc unit
-  std::vector<std::int32_t> rank_to_host;    // empty = rank r runs on host r (or rank_rule)
+  SimTime calc_unit = ns(1);               // duration of one calc unit
+  std::vector<std::int32_t> rank_to_host;  // empty = rank r runs on host r (or rank_rule)
   // workload.rank_to_host rules, applied once num_ranks is known: "modulo" (rank r on host r mod H,
   // ranks dealt round robin) or "block" (ranks r*H/N..: consecutive ranks share a host); "" = none.
   std::string rank_rule;

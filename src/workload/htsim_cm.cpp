@@ -28,15 +28,14 @@ struct TriggerDef {
 
 struct Conn {
   int line = 0;
-  double start = -1;  // the `start` value as written (unit not applied yet), -1 without one
-  std::int64_t trigger = 0;  // 0 = none
+  double start = -1;                  // the `start` value as written (unit not applied yet), -1 without one
+  std::int64_t trigger = 0;           // 0 = none
   std::vector<std::int64_t> signals;  // triggers this connection signals on completion
 };
 
 }  // namespace
 
-Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmParams& p,
-                        std::int32_t num_hosts) {
+Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmParams& p, std::int32_t num_hosts) {
   if (p.start_unit <= 0) throw UserError("htsim connection matrix: start_unit must be > 0 ps");
   Workload w;
   std::vector<Conn> conns;
@@ -75,8 +74,7 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
       continue;
     }
     in_body = true;
-    if (tok[0] == "failure")
-      fail(at, "failure lines are not supported; configure failures in the run config");
+    if (tok[0] == "failure") fail(at, "failure lines are not supported; configure failures in the run config");
     if (tok[0] == "trigger") {
       TriggerDef t;
       t.line = lineno;
@@ -92,8 +90,9 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
         } else if (tok[i] == "oneshot" || tok[i] == "multishot" || tok[i] == "barrier") {
           if (have_type) fail(at, "a trigger has exactly one type");
           have_type = true;
-          t.type = tok[i] == "oneshot" ? TrigType::kOneshot
-                   : tok[i] == "multishot" ? TrigType::kMultishot : TrigType::kBarrier;
+          t.type = tok[i] == "oneshot"     ? TrigType::kOneshot
+                   : tok[i] == "multishot" ? TrigType::kMultishot
+                                           : TrigType::kBarrier;
         } else {
           fail(at, fmt::format("unknown trigger attribute '{}'; expected id, count, oneshot, multishot or "
                                "barrier",
@@ -103,7 +102,8 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
       if (id <= 0) fail(at, "trigger without a positive 'id'");
       if (!have_type) fail(at, "trigger without a type; expected oneshot, multishot or barrier");
       if (t.type == TrigType::kBarrier && t.count <= 0) fail(at, "barrier trigger needs 'count <K>' with K > 0");
-      if (triggers.count(id)) fail(at, fmt::format("trigger {} defined twice (first on line {})", id, triggers[id].line));
+      if (triggers.count(id))
+        fail(at, fmt::format("trigger {} defined twice (first on line {})", id, triggers[id].line));
       triggers[id] = t;
       continue;
     }
@@ -138,8 +138,9 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
       } else if (key == "size") {
         f.bytes = parse_nonneg_int(v, "size", at);
         if (f.bytes == 0)
-          fail(at, "size 0: htsim runs such a connection as an unbounded flow (it sends until the simulation "
-                   "ends); lbsim transfers have a size: give one in bytes");
+          fail(at,
+               "size 0: htsim runs such a connection as an unbounded flow (it sends until the simulation "
+               "ends); lbsim transfers have a size: give one in bytes");
         have_size = true;
       } else if (key == "id") {
         const auto id = parse_int(v, "id", at);
@@ -195,8 +196,7 @@ Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmPa
     fail(Where{name, header_line[2]},
          fmt::format("'Triggers {}' but the file defines {} triggers", declared_triggers, triggers.size()));
   if (nodes > 0 && num_hosts > 0 && nodes > num_hosts)
-    fail(Where{name, header_line[0]},
-         fmt::format("'Nodes {}' but the topology has only {} hosts", nodes, num_hosts));
+    fail(Where{name, header_line[0]}, fmt::format("'Nodes {}' but the topology has only {} hosts", nodes, num_hosts));
 
   // Resolve triggers into completion dependencies.
   std::map<std::int64_t, std::vector<std::uint32_t>> signallers;
@@ -245,17 +245,26 @@ Workload read_htsim_cm(const HtsimCmParams& p, std::int32_t num_hosts) {
 
 namespace {
 using namespace config;
-const RegisterWorkload kHtsimCm{{{"htsim_cm", "An htsim connection matrix (.cm) with optional triggers (docs/workloads.md).",
-    {text("workload.htsim_start_unit", "auto", "htsim_cm: unit of the connection start times: auto (ps when the largest start is 1e6 or more, as htsim's generators and the REPS artifact write them, else us as in hand-written UEC htsim files; a warning names ps when chosen), ps, ns, us, ms. A warning counts the connections that start after run.end_us.").one_of({"auto", "ps", "ns", "us", "ms"})}, {}},
-    [](const WorkloadContext& c) {
-      HtsimCmParams p;
-      p.path = c.cfg.path("workload.file");
-      const auto& u = c.cfg.text("workload.htsim_start_unit");
-      p.start_unit = u == "ps" ? SimTime{1} : u == "ns" ? ns(1) : u == "ms" ? ms(1) : us(1);
-      p.detect_unit = u == "auto";
-      p.warnings = c.warnings;
-      return read_htsim_cm(p, c.topo.num_hosts);
-    }, &file_entries, true}};
+const RegisterWorkload kHtsimCm{
+    {{"htsim_cm",
+      "An htsim connection matrix (.cm) with optional triggers (docs/workloads.md).",
+      {text("workload.htsim_start_unit", "auto",
+            "htsim_cm: unit of the connection start times: auto (ps when the largest start is 1e6 or more, as htsim's "
+            "generators and the REPS artifact write them, else us as in hand-written UEC htsim files; a warning names "
+            "ps when chosen), ps, ns, us, ms. A warning counts the connections that start after run.end_us.")
+           .one_of({"auto", "ps", "ns", "us", "ms"})},
+      {}},
+     [](const WorkloadContext& c) {
+       HtsimCmParams p;
+       p.path = c.cfg.path("workload.file");
+       const auto& u = c.cfg.text("workload.htsim_start_unit");
+       p.start_unit = u == "ps" ? SimTime{1} : u == "ns" ? ns(1) : u == "ms" ? ms(1) : us(1);
+       p.detect_unit = u == "auto";
+       p.warnings = c.warnings;
+       return read_htsim_cm(p, c.topo.num_hosts);
+     },
+     &file_entries,
+     true}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -43,8 +43,7 @@ struct HtsimCmParams {
   std::string lb;
 };
 
-Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmParams& p,
-                        std::int32_t num_hosts);
+Workload parse_htsim_cm(std::istream& in, std::string_view name, const HtsimCmParams& p, std::int32_t num_hosts);
 Workload read_htsim_cm(const HtsimCmParams& p, std::int32_t num_hosts);
 
 }  // namespace lbsim::workload

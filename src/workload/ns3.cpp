@@ -23,8 +23,7 @@ std::vector<std::int32_t> parse_ns3_switch_ids(std::istream& in, std::string_vie
     const auto tok = split_ws(trim(line));
     if (tok.empty()) continue;
     if (nodes < 0) {
-      if (tok.size() < 2)
-        fail(at, "expected '<nodes> <switches> <links>' on the first line of an HPCC topology file");
+      if (tok.size() < 2) fail(at, "expected '<nodes> <switches> <links>' on the first line of an HPCC topology file");
       nodes = parse_nonneg_int(tok[0], "node count", at);
       switches = parse_nonneg_int(tok[1], "switch count", at);
       if (switches == 0) return ids;
@@ -47,8 +46,8 @@ std::vector<std::int32_t> read_ns3_switch_ids(const std::string& path) {
   return parse_ns3_switch_ids(in, path);
 }
 
-Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowParams& p,
-                         std::int32_t num_hosts, std::vector<std::string>* warnings) {
+Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowParams& p, std::int32_t num_hosts,
+                         std::vector<std::string>* warnings) {
   std::vector<std::int32_t> sw = p.switch_ids;
   std::sort(sw.begin(), sw.end());
   auto to_host = [&](std::int64_t node, const char* field, const Where& at) -> std::int32_t {
@@ -106,8 +105,7 @@ Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowP
   }
   if (declared < 0) fail(Where{name, 0}, "empty file; expected the number of flows on the first line");
   if (static_cast<std::int64_t>(w.flows.size()) < declared)
-    fail(Where{name, count_line},
-         fmt::format("declares {} flows but the file has only {}", declared, w.flows.size()));
+    fail(Where{name, count_line}, fmt::format("declares {} flows but the file has only {}", declared, w.flows.size()));
   if (trailing > 0 && warnings)
     warnings->push_back(fmt::format("{}:{}: ignored {} line(s) after the {} flows declared on line {}", name,
                                     first_trailing, trailing, declared, count_line));
@@ -123,16 +121,24 @@ Workload read_ns3_flows(const Ns3FlowParams& p, std::int32_t num_hosts, std::vec
 
 namespace {
 using namespace config;
-const RegisterWorkload kNs3{{{"ns3", "An HPCC/ns-3 flow file (src dst pg dport bytes start_s), node ids mapped to hosts (docs/workloads.md).",
-    {file("workload.ns3_topology", "ns3: HPCC topology file giving the switch node ids (default: topology.file when topology.kind = \"ns3\"; otherwise node ids are hosts first).")}, {}},
-    [](const WorkloadContext& c) {
-      Ns3FlowParams p;
-      p.path = c.cfg.path("workload.file");
-      p.topology_path = c.cfg.path("workload.ns3_topology");
-      // A network read from an ns-3 topology file (topology.kind = "ns3") gives the switch ids too.
-      if (p.topology_path.empty() && c.cfg.text("topology.kind") == "ns3") p.topology_path = c.cfg.path("topology.file");
-      return read_ns3_flows(p, c.topo.num_hosts, c.warnings);
-    }, &file_entries, true}};
+const RegisterWorkload kNs3{
+    {{"ns3",
+      "An HPCC/ns-3 flow file (src dst pg dport bytes start_s), node ids mapped to hosts (docs/workloads.md).",
+      {file("workload.ns3_topology",
+            "ns3: HPCC topology file giving the switch node ids (default: topology.file when topology.kind = \"ns3\"; "
+            "otherwise node ids are hosts first).")},
+      {}},
+     [](const WorkloadContext& c) {
+       Ns3FlowParams p;
+       p.path = c.cfg.path("workload.file");
+       p.topology_path = c.cfg.path("workload.ns3_topology");
+       // A network read from an ns-3 topology file (topology.kind = "ns3") gives the switch ids too.
+       if (p.topology_path.empty() && c.cfg.text("topology.kind") == "ns3")
+         p.topology_path = c.cfg.path("topology.file");
+       return read_ns3_flows(p, c.topo.num_hosts, c.warnings);
+     },
+     &file_entries,
+     true}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -25,10 +25,10 @@
 namespace lbsim::workload {
 
 struct Ns3FlowParams {
-  std::string path;                       // the flow file
-  std::vector<std::int32_t> switch_ids;   // node ids that are switches (optional)
-  std::string topology_path;              // or: read the switch ids from an HPCC topology file
-  bool tag_priority_group = false;        // tag each flow "pg<pg>"
+  std::string path;                      // the flow file
+  std::vector<std::int32_t> switch_ids;  // node ids that are switches (optional)
+  std::string topology_path;             // or: read the switch ids from an HPCC topology file
+  bool tag_priority_group = false;       // tag each flow "pg<pg>"
   std::string lb;
 };
 
@@ -36,10 +36,9 @@ struct Ns3FlowParams {
 std::vector<std::int32_t> read_ns3_switch_ids(const std::string& topology_path);
 std::vector<std::int32_t> parse_ns3_switch_ids(std::istream& in, std::string_view name);
 
-Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowParams& p,
-                         std::int32_t num_hosts, std::vector<std::string>* warnings = nullptr);
+Workload parse_ns3_flows(std::istream& in, std::string_view name, const Ns3FlowParams& p, std::int32_t num_hosts,
+                         std::vector<std::string>* warnings = nullptr);
 // Reads p.path (and p.topology_path when set and p.switch_ids is empty).
-Workload read_ns3_flows(const Ns3FlowParams& p, std::int32_t num_hosts,
-                        std::vector<std::string>* warnings = nullptr);
+Workload read_ns3_flows(const Ns3FlowParams& p, std::int32_t num_hosts, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace lbsim::workload

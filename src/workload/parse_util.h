@@ -76,8 +76,7 @@ inline std::int64_t parse_int(std::string_view tok, std::string_view field, cons
   const char* e = tok.data() + tok.size();
   if (!tok.empty() && *b == '+') ++b;
   auto [p, ec] = std::from_chars(b, e, v);
-  if (tok.empty() || ec != std::errc() || p != e)
-    fail(w, fmt::format("{} '{}' is not an integer", field, tok));
+  if (tok.empty() || ec != std::errc() || p != e) fail(w, fmt::format("{} '{}' is not an integer", field, tok));
   return v;
 }
 
@@ -93,8 +92,8 @@ inline double parse_double(std::string_view tok, std::string_view field, const W
   const char* e = tok.data() + tok.size();
   if (!tok.empty() && *b == '+') ++b;
   auto [p, ec] = std::from_chars(b, e, v);
-  if (tok.empty() || ec != std::errc() || p != e || !(v == v) ||
-      v == std::numeric_limits<double>::infinity() || v == -std::numeric_limits<double>::infinity())
+  if (tok.empty() || ec != std::errc() || p != e || !(v == v) || v == std::numeric_limits<double>::infinity() ||
+      v == -std::numeric_limits<double>::infinity())
     fail(w, fmt::format("{} '{}' is not a finite number", field, tok));
   return v;
 }
@@ -110,8 +109,8 @@ inline std::ifstream open_input(const std::string& path) {
 inline void check_host(std::int64_t h, std::int32_t num_hosts, std::string_view field, const Where& w) {
   if (h < 0) fail(w, fmt::format("{} {} is negative; expected a host id >= 0", field, h));
   if (num_hosts > 0 && h >= num_hosts)
-    fail(w, fmt::format("{} {} is out of range; the topology has {} hosts (ids 0..{})", field, h,
-                        num_hosts, num_hosts - 1));
+    fail(w, fmt::format("{} {} is out of range; the topology has {} hosts (ids 0..{})", field, h, num_hosts,
+                        num_hosts - 1));
   if (h > std::numeric_limits<std::int32_t>::max()) fail(w, fmt::format("{} {} is too large", field, h));
 }
 

@@ -15,9 +15,7 @@ namespace lbsim::workload {
 
 namespace {
 
-std::int32_t tag_or_default(Workload& w, const std::string& name) {
-  return name.empty() ? 0 : w.tag(name);
-}
+std::int32_t tag_or_default(Workload& w, const std::string& name) { return name.empty() ? 0 : w.tag(name); }
 
 void shuffle(std::vector<std::int32_t>& v, Rng& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
@@ -26,8 +24,7 @@ void shuffle(std::vector<std::int32_t>& v, Rng& rng) {
 void check_common(Bytes bytes, SimTime start, std::int32_t num_hosts, const char* what) {
   if (bytes < 0) throw UserError(fmt::format("{}: bytes = {} is negative", what, bytes));
   if (start < 0) throw UserError(fmt::format("{}: start time is negative", what));
-  if (num_hosts < 2)
-    throw UserError(fmt::format("{}: needs at least 2 hosts, the topology has {}", what, num_hosts));
+  if (num_hosts < 2) throw UserError(fmt::format("{}: needs at least 2 hosts, the topology has {}", what, num_hosts));
 }
 
 std::vector<std::int32_t> all_hosts(std::int32_t n) {
@@ -39,7 +36,7 @@ std::vector<std::int32_t> all_hosts(std::int32_t n) {
 }  // namespace
 
 FlowSpec make_transfer(std::int32_t src, std::int32_t dst, Bytes bytes, SimTime start, std::int32_t tag,
-                  const std::string& lb) {
+                       const std::string& lb) {
   FlowSpec f;
   f.src = src;
   f.dst = dst;
@@ -53,8 +50,7 @@ FlowSpec make_transfer(std::int32_t src, std::int32_t dst, Bytes bytes, SimTime 
 std::vector<std::int32_t> random_derangement(const std::vector<std::int32_t>& hosts, Rng& rng,
                                              std::int32_t group_size) {
   const std::size_t n = hosts.size();
-  if (n < 2)
-    throw UserError(fmt::format("a permutation without self-sends needs at least 2 hosts, got {}", n));
+  if (n < 2) throw UserError(fmt::format("a permutation without self-sends needs at least 2 hosts, got {}", n));
   auto bad = [&](std::int32_t a, std::int32_t b) {
     return a == b || (group_size > 0 && a / group_size == b / group_size);
   };
@@ -94,17 +90,16 @@ std::vector<std::int32_t> random_derangement(const std::vector<std::int32_t>& ho
       }
     }
     if (!fixed)
-      throw UserError(fmt::format(
-          "cannot build a permutation of {} hosts in which every receiver is outside its sender's "
-          "group of {} hosts: one group holds more than half of the hosts",
-          n, group_size));
+      throw UserError(
+          fmt::format("cannot build a permutation of {} hosts in which every receiver is outside its sender's "
+                      "group of {} hosts: one group holds more than half of the hosts",
+                      n, group_size));
   }
   return t;
 }
 
-std::size_t append_permutation(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                               SimTime start, Rng& rng, std::int32_t tag, const std::string& lb,
-                               std::int32_t group_size) {
+std::size_t append_permutation(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, SimTime start,
+                               Rng& rng, std::int32_t tag, const std::string& lb, std::int32_t group_size) {
   const std::size_t first = w.flows.size();
   const auto t = random_derangement(hosts, rng, group_size);
   for (std::size_t i = 0; i < hosts.size(); ++i)
@@ -116,8 +111,7 @@ Workload make_permutation(const PermutationParams& p, std::int32_t num_hosts, st
   check_common(p.bytes, p.start, num_hosts, "permutation");
   Workload w;
   Rng rng(seed, hash_name("workload"), hash_name("permutation"));
-  append_permutation(w, all_hosts(num_hosts), p.bytes, p.start, rng, tag_or_default(w, p.tag), p.lb,
-                     p.group_size);
+  append_permutation(w, all_hosts(num_hosts), p.bytes, p.start, rng, tag_or_default(w, p.tag), p.lb, p.group_size);
   return w;
 }
 
@@ -147,8 +141,8 @@ Workload make_incast(const IncastParams& p, std::int32_t num_hosts, std::uint64_
     }
   } else {
     if (p.senders < 1 || p.senders > num_hosts - 1)
-      throw UserError(fmt::format("incast: senders = {} must be in 1..{} (all hosts but the receiver)",
-                                  p.senders, num_hosts - 1));
+      throw UserError(
+          fmt::format("incast: senders = {} must be in 1..{} (all hosts but the receiver)", p.senders, num_hosts - 1));
     std::vector<std::int32_t> others;
     for (std::int32_t h = 0; h < num_hosts; ++h)
       if (h != p.receiver) others.push_back(h);
@@ -168,8 +162,8 @@ Workload make_incast(const IncastParams& p, std::int32_t num_hosts, std::uint64_
     std::vector<std::int32_t> busy(senders.begin(), senders.end());
     busy.push_back(p.receiver);
     Rng rng(seed, hash_name("workload"), hash_name("incast.bystanders"));
-    append_permutation_of_rest(w, busy, num_hosts, p.bystander_bytes > 0 ? p.bystander_bytes : p.bytes, p.start,
-                               rng, w.tag("bystander"), p.lb);
+    append_permutation_of_rest(w, busy, num_hosts, p.bystander_bytes > 0 ? p.bystander_bytes : p.bytes, p.start, rng,
+                               w.tag("bystander"), p.lb);
   }
   return w;
 }
@@ -214,7 +208,9 @@ Workload parse_flows_csv(std::istream& in, std::string_view name, std::int32_t n
         cols.push_back(c);
       }
       for (int k = 0; k < 4; ++k)
-        if (!seen[k]) fail(at, fmt::format("header lacks the required column '{}' (header: src,dst,bytes,start_us[,tag][,lb])", kNames[k]));
+        if (!seen[k])
+          fail(at, fmt::format("header lacks the required column '{}' (header: src,dst,bytes,start_us[,tag][,lb])",
+                               kNames[k]));
       have_header = true;
       continue;
     }
@@ -255,12 +251,10 @@ Workload parse_flows_csv(std::istream& in, std::string_view name, std::int32_t n
           break;
       }
     }
-    if (f.src == f.dst)
-      fail(at, fmt::format("src and dst are both host {}; a flow needs two different hosts", f.src));
+    if (f.src == f.dst) fail(at, fmt::format("src and dst are both host {}; a flow needs two different hosts", f.src));
     w.flows.push_back(std::move(f));
   }
-  if (!have_header)
-    fail(Where{name, 0}, "no header line; expected 'src,dst,bytes,start_us' (optionally ',tag,lb')");
+  if (!have_header) fail(Where{name, 0}, "no header line; expected 'src,dst,bytes,start_us' (optionally ',tag,lb')");
   return w;
 }
 
@@ -272,70 +266,89 @@ Workload read_flows_csv(const std::string& path, std::int32_t num_hosts) {
 namespace {
 using namespace config;
 
-const RegisterWorkload kPermutation{{{"permutation", "Random permutation: every host sends one message of `size` to another host, each receiving one ([REPS] sec. 4.2).",
-    {flag("workload.outside_group", false, "permutation: receivers outside the sender's group (Dragonfly group, Slim Fly rack, fat-tree pod/ToR; [Spritz] V-B).")},
-    {}},
-    [](const WorkloadContext& c) {
-      if (c.cfg.flag("workload.outside_group")) {
-        AdversarialParams p;
-        p.bytes = c.cfg.integer("workload.size");
-        p.start = start_time(c.cfg);
-        return make_permutation_outside_group(c.topo, p, c.seed);
-      }
-      PermutationParams p;
-      p.bytes = c.cfg.integer("workload.size");
-      p.start = start_time(c.cfg);
-      return make_permutation(p, c.topo.num_hosts, c.seed);
-    },
-    [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
+const RegisterWorkload kPermutation{
+    {{"permutation",
+      "Random permutation: every host sends one message of `size` to another host, each receiving one ([REPS] sec. "
+      "4.2).",
+      {flag("workload.outside_group", false,
+            "permutation: receivers outside the sender's group (Dragonfly group, Slim Fly rack, fat-tree pod/ToR; "
+            "[Spritz] V-B).")},
+      {}},
+     [](const WorkloadContext& c) {
+       if (c.cfg.flag("workload.outside_group")) {
+         AdversarialParams p;
+         p.bytes = c.cfg.integer("workload.size");
+         p.start = start_time(c.cfg);
+         return make_permutation_outside_group(c.topo, p, c.seed);
+       }
+       PermutationParams p;
+       p.bytes = c.cfg.integer("workload.size");
+       p.start = start_time(c.cfg);
+       return make_permutation(p, c.topo.num_hosts, c.seed);
+     },
+     [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
 
 const RegisterWorkload kTornado{{{"tornado", "Tornado: host i sends to host i + N/2 ([REPS] sec. 4.2).", {}, {}},
-    [](const WorkloadContext& c) {
-      TornadoParams p;
-      p.bytes = c.cfg.integer("workload.size");
-      p.start = start_time(c.cfg);
-      return make_tornado(p, c.topo.num_hosts);
-    },
-    [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
+                                 [](const WorkloadContext& c) {
+                                   TornadoParams p;
+                                   p.bytes = c.cfg.integer("workload.size");
+                                   p.start = start_time(c.cfg);
+                                   return make_tornado(p, c.topo.num_hosts);
+                                 },
+                                 [](const WorkloadSizeContext& c) { return messages_of_size(c.cfg, c.topo.hosts); }}};
 
-const RegisterWorkload kIncast{{{"incast", "Incast: incast_senders hosts send `size` each to one receiver, optionally with a bystander permutation ([Spritz] sec. V-C).",
-    {
-        integer("workload.incast_receiver", 0, "host id", "incast: receiving host.").range(0, 1e7),
-        integer("workload.incast_first_sender", -1, "host id", "incast: first of the k consecutive sender hosts (skipping the receiver); -1 = the hosts after the receiver.").range(-1, 1e7),
-        flag("workload.incast_bystanders", false, "incast: the other hosts run a permutation among themselves (tag bystander; [Spritz] V-C)."),
-    },
-    {"workload.incast_senders=2"}},
-    [](const WorkloadContext& c) {
-      const auto n = c.topo.num_hosts;
-      IncastParams p;
-      p.bytes = c.cfg.integer("workload.size");
-      p.start = start_time(c.cfg);
-      const auto receiver = c.cfg.integer("workload.incast_receiver");
-      if (receiver >= n)
-        throw UserError(fmt::format("{}workload.incast_receiver = {} but the topology has only {} hosts",
-                                    c.cfg.where("workload.incast_receiver"), receiver, n));
-      p.receiver = static_cast<std::int32_t>(receiver);
-      p.senders = static_cast<std::int32_t>(c.cfg.integer("workload.incast_senders"));
-      if (p.senders >= n)
-        throw UserError(fmt::format("{}workload.incast_senders = {} needs more than {} hosts",
-                                    c.cfg.where("workload.incast_senders"), p.senders, n));
-      // k consecutive hosts (skipping the receiver), from incast_first_sender or after the receiver.
-      const auto first = c.cfg.integer("workload.incast_first_sender");
-      std::int32_t h = first >= 0 ? static_cast<std::int32_t>(first % n) : (p.receiver + 1) % n;
-      while (static_cast<std::int32_t>(p.sender_list.size()) < p.senders) {
-        if (h != p.receiver) p.sender_list.push_back(h);
-        h = (h + 1) % n;
-      }
-      p.bystanders = c.cfg.flag("workload.incast_bystanders");
-      return make_incast(p, n, c.seed);
-    },
-    [](const WorkloadSizeContext& c) {  // the senders, and a permutation of the others with bystanders
-      const double senders = static_cast<double>(c.cfg.integer("workload.incast_senders"));
-      return messages_of_size(c.cfg, c.cfg.flag("workload.incast_bystanders") ? std::max(senders, c.topo.hosts) : senders);
-    }}};
+const RegisterWorkload kIncast{
+    {{"incast",
+      "Incast: incast_senders hosts send `size` each to one receiver, optionally with a bystander permutation "
+      "([Spritz] sec. V-C).",
+      {
+          integer("workload.incast_receiver", 0, "host id", "incast: receiving host.").range(0, 1e7),
+          integer("workload.incast_first_sender", -1, "host id",
+                  "incast: first of the k consecutive sender hosts (skipping the receiver); -1 = the hosts after the "
+                  "receiver.")
+              .range(-1, 1e7),
+          flag("workload.incast_bystanders", false,
+               "incast: the other hosts run a permutation among themselves (tag bystander; [Spritz] V-C)."),
+      },
+      {"workload.incast_senders=2"}},
+     [](const WorkloadContext& c) {
+       const auto n = c.topo.num_hosts;
+       IncastParams p;
+       p.bytes = c.cfg.integer("workload.size");
+       p.start = start_time(c.cfg);
+       const auto receiver = c.cfg.integer("workload.incast_receiver");
+       if (receiver >= n)
+         throw UserError(fmt::format("{}workload.incast_receiver = {} but the topology has only {} hosts",
+                                     c.cfg.where("workload.incast_receiver"), receiver, n));
+       p.receiver = static_cast<std::int32_t>(receiver);
+       p.senders = static_cast<std::int32_t>(c.cfg.integer("workload.incast_senders"));
+       if (p.senders >= n)
+         throw UserError(fmt::format("{}workload.incast_senders = {} needs more than {} hosts",
+                                     c.cfg.where("workload.incast_senders"), p.senders, n));
+       // k consecutive hosts (skipping the receiver), from incast_first_sender or after the receiver.
+       const auto first = c.cfg.integer("workload.incast_first_sender");
+       std::int32_t h = first >= 0 ? static_cast<std::int32_t>(first % n) : (p.receiver + 1) % n;
+       while (static_cast<std::int32_t>(p.sender_list.size()) < p.senders) {
+         if (h != p.receiver) p.sender_list.push_back(h);
+         h = (h + 1) % n;
+       }
+       p.bystanders = c.cfg.flag("workload.incast_bystanders");
+       return make_incast(p, n, c.seed);
+     },
+     [](const WorkloadSizeContext& c) {  // the senders, and a permutation of the others with bystanders
+       const double senders = static_cast<double>(c.cfg.integer("workload.incast_senders"));
+       return messages_of_size(c.cfg,
+                               c.cfg.flag("workload.incast_bystanders") ? std::max(senders, c.topo.hosts) : senders);
+     }}};
 
-const RegisterWorkload kFlowsCsv{{{"flows_csv", "A CSV list of flows (src, dst, bytes, start_us and optional tag, lb, dependencies; docs/workloads.md).", {}, {}},
-    [](const WorkloadContext& c) { return read_flows_csv(c.cfg.path("workload.file"), c.topo.num_hosts); }, &file_entries, true}};
+const RegisterWorkload kFlowsCsv{
+    {{"flows_csv",
+      "A CSV list of flows (src, dst, bytes, start_us and optional tag, lb, dependencies; docs/workloads.md).",
+      {},
+      {}},
+     [](const WorkloadContext& c) { return read_flows_csv(c.cfg.path("workload.file"), c.topo.num_hosts); },
+     &file_entries,
+     true}};
 }  // namespace
 
 }  // namespace lbsim::workload

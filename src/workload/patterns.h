@@ -23,13 +23,13 @@
 namespace lbsim::workload {
 
 struct PermutationParams {
-  Bytes bytes = 1 << 20;       // per flow
-  SimTime start = 0;           // all flows start together
+  Bytes bytes = 1 << 20;  // per flow
+  SimTime start = 0;      // all flows start together
   // > 0: hosts are in groups of `group_size` consecutive ids (e.g. a Dragonfly group or a ToR); every
   // receiver is outside its sender's group. Infeasible if one group holds more than half the hosts.
   std::int32_t group_size = 0;
-  std::string tag;             // tag name for the flows ("" = "default")
-  std::string lb;              // per-flow load balancer ("" = run default)
+  std::string tag;  // tag name for the flows ("" = "default")
+  std::string lb;   // per-flow load balancer ("" = run default)
 };
 Workload make_permutation(const PermutationParams& p, std::int32_t num_hosts, std::uint64_t seed);
 
@@ -43,10 +43,10 @@ struct TornadoParams {
 Workload make_tornado(const TornadoParams& p, std::int32_t num_hosts);
 
 struct IncastParams {
-  Bytes bytes = 1 << 20;         // per sender
+  Bytes bytes = 1 << 20;  // per sender
   SimTime start = 0;
   std::int32_t receiver = 0;
-  std::int32_t senders = 8;      // k; ignored when sender_list is given
+  std::int32_t senders = 8;  // k; ignored when sender_list is given
   // Which k senders: an explicit list, else k random hosts (seeded) if random_senders, else the k
   // lowest host ids other than the receiver (Spritz: nodes 0-31 -> node 160).
   std::vector<std::int32_t> sender_list;
@@ -54,7 +54,7 @@ struct IncastParams {
   // Bystanders: every host that is neither a sender nor the receiver joins a random permutation among
   // those hosts (tag "bystander"); incast flows are then tagged "incast".
   bool bystanders = false;
-  Bytes bystander_bytes = 0;     // 0 = same as `bytes`
+  Bytes bystander_bytes = 0;  // 0 = same as `bytes`
   std::string lb;
 };
 Workload make_incast(const IncastParams& p, std::int32_t num_hosts, std::uint64_t seed);
@@ -72,9 +72,8 @@ FlowSpec make_transfer(std::int32_t src, std::int32_t dst, Bytes bytes, SimTime 
 std::vector<std::int32_t> random_derangement(const std::vector<std::int32_t>& hosts, Rng& rng,
                                              std::int32_t group_size = 0);
 // Appends one flow hosts[i] -> derangement[i] per host, returns the index of the first appended entry.
-std::size_t append_permutation(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes,
-                               SimTime start, Rng& rng, std::int32_t tag, const std::string& lb,
-                               std::int32_t group_size = 0);
+std::size_t append_permutation(Workload& w, const std::vector<std::int32_t>& hosts, Bytes bytes, SimTime start,
+                               Rng& rng, std::int32_t tag, const std::string& lb, std::int32_t group_size = 0);
 
 // Every host of [0, num_hosts) that is not in `excluded` joins a random permutation among those hosts
 // (background traffic next to a collective, bystanders next to an incast). Appends nothing when fewer

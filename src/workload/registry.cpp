@@ -81,12 +81,20 @@ std::vector<std::string> kinds() { return workloads().names(); }
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
   declare({
-      text("workload.kind", "permutation", "Traffic source (the plug-ins below; docs/workloads.md describes each).").one_of(&kinds),
-      bytes("workload.size", 8 << 20, "Message size of generated flows (e.g. 8388608 or \"8MiB\"): permutation, tornado, incast, collectives, adversarial. At most 4,294,967,294 packets of network.mtu (32-bit sequence numbers).").range(1, 1e15),
+      text("workload.kind", "permutation", "Traffic source (the plug-ins below; docs/workloads.md describes each).")
+          .one_of(&kinds),
+      bytes("workload.size", 8 << 20,
+            "Message size of generated flows (e.g. 8388608 or \"8MiB\"): permutation, tornado, incast, collectives, "
+            "adversarial. At most 4,294,967,294 packets of network.mtu (32-bit sequence numbers).")
+          .range(1, 1e15),
       real("workload.start_us", 0, "us", "Start time of generated flows.").range(0, 1e12),
       file("workload.file", "flows_csv / ns3 / htsim_cm / goal: input file, relative to the config file."),
-      integer("workload.incast_senders", 8, "hosts", "incast: number of senders (hosts after the receiver, wrapping); cdf_trace: senders per Poisson incast event.").range(1, 1e7),
-      integer("workload.root", 0, "rank", "ps_allreduce / allscatter, and cdf_trace all_to_one / one_to_all: the root.").range(0, 1e7),
+      integer("workload.incast_senders", 8, "hosts",
+              "incast: number of senders (hosts after the receiver, wrapping); cdf_trace: senders per Poisson incast "
+              "event.")
+          .range(1, 1e7),
+      integer("workload.root", 0, "rank", "ps_allreduce / allscatter, and cdf_trace all_to_one / one_to_all: the root.")
+          .range(0, 1e7),
   });
   declare_check([](const Config& c) {
     const auto* e = workloads().find(c.text("workload.kind"));

@@ -35,8 +35,7 @@ void check_params(const CdfTraceParams& p, std::int32_t num_hosts) {
     throw UserError(fmt::format("cdf trace: root {} is not a host id (0..{})", p.root, num_hosts - 1));
   if (p.incast_mean_interval < 0) throw UserError("cdf trace: incast_mean_interval must be >= 0");
   if (p.incast_mean_interval > 0 && (p.incast_senders < 1 || p.incast_senders > num_hosts - 1))
-    throw UserError(fmt::format("cdf trace: incast_senders = {} must be in 1..{}", p.incast_senders,
-                                num_hosts - 1));
+    throw UserError(fmt::format("cdf trace: incast_senders = {} must be in 1..{}", p.incast_senders, num_hosts - 1));
   if (p.incast_mean_interval > 0 && p.incast_bytes < 0) throw UserError("cdf trace: incast_bytes < 0");
   if (!(p.monitored_fraction >= 0 && p.monitored_fraction <= 1))
     throw UserError("cdf trace: monitored_fraction must be in [0, 1]");
@@ -89,7 +88,11 @@ class CdfTraceStream final : public EntryStream {
  public:
   CdfTraceStream(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts, std::uint64_t seed,
                  std::vector<std::string>* warnings)
-      : p_(p), cdf_(cdf), n_(num_hosts), warnings_(warnings), end_(p.start + p.duration),
+      : p_(p),
+        cdf_(cdf),
+        n_(num_hosts),
+        warnings_(warnings),
+        end_(p.start + p.duration),
         dst_rng_(seed, hash_name("workload"), hash_name("trace.dst")),
         mon_rng_(seed, hash_name("workload"), hash_name("trace.monitored")),
         cap_(num_hosts, p.destinations == TraceDestinations::kAllToOne ? 0 : p.max_senders_per_receiver),
@@ -223,9 +226,10 @@ class CdfTraceStream final : public EntryStream {
 
   void warn() {
     if (over_cap_ > 0 && warnings_)
-      warnings_->push_back(fmt::format("cdf trace: {} flows exceeded max_senders_per_receiver = {} because "
-                                       "every receiver was at the cap",
-                                       over_cap_, p_.max_senders_per_receiver));
+      warnings_->push_back(
+          fmt::format("cdf trace: {} flows exceeded max_senders_per_receiver = {} because "
+                      "every receiver was at the cap",
+                      over_cap_, p_.max_senders_per_receiver));
   }
 
   // Incast events on top of the background load: a receiver, then incast_senders distinct random
@@ -286,8 +290,8 @@ std::unique_ptr<EntryStream> cdf_trace_stream(const CdfTraceParams& p, const Flo
   return std::make_unique<CdfTraceStream>(p, cdf, num_hosts, seed, warnings);
 }
 
-Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
-                        std::uint64_t seed, std::vector<std::string>* warnings) {
+Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts, std::uint64_t seed,
+                        std::vector<std::string>* warnings) {
   CdfTraceStream s(p, cdf, num_hosts, seed, warnings);
   return drain(s);
 }
@@ -325,47 +329,61 @@ CdfTraceParams trace_params(const WorkloadContext& c) {
   return p;
 }
 
-const RegisterWorkload kCdfTrace{{{"cdf_trace", "Flow sizes from a CDF at a target load with Poisson arrivals, optional incast events and monitored flows (docs/workloads.md).",
-    {
-        text("workload.cdf", "websearch", "cdf_trace: flow-size distribution, a built-in name (websearch, datamining, hadoop, alistorage, googlerpc, enterprise) or a CDF file."),
-        real("workload.load", 0.5, "fraction of host rate", "cdf_trace: offered load per sending host.").range(1e-6, 100),
-        real("workload.duration_us", 1000, "us", "cdf_trace: arrivals during this long after start_us.").range(0, 1e12),
-        real("workload.warmup_us", 0, "us", "cdf_trace: flows starting in the first warmup_us are tagged warmup.").range(0, 1e12),
-        integer("workload.max_senders_per_receiver", 0, "hosts", "cdf_trace: cap on simultaneous senders per receiver; 0 = none.").range(0, 1e7),
-        real("workload.incast_interval_us", 0, "us", "cdf_trace: mean time between Poisson incast events (0 = none); each has incast_senders senders of incast_bytes.").range(0, 1e12),
-        bytes("workload.incast_bytes", 64 * 1024, "cdf_trace: bytes per incast sender.").range(1, 1e15),
-        real("workload.monitored_fraction", 0, "", "cdf_trace: fraction of flows tagged monitored.").range(0, 1),
-        text("workload.destinations", "uniform", "cdf_trace: receiver choice.").one_of({"uniform", "all_to_one", "one_to_all"}),
-    },
-    {"workload.duration_us=20"}},
-    [](const WorkloadContext& c) { return make_cdf_trace(trace_params(c), c.topo.num_hosts, c.seed, c.warnings); },
-    // Poisson arrivals at load x host rate / mean size per sender over duration_us, plus the incast
-    // events; about four messages per sender in progress at once (a load below 1 keeps queues short).
-    [](const WorkloadSizeContext& c) {
-      const auto& cfg = c.cfg;
-      const std::string& name = cfg.text("workload.cdf");
-      const bool file = name.find('/') != std::string::npos || name.find('.') != std::string::npos;
-      const double mean = std::max(1.0, load_cdf(file ? cfg.path("workload.cdf") : name).cdf.mean());
-      const double senders = cfg.text("workload.destinations") == "one_to_all" ? 1 : c.topo.hosts;
-      const double seconds = cfg.real("workload.duration_us") * 1e-6;
-      WorkloadSize s;
-      s.entries = senders * cfg.real("workload.load") * c.topo.host_rate_bps / 8 / mean * seconds;
-      if (cfg.real("workload.incast_interval_us") > 0)
-        s.entries += cfg.real("workload.duration_us") / cfg.real("workload.incast_interval_us") *
-                     static_cast<double>(cfg.integer("workload.incast_senders"));
-      s.concurrent_bytes = senders * 4 * mean;
-      s.in_progress = senders * 4;
-      s.keys = "workload.duration_us, workload.load, workload.cdf";
-      return s;
-    },
-    false,
-    // workload.stream: the same entries, one at a time.
-    [](const WorkloadContext& c) {
-      const auto p = trace_params(c);
-      auto r = load_cdf(p.cdf, p.cdf_options);
-      if (c.warnings) c.warnings->insert(c.warnings->end(), r.warnings.begin(), r.warnings.end());
-      return cdf_trace_stream(p, r.cdf, c.topo.num_hosts, c.seed, c.warnings);
-    }}};
+const RegisterWorkload kCdfTrace{
+    {{"cdf_trace",
+      "Flow sizes from a CDF at a target load with Poisson arrivals, optional incast events and monitored flows "
+      "(docs/workloads.md).",
+      {
+          text("workload.cdf", "websearch",
+               "cdf_trace: flow-size distribution, a built-in name (websearch, datamining, hadoop, alistorage, "
+               "googlerpc, enterprise) or a CDF file."),
+          real("workload.load", 0.5, "fraction of host rate", "cdf_trace: offered load per sending host.")
+              .range(1e-6, 100),
+          real("workload.duration_us", 1000, "us", "cdf_trace: arrivals during this long after start_us.")
+              .range(0, 1e12),
+          real("workload.warmup_us", 0, "us", "cdf_trace: flows starting in the first warmup_us are tagged warmup.")
+              .range(0, 1e12),
+          integer("workload.max_senders_per_receiver", 0, "hosts",
+                  "cdf_trace: cap on simultaneous senders per receiver; 0 = none.")
+              .range(0, 1e7),
+          real("workload.incast_interval_us", 0, "us",
+               "cdf_trace: mean time between Poisson incast events (0 = none); each has incast_senders senders of "
+               "incast_bytes.")
+              .range(0, 1e12),
+          bytes("workload.incast_bytes", 64 * 1024, "cdf_trace: bytes per incast sender.").range(1, 1e15),
+          real("workload.monitored_fraction", 0, "", "cdf_trace: fraction of flows tagged monitored.").range(0, 1),
+          text("workload.destinations", "uniform", "cdf_trace: receiver choice.")
+              .one_of({"uniform", "all_to_one", "one_to_all"}),
+      },
+      {"workload.duration_us=20"}},
+     [](const WorkloadContext& c) { return make_cdf_trace(trace_params(c), c.topo.num_hosts, c.seed, c.warnings); },
+     // Poisson arrivals at load x host rate / mean size per sender over duration_us, plus the incast
+     // events; about four messages per sender in progress at once (a load below 1 keeps queues short).
+     [](const WorkloadSizeContext& c) {
+       const auto& cfg = c.cfg;
+       const std::string& name = cfg.text("workload.cdf");
+       const bool file = name.find('/') != std::string::npos || name.find('.') != std::string::npos;
+       const double mean = std::max(1.0, load_cdf(file ? cfg.path("workload.cdf") : name).cdf.mean());
+       const double senders = cfg.text("workload.destinations") == "one_to_all" ? 1 : c.topo.hosts;
+       const double seconds = cfg.real("workload.duration_us") * 1e-6;
+       WorkloadSize s;
+       s.entries = senders * cfg.real("workload.load") * c.topo.host_rate_bps / 8 / mean * seconds;
+       if (cfg.real("workload.incast_interval_us") > 0)
+         s.entries += cfg.real("workload.duration_us") / cfg.real("workload.incast_interval_us") *
+                      static_cast<double>(cfg.integer("workload.incast_senders"));
+       s.concurrent_bytes = senders * 4 * mean;
+       s.in_progress = senders * 4;
+       s.keys = "workload.duration_us, workload.load, workload.cdf";
+       return s;
+     },
+     false,
+     // workload.stream: the same entries, one at a time.
+     [](const WorkloadContext& c) {
+       const auto p = trace_params(c);
+       auto r = load_cdf(p.cdf, p.cdf_options);
+       if (c.warnings) c.warnings->insert(c.warnings->end(), r.warnings.begin(), r.warnings.end());
+       return cdf_trace_stream(p, r.cdf, c.topo.num_hosts, c.seed, c.warnings);
+     }}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -37,17 +37,17 @@ namespace lbsim::workload {
 enum class TraceDestinations { kUniform, kAllToOne, kOneToAll };
 
 struct CdfTraceParams {
-  std::string cdf = "websearch";        // built-in name or CDF file path (see cdf.h)
-  CdfOptions cdf_options;               // for files
-  double load = 0.5;                    // fraction of host_rate offered by each sending host, > 0
+  std::string cdf = "websearch";  // built-in name or CDF file path (see cdf.h)
+  CdfOptions cdf_options;         // for files
+  double load = 0.5;              // fraction of host_rate offered by each sending host, > 0
   BitsPerSec host_rate = gbps(400);
-  SimTime start = 0;                    // arrivals in [start, start + duration)
+  SimTime start = 0;  // arrivals in [start, start + duration)
   SimTime duration = ms(1);
-  SimTime warmup = 0;                   // flows starting before start + warmup are tagged "warmup"
+  SimTime warmup = 0;                         // flows starting before start + warmup are tagged "warmup"
   std::int32_t max_senders_per_receiver = 0;  // 0 = no cap
-  double active_slowdown = 1.0;         // estimated active interval = slowdown * size at line rate
+  double active_slowdown = 1.0;               // estimated active interval = slowdown * size at line rate
   TraceDestinations destinations = TraceDestinations::kUniform;
-  std::int32_t root = 0;                // for kAllToOne / kOneToAll
+  std::int32_t root = 0;  // for kAllToOne / kOneToAll
   // Incast events on top (0 = none): mean time between events over the whole network.
   SimTime incast_mean_interval = 0;
   std::int32_t incast_senders = 8;
@@ -55,14 +55,14 @@ struct CdfTraceParams {
   // Monitored flows.
   double monitored_fraction = 0.0;
   std::vector<std::int32_t> monitored_hosts;
-  std::string tag;                      // tag of background flows ("" = "default")
-  std::string lb;                       // per-flow load balancer ("" = run default)
+  std::string tag;  // tag of background flows ("" = "default")
+  std::string lb;   // per-flow load balancer ("" = run default)
 };
 
 // Uses `cdf` for the sizes (p.cdf and p.cdf_options are ignored). `warnings` (optional) receives one
 // line per flow whose receiver had to exceed the cap because every host was at the cap.
-Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,
-                        std::uint64_t seed, std::vector<std::string>* warnings = nullptr);
+Workload make_cdf_trace(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts, std::uint64_t seed,
+                        std::vector<std::string>* warnings = nullptr);
 // The same trace one entry at a time (workload.stream; docs/scale-flows.md): equal entries, equal
 // order, equal tags (make_cdf_trace drains it).
 std::unique_ptr<EntryStream> cdf_trace_stream(const CdfTraceParams& p, const FlowSizeCdf& cdf, std::int32_t num_hosts,

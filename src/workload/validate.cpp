@@ -17,8 +17,7 @@ std::vector<std::uint32_t> topological_order(const Workload& w) {
     for (const auto* list : {&w.flows[i].deps, &w.flows[i].start_deps}) {
       for (std::uint32_t d : *list) {
         if (d >= n)
-          throw UserError(fmt::format("workload entry {} depends on entry {}, but there are only {} entries",
-                                      i, d, n));
+          throw UserError(fmt::format("workload entry {} depends on entry {}, but there are only {} entries", i, d, n));
         out[d].push_back(static_cast<std::uint32_t>(i));
         ++indeg[i];
       }
@@ -34,9 +33,8 @@ std::vector<std::uint32_t> topological_order(const Workload& w) {
   if (order.size() != n) {
     std::size_t bad = 0;
     while (indeg[bad] == 0) ++bad;
-    throw UserError(fmt::format(
-        "workload has a dependency cycle: entry {} (host {} -> {}) can never start", bad,
-        w.flows[bad].src, w.flows[bad].dst));
+    throw UserError(fmt::format("workload has a dependency cycle: entry {} (host {} -> {}) can never start", bad,
+                                w.flows[bad].src, w.flows[bad].dst));
   }
   return order;
 }
@@ -46,8 +44,8 @@ void validate_workload(const Workload& w, std::int32_t num_hosts) {
     const FlowSpec& f = w.flows[i];
     auto bad_host = [&](std::int32_t h) { return h < 0 || (num_hosts > 0 && h >= num_hosts); };
     if (bad_host(f.src) || bad_host(f.dst))
-      throw UserError(fmt::format("workload entry {}: host {} -> {} out of range (0..{})", i, f.src,
-                                  f.dst, num_hosts - 1));
+      throw UserError(
+          fmt::format("workload entry {}: host {} -> {} out of range (0..{})", i, f.src, f.dst, num_hosts - 1));
     if (f.is_compute() && f.src != f.dst)
       throw UserError(fmt::format("workload entry {}: a computation must have src == dst", i));
     if (!f.is_compute() && f.src == f.dst)
@@ -68,10 +66,10 @@ void check_packet_counts(const Workload& w, Bytes mtu, const std::string& source
     if (f.is_compute() || f.bytes <= 0) continue;
     const std::int64_t packets = f.bytes / mtu + (f.bytes % mtu != 0);  // no overflow at INT64_MAX
     if (packets > kMaxMessagePackets)
-      throw UserError(fmt::format("{}workload entry {} ({} -> {}): {} bytes are {} packets of network.mtu = {} bytes; "
-                                  "a message holds at most {} packets (32-bit sequence numbers): split it or raise network.mtu",
-                                  source, i, f.src, f.dst, f.bytes, packets, mtu,
-                                  kMaxMessagePackets));
+      throw UserError(
+          fmt::format("{}workload entry {} ({} -> {}): {} bytes are {} packets of network.mtu = {} bytes; "
+                      "a message holds at most {} packets (32-bit sequence numbers): split it or raise network.mtu",
+                      source, i, f.src, f.dst, f.bytes, packets, mtu, kMaxMessagePackets));
   }
 }
 
@@ -84,7 +82,8 @@ WorkloadStats workload_stats(const Workload& w) {
     } else {
       ++s.transfers;
       // Saturates instead of the signed overflow of a plain sum of huge sizes.
-      if (__builtin_add_overflow(s.total_bytes, f.bytes, &s.total_bytes)) s.total_bytes = std::numeric_limits<Bytes>::max();
+      if (__builtin_add_overflow(s.total_bytes, f.bytes, &s.total_bytes))
+        s.total_bytes = std::numeric_limits<Bytes>::max();
     }
     if (first) {
       s.first_start = s.last_start = f.start;

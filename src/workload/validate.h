@@ -20,8 +20,8 @@ void validate_workload(const Workload& w, std::int32_t num_hosts);
 
 // A transfer is at most kMaxMessagePackets packets: packet sequence numbers are 32-bit (the wire
 // format), so a larger message would wrap. Throws UserError naming the first entry above the limit,
-// its size and `source` (a message prefix saying where the sizes came from, e.g. Config::where's "c.toml:12: "). A message of
-// 2^32 + 1 packets used to become one packet and "finish" in microseconds ([issue 14]).
+// its size and `source` (a message prefix saying where the sizes came from, e.g. Config::where's "c.toml:12: "). A
+// message of 2^32 + 1 packets used to become one packet and "finish" in microseconds ([issue 14]).
 inline constexpr std::int64_t kMaxMessagePackets = 0xFFFFFFFELL;
 void check_packet_counts(const Workload& w, Bytes mtu, const std::string& source);
 

@@ -57,8 +57,7 @@ std::map<std::pair<int, int>, std::int64_t> minimal_link_load(const Topology& t,
     EXPECT_FALSE(minimal.empty());
     EXPECT_EQ(scale % static_cast<std::int64_t>(minimal.size()), 0);
     for (const auto& p : minimal)
-      for (const auto& h : p.hops)
-        load[{h.node, h.port}] += scale / static_cast<std::int64_t>(minimal.size());
+      for (const auto& h : p.hops) load[{h.node, h.port}] += scale / static_cast<std::int64_t>(minimal.size());
   }
   return load;
 }

@@ -82,17 +82,15 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
-std::string rel(const fs::path& p, const fs::path& root) {
-  return p.lexically_relative(root).generic_string();
-}
+std::string rel(const fs::path& p, const fs::path& root) { return p.lexically_relative(root).generic_string(); }
 
 // ---- include scan ----------------------------------------------------------------------------
 
 // Where the compiler would find an include: a quoted one first next to the including file,
 // then (quoted or angled) under src/, the one include root all layers share. Headers found
 // nowhere under src/ (system and third-party ones) are not layer edges.
-std::optional<fs::path> resolve_include(const fs::path& src, const fs::path& including_file,
-                                        char open, const std::string& name) {
+std::optional<fs::path> resolve_include(const fs::path& src, const fs::path& including_file, char open,
+                                        const std::string& name) {
   std::vector<fs::path> candidates;
   if (open == '"') candidates.push_back(including_file.parent_path() / name);
   candidates.push_back(src / name);
@@ -140,12 +138,10 @@ void scan_includes(const fs::path& root, const fs::path& src, LayerReport& r) {
         if (!r.table.has(to))
           why = "'" + to + "' is not a layer in the table of " + arch;
         else
-          why = arch + " allows " + layer + " only: " + join(allowed) +
-                " (direct: " + join(r.table.direct.at(layer)) +
+          why = arch + " allows " + layer + " only: " + join(allowed) + " (direct: " + join(r.table.direct.at(layer)) +
                 "; includes may use their transitive closure)";
-        r.findings.push_back(
-            {Finding::Kind::Include, rel(f, root), line,
-             "layer '" + layer + "' includes " + written + " of layer '" + to + "', but " + why});
+        r.findings.push_back({Finding::Kind::Include, rel(f, root), line,
+                              "layer '" + layer + "' includes " + written + " of layer '" + to + "', but " + why});
       }
     }
   }
@@ -185,9 +181,7 @@ std::string layer_of_target(const std::string& target) {
   return "";
 }
 
-std::string target_of_layer(const std::string& layer) {
-  return layer == "cli" ? "lbsim" : "lbsim_" + layer;
-}
+std::string target_of_layer(const std::string& layer) { return layer == "cli" ? "lbsim" : "lbsim_" + layer; }
 
 struct LinkSite {
   std::string file;
@@ -200,14 +194,12 @@ void scan_cmake_file(const fs::path& root, const fs::path& file, LayerReport& r,
                      std::map<std::string, LinkSite>& calls) {
   const std::string text = strip_cmake_comments(read_file(file));
   static const std::regex kCall(R"(\btarget_link_libraries\s*\()", std::regex::icase);
-  static const std::set<std::string> kKeywords = {
-      "PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES"};
+  static const std::set<std::string> kKeywords = {"PUBLIC",      "PRIVATE",      "INTERFACE",
+                                                  "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES"};
   const std::string fname = rel(file, root);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kCall);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kCall); it != std::sregex_iterator(); ++it) {
     const size_t open = static_cast<size_t>(it->position(0) + it->length(0));
-    const int line =
-        1 + static_cast<int>(std::count(text.begin(), text.begin() + it->position(0), '\n'));
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + it->position(0), '\n'));
     // Arguments up to the matching ')' (a call may span several lines).
     int depth = 1;
     size_t close = open;
@@ -216,8 +208,7 @@ void scan_cmake_file(const fs::path& root, const fs::path& file, LayerReport& r,
       if (text[close] == ')') --depth;
     }
     if (depth != 0) {
-      r.findings.push_back(
-          {Finding::Kind::Cmake, fname, line, "unterminated target_link_libraries("});
+      r.findings.push_back({Finding::Kind::Cmake, fname, line, "unterminated target_link_libraries("});
       continue;
     }
     std::istringstream args(text.substr(open, close - 1 - open));
@@ -252,9 +243,9 @@ void scan_cmake_file(const fs::path& root, const fs::path& file, LayerReport& r,
     calls.emplace(layer, LinkSite{fname, line});
     for (const auto& d : deps) {
       if (!r.table.has(d)) {
-        r.findings.push_back({Finding::Kind::Cmake, fname, line,
-                              target + " links lbsim_" + d + ", but '" + d +
-                                  "' is not a layer in docs/architecture.md's table"});
+        r.findings.push_back(
+            {Finding::Kind::Cmake, fname, line,
+             target + " links lbsim_" + d + ", but '" + d + "' is not a layer in docs/architecture.md's table"});
         continue;
       }
       r.cmake_deps[layer].insert(d);
@@ -275,8 +266,7 @@ void check_cmake(const fs::path& root, const fs::path& src, LayerReport& r) {
   std::vector<fs::path> extra;
   if (fs::is_directory(src))
     for (const auto& e : fs::directory_iterator(src))
-      if (e.is_directory() && fs::is_regular_file(e.path() / "layer.cmake"))
-        extra.push_back(e.path() / "layer.cmake");
+      if (e.is_directory() && fs::is_regular_file(e.path() / "layer.cmake")) extra.push_back(e.path() / "layer.cmake");
   std::sort(extra.begin(), extra.end());
   for (const auto& f : extra) scan_cmake_file(root, f, r, sites, calls);
 
@@ -294,15 +284,14 @@ void check_cmake(const fs::path& root, const fs::path& src, LayerReport& r) {
     for (const auto& d : want)
       if (!have.count(d))
         r.findings.push_back({Finding::Kind::Cmake, call.file, call.line,
-                              target + " does not link lbsim_" + d + ", but " + row + " says " +
-                                  layer + " depends on " + d +
-                                  " (add it to target_link_libraries(" + target + " ...))"});
+                              target + " does not link lbsim_" + d + ", but " + row + " says " + layer +
+                                  " depends on " + d + " (add it to target_link_libraries(" + target + " ...))"});
     for (const auto& d : have)
       if (!want.count(d)) {
         const LinkSite& s = sites.at({layer, d});
         r.findings.push_back({Finding::Kind::Cmake, s.file, s.line,
-                              target + " links lbsim_" + d + ", but " + row + " does not list " +
-                                  d + " among " + layer + "'s dependencies (" + join(want) + ")"});
+                              target + " links lbsim_" + d + ", but " + row + " does not list " + d + " among " +
+                                  layer + "'s dependencies (" + join(want) + ")"});
       }
   }
 }
@@ -328,17 +317,13 @@ const char* kind_name(Finding::Kind k) {
 std::string LayerReport::str() const {
   std::string out;
   for (const auto& f : findings)
-    out +=
-        f.file + ":" + std::to_string(f.line) + ": " + kind_name(f.kind) + ": " + f.message + "\n";
+    out += f.file + ":" + std::to_string(f.line) + ": " + kind_name(f.kind) + ": " + f.message + "\n";
   return out;
 }
 
-LayerTable parse_layer_table(const std::string& markdown, const std::string& file,
-                             std::vector<Finding>& findings) {
+LayerTable parse_layer_table(const std::string& markdown, const std::string& file, std::vector<Finding>& findings) {
   LayerTable t;
-  auto fail = [&](int line, const std::string& msg) {
-    findings.push_back({Finding::Kind::Table, file, line, msg});
-  };
+  auto fail = [&](int line, const std::string& msg) { findings.push_back({Finding::Kind::Table, file, line, msg}); };
   const auto lines = split_lines(markdown);
   size_t i = 0;
   while (i < lines.size() && trim(lines[i]) != "## Layers") ++i;
@@ -380,8 +365,7 @@ LayerTable parse_layer_table(const std::string& markdown, const std::string& fil
     const int line = static_cast<int>(i) + 1;
     const auto cells = split_row(lines[i]);
     if (cells.size() < header.size()) {
-      fail(line, "row has " + std::to_string(cells.size()) + " cells, the header " +
-                     std::to_string(header.size()));
+      fail(line, "row has " + std::to_string(cells.size()) + " cells, the header " + std::to_string(header.size()));
       continue;
     }
     const std::string layer = strip_backticks(cells[static_cast<size_t>(col_layer)]);
@@ -394,8 +378,8 @@ LayerTable parse_layer_table(const std::string& markdown, const std::string& fil
       continue;
     }
     // "core, topo (graph only)": parenthesised remarks are prose, not dependencies.
-    const std::string deps_cell = trim(
-        std::regex_replace(cells[cells.size() - deps_from_end], std::regex(R"(\([^)]*\))"), ""));
+    const std::string deps_cell =
+        trim(std::regex_replace(cells[cells.size() - deps_from_end], std::regex(R"(\([^)]*\))"), ""));
     std::set<std::string> deps;
     if (deps_cell != "-" && !deps_cell.empty()) {
       std::istringstream in(deps_cell);
@@ -419,8 +403,7 @@ LayerTable parse_layer_table(const std::string& markdown, const std::string& fil
       if (d == layer)
         fail(t.row_line.at(layer), "layer '" + layer + "' depends on itself");
       else if (!t.has(d))
-        fail(t.row_line.at(layer),
-             layer + " depends on '" + d + "', which is not a row of the table");
+        fail(t.row_line.at(layer), layer + " depends on '" + d + "', which is not a row of the table");
     }
   // Layers form a DAG; a cycle would make "below" meaningless.
   std::map<std::string, int> state;  // 0 new, 1 on the stack, 2 done
@@ -432,8 +415,7 @@ LayerTable parse_layer_table(const std::string& markdown, const std::string& fil
       if (!t.has(d) || d == l) continue;
       if (state[d] == 1) {
         std::string cyc;
-        for (auto it = std::find(stack.begin(), stack.end(), d); it != stack.end(); ++it)
-          cyc += *it + " -> ";
+        for (auto it = std::find(stack.begin(), stack.end(), d); it != stack.end(); ++it) cyc += *it + " -> ";
         fail(t.row_line.at(l), "dependency cycle: " + cyc + d);
       } else if (state[d] == 0) {
         visit(d);
@@ -482,9 +464,8 @@ LayerReport check_layers(const fs::path& repo_root) {
       if (e.is_directory()) folders.insert(e.path().filename().string());
   for (const auto& f : folders)
     if (!r.table.has(f))
-      r.findings.push_back(
-          {Finding::Kind::Folder, "src/" + f, 0,
-           "src/" + f + "/ is not a row of the layer table in docs/architecture.md"});
+      r.findings.push_back({Finding::Kind::Folder, "src/" + f, 0,
+                            "src/" + f + "/ is not a row of the layer table in docs/architecture.md"});
   for (const auto& l : r.table.order)
     if (!folders.count(l))
       r.findings.push_back({Finding::Kind::Folder, "docs/architecture.md", r.table.row_line.at(l),
@@ -496,14 +477,13 @@ LayerReport check_layers(const fs::path& repo_root) {
   for (const auto& l : r.table.order) {
     if (!folders.count(l)) continue;
     for (const auto& d : r.table.direct.at(l)) {
-      const bool used = std::any_of(r.edges.begin(), r.edges.end(),
-                                    [&](const IncludeEdge& e) { return e.from == l && e.to == d; });
+      const bool used =
+          std::any_of(r.edges.begin(), r.edges.end(), [&](const IncludeEdge& e) { return e.from == l && e.to == d; });
       if (!used)
-        r.findings.push_back(
-            {Finding::Kind::UnusedDependency, "docs/architecture.md", r.table.row_line.at(l),
-             "the table says " + l + " depends on " + d + ", but no file under src/" + l +
-                 "/ includes a header of " + d + "; drop it from the table and from " +
-                 target_of_layer(l) + "'s target_link_libraries"});
+        r.findings.push_back({Finding::Kind::UnusedDependency, "docs/architecture.md", r.table.row_line.at(l),
+                              "the table says " + l + " depends on " + d + ", but no file under src/" + l +
+                                  "/ includes a header of " + d + "; drop it from the table and from " +
+                                  target_of_layer(l) + "'s target_link_libraries"});
     }
   }
 

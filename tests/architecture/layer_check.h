@@ -59,8 +59,7 @@ struct LayerReport {
 
 // Parses the "## Layers" table of an architecture.md text. Problems go to `findings` with
 // `file` as their file name; a missing table yields an empty table and a Table finding.
-LayerTable parse_layer_table(const std::string& markdown, const std::string& file,
-                             std::vector<Finding>& findings);
+LayerTable parse_layer_table(const std::string& markdown, const std::string& file, std::vector<Finding>& findings);
 
 // The layers `layer` may include: the transitive closure of its direct dependencies.
 std::set<std::string> allowed_layers(const LayerTable& table, const std::string& layer);

@@ -21,8 +21,7 @@ namespace {
 class FakeRepo {
  public:
   explicit FakeRepo(const std::string& name)
-      : root_(fs::temp_directory_path() /
-              ("lbsim_arch_" + name + "_" + std::to_string(::getpid()))) {
+      : root_(fs::temp_directory_path() / ("lbsim_arch_" + name + "_" + std::to_string(::getpid()))) {
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -61,16 +60,15 @@ std::string cmake(const std::string& layers, const std::string& links) {
 }
 
 int count_kind(const LayerReport& r, Finding::Kind k) {
-  return static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(),
-                                        [&](const Finding& f) { return f.kind == k; }));
+  return static_cast<int>(
+      std::count_if(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return f.kind == k; }));
 }
 
 }  // namespace
 
 TEST(Architecture, RepositoryFollowsTheLayerTable) {
   const LayerReport r = check_layers(LBSIM_SOURCE_DIR);
-  EXPECT_TRUE(r.ok()) << "layering violations (rules: docs/architecture.md, ## Layers):\n"
-                      << r.str();
+  EXPECT_TRUE(r.ok()) << "layering violations (rules: docs/architecture.md, ## Layers):\n" << r.str();
   // The check must have seen the real tree, not passed on an empty one.
   EXPECT_GE(r.table.order.size(), 10u);
   EXPECT_TRUE(r.table.has("core") && r.table.has("cli"));
@@ -111,8 +109,7 @@ TEST(Architecture, PlantedIncludeViolationIsReportedWithFileAndLine) {
 TEST(Architecture, TransitiveIncludesAllowedAndEveryIncludeSpellingChecked) {
   FakeRepo repo("forms");
   // a -> c -> b: a may include b through c; b may include nothing.
-  repo.write("docs/architecture.md",
-             arch_md("| a | top | c |\n| b | bottom | - |\n| c | mid | b |\n"));
+  repo.write("docs/architecture.md", arch_md("| a | top | c |\n| b | bottom | - |\n| c | mid | b |\n"));
   repo.write("src/CMakeLists.txt", cmake("a b c",
                                          "target_link_libraries(lbsim_a PUBLIC lbsim_c)\n"
                                          "target_link_libraries(lbsim_c PUBLIC lbsim_b)\n"));
@@ -152,9 +149,7 @@ TEST(Architecture, CmakeMismatchIsReported) {
   ASSERT_EQ(count_kind(r, Finding::Kind::Cmake), 2) << r.str();
   const std::string s = r.str();
   EXPECT_NE(s.find("lbsim_a does not link lbsim_b"), std::string::npos) << s;
-  EXPECT_NE(s.find("src/CMakeLists.txt:7: cmake dependency: lbsim_b links lbsim_a"),
-            std::string::npos)
-      << s;
+  EXPECT_NE(s.find("src/CMakeLists.txt:7: cmake dependency: lbsim_b links lbsim_a"), std::string::npos) << s;
 
   // A layer's own layer.cmake counts: moving the link there fixes the missing edge.
   repo.write("src/CMakeLists.txt", cmake("a b", ""));
@@ -201,15 +196,13 @@ TEST(Architecture, TableErrorsAreClearFailures) {
   ASSERT_EQ(r.findings.size(), 1u) << r.str();
   EXPECT_EQ(r.findings[0].kind, Finding::Kind::Table);
   EXPECT_EQ(r.findings[0].line, 3);
-  EXPECT_NE(r.findings[0].message.find("no layer table under '## Layers'"), std::string::npos)
-      << r.str();
+  EXPECT_NE(r.findings[0].message.find("no layer table under '## Layers'"), std::string::npos) << r.str();
 
   // A dependency that is prose, not a layer list.
   repo.write("docs/architecture.md", arch_md("| a | x | everything above |\n"));
   r = check_layers(repo.root());
   ASSERT_EQ(count_kind(r, Finding::Kind::Table), 1) << r.str();
-  EXPECT_NE(r.str().find("'everything above' in the 'depends on' of a is not a layer name"),
-            std::string::npos)
+  EXPECT_NE(r.str().find("'everything above' in the 'depends on' of a is not a layer name"), std::string::npos)
       << r.str();
 
   // A dependency on a layer without a row, and a cycle.

@@ -377,7 +377,7 @@ TEST(BallsTheorem, HugeThresholdConvergesInTheFirstPhase) {
 // converges; the steps grow like n ln n (their ratio stays within a constant band as n doubles)
 // and the largest queue like ln n.
 TEST(BallsTheorem, ConvergesInOrderNLogNWithLogQueues) {
-  EXPECT_EQ(theorem_tau(16), 12);  // ceil(4 ln 16) = ceil(11.09)
+  EXPECT_EQ(theorem_tau(16), 12);            // ceil(4 ln 16) = ceil(11.09)
   EXPECT_EQ(theorem_colors_per_bin(16), 7);  // ceil(2.4 ln 16) = ceil(6.65)
   EXPECT_EQ(theorem_tau(5), 7);
   EXPECT_EQ(theorem_colors_per_bin(5), 4);
@@ -421,8 +421,7 @@ TEST(BallsCsv, Columns) {
   q.seeds = 2;
   q.bin_seeds = 1;
   const auto qr = run_queue(q);
-  EXPECT_EQ(first_line(queue_steps_csv(qr)),
-            "model,bins,seed,step,max_queue,total,remember_fraction,settled_fraction");
+  EXPECT_EQ(first_line(queue_steps_csv(qr)), "model,bins,seed,step,max_queue,total,remember_fraction,settled_fraction");
   EXPECT_EQ(lines(queue_steps_csv(qr)), 1u + 2 * 2 * 2 * 7);  // models x n x seeds x steps
   EXPECT_EQ(first_line(queue_bins_csv(qr)), "model,bins,seed,step,bin,queue");
   EXPECT_EQ(lines(queue_bins_csv(qr)), 1u + 2 * (3 + 4) * 7);  // first seed only
@@ -445,8 +444,9 @@ TEST(BallsCsv, Columns) {
 
 TEST(BallsConfig, KeysAndErrorsNameTheFileLineAndKey) {
   config::Config c;
-  config::load_text(c, "[balls]\nevs_flows = \"1, 32\"\nqueue_bins = \"8,16\"\ntau_count = \"after\"\n"
-                       "recycle = \"round_robin\"\n[run]\nseed = 9\n",
+  config::load_text(c,
+                    "[balls]\nevs_flows = \"1, 32\"\nqueue_bins = \"8,16\"\ntau_count = \"after\"\n"
+                    "recycle = \"round_robin\"\n[run]\nseed = 9\n",
                     "b.toml");
   EXPECT_EQ(evs_params(c).flows, (std::vector<int>{1, 32}));
   EXPECT_EQ(evs_params(c).seed, 9u);

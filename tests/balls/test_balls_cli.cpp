@@ -20,7 +20,8 @@ TEST(BallsCli, QueueWritesFilesAndReport) {
   const auto r = run("balls queue --set balls.queue_bins=3 --set balls.queue_steps=5 --set balls.seeds=2 --out " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("[REPS] sec. 5.1 queue model"), std::string::npos) << r.out;
-  for (const char* f : {"queue_runs.csv", "queue_steps.csv", "queue_bins.csv", "report.txt", "config.toml", "balls.json"})
+  for (const char* f :
+       {"queue_runs.csv", "queue_steps.csv", "queue_bins.csv", "report.txt", "config.toml", "balls.json"})
     EXPECT_TRUE(fs::is_regular_file(fs::path(dir) / f)) << f;
   const auto j = lbsim::test::read_file(dir + "/balls.json");
   EXPECT_NE(j.find("\"command\": \"queue\""), std::string::npos) << j;

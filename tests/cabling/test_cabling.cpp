@@ -121,7 +121,8 @@ TEST(CablingPlan, EveryMmsLinkOnceWithPortRules) {
       ++step_count[l.step];
       EXPECT_EQ(l.step, la[1] != lb[1] ? 3 : (la[0] == lb[0] ? 1 : 2));
       EXPECT_EQ(l.inter_rack, la[1] != lb[1]);
-      for (const auto& [sw, port, other] : {std::tuple{l.sw_a, l.port_a, l.sw_b}, std::tuple{l.sw_b, l.port_b, l.sw_a}}) {
+      for (const auto& [sw, port, other] :
+           {std::tuple{l.sw_a, l.port_a, l.sw_b}, std::tuple{l.sw_b, l.port_b, l.sw_a}}) {
         EXPECT_GT(port, p);  // endpoint ports 1..p stay free
         EXPECT_LE(port, p + kp);
         const int own = g.label(sw)[1], orack = g.label(other)[1];
@@ -143,8 +144,8 @@ TEST(CablingPlan, EveryMmsLinkOnceWithPortRules) {
     // sec. 3.2: every two racks are joined by 2q cables.
     EXPECT_EQ(static_cast<int>(rack_pair.size()), q * (q - 1) / 2);
     for (const auto& [k, n] : rack_pair) EXPECT_EQ(n, 2 * q);
-    EXPECT_EQ(step_count[1], q * q * nx);     // q racks x 2 subgroups x q switches x |X| / 2
-    EXPECT_EQ(step_count[2], q * q);          // one per switch pair (0,R,.)-(1,R,.)
+    EXPECT_EQ(step_count[1], q * q * nx);  // q racks x 2 subgroups x q switches x |X| / 2
+    EXPECT_EQ(step_count[2], q * q);       // one per switch pair (0,R,.)-(1,R,.)
     EXPECT_EQ(step_count[3], q * q * (q - 1));
   }
 }
@@ -177,16 +178,19 @@ TEST(CablingPlan, WritersDescribeEveryLink) {
   ASSERT_EQ(csv.size(), 1 + plan.links.size());
   EXPECT_EQ(csv[0], "link,step,cable,a_name,a_S,a_R,a_I,a_port,b_name,b_S,b_R,b_I,b_port");
   const auto& l = plan.links.back();
-  EXPECT_EQ(csv.back(), fmt::format("{},3,optical,{},{},{},{},{},{},{},{},{},{}", l.id, plan.name(l.sw_a),
-                                    plan.labels[static_cast<std::size_t>(l.sw_a)][0], plan.labels[static_cast<std::size_t>(l.sw_a)][1],
-                                    plan.labels[static_cast<std::size_t>(l.sw_a)][2], l.port_a, plan.name(l.sw_b),
-                                    plan.labels[static_cast<std::size_t>(l.sw_b)][0], plan.labels[static_cast<std::size_t>(l.sw_b)][1],
-                                    plan.labels[static_cast<std::size_t>(l.sw_b)][2], l.port_b));
+  EXPECT_EQ(
+      csv.back(),
+      fmt::format("{},3,optical,{},{},{},{},{},{},{},{},{},{}", l.id, plan.name(l.sw_a),
+                  plan.labels[static_cast<std::size_t>(l.sw_a)][0], plan.labels[static_cast<std::size_t>(l.sw_a)][1],
+                  plan.labels[static_cast<std::size_t>(l.sw_a)][2], l.port_a, plan.name(l.sw_b),
+                  plan.labels[static_cast<std::size_t>(l.sw_b)][0], plan.labels[static_cast<std::size_t>(l.sw_b)][1],
+                  plan.labels[static_cast<std::size_t>(l.sw_b)][2], l.port_b));
   const auto ports = split_lines(plan_ports_csv(plan));
   ASSERT_EQ(ports.size(), 1u + 50u * 11u);
   EXPECT_EQ(ports[0], "switch,S,R,I,rack_slot,port,role,peer,peer_port,link");
   EXPECT_EQ(ports[1], "sf-0-0-0,0,0,0,0,1,endpoint,,,");
-  EXPECT_EQ(ports[5], fmt::format("sf-0-0-0,0,0,0,0,5,intra-rack,{},{},1", plan.name(plan.links[0].sw_b), plan.links[0].port_b));
+  EXPECT_EQ(ports[5],
+            fmt::format("sf-0-0-0,0,0,0,0,5,intra-rack,{},{},1", plan.name(plan.links[0].sw_b), plan.links[0].port_b));
   EXPECT_EQ(ports.back().substr(0, 22), "sf-1-4-4,1,4,4,9,11,in");  // bottom slot of rack 4, last inter-rack port
   const std::string json = plan_json(plan);
   EXPECT_NE(json.find("\"wiring_steps\""), std::string::npos);
@@ -273,7 +277,8 @@ TEST(Ibnetdiscover, MalformedLinesGiveLineNumbers) {
       // The two sides of a cable disagree.
       {head + "[3]\t\"S-0002c903004e4c00\"[1]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n[1]\t\"S-0002c903004e4b00\"[4]\n",
        "bad.txt:5:", "inconsistent dump"},
-      {head + "[3]\t\"S-0002c903004e4c00\"[40]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n", "bad.txt:2:", "peer port 40 out of range"},
+      {head + "[3]\t\"S-0002c903004e4c00\"[40]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n",
+       "bad.txt:2:", "peer port 40 out of range"},
       {head + head, "bad.txt:2:", "already listed at line 1"},
       {head + "[3]\t\"H-0002c903004e4c00\"[1]\n\nSwitch\t36 \"S-0002c903004e4c00\"\n", "bad.txt:4:", "is named S-"},
   };
@@ -337,7 +342,8 @@ TEST(CablingVerify, SameSwitchWrongPortsGiveMoveAndSwapInstructions) {
     cable(lines, plan, a, 20, pr->first, pr->second);
     const auto rep = verify_text(plan, join(lines));
     ASSERT_EQ(rep.miswired.size(), 1u) << rep.text();
-    EXPECT_NE(rep.miswired[0].find(fmt::format("move the cable at {} port 20 to port 5", plan.name(a))), std::string::npos)
+    EXPECT_NE(rep.miswired[0].find(fmt::format("move the cable at {} port 20 to port 5", plan.name(a))),
+              std::string::npos)
         << rep.miswired[0];
     EXPECT_EQ(rep.missing.size(), 1u);
     EXPECT_TRUE(rep.unexpected.empty());
@@ -350,8 +356,9 @@ TEST(CablingVerify, SameSwitchWrongPortsGiveMoveAndSwapInstructions) {
     cable(lines, plan, a, 9, p8->first, p8->second);
     const auto rep = verify_text(plan, join(lines));
     ASSERT_EQ(rep.miswired.size(), 1u) << rep.text();
-    const bool ok = rep.miswired[0].find(fmt::format("swap the cables at {} ports 8 and 9", plan.name(a))) != std::string::npos ||
-                    rep.miswired[0].find(fmt::format("swap the cables at {} ports 9 and 8", plan.name(a))) != std::string::npos;
+    const bool ok =
+        rep.miswired[0].find(fmt::format("swap the cables at {} ports 8 and 9", plan.name(a))) != std::string::npos ||
+        rep.miswired[0].find(fmt::format("swap the cables at {} ports 9 and 8", plan.name(a))) != std::string::npos;
     EXPECT_TRUE(ok) << rep.miswired[0];
     EXPECT_EQ(rep.missing.size(), 2u);
   }
@@ -380,7 +387,8 @@ TEST(CablingVerify, FindsExtraCableAndStrayEndpoint) {
   const auto rep = verify_text(plan, join(lines));
   EXPECT_FALSE(rep.ok());
   ASSERT_EQ(rep.unexpected.size(), 1u) << rep.text();
-  EXPECT_NE(rep.unexpected[0].find(fmt::format("{} port 30 <-> {} port 31", plan.name(3), plan.name(40))), std::string::npos)
+  EXPECT_NE(rep.unexpected[0].find(fmt::format("{} port 30 <-> {} port 31", plan.name(3), plan.name(40))),
+            std::string::npos)
       << rep.unexpected[0];
   EXPECT_NE(rep.unexpected[0].find("remove the cable"), std::string::npos);
   EXPECT_TRUE(rep.missing.empty());
@@ -507,7 +515,8 @@ TEST(CablingConfig, ErrorsNameKeyAndOrigin) {
     std::string text, msg;
   };
   const std::vector<Case> cases = {
-      {"[topology]\nkind = \"slim_fly\"\n\nqq = 5\n", "t.toml:4: unknown key 'topology.qq' (did you mean 'topology.q'?)"},
+      {"[topology]\nkind = \"slim_fly\"\n\nqq = 5\n",
+       "t.toml:4: unknown key 'topology.qq' (did you mean 'topology.q'?)"},
       {"[topologie]\nq = 5\n", "t.toml:1: unknown key 'topologie' (did you mean 'topology."},
       {"[topology]\nq = \"five\"\n", "t.toml:2: key 'topology.q': expected an integer, got a string"},
       {"[topology]\nkind = \"dragonfly\"\n",
@@ -518,7 +527,8 @@ TEST(CablingConfig, ErrorsNameKeyAndOrigin) {
        "t.toml:5: cabling: switch_ports = 10 is less than the p + k' = 4 + 7 = 11 ports"},
       {"[topology]\nkind = \"slim_fly\"\nq = 5\n[cabling]\nname_prefix = \"s f\"\n",
        "t.toml:5: cabling.name_prefix = \"s f\" must be non-empty"},
-      {"[cabling]\nswich_ports = 1\n", "t.toml:2: unknown key 'cabling.swich_ports' (did you mean 'cabling.switch_ports'?)"},
+      {"[cabling]\nswich_ports = 1\n",
+       "t.toml:2: unknown key 'cabling.swich_ports' (did you mean 'cabling.switch_ports'?)"},
       {"[topology]\nq = 5\nq = 7\n", "t.toml:3:"},
   };
   for (const auto& cs : cases) {
@@ -658,13 +668,14 @@ TEST(CablingPlan, SvgPortNumbersDoNotOverlapLabels) {
   for (int q : {5, 11}) {
     auto plan = make_cabling_plan(q, -1, 36);
     const std::string svg = rack_pair_svg(plan, 0, q - 1);
-    const std::regex box(R"re(<text x="(\d+)" y="(\d+)">([^<]*)</text>\n<text x="(\d+)" y="\d+" font-weight="bold">(\d+)</text>)re");
+    const std::regex box(
+        R"re(<text x="(\d+)" y="(\d+)">([^<]*)</text>\n<text x="(\d+)" y="\d+" font-weight="bold">(\d+)</text>)re");
     int boxes = 0;
     for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it, ++boxes) {
       const double lx = std::stod((*it)[1]), px = std::stod((*it)[4]);
       const double lw = 7.5 * static_cast<double>((*it)[3].length()), pw = 7.5 * static_cast<double>((*it)[5].length());
-      EXPECT_TRUE(px >= lx + lw || px + pw <= lx) << "q " << q << ": label '" << (*it)[3] << "' at " << lx << " and port "
-                                                  << (*it)[5] << " at " << px;
+      EXPECT_TRUE(px >= lx + lw || px + pw <= lx)
+          << "q " << q << ": label '" << (*it)[3] << "' at " << lx << " and port " << (*it)[5] << " at " << px;
     }
     EXPECT_EQ(boxes, 4 * q) << q;
   }

@@ -36,7 +36,8 @@ TEST(CablingCli, PlanVerifyExitCodes) {
   fs::create_directories(dir);
   std::ofstream(dir / "sf.toml") << "[topology]\nkind = \"slim_fly\"\nq = 5\n[cabling]\nswitch_ports = 36\n";
   const std::string b = bin.string(), d = dir.string();
-  ASSERT_EQ(run(b + " cabling plan " + d + "/sf.toml --out " + d + "/plan --emit-ibnetdiscover " + d + "/fabric.txt"), 0);
+  ASSERT_EQ(run(b + " cabling plan " + d + "/sf.toml --out " + d + "/plan --emit-ibnetdiscover " + d + "/fabric.txt"),
+            0);
   EXPECT_TRUE(fs::exists(dir / "plan" / "links.csv"));
   EXPECT_TRUE(fs::exists(dir / "plan" / "cables.csv"));
   EXPECT_TRUE(fs::exists(dir / "plan" / "sheets" / "rack_0.csv"));
@@ -58,7 +59,8 @@ TEST(CablingCli, PlanVerifyExitCodes) {
   const auto ls = dump.rfind('\n', mirror) + 1;
   dump.erase(ls, dump.find('\n', mirror) + 1 - ls);
   std::ofstream(dir / "missing.txt") << dump;
-  EXPECT_EQ(run(b + " cabling verify " + d + "/sf.toml --discovered " + d + "/missing.txt --report " + d + "/r.txt"), 1);
+  EXPECT_EQ(run(b + " cabling verify " + d + "/sf.toml --discovered " + d + "/missing.txt --report " + d + "/r.txt"),
+            1);
   EXPECT_NE(slurp(dir / "r.txt").find("MISSING (1)"), std::string::npos) << slurp(dir / "r.txt");
   // Malformed dump and bad config are user errors -> 2.
   std::ofstream(dir / "bad.txt") << "Switch\t36 \"S-01\"\n[1] nonsense\n";

@@ -23,12 +23,14 @@ TEST(Cli, BadConfigExitsTwoWithMessage) {
   const auto cfg = lbsim::test::write_file(dir + "/bad.toml", "[lb]\nalgoritm = \"ops\"\n");
   const auto r = run("run " + cfg);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("bad.toml:2: unknown key 'lb.algoritm' (did you mean 'lb.algorithm'?)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bad.toml:2: unknown key 'lb.algoritm' (did you mean 'lb.algorithm'?)"), std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, RunWritesFolderAndUnfinishedExitsThree) {
   const auto dir = lbsim::test::temp_dir("cli-run");
-  const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"64KiB\"\n");
+  const auto cfg =
+      lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"64KiB\"\n");
   auto r = run("run " + cfg + " --out " + dir + "/out --quiet");
   EXPECT_EQ(r.code, 0) << r.out;
   for (auto f : {"config.toml", "summary.json", "flows.csv", "ports.csv"})
@@ -41,7 +43,8 @@ TEST(Cli, RunWritesFolderAndUnfinishedExitsThree) {
 // Issue 14: a message of 2^32 + 1 packets ran as one packet and exited 0; size 0 "finished".
 TEST(Cli, MessageSizesAtTheEdgeAreErrors) {
   const auto dir = lbsim::test::temp_dir("cli-size");
-  const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = 17592186048512\n");
+  const auto cfg = lbsim::test::write_file(dir + "/c.toml",
+                                           "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = 17592186048512\n");
   auto r = run("run " + cfg + " --out " + dir + "/out --quiet");
   EXPECT_EQ(r.code, 2) << r.out;
   // Found from the keys before anything is built (the memory guard, docs/reliability.md "Limits").
@@ -55,7 +58,8 @@ TEST(Cli, MessageSizesAtTheEdgeAreErrors) {
 // Issue 14: values that were silently changed or ignored are errors naming the key.
 TEST(Cli, IgnoredOrRaisedValuesAreErrors) {
   const auto dir = lbsim::test::temp_dir("cli-silent");
-  const auto ft = lbsim::test::write_file(dir + "/ft.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"64KiB\"\n");
+  const auto ft =
+      lbsim::test::write_file(dir + "/ft.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"64KiB\"\n");
   auto r = run("run " + ft + " --out " + dir + "/o --quiet --seed -1");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--seed -1: key 'run.seed': value -1 is out of range"), std::string::npos) << r.out;
@@ -64,13 +68,18 @@ TEST(Cli, IgnoredOrRaisedValuesAreErrors) {
   r = run("run " + ft + " --out " + dir + "/o --quiet --set network.queue_bytes=1000");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("key 'network.queue_bytes': the data queue would be 1000 bytes, smaller than one full packet"),
-            std::string::npos) << r.out;
-  const auto df = lbsim::test::write_file(dir + "/df.toml", "[topology]\nkind = \"dragonfly\"\na = 2\nh = 1\np = 1\nhosts = 100\n");
+            std::string::npos)
+      << r.out;
+  const auto df =
+      lbsim::test::write_file(dir + "/df.toml", "[topology]\nkind = \"dragonfly\"\na = 2\nh = 1\np = 1\nhosts = 100\n");
   r = run("topo " + df);
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("df.toml:6: key 'topology.hosts' is read only by topology.kind = \"fat_tree\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("df.toml:6: key 'topology.hosts' is read only by topology.kind = \"fat_tree\""),
+            std::string::npos)
+      << r.out;
   // The resolved config of a Dragonfly run lists the fat-tree keys as comments and loads again.
-  const auto ok = lbsim::test::write_file(dir + "/ok.toml", "[topology]\nkind = \"dragonfly\"\na = 2\nh = 1\np = 1\n[workload]\nsize = \"16KiB\"\n");
+  const auto ok = lbsim::test::write_file(
+      dir + "/ok.toml", "[topology]\nkind = \"dragonfly\"\na = 2\nh = 1\np = 1\n[workload]\nsize = \"16KiB\"\n");
   r = run("run " + ok + " --out " + dir + "/o1 --quiet");
   ASSERT_EQ(r.code, 0) << r.out;
   r = run("run " + dir + "/o1/config.toml --out " + dir + "/o2 --quiet");
@@ -148,20 +157,26 @@ TEST(Cli, EverySubcommandExitsTwoOnBadArguments) {
 TEST(Cli, HeapOnHugePagesSameResults) {
   namespace hp = lbsim::huge_pages;
   const auto dir = lbsim::test::temp_dir("cli-huge");
-  const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"256KiB\"\n");
+  const auto cfg =
+      lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"256KiB\"\n");
   const std::string mode = hp::kernel_thp_mode();
   // This test binary is built like lbsim (the same sanitizer flags, the same libc).
-  const std::string expected_on = !hp::glibc_heap() ? "off" : mode == "always" ? "always" : mode == "madvise" ? "advised" : "off";
+  const std::string expected_on = !hp::glibc_heap()   ? "off"
+                                  : mode == "always"  ? "always"
+                                  : mode == "madvise" ? "advised"
+                                                      : "off";
   const std::string expected_off = hp::glibc_heap() && mode == "always" ? "always" : "off";
   const auto on = run("run " + cfg + " --out " + dir + "/on --quiet");
   ASSERT_EQ(on.code, 0) << on.out;
   const auto off = lbsim::test::run_lbsim_env("LBSIM_HUGEPAGES=0", "run " + cfg + " --out " + dir + "/off --quiet");
   ASSERT_EQ(off.code, 0) << off.out;
   // The user's own setting is kept (no re-execution over it).
-  const auto own = lbsim::test::run_lbsim_env("GLIBC_TUNABLES=glibc.malloc.hugetlb=0", "run " + cfg + " --out " + dir + "/own --quiet");
+  const auto own = lbsim::test::run_lbsim_env("GLIBC_TUNABLES=glibc.malloc.hugetlb=0",
+                                              "run " + cfg + " --out " + dir + "/own --quiet");
   ASSERT_EQ(own.code, 0) << own.out;
   const auto backing = [&](const std::string& out) {
-    return nlohmann::json::parse(lbsim::test::read_file(dir + "/" + out + "/summary.json"))["perf"]["huge_pages"].get<std::string>();
+    return nlohmann::json::parse(lbsim::test::read_file(dir + "/" + out + "/summary.json"))["perf"]["huge_pages"]
+        .get<std::string>();
   };
   EXPECT_EQ(backing("on"), expected_on) << "kernel THP mode '" << mode << "'";
   EXPECT_EQ(backing("off"), expected_off);

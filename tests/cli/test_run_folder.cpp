@@ -64,7 +64,8 @@ TEST(RunFolder, FreshFolderIsCreatedWhole) {
   const auto cfg = lbsim::test::write_file(dir + "/c.toml", kSmall);
   const auto r = run_lbsim("run " + cfg + " --out " + dir + "/a/b/run --quiet");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(names_in(dir + "/a/b/run"), (std::vector<std::string>{"config.toml", "flows.csv", "ports.csv", "summary.json"}));
+  EXPECT_EQ(names_in(dir + "/a/b/run"),
+            (std::vector<std::string>{"config.toml", "flows.csv", "ports.csv", "summary.json"}));
   EXPECT_EQ(names_in(dir + "/a/b"), (std::vector<std::string>{"run"}));
   // A folder made like mkdir's: readable by others when the umask allows it (not mkdtemp's 0700).
   const auto perms = fs::status(dir + "/a/b/run").permissions();
@@ -99,7 +100,8 @@ TEST(RunFolder, SignalStopsTheRunAndKeepsWhatWasMeasured) {
   for (const int sig : {SIGINT, SIGTERM}) {
     const auto dir = lbsim::test::temp_dir("run-signal-" + std::to_string(sig));
     const auto cfg = lbsim::test::write_file(
-        dir + "/c.toml", "[topology]\nhosts = 128\nradix = 16\n[workload]\nsize = \"1GiB\"\n[run]\nprogress = \"off\"\n");
+        dir + "/c.toml",
+        "[topology]\nhosts = 128\nradix = 16\n[workload]\nsize = \"1GiB\"\n[run]\nprogress = \"off\"\n");
     const std::string out = dir + "/out", log = dir + "/log.txt";
     const std::string bin = std::string(LBSIM_BINARY_DIR) + "/lbsim";
     std::vector<std::string> args{bin, "run", cfg, "--out", out};
@@ -130,7 +132,8 @@ TEST(RunFolder, SignalStopsTheRunAndKeepsWhatWasMeasured) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << ": " << lbsim::test::read_file(log);
     EXPECT_EQ(WEXITSTATUS(status), 130) << lbsim::test::read_file(log);
-    EXPECT_NE(lbsim::test::read_file(log).find("lbsim: interrupted at t = "), std::string::npos) << lbsim::test::read_file(log);
+    EXPECT_NE(lbsim::test::read_file(log).find("lbsim: interrupted at t = "), std::string::npos)
+        << lbsim::test::read_file(log);
     const auto j = nlohmann::json::parse(lbsim::test::read_file(out + "/summary.json"));
     EXPECT_TRUE(j["interrupted"].get<bool>());
     EXPECT_EQ(j["workload"]["transfers"].get<int>(), 128);

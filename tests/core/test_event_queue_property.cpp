@@ -19,8 +19,8 @@ using namespace lbsim;
 
 namespace {
 
-constexpr SimTime kBucket = SimTime{1} << EventQueue::kShift;           // 2^7 ps
-constexpr SimTime kHorizon = kBucket * EventQueue::kBuckets;            // 2^23 ps
+constexpr SimTime kBucket = SimTime{1} << EventQueue::kShift;  // 2^7 ps
+constexpr SimTime kHorizon = kBucket * EventQueue::kBuckets;   // 2^23 ps
 constexpr SimTime kMaxDelay = SimTime{1} << 40;
 
 struct Later {
@@ -66,15 +66,17 @@ struct Pair {
     const Event got = q.pop();
     ++pops;
     if (got.time != want.time || got.seq != want.seq || got.obj != want.obj || got.kind != want.kind)
-      return ::testing::AssertionFailure() << "pop " << pops << ": (" << got.time << ", seq " << got.seq << ", obj " << got.obj
-                                           << ") vs reference (" << want.time << ", seq " << want.seq << ", obj " << want.obj << ")";
+      return ::testing::AssertionFailure()
+             << "pop " << pops << ": (" << got.time << ", seq " << got.seq << ", obj " << got.obj << ") vs reference ("
+             << want.time << ", seq " << want.seq << ", obj " << want.obj << ")";
     now = got.time;
     return ::testing::AssertionSuccess();
   }
   ::testing::AssertionResult drain() {
     while (!ref.empty())
       if (auto r = pop(); !r) return r;
-    if (!q.empty()) return ::testing::AssertionFailure() << "queue holds " << q.size() << " events the reference does not";
+    if (!q.empty())
+      return ::testing::AssertionFailure() << "queue holds " << q.size() << " events the reference does not";
     return ::testing::AssertionSuccess();
   }
 };
@@ -82,15 +84,24 @@ struct Pair {
 // A delay drawn from a mix that hits every part of the calendar.
 SimTime delay(Rng& rng) {
   switch (rng.below(10)) {
-    case 0: return 0;                                                      // same time: FIFO tie
-    case 1: return static_cast<SimTime>(rng.below(kBucket));               // same or next bucket (side heap)
-    case 2: return static_cast<SimTime>(rng.below(64 * kBucket));          // within a bitmap word
-    case 3: return static_cast<SimTime>(rng.below(kHorizon));              // anywhere on the wheel
-    case 4: return kHorizon - kBucket + static_cast<SimTime>(rng.below(2 * kBucket));  // the horizon's edge
-    case 5: return static_cast<SimTime>(rng.below(static_cast<std::uint64_t>(kMaxDelay) + 1));  // up to 2^40: overflow
-    case 6: return static_cast<SimTime>(rng.below(4)) * kBucket;          // bucket boundaries exactly
-    case 7: return static_cast<SimTime>(rng.below(8)) * kHorizon;         // whole laps ahead (same slot)
-    default: return static_cast<SimTime>(1) << rng.below(41);            // every power of two up to 2^40
+    case 0:
+      return 0;  // same time: FIFO tie
+    case 1:
+      return static_cast<SimTime>(rng.below(kBucket));  // same or next bucket (side heap)
+    case 2:
+      return static_cast<SimTime>(rng.below(64 * kBucket));  // within a bitmap word
+    case 3:
+      return static_cast<SimTime>(rng.below(kHorizon));  // anywhere on the wheel
+    case 4:
+      return kHorizon - kBucket + static_cast<SimTime>(rng.below(2 * kBucket));  // the horizon's edge
+    case 5:
+      return static_cast<SimTime>(rng.below(static_cast<std::uint64_t>(kMaxDelay) + 1));  // up to 2^40: overflow
+    case 6:
+      return static_cast<SimTime>(rng.below(4)) * kBucket;  // bucket boundaries exactly
+    case 7:
+      return static_cast<SimTime>(rng.below(8)) * kHorizon;  // whole laps ahead (same slot)
+    default:
+      return static_cast<SimTime>(1) << rng.below(41);  // every power of two up to 2^40
   }
 }
 
@@ -119,7 +130,8 @@ TEST(EventQueueProperty, MatchesPriorityQueueOnRandomDelays) { random_delays(fal
 // Equal times pop in insertion order, across the wheel, the side heap and the overflow heap.
 TEST(EventQueueProperty, EqualTimesPopInInsertionOrder) {
   Pair p;
-  for (SimTime t : {SimTime{0}, SimTime{5}, kBucket - 1, kBucket, kHorizon - 1, kHorizon, kHorizon + 1, 3 * kHorizon, kMaxDelay})
+  for (SimTime t :
+       {SimTime{0}, SimTime{5}, kBucket - 1, kBucket, kHorizon - 1, kHorizon, kHorizon + 1, 3 * kHorizon, kMaxDelay})
     for (std::uint32_t i = 0; i < 5; ++i) p.push(t, i);
   // Interleave: pop some, then schedule more at the current time (into the bucket being drained).
   for (int i = 0; i < 12; ++i) ASSERT_TRUE(p.pop());
@@ -131,11 +143,14 @@ TEST(EventQueueProperty, EqualTimesPopInInsertionOrder) {
 TEST(EventQueueProperty, OverflowOnly) {
   Pair p;
   Rng rng(11, hash_name("overflow"));
-  for (int i = 0; i < 5000; ++i) p.push(kHorizon + static_cast<SimTime>(rng.below(static_cast<std::uint64_t>(kMaxDelay))), 0);
+  for (int i = 0; i < 5000; ++i)
+    p.push(kHorizon + static_cast<SimTime>(rng.below(static_cast<std::uint64_t>(kMaxDelay))), 0);
   // While draining, schedule follow-ups at short and long delays, as timers do.
   for (int i = 0; i < 5000; ++i) {
     ASSERT_TRUE(p.pop());
-    p.push(p.now + (i % 2 ? static_cast<SimTime>(rng.below(kHorizon)) : static_cast<SimTime>(rng.below(static_cast<std::uint64_t>(kMaxDelay)))), 1);
+    p.push(p.now + (i % 2 ? static_cast<SimTime>(rng.below(kHorizon))
+                          : static_cast<SimTime>(rng.below(static_cast<std::uint64_t>(kMaxDelay)))),
+           1);
   }
   ASSERT_TRUE(p.drain());
 }
@@ -143,7 +158,8 @@ TEST(EventQueueProperty, OverflowOnly) {
 // Sparse events: one per 2^k buckets, so settle() jumps over runs of empty buckets and whole
 // 64-bucket bitmap words, including the jump across the end of the wheel.
 TEST(EventQueueProperty, BitmapSkipsAndWrapAround) {
-  for (SimTime gap : {kBucket, 63 * kBucket, 64 * kBucket, 65 * kBucket, 1000 * kBucket, kHorizon - kBucket, kHorizon + kBucket}) {
+  for (SimTime gap :
+       {kBucket, 63 * kBucket, 64 * kBucket, 65 * kBucket, 1000 * kBucket, kHorizon - kBucket, kHorizon + kBucket}) {
     Pair p;
     p.push(kBucket / 2, 0);
     for (int i = 0; i < 300; ++i) {
@@ -163,7 +179,8 @@ TEST(EventQueueProperty, BurstInOneBucket) {
   Rng rng(5, hash_name("burst"));
   for (int lap = 0; lap < 4; ++lap) {
     const SimTime base = p.now + kHorizon - kBucket;  // same slot every lap
-    for (int i = 0; i < 3000; ++i) p.push(base + static_cast<SimTime>(rng.below(kBucket)), static_cast<std::uint32_t>(lap));
+    for (int i = 0; i < 3000; ++i)
+      p.push(base + static_cast<SimTime>(rng.below(kBucket)), static_cast<std::uint32_t>(lap));
     for (int i = 0; i < 2000; ++i) {
       ASSERT_TRUE(p.pop());
       if (i % 3 == 0) p.push(p.now + static_cast<SimTime>(rng.below(3)), 7);  // into the bucket being drained
@@ -190,9 +207,11 @@ static void in_place(bool hint) {
     const std::uint32_t pops = static_cast<std::uint32_t>(rng.below(n + 1));
     for (std::uint32_t i = 0; i < pops && !p.ref.empty(); ++i) {
       ASSERT_TRUE(p.pop()) << "round " << round;
-      if (rng.below(3) == 0) p.push(p.now + static_cast<SimTime>(rng.below(2 * kBucket)), 3);  // this bucket or the next
+      if (rng.below(3) == 0)
+        p.push(p.now + static_cast<SimTime>(rng.below(2 * kBucket)), 3);  // this bucket or the next
       if (rng.below(4) == 0)
-        for (int k = 0; k < 20; ++k) p.push(p.now + kBucket * static_cast<SimTime>(2 + rng.below(64)), 4);  // new blocks
+        for (int k = 0; k < 20; ++k)
+          p.push(p.now + kBucket * static_cast<SimTime>(2 + rng.below(64)), 4);  // new blocks
     }
   }
   ASSERT_TRUE(p.drain());
@@ -246,8 +265,9 @@ TEST(EventQueueProperty, PrefetchingTheNextBucketChangesNoPop) {
 TEST(EventQueueProperty, AheadShowsTheComingEventsOfTheBucket) {
   EventQueue q;
   const SimTime base = 10 * kBucket;
-  for (std::uint32_t i = 0; i < 20; ++i) q.push(base + static_cast<SimTime>((i * 7) % 20), 0, i);  // one bucket, unsorted
-  q.push(base + 3 * kBucket, 0, 99);  // a later bucket
+  for (std::uint32_t i = 0; i < 20; ++i)
+    q.push(base + static_cast<SimTime>((i * 7) % 20), 0, i);  // one bucket, unsorted
+  q.push(base + 3 * kBucket, 0, 99);                          // a later bucket
   EXPECT_EQ(q.ahead(0), nullptr) << "nothing is drained before the first pop";
   std::vector<Event> popped{q.pop()};
   std::vector<const Event*> seen;

@@ -97,8 +97,7 @@ TEST(Dragonfly, PortLayoutAndLabels) {
       EXPECT_EQ(t.links[t.ports[node][k].link].kind, LinkKind::Local);
       ++expect_peer;
     }
-    for (int k = p + a - 1; k < p + a - 1 + h; ++k)
-      EXPECT_EQ(t.links[t.ports[node][k].link].kind, LinkKind::Global);
+    for (int k = p + a - 1; k < p + a - 1 + h; ++k) EXPECT_EQ(t.links[t.ports[node][k].link].kind, LinkKind::Global);
   }
   EXPECT_EQ(t.nodes[t.switch_node(3 * 8 + 5)].label, "g3s5");
   EXPECT_EQ(t.nodes[(3 * 8 + 5) * 4 + 2].label, "g3s5h2");

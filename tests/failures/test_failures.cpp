@@ -15,7 +15,7 @@ namespace {
 
 // One flow (or several) given as CSV rows, plus a failure file.
 config::Config scenario(const std::string& name, const std::string& flows, const std::string& failures,
-                     const std::string& lb = "ops") {
+                        const std::string& lb = "ops") {
   auto c = test::small_fat_tree();
   const auto dir = test::temp_dir("fail-" + name);
   c.set("workload.kind", "flows_csv");
@@ -177,8 +177,8 @@ TEST(Failures, FileErrorsNameTheLine) {
   // A failure at 1e300 us fired at t = 0 through an out-of-range cast (issue 14).
   expect_error("1e300 down tor0-spine0\n", "f.txt:1: start time 1e300 us is beyond the largest simulated time");
   expect_error("0 down tor0-spine0 for_us=1e13\n", "f.txt:1: for_us is beyond the largest simulated time");
-  const auto ok = net::read_failure_file(
-      test::write_file(dir + "/ok.txt", "1.5 loss link:3 prob=0.5 for_us=2 # comment\n"), t);
+  const auto ok =
+      net::read_failure_file(test::write_file(dir + "/ok.txt", "1.5 loss link:3 prob=0.5 for_us=2 # comment\n"), t);
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].start, ns(1500));
   EXPECT_EQ(ok[0].duration, us(2));

@@ -262,8 +262,7 @@ struct Walked {
 
 // Moves a packet from its first switch through `r` to its destination host, setting in_port and hops
 // as the network does; returns the switches visited.
-Walked walk(net::Router& r, const topo::Topology& t, net::Packet& p, std::int32_t first_switch,
-            std::uint16_t in_port) {
+Walked walk(net::Router& r, const topo::Topology& t, net::Packet& p, std::int32_t first_switch, std::uint16_t in_port) {
   Walked w;
   std::int32_t node = first_switch;
   p.in_port = in_port;
@@ -365,9 +364,8 @@ struct Variant {
   const char* lb;
   const char* routing;
 };
-constexpr Variant kVariants[] = {{"nic", "flowcut_nic", "ecmp"},
-                                 {"ingress", "ecmp", "flowcut_ingress"},
-                                 {"full", "ecmp", "flowcut_full"}};
+constexpr Variant kVariants[] = {
+    {"nic", "flowcut_nic", "ecmp"}, {"ingress", "ecmp", "flowcut_ingress"}, {"full", "ecmp", "flowcut_full"}};
 
 // A 3-tier, 2:1 oversubscribed fat tree (32 hosts, 2 pods) with a permutation of 256 KiB messages: the
 // oversubscription makes the core congested, so flows drain and change paths.

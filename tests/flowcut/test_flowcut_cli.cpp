@@ -27,7 +27,8 @@ TEST(FlowcutCli, MemoryPrintsFig5AndCsv) {
 
 TEST(FlowcutCli, FlowletTimeoutsNeedsAFlowletScheme) {
   const auto dir = lbsim::test::temp_dir("flowcut-cli");
-  const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"64KiB\"\n");
+  const auto cfg =
+      lbsim::test::write_file(dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nsize = \"64KiB\"\n");
   auto r = run_lbsim("flowlet-timeouts " + cfg);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("needs routing.algorithm = \"flowlet\""), std::string::npos) << r.out;

@@ -79,9 +79,10 @@ TEST(Htsim, SenderFctIsOneAckLaterAndRunWaitsForIt) {
 // flows.csv keeps its columns in place and adds sender_fct_us at the end of the row.
 TEST(Htsim, FlowsCsvHasSenderFctLast) {
   const auto dir = test::temp_dir("htsim-csv");
-  const auto cfg = test::write_file(dir + "/c.toml",
-                                    "[topology]\nhosts = 128\nradix = 16\n[workload]\nkind = \"flows_csv\"\nfile = \"f.csv\"\n"
-                                    "[output]\nfct_at = \"sender\"\n");
+  const auto cfg =
+      test::write_file(dir + "/c.toml",
+                       "[topology]\nhosts = 128\nradix = 16\n[workload]\nkind = \"flows_csv\"\nfile = \"f.csv\"\n"
+                       "[output]\nfct_at = \"sender\"\n");
   test::write_file(dir + "/f.csv", "src,dst,bytes,start_us\n0,8,65536,0\n");
   const auto res = test::run_lbsim("run " + cfg + " --out " + dir + "/out --quiet");
   ASSERT_EQ(res.code, 0) << res.out;
@@ -139,14 +140,16 @@ TEST(Htsim, DegradedPortScalesItsQueue) {
   auto run = [&](const char* mode, const std::string& option = "") {
     auto c = one_flow(std::string("degrade-") + mode, flows);
     const auto dir = test::temp_dir(std::string("htsim-degrade-f-") + mode);
-    c.set("failures.file", test::write_file(dir + "/f.txt", "0 degrade tor0-spine0 rate_gbps=200 from=tor0" + option + "\n"));
+    c.set("failures.file",
+          test::write_file(dir + "/f.txt", "0 degrade tor0-spine0 rate_gbps=200 from=tor0" + option + "\n"));
     c.set("failures.degrade_queues", mode);
     c.set("lb.algorithm", "ops");
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
     EXPECT_TRUE(conserved(s));
     const auto& p = s.network().port(port_of(s, "tor0", "spine0"));
-    return Out{p.data_limit, p.kmin_bytes, p.kmax_bytes, p.stats.max_data_bytes, p.stats.trims, s.derived().queue_bytes};
+    return Out{p.data_limit,           p.kmin_bytes,  p.kmax_bytes,
+               p.stats.max_data_bytes, p.stats.trims, s.derived().queue_bytes};
   };
   const auto keep = run("keep"), scale = run("scale");
   EXPECT_EQ(keep.limit, keep.queue_bytes);
@@ -238,11 +241,13 @@ TEST(Htsim, FirstUplinksFailEveryTorsFirstUplinksOneWay) {
   EXPECT_GT(total(s, &net::PortStats::failure_drops), 0u);
 }
 
-// The small examples of examples/htsim (as they are: 8 MiB / 32 MiB messages) run to completion; the 1024-host one gets the RTO the issue
-// measured in htsim for that network: 8.33712 us base RTT + 4 x 101 x 4150 B at 400 Gb/s = 41.86912 us.
+// The small examples of examples/htsim (as they are: 8 MiB / 32 MiB messages) run to completion; the 1024-host one gets
+// the RTO the issue measured in htsim for that network: 8.33712 us base RTT + 4 x 101 x 4150 B at 400 Gb/s = 41.86912
+// us.
 TEST(Htsim, ExamplesRun) {
   const std::string ex = std::string(LBSIM_SOURCE_DIR) + "/examples/htsim/";
-  for (const char* name : {"permutation_128.toml", "tornado_128.toml", "asymmetric_micro.toml", "failed_uplinks_128.toml"}) {
+  for (const char* name :
+       {"permutation_128.toml", "tornado_128.toml", "asymmetric_micro.toml", "failed_uplinks_128.toml"}) {
     config::Config c;
     config::load_file(c, ex + name);
     c.set("run.progress", "off");

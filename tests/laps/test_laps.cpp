@@ -80,7 +80,8 @@ class Recorder final : public net::Router {
     walk.dst = p.dst;
     walk.nodes.push_back(node);
     if (p.hops == 1) first_hop.push_back({p.type, probe, p.ev, p.size, p.payload});
-    if (p.type == net::PacketType::Data && !probe && (p.flags & net::kFlagRetransmit) && p.hops == 1) resent.push_back(p.psn);
+    if (p.type == net::PacketType::Data && !probe && (p.flags & net::kFlagRetransmit) && p.hops == 1)
+      resent.push_back(p.psn);
     if (p.type == net::PacketType::Data && !probe && p.flow == drop_flow && p.psn == drop_psn && !dropped &&
         p.hops == 2) {
       dropped = true;
@@ -111,8 +112,9 @@ class Recorder final : public net::Router {
 std::unique_ptr<routing::SourceRouteRouter> source_router(const config::Config& c, const routing::MinimalTables& mt) {
   const auto& t = mt.topology();
   return std::make_unique<routing::SourceRouteRouter>(
-      mt, routing::CandidatePaths::rule_of(c.text("routing.source_paths"), t), static_cast<int>(c.integer("routing.source_paths_k")),
-      from_ns(c.real("network.switch_latency_ns")), c.integer("network.mtu") + c.integer("network.header_bytes"));
+      mt, routing::CandidatePaths::rule_of(c.text("routing.source_paths"), t),
+      static_cast<int>(c.integer("routing.source_paths_k")), from_ns(c.real("network.switch_latency_ns")),
+      c.integer("network.mtu") + c.integer("network.header_bytes"));
 }
 
 // A policy on given candidate paths, outside a simulation.
@@ -219,7 +221,7 @@ TEST(Laps, RateControllerSteps) {
   EXPECT_EQ(r.update(us(80), false, T), 1);
   EXPECT_DOUBLE_EQ(r.rate(), 46.875e9);
   EXPECT_DOUBLE_EQ(r.expected(), 50e9);
-  EXPECT_TRUE(r.hyper());  // N = 3 consecutive increases
+  EXPECT_TRUE(r.hyper());                     // N = 3 consecutive increases
   EXPECT_EQ(r.update(us(100), false, T), 1);  // hyper: expRate doubles first
   EXPECT_DOUBLE_EQ(r.expected(), 100e9);
   EXPECT_DOUBLE_EQ(r.rate(), 73.4375e9);
@@ -260,12 +262,12 @@ TEST(Laps, PacingFollowsRateChanges) {
   Bench b;
   auto pol = b.make({us(5)}, 1.0);  // one path, T = 5 us: 2T = 10 us between adjustments
   lb::SendView v;
-  pol->on_sent(0, 0, 0, 1000);            // 80 ns on the wire at 100 Gb/s
+  pol->on_sent(0, 0, 0, 1000);  // 80 ns on the wire at 100 Gb/s
   EXPECT_EQ(pol->hold(1, v), 80'000);
   pol->on_ack_detail(ack(0, us(30), 10'000));  // above T: halve to 50 Gb/s
   ASSERT_DOUBLE_EQ(pol->rate().rate(), 50e9);
-  EXPECT_EQ(pol->hold(10'000, v), 160'000);     // 1000 B at 50 Gb/s after the packet's start
-  pol->on_sent(1, 0, us(20), 1000);             // next send: 20 us + 160 ns
+  EXPECT_EQ(pol->hold(10'000, v), 160'000);  // 1000 B at 50 Gb/s after the packet's start
+  pol->on_sent(1, 0, us(20), 1000);          // next send: 20 us + 160 ns
   EXPECT_EQ(pol->hold(us(20), v), us(20) + 160'000);
   pol->on_ack_detail(ack(0, us(1), us(20) + 1000));  // below T, 2T later: 50 -> 75 Gb/s
   ASSERT_DOUBLE_EQ(pol->rate().rate(), 75e9);
@@ -281,8 +283,8 @@ TEST(Laps, ClockOffsetCancels) {
   b0.sh->p.idle_measured = b1.sh->p.idle_measured = true;
   const SimTime off = us(123);
   // Once every path has a sample (the first three ACKs), everything is relative.
-  const SimTime seq[][3] = {{0, 5, 1}, {1, 6, 2}, {2, 8, 3}, {0, 12, 20}, {1, 15, 40}, {2, 9, 60}, {2, 20, 80}, {0, 6, 100},
-                            {0, 25, 120}, {1, 30, 140}, {2, 40, 160}, {1, 7, 180}};
+  const SimTime seq[][3] = {{0, 5, 1},   {1, 6, 2},   {2, 8, 3},    {0, 12, 20},  {1, 15, 40},  {2, 9, 60},
+                            {2, 20, 80}, {0, 6, 100}, {0, 25, 120}, {1, 30, 140}, {2, 40, 160}, {1, 7, 180}};
   int step = 0;
   for (const auto& s : seq) {
     p0->on_ack_detail(ack(static_cast<std::uint32_t>(s[0]), us(s[1]), us(s[2])));
@@ -352,7 +354,7 @@ TEST(Laps, SourceRoutingWalksAnchorsAndAcksReverse) {
   c.set("workload.kind", "flows_csv");
   // host 0 (switch 0, group 0) -> host 4 (switch 1, group 0) and -> host 100 (group 6)
   c.set("workload.file", flows_file("laps-walk", {{0, 4, 60000, 0.0}, {0, 100, 60000, 0.0}, {50, 7, 60000, 1.0}}));
-  c.set("lb.laps_beta", 0.0);  // uniform: every candidate gets packets
+  c.set("lb.laps_beta", 0.0);        // uniform: every candidate gets packets
   c.set("output.fct_at", "sender");  // run until the last ACK is home
   sim::Simulation s(c);
   const auto& t = s.topology();
@@ -408,7 +410,9 @@ TEST(Laps, SourceRoutingWalksAnchorsAndAcksReverse) {
 TEST(Laps, RailIntraClusterAvoidsRailsInterUsesAllEight) {
   auto c = rail();
   c.set("workload.kind", "flows_csv");
-  c.set("workload.file", flows_file("laps-rail", {{0, 5, 100000, 0.0}, {9, 14, 100000, 0.0}, {0, 63, 300000, 0.0}, {18, 42, 300000, 0.0}}));
+  c.set("workload.file",
+        flows_file("laps-rail",
+                   {{0, 5, 100000, 0.0}, {9, 14, 100000, 0.0}, {0, 63, 300000, 0.0}, {18, 42, 300000, 0.0}}));
   sim::Simulation s(c);
   const auto& t = s.topology();
   EXPECT_EQ(t.num_hosts, 64);
@@ -450,7 +454,7 @@ TEST(Laps, YenCandidates) {
   routing::CandidatePaths cp(mt, routing::PathRule::Yen, 6, 0, 1000);
   const auto& ps = cp.paths(t.switch_node(0), t.switch_node(1));
   ASSERT_EQ(ps.size(), 6u);
-  EXPECT_EQ(ps[0].nodes.size(), 2u);                      // the direct link
+  EXPECT_EQ(ps[0].nodes.size(), 2u);                                      // the direct link
   for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(ps[i].nodes.size(), 3u);  // the 3 two-hop detours
   for (std::size_t i = 4; i < 6; ++i) EXPECT_EQ(ps[i].nodes.size(), 4u);
   std::set<std::vector<std::int32_t>> distinct;
@@ -467,7 +471,8 @@ TEST(Laps, YenCandidates) {
 TEST(Laps, RunReportsTablesAndReorderBuffer) {
   auto c = rail(2, 4);
   c.set("workload.kind", "flows_csv");
-  c.set("workload.file", flows_file("laps-tables", {{0, 4, 50000, 0.0}, {1, 6, 50000, 0.0}, {0, 7, 50000, 0.0}, {5, 0, 50000, 0.0}}));
+  c.set("workload.file",
+        flows_file("laps-tables", {{0, 4, 50000, 0.0}, {1, 6, 50000, 0.0}, {0, 7, 50000, 0.0}, {5, 0, 50000, 0.0}}));
   c.set("transport.delivery", "in_order");
   c.set("lb.laps_clock_offset_us", 50);
   c.set("lb.laps_idle", "measured");
@@ -622,7 +627,8 @@ TEST(Laps, DragonflyDetoursLoadGlobalLinks) {
 // ever holds packets.
 TEST(Laps, ReorderBufferTimeSeries) {
   const auto dir = test::temp_dir("laps-rob-series");
-  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml --set transport.delivery=in_order" +
+  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) +
+                                 "/examples/laps/rail_64.toml --set transport.delivery=in_order" +
                                  " --set output.reorder_sample_us=0.5 --set workload.kind=ps_allreduce" +
                                  " --set workload.size=64KiB --set output.ports_csv=false --quiet --out " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -660,18 +666,20 @@ TEST(Laps, ReorderBufferTimeSeries) {
 // halved (not below the minimum) with expRate = the rate before, one decision per flow per 2T.
 TEST(Laps, TraceRowsAreTheRateDecisions) {
   const auto dir = test::temp_dir("laps-trace");
-  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml" +
-                                 " --set network.flow_control=pfc --set workload.kind=ps_allreduce" +
-                                 " --set workload.size=64KiB --set transport.delivery=ooo --set output.laps_trace=true" +
-                                 " --set output.fct_at=sender --quiet --out " + dir);
+  const auto r =
+      test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml" +
+                      " --set network.flow_control=pfc --set workload.kind=ps_allreduce" +
+                      " --set workload.size=64KiB --set transport.delivery=ooo --set output.laps_trace=true" +
+                      " --set output.fct_at=sender --quiet --out " + dir);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto sum = nlohmann::json::parse(test::read_file(dir + "/summary.json"));
   ASSERT_EQ(sum["retransmits"].get<int>(), 0);
   std::istringstream in(test::read_file(dir + "/laps_trace.csv"));
   std::string line;
   ASSERT_TRUE(std::getline(in, line));
-  EXPECT_EQ(line, "time_us,flow,src,dst,path,probe,sent_us,one_way_us,read_us,T_us,min_valid_us,valid,slow,action,"
-                  "cur_gbps,exp_gbps,hyper,bytes");
+  EXPECT_EQ(line,
+            "time_us,flow,src,dst,path,probe,sent_us,one_way_us,read_us,T_us,min_valid_us,valid,slow,action,"
+            "cur_gbps,exp_gbps,hyper,bytes");
   std::uint64_t data = 0, probes = 0, dec = 0, inc = 0;
   struct Last {
     double cur = 100, t = -1;
@@ -756,7 +764,9 @@ TEST(Laps, HeaderBytesOnTheWire) {
     const auto& paths = inner->candidates().paths(t.host_switch(0), t.host_switch(3));
     ASSERT_EQ(paths.size(), 2u);  // one per rail
     const auto extra = [&](std::uint32_t ev) -> std::uint64_t {
-      return paper ? static_cast<std::uint64_t>(lb::laps_header_bytes(static_cast<std::uint32_t>(paths.at(ev).anchors.size()))) : 0;
+      return paper ? static_cast<std::uint64_t>(
+                         lb::laps_header_bytes(static_cast<std::uint32_t>(paths.at(ev).anchors.size())))
+                   : 0;
     };
     std::uint64_t sent = 0, acked = 0, data = 0, acks = 0;
     for (const auto& x : rec.first_hop) {

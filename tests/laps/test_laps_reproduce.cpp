@@ -41,7 +41,8 @@ std::string print(const std::string& entry) {
 // delivery, window = one BDP); PLB the same recovery over DCTCP (g = 1/256, 12 congested rounds);
 // LAPS its own rate control and selective retransmission (cc = none, out-of-order placement).
 TEST(LapsReproduce, EveryEntryRunsEachSchemeWithItsOwnTransport) {
-  for (const char* entry : {"laps-fig5", "laps-fig6", "laps-fig7", "laps-fig8", "laps-table1", "laps-patterns", "laps-fig9"}) {
+  for (const char* entry :
+       {"laps-fig5", "laps-fig6", "laps-fig7", "laps-fig8", "laps-table1", "laps-patterns", "laps-fig9"}) {
     SCOPED_TRACE(entry);
     const auto out = print(entry);
     const auto s = scheme_lines(out);
@@ -68,7 +69,8 @@ TEST(LapsReproduce, EveryEntryRunsEachSchemeWithItsOwnTransport) {
     EXPECT_EQ(laps.find("go_back_n"), std::string::npos) << laps;
     EXPECT_EQ(laps.find("init_cwnd_bdp"), std::string::npos) << laps;  // the base config's window
     // Fig. 9 measures LAPS's receiver reorder buffer: in-order delivery through the buffer.
-    EXPECT_TRUE(has(laps, "transport.delivery", std::string(entry) == "laps-fig9" ? "\"in_order\"" : "\"ooo\"")) << laps;
+    EXPECT_TRUE(has(laps, "transport.delivery", std::string(entry) == "laps-fig9" ? "\"in_order\"" : "\"ooo\""))
+        << laps;
   }
 }
 
@@ -124,7 +126,8 @@ TEST(LapsReproduce, Fig5NamesItsCdfFileFromAnyOutputFolder) {
 // network.flow_control=lossy` gives the lossy network for every point.
 TEST(LapsReproduce, EntriesRunLosslessUnlessSetOtherwise) {
   ::setenv("LBSIM_SOURCE_DIR", LBSIM_SOURCE_DIR, 1);
-  for (const char* entry : {"laps-fig5", "laps-fig6", "laps-fig7", "laps-fig8", "laps-table1", "laps-patterns", "laps-fig9"}) {
+  for (const char* entry :
+       {"laps-fig5", "laps-fig6", "laps-fig7", "laps-fig8", "laps-table1", "laps-patterns", "laps-fig9"}) {
     SCOPED_TRACE(entry);
     for (const char* q : {"", " --quick"}) {
       const auto p = run_lbsim(std::string("reproduce ") + entry + q + " --print");

@@ -63,7 +63,8 @@ TEST(Layered, NonMinimalRoutesAreExactlyThreeHopsOnPetersen) {
       }
   // Layers 1.. must actually contain almost-minimal routes.
   EXPECT_GT(non_minimal, 0);
-  for (int l = 1; l < r.num_layers(); ++l) EXPECT_GT(r.build_stats[static_cast<std::size_t>(l)].almost_minimal_found, 0);
+  for (int l = 1; l < r.num_layers(); ++l)
+    EXPECT_GT(r.build_stats[static_cast<std::size_t>(l)].almost_minimal_found, 0);
 }
 
 TEST(Layered, DeterministicForSeed) {
@@ -107,8 +108,7 @@ TEST(Layered, ForwardingTablePortsMatchNeighbours) {
         }
         int port = r.next_port(l, s, d);
         ASSERT_GE(port, 0);
-        EXPECT_EQ(r.adjacency()[static_cast<std::size_t>(s)][static_cast<std::size_t>(port)],
-                  r.next_hop(l, s, d));
+        EXPECT_EQ(r.adjacency()[static_cast<std::size_t>(s)][static_cast<std::size_t>(port)], r.next_hop(l, s, d));
       }
 }
 

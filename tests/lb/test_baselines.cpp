@@ -93,7 +93,8 @@ TEST(Baselines, PlbIdleAndForcedRepath) {
     ack(t, true, 1000);
     ack(t + us(1), false, 1000);
   }
-  EXPECT_EQ(r.repaths(), 1u);  // (the first of these ACKs closed the round of the forced repath, uncongested): 2 congested rounds so far, always with bytes in flight
+  EXPECT_EQ(r.repaths(), 1u);  // (the first of these ACKs closed the round of the forced repath, uncongested): 2
+                               // congested rounds so far, always with bytes in flight
   t += us(4);
   ack(t, true, 0);  // closes round 3 (congested) with nothing in flight
   EXPECT_EQ(r.repaths(), 2u);
@@ -114,7 +115,7 @@ TEST(Baselines, FlowletNewEvAfterIdleGap) {
   lb::FlowletPolicy r(context(), lb::BaselineParams{});
   const auto a = r.next_ev(0);
   EXPECT_EQ(r.next_ev(ns(1500)), a);
-  EXPECT_EQ(r.next_ev(ns(3400)), a);  // gaps of 1.5 and 1.9 us
+  EXPECT_EQ(r.next_ev(ns(3400)), a);   // gaps of 1.5 and 1.9 us
   const auto b = r.next_ev(ns(5500));  // gap 2.1 us
   EXPECT_NE(b, a);
   EXPECT_EQ(r.flowlets(), 2u);
@@ -175,9 +176,10 @@ TEST(Baselines, BitmapSkipsPenalizedEvs) {
 // The REPS paper's baselines are registered with their own keys (tests/registry checks every
 // plug-in end to end).
 TEST(Baselines, RegisteredWithTheirKeys) {
-  for (const auto& [name, key] : std::vector<std::pair<std::string, std::string>>{
-           {"plb", "lb.plb_threshold"}, {"flowlet", "lb.flowlet_timeout_us"}, {"mptcp", "lb.mptcp_subflows"},
-           {"bitmap", "lb.bitmap_evs"}}) {
+  for (const auto& [name, key] : std::vector<std::pair<std::string, std::string>>{{"plb", "lb.plb_threshold"},
+                                                                                  {"flowlet", "lb.flowlet_timeout_us"},
+                                                                                  {"mptcp", "lb.mptcp_subflows"},
+                                                                                  {"bitmap", "lb.bitmap_evs"}}) {
     const auto& e = lb::balancers().get(name);
     EXPECT_TRUE(std::any_of(e.keys.begin(), e.keys.end(), [&](const auto& k) { return k.key == key; })) << name;
     EXPECT_NE(e.make(config::Config{}, context())(context()), nullptr) << name;

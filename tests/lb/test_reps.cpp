@@ -121,7 +121,7 @@ TEST(Reps, FreezingEntryReuseAndExit) {
   EXPECT_FALSE(r.freezing());
   EXPECT_EQ(r.explore_counter(), 16u);
   // Exploration after freezing: counter 15..9 recycle (or explore when nothing is valid), 8 is random.
-  EXPECT_EQ(r.next_ev(us(62)), 10u);  // counter 15
+  EXPECT_EQ(r.next_ev(us(62)), 10u);                                          // counter 15
   for (int k = 14; k >= 9; --k) EXPECT_EQ(r.next_ev(us(62)), o.next()) << k;  // no valid EV left
   ack(r, 11, us(63));
   EXPECT_EQ(r.next_ev(us(63)), o.next());  // counter 8: forced random although 11 is valid

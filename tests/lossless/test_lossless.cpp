@@ -38,13 +38,15 @@ topo::Topology ring(int n, int p, BitsPerSec rate, SimTime host_latency, SimTime
 }
 
 const topo::RegisterTopology kRing{
-    {{"test_ring", "Test only: a ring of topology.test_ring_switches switches with topology.p hosts each.",
+    {{"test_ring",
+      "Test only: a ring of topology.test_ring_switches switches with topology.p hosts each.",
       {config::integer("topology.test_ring_switches", 4, "switches", "test_ring: switches in the ring.").range(3, 64)},
       {}},
      [](const config::Config& c) {
        return ring(static_cast<int>(c.integer("topology.test_ring_switches")),
-                   std::max<int>(1, static_cast<int>(c.integer("topology.p"))), topo::rate_gbps(c.real("topology.link_rate_gbps")),
-                   from_ns(c.real("topology.host_latency_ns")), from_ns(c.real("topology.local_latency_ns")));
+                   std::max<int>(1, static_cast<int>(c.integer("topology.p"))),
+                   topo::rate_gbps(c.real("topology.link_rate_gbps")), from_ns(c.real("topology.host_latency_ns")),
+                   from_ns(c.real("topology.local_latency_ns")));
      },
      [](const config::Config& c) {
        topo::TopologySize s;
@@ -158,8 +160,8 @@ TEST_P(Lossless, IncastHasNoDropsAndRunsAtTheReceiverLinkRate) {
   const Bytes size = 1 << 20;
   for (const char* cc : {"none", "dctcp_ack"}) {
     SCOPED_TRACE(cc);
-    auto c = with(test::small_fat_tree(), {"workload.kind=\"incast\"", "workload.incast_senders=8", "workload.incast_receiver=0",
-                                           "workload.size=1048576"});
+    auto c = with(test::small_fat_tree(), {"workload.kind=\"incast\"", "workload.incast_senders=8",
+                                           "workload.incast_receiver=0", "workload.size=1048576"});
     c.set("network.flow_control", GetParam());
     c.set("transport.cc", cc);
     const RunResult r = run(c);
@@ -187,7 +189,8 @@ TEST_P(Lossless, IncastHasNoDropsAndRunsAtTheReceiverLinkRate) {
       EXPECT_EQ(fc["resume_frames"], fc["pause_frames"]);
       EXPECT_GT(fc["paused_us"].get<double>(), 0.0);
       EXPECT_GT(fc["max_ingress_bytes"].get<Bytes>(), fc["xoff_bytes"].get<Bytes>());
-      EXPECT_LE(fc["max_ingress_bytes"].get<Bytes>(), fc["xoff_bytes"].get<Bytes>() + fc["headroom_bytes_max"].get<Bytes>());
+      EXPECT_LE(fc["max_ingress_bytes"].get<Bytes>(),
+                fc["xoff_bytes"].get<Bytes>() + fc["headroom_bytes_max"].get<Bytes>());
     } else {
       EXPECT_LE(fc["max_ingress_bytes"].get<Bytes>(), fc["ingress_buffer_bytes"].get<Bytes>());
       EXPECT_GT(fc["nic_blocked_episodes"].get<std::uint64_t>(), 0u);  // the senders were held back by credits
@@ -197,7 +200,8 @@ TEST_P(Lossless, IncastHasNoDropsAndRunsAtTheReceiverLinkRate) {
     const SimTime drain = serialization_ps(8 * wire, gbps(400));
     const SimTime fct = max_finish(r);
     EXPECT_GE(fct, drain);
-    EXPECT_LE(fct, drain + r.d.base_rtt) << "drain " << to_us(drain) << " us, base RTT " << to_us(r.d.base_rtt) << " us";
+    EXPECT_LE(fct, drain + r.d.base_rtt) << "drain " << to_us(drain) << " us, base RTT " << to_us(r.d.base_rtt)
+                                         << " us";
   }
 }
 
@@ -238,7 +242,8 @@ TEST_P(Lossless, SingleFlowWithLargeBuffersHasTheLossyFct) {
 TEST(Lossless, CreditLoopLimitsTheRateExactly) {
   const std::string dir = test::temp_dir("credit-loop");
   const Bytes size = 64 * 4096;
-  const std::string flows = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n0,127," + std::to_string(size) + ",0\n");
+  const std::string flows =
+      test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n0,127," + std::to_string(size) + ",0\n");
   auto c = with(test::small_fat_tree(), {"workload.kind=\"flows_csv\"", "network.flow_control=\"credit\"",
                                          "network.ingress_buffer_bytes=8320"});
   c.set("workload.file", flows);
@@ -272,14 +277,15 @@ TEST(Lossless, CreditLoopLimitsTheRateExactly) {
 // its ideal FCT. The test asks for twice.
 TEST_P(Lossless, HeadOfLineBlockingSlowsAVictimSharingAnUpstreamPort) {
   const std::string dir = test::temp_dir("hol");
-  const std::string flows = test::write_file(
-      dir + "/flows.csv",
-      "src,dst,bytes,start_us,tag\n1,0,8388608,0,incast\n2,0,8388608,0,incast\n3,0,8388608,0,incast\n4,0,8388608,0,incast\n"
-      "5,8,2097152,40,victim\n");
-  auto c = with(config::Config{}, {"topology.hosts=12", "topology.radix=8", "topology.hosts_per_tor=4",
-                                   "topology.oversubscription=4", "topology.tier1_rate_gbps=1600", "run.progress=\"off\"",
-                                   "workload.kind=\"flows_csv\"", "transport.cc=\"none\"", "transport.init_cwnd_bdp=8",
-                                   "transport.max_cwnd_bdp=8", "network.ecn=false", "output.queue_sample_us=1"});
+  const std::string flows = test::write_file(dir + "/flows.csv",
+                                             "src,dst,bytes,start_us,tag\n1,0,8388608,0,incast\n2,0,8388608,0,"
+                                             "incast\n3,0,8388608,0,incast\n4,0,8388608,0,incast\n"
+                                             "5,8,2097152,40,victim\n");
+  auto c =
+      with(config::Config{}, {"topology.hosts=12", "topology.radix=8", "topology.hosts_per_tor=4",
+                              "topology.oversubscription=4", "topology.tier1_rate_gbps=1600", "run.progress=\"off\"",
+                              "workload.kind=\"flows_csv\"", "transport.cc=\"none\"", "transport.init_cwnd_bdp=8",
+                              "transport.max_cwnd_bdp=8", "network.ecn=false", "output.queue_sample_us=1"});
   c.set("workload.file", flows);
   const RunResult lossy = run(c, "hol-lossy");
   c.set("network.flow_control", GetParam());
@@ -289,8 +295,8 @@ TEST_P(Lossless, HeadOfLineBlockingSlowsAVictimSharingAnUpstreamPort) {
   const auto& v_lossy = flow(lossy, 4);
   const auto& v_ll = flow(ll, 4);
   EXPECT_LE(v_lossy.fct(), v_lossy.ideal * 11 / 10);  // lossy: the victim does not notice the incast
-  EXPECT_GE(v_ll.fct(), 2 * v_lossy.fct()) << "victim FCT lossy " << to_us(v_lossy.fct()) << " us, " << GetParam() << " "
-                                           << to_us(v_ll.fct()) << " us";
+  EXPECT_GE(v_ll.fct(), 2 * v_lossy.fct())
+      << "victim FCT lossy " << to_us(v_lossy.fct()) << " us, " << GetParam() << " " << to_us(v_ll.fct()) << " us";
   EXPECT_EQ(ll.j["drops"], 0u);
   // queues.csv shows it: tor1's uplink (node 12 + 1 = 13, port 4) holds packets while blocked.
   const int tor1 = 12 + 1;
@@ -309,10 +315,11 @@ config::Config ring_config(const std::string& mode, const std::string& dir) {
   std::string csv = "src,dst,bytes,start_us\n";
   for (int h = 0; h < 8; ++h) csv += std::to_string(h) + "," + std::to_string((h + 6) % 8) + ",262144,0\n";
   const std::string flows = test::write_file(dir + "/flows.csv", csv);
-  auto c = with(config::Config{}, {"topology.kind=\"test_ring\"", "topology.test_ring_switches=4", "topology.p=2",
-                                   "routing.algorithm=\"test_clockwise\"", "lb.algorithm=\"ecmp\"", "workload.kind=\"flows_csv\"",
-                                   "transport.cc=\"none\"", "run.progress=\"off\"", "network.ingress_buffer_bytes=8320",
-                                   "network.pfc_xoff_bytes=8320", "network.pfc_xon_bytes=4160"});
+  auto c = with(config::Config{},
+                {"topology.kind=\"test_ring\"", "topology.test_ring_switches=4", "topology.p=2",
+                 "routing.algorithm=\"test_clockwise\"", "lb.algorithm=\"ecmp\"", "workload.kind=\"flows_csv\"",
+                 "transport.cc=\"none\"", "run.progress=\"off\"", "network.ingress_buffer_bytes=8320",
+                 "network.pfc_xoff_bytes=8320", "network.pfc_xon_bytes=4160"});
   c.set("workload.file", flows);
   c.set("network.flow_control", mode);
   return c;
@@ -387,7 +394,8 @@ TEST_P(Lossless, PartialDeadlockIsFoundWhileOtherTrafficRuns) {
   const std::string dir = test::temp_dir("ring-partial-" + GetParam());
   std::string csv = "src,dst,bytes,start_us\n2,0,33554432,0\n";
   for (int s = 0; s < 4; ++s)
-    for (int k = 0; k < 2; ++k) csv += std::to_string(3 * s + k) + "," + std::to_string(3 * ((s + 3) % 4) + k) + ",262144,0\n";
+    for (int k = 0; k < 2; ++k)
+      csv += std::to_string(3 * s + k) + "," + std::to_string(3 * ((s + 3) % 4) + k) + ",262144,0\n";
   auto c = ring_config(GetParam(), dir);
   c.set("topology.p", 3);
   c.set("workload.file", test::write_file(dir + "/flows.csv", csv));
@@ -401,8 +409,8 @@ TEST_P(Lossless, PartialDeadlockIsFoundWhileOtherTrafficRuns) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(st->cycle[i].peer_label, "r" + std::to_string((i + 1) % 4)) << st->text();
   EXPECT_GE(st->deadlocked_ports, 4u) << st->text();
   const auto local = s.flow_results()[0];
-  EXPECT_FALSE(local.finished);                  // still running when the deadlock was reported
-  EXPECT_LT(st->time, local.ideal);              // long before it could have finished
+  EXPECT_FALSE(local.finished);      // still running when the deadlock was reported
+  EXPECT_LT(st->time, local.ideal);  // long before it could have finished
   EXPECT_GT(s.network().port(s.network().port_id(s.topology().switch_node(0), 0)).stats.tx_packets, 0u);
 }
 
@@ -417,7 +425,8 @@ TEST_P(Lossless, AcksLeaveANicWhoseDataIsDeadlocked) {
   const std::string dir = test::temp_dir("ring-acks-" + GetParam());
   std::string csv = "src,dst,bytes,start_us\n2,0,1048576,150\n";
   for (int s = 0; s < 4; ++s)
-    for (int k = 0; k < 2; ++k) csv += std::to_string(3 * s + k) + "," + std::to_string(3 * ((s + 3) % 4) + k) + ",262144,0\n";
+    for (int k = 0; k < 2; ++k)
+      csv += std::to_string(3 * s + k) + "," + std::to_string(3 * ((s + 3) % 4) + k) + ",262144,0\n";
   auto c = ring_config(GetParam(), dir);
   c.set("topology.p", 3);
   c.set("workload.file", test::write_file(dir + "/flows.csv", csv));
@@ -438,7 +447,8 @@ TEST_P(Lossless, AcksLeaveANicWhoseDataIsDeadlocked) {
   const SimTime bound = GetParam() == "credit" ? (256 / 2) * (ser + 2 * lat + sw) : local.ideal;
   EXPECT_GE(local.finish - local.start, local.ideal);
   EXPECT_LE(local.finish - local.start, bound + s.derived().base_rtt)
-      << "FCT " << to_us(local.finish - local.start) << " us, ideal " << to_us(local.ideal) << " us, bound " << to_us(bound);
+      << "FCT " << to_us(local.finish - local.start) << " us, ideal " << to_us(local.ideal) << " us, bound "
+      << to_us(bound);
   EXPECT_EQ(local.retransmits, 0u);
   EXPECT_FALSE(s.flow_results()[1].finished);  // host 0's own flow is in the deadlock
 }
@@ -471,7 +481,8 @@ TEST(LosslessConfig, BuffersAndThresholdsAreChecked) {
   EXPECT_NE(msg.find("network.ingress_buffer_bytes (1000)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("4160"), std::string::npos) << msg;
   msg = load_error("[network]\nflow_control = \"pfc\"\npfc_xoff_bytes = 10000\npfc_xon_bytes = 20000\n");
-  EXPECT_NE(msg.find("network.pfc_xon_bytes (20000) must be below network.pfc_xoff_bytes (10000)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("network.pfc_xon_bytes (20000) must be below network.pfc_xoff_bytes (10000)"), std::string::npos)
+      << msg;
   msg = load_error("[network]\nflow_control = \"dropless\"\n");
   EXPECT_NE(msg.find("network.flow_control"), std::string::npos) << msg;
   // Thresholds that need the topology are checked when the run is built.
@@ -491,8 +502,8 @@ TEST(LosslessConfig, BuffersAndThresholdsAreChecked) {
 // A lossless run switches the default trimming off and writes that into config.toml, which is then
 // a valid config again (the check rejects only trimming = true given with a lossless mode).
 TEST(LosslessConfig, ResolvedConfigOfALosslessRunLoadsAgain) {
-  auto c = with(test::small_fat_tree(), {"network.flow_control=\"credit\"", "workload.kind=\"incast\"", "workload.incast_senders=2",
-                                         "workload.size=65536"});
+  auto c = with(test::small_fat_tree(), {"network.flow_control=\"credit\"", "workload.kind=\"incast\"",
+                                         "workload.incast_senders=2", "workload.size=65536"});
   sim::Simulation s(c);
   EXPECT_FALSE(s.config().flag("network.trimming"));
   ASSERT_EQ(s.run(), 0);
@@ -505,7 +516,8 @@ TEST(LosslessConfig, ResolvedConfigOfALosslessRunLoadsAgain) {
 
 // Lossy runs have no flow-control block and never report a blocked port.
 TEST(LosslessConfig, LossyRunsHaveNoFlowControlState) {
-  auto c = with(test::small_fat_tree(), {"workload.kind=\"incast\"", "workload.incast_senders=8", "workload.size=262144"});
+  auto c =
+      with(test::small_fat_tree(), {"workload.kind=\"incast\"", "workload.incast_senders=8", "workload.size=262144"});
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
   EXPECT_FALSE(s.summary().contains("flow_control"));

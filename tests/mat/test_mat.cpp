@@ -143,7 +143,8 @@ TEST(Mat, PatternGenerators) {
   // Permutation: every endpoint sends 1 and receives 1, so per switch out/in <= 3.
   auto perm = make_traffic(g, ep, TrafficPattern::Permutation, 0, 9);
   std::vector<double> out(10, 0), in(10, 0);
-  for (const auto& d : perm.demands) out[static_cast<std::size_t>(d.src)] += d.amount, in[static_cast<std::size_t>(d.dst)] += d.amount;
+  for (const auto& d : perm.demands)
+    out[static_cast<std::size_t>(d.src)] += d.amount, in[static_cast<std::size_t>(d.dst)] += d.amount;
   for (int s = 0; s < 10; ++s) {
     EXPECT_LE(out[static_cast<std::size_t>(s)], 3.0 + 1e-12);
     EXPECT_LE(in[static_cast<std::size_t>(s)], 3.0 + 1e-12);

@@ -268,7 +268,8 @@ TEST(Network, RoutingLoopEndsAtMaxHops) {
     EXPECT_TRUE(sink.got.empty());
     // Switches 1..max_hops forward it, each over the s0-s1 link; the next switch drops it.
     const auto a = net.port_id(s0, 1), b = net.port_id(s1, 1);
-    EXPECT_EQ(net.port(a).stats.tx_packets + net.port(b).stats.tx_packets, static_cast<std::uint64_t>(max_hops)) << max_hops;
+    EXPECT_EQ(net.port(a).stats.tx_packets + net.port(b).stats.tx_packets, static_cast<std::uint64_t>(max_hops))
+        << max_hops;
   }
 }
 

@@ -51,7 +51,8 @@ RoundTrip round_trip(const Fabric& f, const routing::RoutingLayers& r) {
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -122,7 +123,8 @@ TEST(LidPlan, LmcAlignedBlocksAndSwitchLids) {
     }
     for (int lid : p.switch_lid) ++owner[static_cast<std::size_t>(lid)];
     EXPECT_EQ(owner[0], 0);
-    for (int l = 1; l <= p.max_lid; ++l) EXPECT_EQ(owner[static_cast<std::size_t>(l)], 1) << "LID " << l << " layers " << layers;
+    for (int l = 1; l <= p.max_lid; ++l)
+      EXPECT_EQ(owner[static_cast<std::size_t>(l)], 1) << "LID " << l << " layers " << layers;
     // Table 2's bound: N * 2^LMC + N_r LIDs.
     EXPECT_EQ(p.max_lid, 200 * a + 50) << layers;
   }
@@ -205,9 +207,11 @@ TEST(Lfts, OpenSmAssignsOtherLidsEntriesFollowThePortGuid) {
   auto assigned = parse_guid2lid(t.guid2lid, "guid2lid");
   std::map<std::string, std::pair<int, int>> rotated;
   for (int e = 0; e < 200; ++e)
-    rotated[f.endpoints[static_cast<std::size_t>(e)].port_guid] = assigned.at(f.endpoints[static_cast<std::size_t>((e + 7) % 200)].port_guid);
+    rotated[f.endpoints[static_cast<std::size_t>(e)].port_guid] =
+        assigned.at(f.endpoints[static_cast<std::size_t>((e + 7) % 200)].port_guid);
   for (int s = 0; s < 50; ++s)
-    rotated[f.switches[static_cast<std::size_t>(s)].guid] = assigned.at(f.switches[static_cast<std::size_t>((s + 3) % 50)].guid);
+    rotated[f.switches[static_cast<std::size_t>(s)].guid] =
+        assigned.at(f.switches[static_cast<std::size_t>((s + 3) % 50)].guid);
   ASSERT_NE(rotated, assigned);
   const auto inst = install_like_opensm(f, parse_lfts_dump(t.dump, "lfts.dump"), rotated);
   const WalkReport w = walk_routes(f, inst);
@@ -233,9 +237,12 @@ TEST(Lfts, DiscoveredFabricWithOtherGuidsAndMovedCables) {
     std::string out, line;
     bool in0 = false;
     while (std::getline(in, line)) {
-      if (line.rfind("Switch", 0) == 0 || line.rfind("Ca", 0) == 0) in0 = line.find("\"S-" + g0 + "\"") != std::string::npos;
-      if (in0 && line.rfind("[5]\t", 0) == 0) line = "[6]\t" + line.substr(4);
-      else if (in0 && line.rfind("[6]\t", 0) == 0) line = "[5]\t" + line.substr(4);
+      if (line.rfind("Switch", 0) == 0 || line.rfind("Ca", 0) == 0)
+        in0 = line.find("\"S-" + g0 + "\"") != std::string::npos;
+      if (in0 && line.rfind("[5]\t", 0) == 0)
+        line = "[6]\t" + line.substr(4);
+      else if (in0 && line.rfind("[6]\t", 0) == 0)
+        line = "[5]\t" + line.substr(4);
       out += line + "\n";
     }
     text = out;
@@ -246,7 +253,8 @@ TEST(Lfts, DiscoveredFabricWithOtherGuidsAndMovedCables) {
   // Switches 25..49 lose their names; a mapping file supplies them.
   std::map<std::string, std::string> names;
   for (int s = 25; s < 50; ++s) {
-    text = replace_all(text, fmt::format("\"{}\"", switch_description(plan, s)), fmt::format("\"MF0;switch-{}:SX6036/U1\"", s));
+    text = replace_all(text, fmt::format("\"{}\"", switch_description(plan, s)),
+                       fmt::format("\"MF0;switch-{}:SX6036/U1\"", s));
     names[replace_all(switch_guid(s), "2c90300a", "8f10500b")] = plan.name(s);
   }
   const IbFabric dump = parse_ibnetdiscover_text(text, "site.ibnet");
@@ -269,8 +277,9 @@ TEST(Lfts, DiscoveredFabricWithOtherGuidsAndMovedCables) {
     EXPECT_NE(t.dump.find("guid 0x" + f.switches[7].guid + " "), std::string::npos);
     // The plan's tables do not fit the installed fabric: OpenSM would not find a single switch.
     const Fabric planned = fabric_from_plan(plan);
-    const auto other = install_like_opensm(f, parse_lfts_dump(format_lfts_dump(planned, t.lids, compute_lfts(r, planned, t.lids)), "x"),
-                                           parse_guid2lid(t.guid2lid, "guid2lid"));
+    const auto other = install_like_opensm(
+        f, parse_lfts_dump(format_lfts_dump(planned, t.lids, compute_lfts(r, planned, t.lids)), "x"),
+        parse_guid2lid(t.guid2lid, "guid2lid"));
     EXPECT_EQ(other.unknown_switches, 50);
     EXPECT_FALSE(walk_routes(f, other).ok());
   }
@@ -278,7 +287,8 @@ TEST(Lfts, DiscoveredFabricWithOtherGuidsAndMovedCables) {
   const auto p7 = plan.peer(0, 7);
   ASSERT_TRUE(p7);
   const std::string one_less =
-      drop_port_line(drop_port_line(text, "8f10500b00000", 7), fmt::format("{:x}", 0x8f10500b00000ULL + static_cast<unsigned>(p7->first)), p7->second);
+      drop_port_line(drop_port_line(text, "8f10500b00000", 7),
+                     fmt::format("{:x}", 0x8f10500b00000ULL + static_cast<unsigned>(p7->first)), p7->second);
   ASSERT_LT(one_less.size(), text.size());
   EXPECT_NO_THROW(parse_ibnetdiscover_text(one_less, "one-less"));
   try {
@@ -325,7 +335,8 @@ TEST(SlVl, DeadlockFreeLanesOnThePlan) {
   const RoundTrip t = round_trip(f, r);
   const auto routes = collect_routes(r);
   for (const std::string scheme : {"dfsssp", "three-lane"}) {
-    const VlAssignment v = scheme == "dfsssp" ? assign_dfsssp(r.adjacency(), routes, 8) : assign_three_lane(r.adjacency(), routes, 3, 16);
+    const VlAssignment v =
+        scheme == "dfsssp" ? assign_dfsssp(r.adjacency(), routes, 8) : assign_three_lane(r.adjacency(), routes, 3, 16);
     const SlTables sl = make_sl_tables(r, f, v, routes);
     const auto paths = parse_path_sl(format_path_sl(f, t.lids, sl), "path-sl.txt");
     const auto sl2vl = parse_sl2vl_dump(format_sl2vl_dump(f, t.lids, sl), "sl2vl.dump");
@@ -401,16 +412,19 @@ TEST(Lfts, LstDumpOfThePlanGivesTheSameTables) {
   const CablingPlan plan = make_cabling_plan(5, 4, 36);
   auto sw = [&](int s) {
     const std::string g = fmt::format("0x0008f10500b{:05x}", s);
-    return fmt::format("SW Ports:24 SystemGUID:{0} NodeGUID:{0} PortGUID:{0} VenID:000002C9 DevID:C738 Rev:000000A1 {{{1}}} "
-                       "LID:{2:04X}",
-                       g, switch_description(plan, s), s + 1);
+    return fmt::format(
+        "SW Ports:24 SystemGUID:{0} NodeGUID:{0} PortGUID:{0} VenID:000002C9 DevID:C738 Rev:000000A1 {{{1}}} "
+        "LID:{2:04X}",
+        g, switch_description(plan, s), s + 1);
   };
   std::string lst;
   for (const auto& l : plan.links)
-    lst += fmt::format("{{ {} PN:{:02X} }} {{ {} PN:{:02X} }} PHY=4x LOG=ACT SPD=5\n", sw(l.sw_a), l.port_a, sw(l.sw_b), l.port_b);
+    lst += fmt::format("{{ {} PN:{:02X} }} {{ {} PN:{:02X} }} PHY=4x LOG=ACT SPD=5\n", sw(l.sw_a), l.port_a, sw(l.sw_b),
+                       l.port_b);
   for (int e = 0; e < plan.num_endpoints(); ++e)
     lst += fmt::format(
-        "{{ CA Ports:01 SystemGUID:0x0008f10500d{0:05x} NodeGUID:0x0008f10500d{0:05x} PortGUID:0x0008f10500d{1:05x} VenID:000002C9 "
+        "{{ CA Ports:01 SystemGUID:0x0008f10500d{0:05x} NodeGUID:0x0008f10500d{0:05x} PortGUID:0x0008f10500d{1:05x} "
+        "VenID:000002C9 "
         "DevID:1003 Rev:00000000 {{{2} HCA-1}} LID:{3:04X} PN:01 }} {{ {4} PN:{5:02X} }} PHY=4x LOG=ACT SPD=5\n",
         2 * e, 2 * e + 1, endpoint_name(plan, e), 100 + e, sw(e / 4), e % 4 + 1);
   const IbFabric dump = parse_ibnetdiscover_text(lst, "subnet.lst");
@@ -437,8 +451,10 @@ TEST(Lfts, BlockByBlockWriteAndInstallEqualsTheWholeDump) {
   auto assigned = parse_guid2lid(t.guid2lid, "guid2lid");
   std::map<std::string, std::pair<int, int>> rotated;
   for (int e = 0; e < 200; ++e)
-    rotated[f.endpoints[static_cast<std::size_t>(e)].port_guid] = assigned.at(f.endpoints[static_cast<std::size_t>((e + 7) % 200)].port_guid);
-  for (int s = 0; s < 50; ++s) rotated[f.switches[static_cast<std::size_t>(s)].guid] = assigned.at(f.switches[static_cast<std::size_t>(s)].guid);
+    rotated[f.endpoints[static_cast<std::size_t>(e)].port_guid] =
+        assigned.at(f.endpoints[static_cast<std::size_t>((e + 7) % 200)].port_guid);
+  for (int s = 0; s < 50; ++s)
+    rotated[f.switches[static_cast<std::size_t>(s)].guid] = assigned.at(f.switches[static_cast<std::size_t>(s)].guid);
   for (const auto& lids_given : {assigned, rotated}) {
     const LftsDumpFormatter fm(f, t.lids);
     OpenSmInstaller ins(f, lids_given);

@@ -32,7 +32,8 @@ std::string slurp(const fs::path& p) {
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -46,12 +47,17 @@ TEST(LayersTablesCli, PlanAndDiscoveredFabric) {
   fs::create_directories(dir);
   std::ofstream(dir / "sf.toml") << "[topology]\nkind = \"slim_fly\"\nq = 5\np = 4\n[cabling]\nswitch_ports = 36\n";
   const std::string b = bin.string(), d = dir.string();
-  ASSERT_EQ(run(b + " cabling plan " + d + "/sf.toml --out " + d + "/plan --emit-ibnetdiscover " + d + "/fabric.txt", dir / "log0"), 0)
+  ASSERT_EQ(run(b + " cabling plan " + d + "/sf.toml --out " + d + "/plan --emit-ibnetdiscover " + d + "/fabric.txt",
+                dir / "log0"),
+            0)
       << slurp(dir / "log0");
   // Tables on the plan, with three-lane SLs.
-  ASSERT_EQ(run(b + " layers " + d + "/sf.toml --layers 4 --out " + d + "/t --tables --vls 3 --deadlock three-lane", dir / "log1"), 0)
+  ASSERT_EQ(run(b + " layers " + d + "/sf.toml --layers 4 --out " + d + "/t --tables --vls 3 --deadlock three-lane",
+                dir / "log1"),
+            0)
       << slurp(dir / "log1");
-  for (const char* f : {"lfts.dump", "guid2lid", "lids.csv", "opensm.conf", "path-sl.txt", "sl2vl.dump", "forwarding.txt"})
+  for (const char* f :
+       {"lfts.dump", "guid2lid", "lids.csv", "opensm.conf", "path-sl.txt", "sl2vl.dump", "forwarding.txt"})
     EXPECT_TRUE(fs::exists(dir / "t" / f)) << f;
   EXPECT_FALSE(fs::exists(dir / "t" / "lft.txt"));
   auto js = nlohmann::json::parse(slurp(dir / "t" / "layers.json"));
@@ -61,9 +67,12 @@ TEST(LayersTablesCli, PlanAndDiscoveredFabric) {
   const auto conf = lbsim::analysis::parse_opensm_conf(slurp(dir / "t" / "opensm.conf"), "opensm.conf");
   EXPECT_EQ(conf.at("lfts_file"), fs::absolute(dir / "t" / "lfts.dump").lexically_normal().string());
   // A discovered fabric with other GUIDs: the tables carry them.
-  std::string dump = replace_all(replace_all(slurp(dir / "fabric.txt"), "2c90300a", "8f10500b"), "2c90300c", "8f10500d");
+  std::string dump =
+      replace_all(replace_all(slurp(dir / "fabric.txt"), "2c90300a", "8f10500b"), "2c90300c", "8f10500d");
   std::ofstream(dir / "site.txt") << dump;
-  ASSERT_EQ(run(b + " layers " + d + "/sf.toml --layers 8 --out " + d + "/s --tables --fabric " + d + "/site.txt", dir / "log2"), 0)
+  ASSERT_EQ(run(b + " layers " + d + "/sf.toml --layers 8 --out " + d + "/s --tables --fabric " + d + "/site.txt",
+                dir / "log2"),
+            0)
       << slurp(dir / "log2");
   const std::string lfts = slurp(dir / "s" / "lfts.dump");
   EXPECT_NE(lfts.find("guid 0x0008f10500b00000 "), std::string::npos);
@@ -74,7 +83,8 @@ TEST(LayersTablesCli, PlanAndDiscoveredFabric) {
   EXPECT_EQ(js["tables"]["walk_delivered"].get<long>(), 250L * (200 * 8 + 50));
   // Errors: an empty dump, --fabric without --tables.
   std::ofstream(dir / "empty.txt") << "";
-  EXPECT_EQ(run(b + " layers " + d + "/sf.toml --out " + d + "/e --tables --fabric " + d + "/empty.txt", dir / "log3"), 2);
+  EXPECT_EQ(run(b + " layers " + d + "/sf.toml --out " + d + "/e --tables --fabric " + d + "/empty.txt", dir / "log3"),
+            2);
   EXPECT_NE(slurp(dir / "log3").find("lists no switch"), std::string::npos) << slurp(dir / "log3");
   EXPECT_EQ(run(b + " layers " + d + "/sf.toml --fabric " + d + "/site.txt", dir / "log4"), 2);
 }

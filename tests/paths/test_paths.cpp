@@ -72,7 +72,7 @@ TEST(Paths, TableIDragonfly) {
   EXPECT_EQ(pe.rule(), PathRule::Dragonfly);
   // [Spritz] Table I, Dragonfly column (ns -> ps).
   std::set<Type> expect = {
-      {1, 0, 108'200},   {2, 0, 216'400},   {0, 1, 583'200},   {1, 1, 691'400},  {2, 1, 799'600},
+      {1, 0, 108'200},   {2, 0, 216'400},   {0, 1, 583'200},   {1, 1, 691'400},   {2, 1, 799'600},
       {0, 2, 1'166'400}, {1, 2, 1'274'600}, {2, 2, 1'382'800}, {3, 2, 1'491'000},
   };
   EXPECT_EQ(all_types(pe), expect);
@@ -89,10 +89,9 @@ TEST(Paths, TableISlimFly) {
   EXPECT_EQ(pe.max_hops(), 4);
   // [Spritz] Table I, Slim Fly column.
   std::set<Type> expect = {
-      {1, 0, 108'200},   {2, 0, 216'400},   {0, 1, 583'200},   {1, 1, 691'400},
-      {0, 2, 1'166'400}, {3, 0, 324'600},   {4, 0, 432'800},   {2, 1, 799'600},
-      {3, 1, 907'800},   {1, 2, 1'274'600}, {2, 2, 1'382'800}, {0, 3, 1'749'600},
-      {1, 3, 1'857'800}, {0, 4, 2'332'800},
+      {1, 0, 108'200},   {2, 0, 216'400},   {0, 1, 583'200},   {1, 1, 691'400},   {0, 2, 1'166'400},
+      {3, 0, 324'600},   {4, 0, 432'800},   {2, 1, 799'600},   {3, 1, 907'800},   {1, 2, 1'274'600},
+      {2, 2, 1'382'800}, {0, 3, 1'749'600}, {1, 3, 1'857'800}, {0, 4, 2'332'800},
   };
   EXPECT_EQ(all_types(pe), expect);
 }
@@ -212,7 +211,8 @@ TEST(Paths, SlimFlyValiantMatchesBruteForce) {
     auto c = pe.counts_from(t.switch_node(s));
     for (int d = 0; d < t.num_switches(); d += 7) {
       if (d == s) continue;
-      const auto bf = static_cast<std::int64_t>(brute_paths(t, dist, t.switch_node(s), t.switch_node(d), 4, true).size());
+      const auto bf =
+          static_cast<std::int64_t>(brute_paths(t, dist, t.switch_node(s), t.switch_node(d), 4, true).size());
       ASSERT_EQ(pe.count(t.switch_node(s), t.switch_node(d)), bf) << s << "->" << d;
       ASSERT_EQ(c[d], bf);
     }
@@ -388,8 +388,8 @@ Topology ring_with_chord() {
   Topology t;
   t.kind = "custom";
   for (int i = 0; i < 8; ++i) t.add_switch("s" + std::to_string(i));
-  for (auto [a, b] : {std::pair{0, 1}, {1, 0}, {1, 2}, {2, 3}, {3, 4}, {4, 3}, {4, 3}, {4, 5}, {5, 6}, {6, 7},
-                      {7, 0}, {2, 6}})
+  for (auto [a, b] :
+       {std::pair{0, 1}, {1, 0}, {1, 2}, {2, 3}, {3, 4}, {4, 3}, {4, 3}, {4, 5}, {5, 6}, {6, 7}, {7, 0}, {2, 6}})
     t.connect(a, b, gbps(100), ns(10), LinkKind::Local);
   return t;
 }

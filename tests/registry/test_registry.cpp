@@ -53,7 +53,8 @@ void every_plugin_runs(const Registry& r) {
 template <class Registry>
 void every_plugin_is_documented(const Registry& r, const std::string& doc) {
   for (const auto& e : r.entries()) {
-    EXPECT_NE(doc.find("| `" + e.name + "` |"), std::string::npos) << r.what() << " " << e.name << " missing from docs/config.md";
+    EXPECT_NE(doc.find("| `" + e.name + "` |"), std::string::npos)
+        << r.what() << " " << e.name << " missing from docs/config.md";
     for (const auto& k : e.keys)
       EXPECT_NE(doc.find("| `" + k.key + "` |"), std::string::npos) << k.key << " missing from docs/config.md";
   }
@@ -80,8 +81,9 @@ TEST(Registry, EveryWorkloadRuns) {
   const auto csv = test::write_file(dir + "/f.csv", "src,dst,bytes,start_us\n0,3,10000,0\n1,2,10000,1\n");
   const auto cm = test::write_file(dir + "/f.cm", "Nodes 4\nConnections 1\n0->3 start 0 size 10000\n");
   const auto ns3 = test::write_file(dir + "/f.txt", "1\n0 3 3 100 10000 0.000001\n");
-  const auto goal = test::write_file(dir + "/f.goal", "num_ranks 2\nrank 0 {\nl1: send 1000b to 1 tag 0\n}\n"
-                                                      "rank 1 {\nl1: recv 1000b from 0 tag 0\n}\n");
+  const auto goal = test::write_file(dir + "/f.goal",
+                                     "num_ranks 2\nrank 0 {\nl1: send 1000b to 1 tag 0\n}\n"
+                                     "rank 1 {\nl1: recv 1000b from 0 tag 0\n}\n");
   for (const auto& e : workload::workloads().entries()) {
     auto example = e.example;
     if (e.needs_file) {

@@ -20,8 +20,7 @@ struct Result {
   nlohmann::json summary;
 };
 
-Result run(const std::string& example, const std::string& lb,
-           const std::vector<std::string>& overrides = {}) {
+Result run(const std::string& example, const std::string& lb, const std::vector<std::string>& overrides = {}) {
   config::Config c;
   config::load_file(c, std::string(LBSIM_SOURCE_DIR) + "/examples/reps/" + example);
   c.set("lb.algorithm", lb);
@@ -157,9 +156,9 @@ TEST(RepsScenarios, FailureDetectionWithoutTrimming) {
   EXPECT_EQ(fail.completed, 128);
   EXPECT_GT(fail.summary["reps"]["freeze_entries"].get<int>(), 0);
   EXPECT_GT(fail.summary["reps"]["failures_detected"].get<int>(), 0);
-  const auto incast = run("symmetric_permutation.toml", "reps",
-                          {"network.trimming=false", "workload.kind=incast", "workload.incast_senders=16",
-                           "workload.size=1048576"});
+  const auto incast =
+      run("symmetric_permutation.toml", "reps",
+          {"network.trimming=false", "workload.kind=incast", "workload.incast_senders=16", "workload.size=1048576"});
   EXPECT_EQ(incast.completed, 16);
   EXPECT_GT(incast.summary["timeouts"].get<int>(), 100);  // congestion losses, found by the RTO
   EXPECT_EQ(incast.summary["reps"]["failures_detected"].get<int>(), 0);

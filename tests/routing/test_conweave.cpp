@@ -209,8 +209,9 @@ TEST(ConWeave, BadKeysAreClearErrors) {
 // receivers see no packet out of order (every reorder queue released behind its TAIL).
 TEST(ConWeave, WholeRunReroutesWithoutReorderingAtTheHosts) {
   const auto dir = temp_dir("conweave-run");
-  const auto r = run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps-baselines/conweave.toml --quiet --out " +
-                           dir + " --set workload.duration_us=200 --set output.ports_csv=false");
+  const auto r =
+      run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps-baselines/conweave.toml --quiet --out " + dir +
+                " --set workload.duration_us=200 --set output.ports_csv=false");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(read_file(dir + "/summary.json"));
   EXPECT_EQ(j["completed"], j["workload"]["transfers"]);
@@ -237,12 +238,13 @@ TEST(ConWeave, WholeRunReroutesWithoutReorderingAtTheHosts) {
 // release overran the buffer (the run stopped on the lossless invariant, exit 70).
 TEST(ConWeave, HeldPacketsCountInThePfcIngressBuffer) {
   const auto dir = temp_dir("conweave-pfc");
-  const auto r = run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml --quiet --out " + dir +
-                           " --set 'workload.kind=\"ps_allreduce\"' --set 'workload.size=\"256KiB\"'"
-                           " --set 'routing.algorithm=\"conweave\"' --set 'lb.algorithm=\"ecmp\"' --set 'transport.cc=\"dcqcn\"'"
-                           " --set 'transport.delivery=\"in_order\"' --set 'transport.in_order_recovery=\"go_back_n\"'"
-                           " --set transport.init_cwnd_bdp=1.0 --set transport.max_cwnd_bdp=1.0"
-                           " --set 'network.flow_control=\"pfc\"' --set output.ports_csv=false");
+  const auto r =
+      run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/laps/rail_64.toml --quiet --out " + dir +
+                " --set 'workload.kind=\"ps_allreduce\"' --set 'workload.size=\"256KiB\"'"
+                " --set 'routing.algorithm=\"conweave\"' --set 'lb.algorithm=\"ecmp\"' --set 'transport.cc=\"dcqcn\"'"
+                " --set 'transport.delivery=\"in_order\"' --set 'transport.in_order_recovery=\"go_back_n\"'"
+                " --set transport.init_cwnd_bdp=1.0 --set transport.max_cwnd_bdp=1.0"
+                " --set 'network.flow_control=\"pfc\"' --set output.ports_csv=false");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(read_file(dir + "/summary.json"));
   EXPECT_EQ(j["completed"], j["workload"]["transfers"]);

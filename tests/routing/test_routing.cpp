@@ -43,7 +43,8 @@ bool is_global(const topo::Topology& t, std::int32_t node, std::int32_t port) {
 
 // Walks a packet from src_sw through `r` until it reaches dst_sw; returns the (node, port) hops.
 std::vector<topo::Hop> walk(net::Router& r, const topo::Topology& t, std::int32_t src_host, std::int32_t dst_host,
-                            std::uint32_t flow = 0, std::uint32_t ev = 0, net::PacketType type = net::PacketType::Data) {
+                            std::uint32_t flow = 0, std::uint32_t ev = 0,
+                            net::PacketType type = net::PacketType::Data) {
   net::Packet p;
   p.type = type;
   p.src = src_host;
@@ -115,7 +116,8 @@ TEST(MinimalRoutes, DragonflyIsLocalGlobalLocal) {
         for (std::int32_t k = 0; k < 8; ++k) {
           const auto w = t.switch_node(t.nodes[u].group * 8 + k);
           for (std::size_t p = 0; p < t.ports[w].size(); ++p)
-            if (is_global(t, w, static_cast<std::int32_t>(p)) && t.nodes[t.ports[w][p].peer].group == t.nodes[v].group) {
+            if (is_global(t, w, static_cast<std::int32_t>(p)) &&
+                t.nodes[t.ports[w][p].peer].group == t.nodes[v].group) {
               owner_peer = t.ports[w][p].peer;
               u_owns = w == u;
             }
@@ -210,7 +212,8 @@ TEST(BoundedPathSet, NonMinimalPathsInOrder) {
           if (!ps.minimal(pr.first + i)) want.push_back(i);
         ASSERT_EQ(pr.nonmin_count, want.size());
         ASSERT_EQ(pr.mins, pr.count - want.size());
-        for (std::uint32_t i = 0; i < pr.nonmin_count; ++i) ASSERT_EQ(ps.nonminimal(pr, i), want[i]) << s << " -> " << d << " #" << i;
+        for (std::uint32_t i = 0; i < pr.nonmin_count; ++i)
+          ASSERT_EQ(ps.nonminimal(pr, i), want[i]) << s << " -> " << d << " #" << i;
         (pr.mins <= routing::BoundedPathSet::kInlineMins ? inline_pairs : indexed_pairs) += 1;
       }
   }
@@ -382,7 +385,8 @@ void off_path_continues_minimally(const topo::Topology& t, std::int32_t src_host
       const auto pr = r.paths().pair(src_sw, dst_sw);
       for (std::uint32_t i = 0; i < pr.count; ++i) {
         std::vector<std::int32_t> ports;
-        for (std::int32_t k = 0; k < r.paths().length(pr.first + i); ++k) ports.push_back(r.paths().port(pr.first + i, k));
+        for (std::int32_t k = 0; k < r.paths().length(pr.first + i); ++k)
+          ports.push_back(r.paths().port(pr.first + i, k));
         bounded.insert(ports);
       }
       net::Packet p;
@@ -421,7 +425,8 @@ void off_path_continues_minimally(const topo::Topology& t, std::int32_t src_host
         ASSERT_LE(taken.size(), 8u);
       }
       if (detour) {
-        EXPECT_EQ(static_cast<std::int32_t>(taken.size()), 1 + r.routes().distance(first, dst_sw));  // the detour, then minimal
+        EXPECT_EQ(static_cast<std::int32_t>(taken.size()),
+                  1 + r.routes().distance(first, dst_sw));  // the detour, then minimal
         ++detoured;
       } else {
         EXPECT_EQ(bounded.count(taken), 1u);
@@ -541,7 +546,8 @@ TEST(UgalRouter, PerHopDecidesAgainDownstream) {
       EXPECT_EQ(hops[0].port, p0);
       EXPECT_NE(hops[1].port, p1);
       std::set<std::int32_t> seen;
-      for (std::size_t i = 1; i < hops.size(); ++i) EXPECT_TRUE(seen.insert(hops[i].node).second) << "not one simple path from hop2";
+      for (std::size_t i = 1; i < hops.size(); ++i)
+        EXPECT_TRUE(seen.insert(hops[i].node).second) << "not one simple path from hop2";
       EXPECT_LE(hops.size(), 6u);  // 1 minimal hop + a bounded path of at most 5 hops
     }
   }

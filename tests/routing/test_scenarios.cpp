@@ -200,8 +200,14 @@ TEST(RoutingScenarios, PermutationCompletesAndUgalAdapts) {
 // The paper's 88 / 92 are not reproduced by this model; "longest_bounded_minimal_ack" (below) does.
 // The default (longest shortest path) stays 79 / 66.
 TEST(RoutingScenarios, BdpFromLongestBoundedPath) {
-  struct Case { const char* name; SimTime rtt; Bytes bdp; std::uint32_t pkts, shortest_pkts; };
-  for (const auto& k : {Case{"dragonfly", 8'841'360, 442'068, 107, 79}, Case{"slim_fly", 9'606'880, 480'344, 116, 66}}) {
+  struct Case {
+    const char* name;
+    SimTime rtt;
+    Bytes bdp;
+    std::uint32_t pkts, shortest_pkts;
+  };
+  for (const auto& k :
+       {Case{"dragonfly", 8'841'360, 442'068, 107, 79}, Case{"slim_fly", 9'606'880, 480'344, 116, 66}}) {
     auto c = table2(k.name);
     c.set("workload.kind", "flows_csv");
     const auto dir = test::temp_dir(std::string("routing-bdp-") + k.name);
@@ -227,7 +233,12 @@ TEST(RoutingScenarios, BdpFromLongestBoundedPath) {
 //   Slim Fly: data 5049.2 ns; ACK 2 global hops + 2 host links: 1050 ns + 4 x 1.28 ns + 3 x 500 ns =
 //     2555.12 ns. RTT 7604.32 ns = 380,216 B = 91.4 -> 92 packets.
 TEST(RoutingScenarios, BdpTable2DataLongestAckMinimal) {
-  struct Case { const char* name; SimTime rtt; Bytes bdp; std::uint32_t pkts; };
+  struct Case {
+    const char* name;
+    SimTime rtt;
+    Bytes bdp;
+    std::uint32_t pkts;
+  };
   for (const auto& k : {Case{"dragonfly", 7'313'800, 365'690, 88}, Case{"slim_fly", 7'604'320, 380'216, 92}}) {
     auto c = table2(k.name);
     c.set("workload.kind", "flows_csv");

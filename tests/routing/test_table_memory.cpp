@@ -57,8 +57,8 @@ void expect_min_hop_tables(const topo::Topology& t) {
       if (s != d && h > 0)
         for (std::size_t p = 0; p < t.ports[sn].size(); ++p) {
           const auto peer = t.ports[sn][p].peer;
-          if (!t.is_host(peer) &&
-              dist[static_cast<std::size_t>(t.switch_index(peer)) * static_cast<std::size_t>(n) + static_cast<std::size_t>(d)] == h - 1)
+          if (!t.is_host(peer) && dist[static_cast<std::size_t>(t.switch_index(peer)) * static_cast<std::size_t>(n) +
+                                       static_cast<std::size_t>(d)] == h - 1)
             want.push_back(static_cast<std::int16_t>(p));
         }
       const auto got = tables.candidates(sn, dn);
@@ -95,7 +95,6 @@ void expect_bfs_paths(const topo::Topology& t) {
       }
 }
 
-
 // A copy of `t` without the links `drop` says to drop, and with `relink` applied to the others
 // (rates and latencies): node ids and the routing rule stay.
 template <typename Drop, typename Relink>
@@ -118,8 +117,8 @@ topo::Topology copy_topology(const topo::Topology& t, Drop drop, Relink relink) 
 }
 
 // The base-RTT search the way derive() did it before farthest_pair(): every ordered pair walked.
-routing::PathModel::Farthest every_pair(const routing::PathModel& pm, const std::vector<std::int32_t>& hosts, Bytes data,
-                                        Bytes ack) {
+routing::PathModel::Farthest every_pair(const routing::PathModel& pm, const std::vector<std::int32_t>& hosts,
+                                        Bytes data, Bytes ack) {
   routing::PathModel::Farthest f;
   for (std::size_t i = 0; i < hosts.size(); ++i)
     for (std::size_t j = 0; j < hosts.size(); ++j)
@@ -160,7 +159,8 @@ void expect_group_minimal_routes(const topo::Topology& t, bool computed) {
   std::vector<std::int32_t> r0(n * n, inf), r1;
   topo::Bfs bfs(static_cast<std::int32_t>(n));
   for (std::size_t s = 0; s < n; ++s) {
-    topo::switch_bfs(t, static_cast<std::int32_t>(s), bfs, [](const topo::Link& l) { return l.kind != topo::LinkKind::Global; });
+    topo::switch_bfs(t, static_cast<std::int32_t>(s), bfs,
+                     [](const topo::Link& l) { return l.kind != topo::LinkKind::Global; });
     for (std::size_t d = 0; d < n; ++d)
       if (bfs.dist()[d] >= 0) r0[s * n + d] = bfs.dist()[d];
   }
@@ -318,7 +318,7 @@ TEST(RoutingTables, FatTree16kWithinByteBudget) {
       old_ports += static_cast<double>(tables.candidates(t.switch_node(s), t.switch_node(d)).size());
   const double old_layout = pairs * (4 + 4) + old_ports * 2;
   EXPECT_GT(old_layout, 10 * budget) << "old layout " << old_layout << " B, budget " << budget << " B, new "
-                                      << tables.bytes() << " B";
+                                     << tables.bytes() << " B";
   // Every pair still has its candidates: a ToR reaches a ToR of another pod over all k/2 up-ports.
   const auto tor0 = t.host_switch(0), far_tor = t.host_switch(16383);
   EXPECT_EQ(tables.distance(tor0, far_tor), 4);
@@ -406,4 +406,3 @@ TEST(RoutingTables, BoundedPathsHeldPerPairInUse) {
   }
   EXPECT_EQ(fwd.built_pairs(), used.size());  // looked up again: nothing enumerated twice
 }
-

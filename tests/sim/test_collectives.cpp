@@ -84,8 +84,9 @@ TEST(Collectives, GoalBinaryTree32RunsToCompletion) {
 // console report it.
 TEST(Collectives, GoalMakespanIsComputeTransferCompute) {
   const std::string d = temp_dir("makespan");
-  write_file(d + "/goal.toml", "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
-                               "kind = \"goal\"\nfile = \"" LBSIM_SOURCE_DIR "/examples/workloads/ring4.goal\"\n");
+  write_file(d + "/goal.toml",
+             "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
+             "kind = \"goal\"\nfile = \"" LBSIM_SOURCE_DIR "/examples/workloads/ring4.goal\"\n");
   const auto r = run_lbsim("run " + d + "/goal.toml --out " + d + "/out");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(read_file(d + "/out/summary.json"));
@@ -101,8 +102,9 @@ TEST(Collectives, GoalMakespanIsComputeTransferCompute) {
 // the nodes' labels.
 TEST(QueuesCsv, DenseHasEverySwitchPortAndTheSparseRows) {
   const std::string d = temp_dir("queues-dense");
-  write_file(d + "/q.toml", "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
-                            "kind = \"permutation\"\nsize = \"256KiB\"\n[output]\nqueue_sample_us = 2\n");
+  write_file(d + "/q.toml",
+             "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
+             "kind = \"permutation\"\nsize = \"256KiB\"\n[output]\nqueue_sample_us = 2\n");
   ASSERT_EQ(run_lbsim("run " + d + "/q.toml --quiet --out " + d + "/sparse").code, 0);
   ASSERT_EQ(run_lbsim("run " + d + "/q.toml --quiet --set output.queue_ports=all --out " + d + "/dense").code, 0);
   const auto rows = [](const std::string& file) {

@@ -57,8 +57,10 @@ TEST(Config, BadValues) {
   EXPECT_CONTAINS(load_error("[workload]\nkind = \"flows_csv\"\n"), "needs workload.file");
   // Time keys are capped at what int64 picoseconds hold (issue 14: run.end_us = 1e15 used to end
   // the run at t = 0 with every flow unfinished).
-  EXPECT_CONTAINS(load_error("[run]\nend_us = 1e15\n"), "c.toml:2: key 'run.end_us': value 1000000000000000 is out of range [0, 9000000000000]");
-  EXPECT_CONTAINS(load_error("[workload]\nstart_us = 1e13\n"), "key 'workload.start_us': value 10000000000000 is out of range");
+  EXPECT_CONTAINS(load_error("[run]\nend_us = 1e15\n"),
+                  "c.toml:2: key 'run.end_us': value 1000000000000000 is out of range [0, 9000000000000]");
+  EXPECT_CONTAINS(load_error("[workload]\nstart_us = 1e13\n"),
+                  "key 'workload.start_us': value 10000000000000 is out of range");
 }
 
 TEST(Config, ImpossibleTopology) {

@@ -17,7 +17,8 @@ config::Config one_flow(const std::string& name, int src, int dst, Bytes bytes, 
   auto c = test::small_fat_tree();
   const auto dir = test::temp_dir(name);
   c.set("workload.kind", "flows_csv");
-  c.set("workload.file", test::write_file(dir + "/flows.csv", fmt::format("src,dst,bytes,start_us\n{},{},{},0\n", src, dst, bytes)));
+  c.set("workload.file",
+        test::write_file(dir + "/flows.csv", fmt::format("src,dst,bytes,start_us\n{},{},{},0\n", src, dst, bytes)));
   c.set("lb.algorithm", lb);
   return c;
 }
@@ -30,7 +31,10 @@ config::Config one_flow(const std::string& name, int src, int dst, Bytes bytes, 
 // hop, so FCT = (n-1)*S_full [NIC] + (h-1)*S_full [later hops of packet n-2] + S_last [last link]
 //             + h*500 ns [links] + (h-1)*500 ns [switches].
 TEST(Engine, LoneFlowFctIsExact) {
-  struct Case { int src, dst, hops; Bytes bytes; };
+  struct Case {
+    int src, dst, hops;
+    Bytes bytes;
+  };
   const Case cases[] = {
       {0, 1, 2, 100000},    // same ToR: host link, ToR, host link
       {0, 127, 4, 100000},  // across a spine
@@ -41,22 +45,22 @@ TEST(Engine, LoneFlowFctIsExact) {
     // ECMP keeps a lone flow on one path; with OPS a shorter last packet may overtake on another
     // spine, so only the FCT (not the order) is the same.
     for (const std::string lb : {"ecmp", "ops"}) {
-    auto s = sim::Simulation(one_flow("lone", k.src, k.dst, k.bytes, lb));
-    ASSERT_EQ(s.run(), 0);
-    const SimTime n = (k.bytes + 4095) / 4096;
-    const SimTime last = 64 + k.bytes - (n - 1) * 4096;
-    const SimTime s_last = last * 20;  // 20 ps per byte at 400 Gb/s
-    const SimTime expect = n == 1 ? k.hops * s_last + k.hops * 500'000 + (k.hops - 1) * 500'000
-                                  : (n - 1) * 83'200 + (k.hops - 1) * 83'200 + s_last +
-                                        k.hops * 500'000 + (k.hops - 1) * 500'000;
-    const auto r = s.flow_results().at(0);
-    EXPECT_EQ(r.fct(), expect) << k.src << "->" << k.dst << " " << k.bytes << " B";
-    EXPECT_EQ(r.ideal, expect);
-    EXPECT_EQ(r.retransmits, 0u);
-    if (lb == "ecmp") {
-      EXPECT_EQ(r.ooo, 0u);
-    }
-    EXPECT_TRUE(conserved(s));
+      auto s = sim::Simulation(one_flow("lone", k.src, k.dst, k.bytes, lb));
+      ASSERT_EQ(s.run(), 0);
+      const SimTime n = (k.bytes + 4095) / 4096;
+      const SimTime last = 64 + k.bytes - (n - 1) * 4096;
+      const SimTime s_last = last * 20;  // 20 ps per byte at 400 Gb/s
+      const SimTime expect =
+          n == 1 ? k.hops * s_last + k.hops * 500'000 + (k.hops - 1) * 500'000
+                 : (n - 1) * 83'200 + (k.hops - 1) * 83'200 + s_last + k.hops * 500'000 + (k.hops - 1) * 500'000;
+      const auto r = s.flow_results().at(0);
+      EXPECT_EQ(r.fct(), expect) << k.src << "->" << k.dst << " " << k.bytes << " B";
+      EXPECT_EQ(r.ideal, expect);
+      EXPECT_EQ(r.retransmits, 0u);
+      if (lb == "ecmp") {
+        EXPECT_EQ(r.ooo, 0u);
+      }
+      EXPECT_TRUE(conserved(s));
     }
   }
 }
@@ -141,7 +145,8 @@ TEST(Engine, EcmpRouteHintNamesThePortTheRoutePicks) {
     p.dst = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(t.num_hosts)));
     p.flow = static_cast<std::uint32_t>(i);
     p.ev = static_cast<std::uint32_t>(rng.below(1 << 16));
-    const std::int32_t node = t.switch_node(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(t.num_switches()))));
+    const std::int32_t node =
+        t.switch_node(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(t.num_switches()))));
     EXPECT_EQ(r.prefetch_route(node, p, 0), -1);  // stage 0 only asks the cache
     const std::int32_t hint = r.prefetch_route(node, p, 1);
     ASSERT_EQ(hint, r.route(node, p)) << "switch " << node << " packet " << p.src << " -> " << p.dst;
@@ -164,7 +169,8 @@ std::vector<std::uint64_t> tor0_uplink_packets(sim::Simulation& s) {
   const auto tor = t.host_switch(0);
   std::vector<std::uint64_t> out;
   for (std::size_t p = 0; p < t.ports[tor].size(); ++p)
-    if (!t.is_host(t.ports[tor][p].peer)) out.push_back(s.network().port(s.network().port_id(tor, static_cast<int>(p))).stats.tx_packets);
+    if (!t.is_host(t.ports[tor][p].peer))
+      out.push_back(s.network().port(s.network().port_id(tor, static_cast<int>(p))).stats.tx_packets);
   return out;
 }
 }  // namespace
@@ -231,7 +237,8 @@ TEST(Engine, SameSeedSameBytesDifferentSeedDifferent) {
     auto j = nlohmann::json::parse(test::read_file(dir + "/summary.json"));
     j.erase("perf");  // wall-clock measurements are the only non-deterministic output
     return std::vector<std::string>{test::read_file(dir + "/flows.csv"), test::read_file(dir + "/ports.csv"),
-                                    test::read_file(dir + "/queues.csv"), test::read_file(dir + "/config.toml"), j.dump()};
+                                    test::read_file(dir + "/queues.csv"), test::read_file(dir + "/config.toml"),
+                                    j.dump()};
   };
   const auto a = run(11, "det-a"), b = run(11, "det-b"), d = run(12, "det-c");
   EXPECT_EQ(a, b);
@@ -387,8 +394,10 @@ TEST(Engine, FarPrefetchScheduleSameResults) {
     auto j = nlohmann::json::parse(test::read_file(dir + "/summary.json"));
     const auto far = j["perf"]["far_prefetch_events"].get<std::uint64_t>();
     j.erase("perf");  // wall-clock measurements and the schedule's count
-    return Out{{test::read_file(dir + "/flows.csv"), test::read_file(dir + "/ports.csv"), test::read_file(dir + "/queues.csv"), j.dump()},
-               j["events"].get<std::uint64_t>(), far};
+    return Out{{test::read_file(dir + "/flows.csv"), test::read_file(dir + "/ports.csv"),
+                test::read_file(dir + "/queues.csv"), j.dump()},
+               j["events"].get<std::uint64_t>(),
+               far};
   };
   for (const char* fc : {"lossy", "credit"}) {  // the loop has a lossless instantiation of its own
     c.set("network.flow_control", fc);

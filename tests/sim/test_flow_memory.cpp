@@ -284,9 +284,11 @@ TEST(FlowMemory, StreamedTraceIsFlatAfterWarmUp) {
     return s.transport().memory();
   };
   const auto a = run(300), b = run(1200);
-  std::printf("300 us: entries %zu records %zu window %zu bytes %zu+%zu; 1200 us: entries %zu records %zu window %zu bytes %zu+%zu\n",
-              a.entries, a.peak_records, a.peak_window, a.window_bytes, a.record_bytes, b.entries, b.peak_records,
-              b.peak_window, b.window_bytes, b.record_bytes);
+  std::printf(
+      "300 us: entries %zu records %zu window %zu bytes %zu+%zu; 1200 us: entries %zu records %zu window %zu bytes "
+      "%zu+%zu\n",
+      a.entries, a.peak_records, a.peak_window, a.window_bytes, a.record_bytes, b.entries, b.peak_records,
+      b.peak_window, b.window_bytes, b.record_bytes);
   ASSERT_GT(b.entries, 3 * a.entries);
   // Measured: 14,088 -> 56,364 entries; records 478 -> 504; window 8,889 -> 14,784 ids in the same
   // 16,384-id ring (2,031,616 B) and the same 704-slot record pool (178,176 B).
@@ -324,7 +326,9 @@ TEST(FlowMemory, StreamedTraceKeepsItsSummaryValuesInBoundedMemory) {
     std::printf("%.0f us, block %zu: %zu finished transfers, %zu B of summary values in memory, %zu on file\n",
                 duration_us, block, n, t.bytes(), t.values.spilled());
     auto j = s.summary();
-    nlohmann::json d = {{"fct_us", j["fct_us"]}, {"ideal", j["ideal_fct_us"]}, {"slowdown", j["slowdown"]},
+    nlohmann::json d = {{"fct_us", j["fct_us"]},
+                        {"ideal", j["ideal_fct_us"]},
+                        {"slowdown", j["slowdown"]},
                         {"tags", j["fct_us_by_tag"]}};
     return std::make_tuple(n, t.bytes(), t.values.spilled(), d);
   };

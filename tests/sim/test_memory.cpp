@@ -53,9 +53,7 @@ double built_entries(const config::Config& c) {
   const auto t = topo::build_topology(c);
   return static_cast<double>(workload::build_workload(c, t, nullptr).flows.size());
 }
-double predicted_entries(const config::Config& c) {
-  return workload::workload_size(c, topo::topology_size(c)).entries;
-}
+double predicted_entries(const config::Config& c) { return workload::workload_size(c, topo::topology_size(c)).entries; }
 
 }  // namespace
 
@@ -67,15 +65,24 @@ TEST(MemoryGuard, EveryTopologyAndWorkloadPredictsItsSize) {
 TEST(MemoryGuard, TopologySizesMatchTheBuiltGraphs) {
   expect_size_matches(with({{"topology.hosts", std::int64_t{128}}, {"topology.radix", std::int64_t{16}}}));
   // 3 tiers with a partly filled last pod: 100 hosts / 4 per ToR = 25 ToRs in 7 pods of 4.
-  expect_size_matches(with({{"topology.hosts", std::int64_t{100}}, {"topology.tiers", std::int64_t{3}}, {"topology.radix", std::int64_t{8}}}));
+  expect_size_matches(with({{"topology.hosts", std::int64_t{100}},
+                            {"topology.tiers", std::int64_t{3}},
+                            {"topology.radix", std::int64_t{8}}}));
   // 2:1 oversubscription: 8 hosts and 4 uplinks per ToR.
-  expect_size_matches(with({{"topology.hosts", std::int64_t{64}}, {"topology.radix", std::int64_t{16}},
-                            {"topology.hosts_per_tor", std::int64_t{8}}, {"topology.oversubscription", std::int64_t{2}}}));
-  expect_size_matches(with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4}}, {"topology.h", std::int64_t{2}}}));
-  expect_size_matches(with({{"topology.kind", std::string("dragonfly")}, {"topology.p", std::int64_t{2}}, {"topology.a", std::int64_t{4}},
-                            {"topology.h", std::int64_t{3}}, {"topology.g", std::int64_t{5}}}));
+  expect_size_matches(with({{"topology.hosts", std::int64_t{64}},
+                            {"topology.radix", std::int64_t{16}},
+                            {"topology.hosts_per_tor", std::int64_t{8}},
+                            {"topology.oversubscription", std::int64_t{2}}}));
+  expect_size_matches(with(
+      {{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4}}, {"topology.h", std::int64_t{2}}}));
+  expect_size_matches(with({{"topology.kind", std::string("dragonfly")},
+                            {"topology.p", std::int64_t{2}},
+                            {"topology.a", std::int64_t{4}},
+                            {"topology.h", std::int64_t{3}},
+                            {"topology.g", std::int64_t{5}}}));
   expect_size_matches(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{5}}}));
-  expect_size_matches(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{7}}, {"topology.p", std::int64_t{3}}}));
+  expect_size_matches(with(
+      {{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{7}}, {"topology.p", std::int64_t{3}}}));
   expect_size_matches(with({{"topology.kind", std::string("ring")}, {"topology.n", std::int64_t{6}}}));
   expect_size_matches(with({{"topology.kind", std::string("ring")}, {"topology.n", std::int64_t{2}}}));
   expect_size_matches(with({{"topology.kind", std::string("complete")}, {"topology.n", std::int64_t{5}}}));
@@ -101,10 +108,15 @@ void expect_bounded_paths_bound(const config::Config& c) {
 
 TEST(MemoryGuard, BoundedPathsPerPairBoundTheBuiltGraphs) {
   expect_bounded_paths_bound(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{5}}}));
-  expect_bounded_paths_bound(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{9}}, {"topology.p", std::int64_t{1}}}));
-  expect_bounded_paths_bound(with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4}}, {"topology.h", std::int64_t{2}}}));
-  expect_bounded_paths_bound(with({{"topology.kind", std::string("dragonfly")}, {"topology.p", std::int64_t{1}}, {"topology.a", std::int64_t{4}},
-                                   {"topology.h", std::int64_t{3}}, {"topology.g", std::int64_t{5}}}));
+  expect_bounded_paths_bound(with(
+      {{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{9}}, {"topology.p", std::int64_t{1}}}));
+  expect_bounded_paths_bound(with(
+      {{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4}}, {"topology.h", std::int64_t{2}}}));
+  expect_bounded_paths_bound(with({{"topology.kind", std::string("dragonfly")},
+                                   {"topology.p", std::int64_t{1}},
+                                   {"topology.a", std::int64_t{4}},
+                                   {"topology.h", std::int64_t{3}},
+                                   {"topology.g", std::int64_t{5}}}));
 }
 
 // The non-minimal routers' bounded paths are priced per switch pair in use (a permutation: one per
@@ -114,8 +126,11 @@ TEST(MemoryGuard, BoundedPathsPerPairBoundTheBuiltGraphs) {
 // per host, all between groups, holds what the estimate says, give or take the index's fill and
 // the partly filled chunks (10 %); the (switch, port) hops kept before took 48 B per path.
 TEST(MemoryGuard, NonMinimalRoutersPricePathsAsKept) {
-  const auto c = with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{8}}, {"topology.h", std::int64_t{4}},
-                       {"routing.algorithm", std::string("ugal_l")}, {"workload.kind", std::string("permutation")}});
+  const auto c = with({{"topology.kind", std::string("dragonfly")},
+                       {"topology.a", std::int64_t{8}},
+                       {"topology.h", std::int64_t{4}},
+                       {"routing.algorithm", std::string("ugal_l")},
+                       {"workload.kind", std::string("permutation")}});
   const auto m = sim::estimate_memory(c);
   const auto t = topo::build_topology(c);
   ASSERT_EQ(m.path_pairs, t.num_hosts);
@@ -135,12 +150,16 @@ TEST(MemoryGuard, NonMinimalRoutersPricePathsAsKept) {
 
 // A Spritz run on source-guided routing is priced with its EV lists and per-connection path state:
 // the Slim Fly q = 29 permutation of docs/scale.md (1,338 MiB measured peak on 2026-11-30, 1,347 MiB
-// with the heap on huge pages) is estimated above that, of which the paths part is at least 25,230 pairs x 1,682 switches x 15 B of
-// list entries (lb::EvEntryList::kBytesPerEntry).
+// with the heap on huge pages) is estimated above that, of which the paths part is at least 25,230 pairs x 1,682
+// switches x 15 B of list entries (lb::EvEntryList::kBytesPerEntry).
 TEST(MemoryGuard, SourceGuidedSpritzRunPricesItsPaths) {
-  auto c = with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{29}}, {"topology.p", std::int64_t{15}},
-                 {"routing.algorithm", std::string("source_guided")}, {"lb.algorithm", std::string("spritz_spray_w")},
-                 {"workload.kind", std::string("permutation")}, {"workload.size", std::int64_t{1} << 20}});
+  auto c = with({{"topology.kind", std::string("slim_fly")},
+                 {"topology.q", std::int64_t{29}},
+                 {"topology.p", std::int64_t{15}},
+                 {"routing.algorithm", std::string("source_guided")},
+                 {"lb.algorithm", std::string("spritz_spray_w")},
+                 {"workload.kind", std::string("permutation")},
+                 {"workload.size", std::int64_t{1} << 20}});
   const auto m = sim::estimate_memory(c);
   EXPECT_EQ(m.path_pairs, 25230);
   EXPECT_GE(m.paths, 25230.0 * 1682 * lb::EvEntryList::kBytesPerEntry);
@@ -152,12 +171,14 @@ TEST(MemoryGuard, SourceGuidedSpritzRunPricesItsPaths) {
 
 TEST(MemoryGuard, Sizes) {
   // Slim Fly q = 5: 2q^2 = 50 switches of degree k' = (3q - delta)/2 = 7 (delta = 1), p = 4 hosts each.
-  const auto s = topo::topology_size(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{5}}}));
+  const auto s =
+      topo::topology_size(with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{5}}}));
   EXPECT_EQ(s.switches, 50);
   EXPECT_EQ(s.hosts, 200);
   EXPECT_EQ(s.links, 200 + 50 * 7 / 2);
   // Dragonfly a = h = 4096: g = a h + 1 groups of a switches, far beyond int32 node ids.
-  const auto d = topo::topology_size(with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{4096}},
+  const auto d = topo::topology_size(with({{"topology.kind", std::string("dragonfly")},
+                                           {"topology.a", std::int64_t{4096}},
                                            {"topology.h", std::int64_t{4096}}}));
   EXPECT_EQ(d.switches, 4096.0 * (4096.0 * 4096.0 + 1));
 }
@@ -189,8 +210,10 @@ TEST(MemoryGuard, WorkloadEntriesMatchTheGeneratedWorkloads) {
 
 TEST(MemoryGuard, CdfTraceEntriesFollowRateTimesDurationTimesHosts) {
   // websearch at load 0.5 on 400 Gb/s hosts: 0.5 x 50e9 B/s / mean bytes arrivals per host and second.
-  auto c = with({{"topology.hosts", std::int64_t{32}}, {"topology.radix", std::int64_t{8}},
-                 {"workload.kind", std::string("cdf_trace")}, {"workload.duration_us", 200.0}});
+  auto c = with({{"topology.hosts", std::int64_t{32}},
+                 {"topology.radix", std::int64_t{8}},
+                 {"workload.kind", std::string("cdf_trace")},
+                 {"workload.duration_us", 200.0}});
   const double mean = workload::load_cdf("websearch").cdf.mean();
   const double expected = 32 * 0.5 * 50e9 / mean * 200e-6;
   EXPECT_NEAR(predicted_entries(c), expected, 1e-6 * expected);
@@ -208,7 +231,8 @@ TEST(MemoryGuard, SmallRunFits) {
   // The switch-pair tables: a 2-byte set index per ordered switch pair, in runs of 32 with a 4-byte
   // id each (routing/tables.h; estimated as if no two runs were alike), plus per-switch sets that
   // grow with the ports, not with the pairs.
-  const auto big = sim::estimate_memory(with({{"topology.hosts", std::int64_t{100000}}, {"topology.tiers", std::int64_t{3}},
+  const auto big = sim::estimate_memory(with({{"topology.hosts", std::int64_t{100000}},
+                                              {"topology.tiers", std::int64_t{3}},
                                               {"topology.radix", std::int64_t{64}}}),
                                         sim::MemoryUse::Topology);
   EXPECT_GE(big.tables, big.topo.switches * big.topo.switches * 2);
@@ -228,10 +252,13 @@ TEST(MemoryGuard, OwnMinimalRoutesOnlyOnTheDragonfly) {
     return (m.tables - base) / (m.topo.switches * m.topo.switches);
   };
   const auto sf = with({{"topology.kind", std::string("slim_fly")}, {"topology.q", std::int64_t{13}}});
-  const auto df = with({{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{8}}, {"topology.h", std::int64_t{4}}});
+  const auto df = with(
+      {{"topology.kind", std::string("dragonfly")}, {"topology.a", std::int64_t{8}}, {"topology.h", std::int64_t{4}}});
   const double n = sim::estimate_memory(df).topo.switches;
   const double routes = n * std::ceil(n / 32) * (4 + 64) / (n * n);  // the l-g-l routes' bytes per pair
-  const auto ft = with({{"topology.hosts", std::int64_t{1024}}, {"topology.tiers", std::int64_t{3}}, {"topology.radix", std::int64_t{16}}});
+  const auto ft = with({{"topology.hosts", std::int64_t{1024}},
+                        {"topology.tiers", std::int64_t{3}},
+                        {"topology.radix", std::int64_t{16}}});
   for (const auto* r : {"valiant", "ugal_l", "ecmp_paths"}) {
     EXPECT_DOUBLE_EQ(extra(sf, r), 2) << r;
     EXPECT_DOUBLE_EQ(extra(ft, r), 2) << r;
@@ -264,7 +291,8 @@ TEST(MemoryGuard, LimitFromTheKey) {
     sim::check_memory(c);
     FAIL() << "a limit below the estimate must refuse";
   } catch (const UserError& e) {
-    EXPECT_CONTAINS(std::string(e.what()), "; lower topology.hosts, topology.radix, topology.tiers or workload.size or raise");
+    EXPECT_CONTAINS(std::string(e.what()),
+                    "; lower topology.hosts, topology.radix, topology.tiers or workload.size or raise");
   }
   c.set("run.max_memory_gb", 0.0);
   std::string why;
@@ -274,7 +302,8 @@ TEST(MemoryGuard, LimitFromTheKey) {
 
 // The four reproducers of the issue: each used to allocate until std::bad_alloc or the OOM killer.
 TEST(MemoryGuard, FatTreeOfTenMillionHostsIsRefused) {
-  const auto f = config_file("ft", "[topology]\nkind = \"fat_tree\"\nhosts = 10000000\ntiers = 3\nradix = 512\n[run]\nmax_memory_gb = 16\n");
+  const auto f = config_file(
+      "ft", "[topology]\nkind = \"fat_tree\"\nhosts = 10000000\ntiers = 3\nradix = 512\n[run]\nmax_memory_gb = 16\n");
   const auto r = test::run_lbsim("run " + f + " --out " + test::temp_dir("mem-ft-out") + "/r");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_CONTAINS(r.out, "ft.toml: estimated memory");
@@ -309,8 +338,10 @@ TEST(MemoryGuard, SlimFlyQ1021IsRefused) {
 }
 
 TEST(MemoryGuard, CdfTraceOfABillionMicrosecondsIsRefused) {
-  const auto f = config_file("cdf", "[topology]\nhosts = 128\nradix = 16\n[workload]\nkind = \"cdf_trace\"\nduration_us = 1e9\n"
-                                    "[run]\nmax_memory_gb = 16\n");
+  const auto f =
+      config_file("cdf",
+                  "[topology]\nhosts = 128\nradix = 16\n[workload]\nkind = \"cdf_trace\"\nduration_us = 1e9\n"
+                  "[run]\nmax_memory_gb = 16\n");
   const auto r = test::run_lbsim("run " + f + " --out " + test::temp_dir("mem-cdf-out") + "/r");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_CONTAINS(r.out, "cdf.toml: estimated memory");
@@ -323,16 +354,17 @@ TEST(MemoryGuard, NormalConfigRunsAndTopoPrintsTheEstimate) {
   EXPECT_CONTAINS(t.out, "memory estimate of a run: ");
   EXPECT_CONTAINS(t.out, "24 switches, 128 hosts, 256 links");
   EXPECT_CONTAINS(t.out, "memory limit: ");
-  const auto r = test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml --set workload.size=64KiB --out " +
-                                 test::temp_dir("mem-demo") + "/r");
+  const auto r =
+      test::run_lbsim("run " + std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml --set workload.size=64KiB --out " +
+                      test::temp_dir("mem-demo") + "/r");
   EXPECT_EQ(r.code, 0) << r.out;
 }
 
 // workload.stream prices what a streamed run holds (docs/scale-flows.md): full records for the
 // entries in progress (cdf_trace: 4 per sender), and per entry its summary values (FCT and ideal FCT
-// in ps and, with several tags, its tag, in growing vectors) and at worst a waiting row and slot index in a window doubled when full; the eager
-// run holds a spec, a record and a result row per entry. Ten times the trace adds ten times the
-// per-entry part, and the streamed part per entry is under half the eager one.
+// in ps and, with several tags, its tag, in growing vectors) and at worst a waiting row and slot index in a window
+// doubled when full; the eager run holds a spec, a record and a result row per entry. Ten times the trace adds ten
+// times the per-entry part, and the streamed part per entry is under half the eager one.
 TEST(MemoryGuard, StreamedTracePricesRecordsInProgressAndCompactRows) {
   const auto at = [](double duration_us, bool stream) {
     auto c = test::small_fat_tree();
@@ -355,7 +387,8 @@ TEST(MemoryGuard, StreamedTracePricesRecordsInProgressAndCompactRows) {
   EXPECT_DOUBLE_EQ(s1.entries, 512 * per_record + values + rows + s1.workload.entries * per_entry);
   ASSERT_GT(s100.workload.entries, 65536);  // beyond the rows in memory: 8 B per added entry
   EXPECT_NEAR(s100.entries - s1.entries,
-              (s100.workload.entries - s1.workload.entries) * per_entry + (65536 - s1.workload.entries) * sizeof(transport::FlowRow),
+              (s100.workload.entries - s1.workload.entries) * per_entry +
+                  (65536 - s1.workload.entries) * sizeof(transport::FlowRow),
               1e-3);
   EXPECT_DOUBLE_EQ(eager.entries, eager.workload.entries * (per_record + sizeof(metrics::FlowResult)));
   EXPECT_LT(per_entry * 2, per_record + sizeof(metrics::FlowResult));
@@ -367,8 +400,10 @@ TEST(MemoryGuard, StreamedTracePricesRecordsInProgressAndCompactRows) {
 // 2 x (64 per message + the packets in flight) PSNs, while 64 KiB messages (16 PSNs each) cost their
 // own PSNs, fewer than that bound.
 TEST(MemoryGuard, PerPsnStateFollowsThePsnsInPlay) {
-  auto c = with({{"topology.hosts", std::int64_t{1024}}, {"topology.radix", std::int64_t{64}},
-                 {"workload.kind", std::string("permutation")}, {"workload.size", std::int64_t{256} << 20}});
+  auto c = with({{"topology.hosts", std::int64_t{1024}},
+                 {"topology.radix", std::int64_t{64}},
+                 {"workload.kind", std::string("permutation")},
+                 {"workload.size", std::int64_t{256} << 20}});
   const auto big = sim::estimate_memory(c);
   c.set("workload.size", std::int64_t{1} << 30);
   const auto huge = sim::estimate_memory(c);

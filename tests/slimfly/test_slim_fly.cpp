@@ -98,8 +98,7 @@ TEST(GaloisField, FieldAxiomsForPrimePowers) {
       for (int b = 0; b < q; ++b) {
         EXPECT_EQ(f.add(a, b), f.add(b, a));
         EXPECT_EQ(f.mul(a, b), f.mul(b, a));
-        for (int c = 0; c < q; c += (q > 9 ? 3 : 1))
-          EXPECT_EQ(f.mul(a, f.add(b, c)), f.add(f.mul(a, b), f.mul(a, c)));
+        for (int c = 0; c < q; c += (q > 9 ? 3 : 1)) EXPECT_EQ(f.mul(a, f.add(b, c)), f.add(f.mul(a, b), f.mul(a, c)));
       }
     }
     EXPECT_EQ(f.mult_order(f.primitive_element()), q - 1);
@@ -329,8 +328,7 @@ TEST(SlimFly, SuggestSizes) {
   EXPECT_EQ(s[0].q, 11);
   EXPECT_EQ(s[0].hosts, 2178);
   // Sorted by distance to the request.
-  for (std::size_t i = 1; i < s.size(); ++i)
-    EXPECT_LE(std::abs(s[i - 1].hosts - 2048), std::abs(s[i].hosts - 2048));
+  for (std::size_t i = 1; i < s.size(); ++i) EXPECT_LE(std::abs(s[i - 1].hosts - 2048), std::abs(s[i].hosts - 2048));
   // 1000 endpoints: q = 9 (1134) is closest; q = 4 (96) is closer than q = 11 (2178) but the
   // smallest network with >= 1000 endpoints (q = 9) is always included.
   s = suggest_slim_fly(1000, 2);

@@ -49,7 +49,8 @@ std::map<int, long> group_tx(const std::string& dir) {
 TEST(Pinning, ViaGroupTakesTheChosenGroupUnderAnyRouting) {
   const std::string dir = test::temp_dir("pinning");
   // 64 KiB = 16 data packets from group 0 to group 1.
-  const auto flows = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us,tag,lb\n0,8,65536,0,pinned,via_group:5\n");
+  const auto flows =
+      test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us,tag,lb\n0,8,65536,0,pinned,via_group:5\n");
   for (const char* routing : {"minimal", "source_guided", "ugal_l"}) {
     auto c = small_dragonfly(routing, flows);
     sim::Simulation s(c);
@@ -98,7 +99,8 @@ std::map<std::string, long> switch_port_tx(const std::string& dir) {
 // comparison); with "run_routing" Valiant spreads the 16 ACKs over random Valiant paths instead.
 TEST(Pinning, PinnedAcksTakeTheSamePortsUnderEveryRouting) {
   const std::string dir = test::temp_dir("pinned_acks");
-  const auto flows = test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us,tag,lb\n0,8,65536,0,pinned,via_group:5\n");
+  const auto flows =
+      test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us,tag,lb\n0,8,65536,0,pinned,via_group:5\n");
   std::map<std::string, std::map<std::string, long>> by;
   for (const char* routing : {"source_guided", "minimal", "valiant", "ugal_l"}) {
     for (const char* acks : {"pinned", "run_routing"}) {
@@ -116,7 +118,8 @@ TEST(Pinning, PinnedAcksTakeTheSamePortsUnderEveryRouting) {
   for (const auto& [port, n] : ref) total += n;
   // 16 data packets over a path through group 5 (>= 2 switch hops) and >= 15 ACKs back.
   EXPECT_GE(total, 2 * 16 + 2 * 15);
-  for (const char* routing : {"minimal", "valiant", "ugal_l"}) EXPECT_EQ(by.at(std::string(routing) + "/pinned"), ref) << routing;
+  for (const char* routing : {"minimal", "valiant", "ugal_l"})
+    EXPECT_EQ(by.at(std::string(routing) + "/pinned"), ref) << routing;
   EXPECT_EQ(by.at("source_guided/run_routing"), ref);  // source-guided routing routes ACKs by the EV anyway
   EXPECT_NE(by.at("valiant/run_routing"), ref);
 }
@@ -124,7 +127,8 @@ TEST(Pinning, PinnedAcksTakeTheSamePortsUnderEveryRouting) {
 TEST(Pinning, BadViaGroupIsAClearError) {
   const std::string dir = test::temp_dir("pinning_bad");
   for (const char* lb : {"via_group:x", "via_group:-1", "via_group:", "via_gruop:3"}) {
-    const auto flows = test::write_file(dir + "/f.csv", std::string("src,dst,bytes,start_us,tag,lb\n0,8,65536,0,t,") + lb + "\n");
+    const auto flows =
+        test::write_file(dir + "/f.csv", std::string("src,dst,bytes,start_us,tag,lb\n0,8,65536,0,t,") + lb + "\n");
     auto c = small_dragonfly("minimal", flows);
     EXPECT_THROW(sim::Simulation s(c), UserError) << lb;
   }
@@ -141,8 +145,8 @@ TEST(Pinning, BadViaGroupIsAClearError) {
 
 TEST(PathUsage, CountsEveryPacketAndFeedbackPerEv) {
   const std::string dir = test::temp_dir("path_usage");
-  const auto flows = test::write_file(dir + "/flows.csv",
-                                      "src,dst,bytes,start_us,tag,lb\n0,8,262144,0,monitored,ops_u\n9,17,1048576,0,other,\n");
+  const auto flows = test::write_file(
+      dir + "/flows.csv", "src,dst,bytes,start_us,tag,lb\n0,8,262144,0,monitored,ops_u\n9,17,1048576,0,other,\n");
   auto c = small_dragonfly("source_guided", flows);
   c.set("output.path_usage_tag", "monitored");
   sim::Simulation s(c);
@@ -161,7 +165,7 @@ TEST(PathUsage, CountsEveryPacketAndFeedbackPerEv) {
     ASSERT_EQ(f.size(), 18u) << line;
     EXPECT_EQ(f[0], "0");  // only the tagged flow
     EXPECT_GE(std::stoi(f[6]), 0) << "every OPS (u) EV is an entry of the list";
-    EXPECT_EQ(f[10].rfind("g0s", 0), 0u) << f[10];  // path from the source switch ...
+    EXPECT_EQ(f[10].rfind("g0s", 0), 0u) << f[10];             // path from the source switch ...
     EXPECT_NE(f[10].find("g1s"), std::string::npos) << f[10];  // ... into group 1
     sent += std::stol(f[11]);
     fed_back += std::stol(f[12]) + std::stol(f[13]) + std::stol(f[14]) + std::stol(f[15]);

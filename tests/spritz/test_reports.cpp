@@ -14,8 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Point point(const fs::path& root, const std::string& kase, const std::string& scheme, int seed, const std::string& summary,
-            const std::string& flows = "") {
+Point point(const fs::path& root, const std::string& kase, const std::string& scheme, int seed,
+            const std::string& summary, const std::string& flows = "") {
   Point p;
   p.name = kase + "-" + scheme + "-" + std::to_string(seed);
   p.case_name = kase;
@@ -39,8 +39,9 @@ Sweep scheme_sweep() {
 // A summary with the monitored flow's FCT and a much larger FCT over all flows (the background).
 std::string monitored(double fct) {
   return "{\"unfinished\": 0, \"completed\": 117, \"fct_us\": {\"max\": 1500.0, \"p99\": 1400.0}, "
-         "\"fct_us_by_tag\": {\"monitored\": {\"count\": 1, \"max\": " + std::to_string(fct) +
-         ", \"p99\": " + std::to_string(fct) + "}, \"background\": {\"count\": 116, \"max\": 1500.0, \"p99\": 1400.0}}}";
+         "\"fct_us_by_tag\": {\"monitored\": {\"count\": 1, \"max\": " +
+         std::to_string(fct) + ", \"p99\": " + std::to_string(fct) +
+         "}, \"background\": {\"count\": 116, \"max\": 1500.0, \"p99\": 1400.0}}}";
 }
 
 TEST(SpritzReports, Table3PrintsTheMonitoredFlowNotTheMaxOverAllFlows) {
@@ -93,11 +94,12 @@ TEST(SpritzReports, Fig7CollectiveDurationFromFlowsCsv) {
       "\"fct_us_by_tag\": {\"background\": {\"count\": 2, \"max\": 900.0, \"p99\": 880.0}, "
       "\"step0\": {\"count\": 1, \"max\": 10.0, \"p99\": 10.0}}}";
   // The collective: step0 from 5 to 15 us, step1 from 15 to 40 us: 35 us; the background ends at 900.
-  const std::string flows = "id,src,dst,bytes,tag,lb,kind,finished,start_us,finish_us,fct_us\n"
-                            "0,1,2,4096,step0,,transfer,1,5.0,15.0,10.0\n"
-                            "1,2,1,4096,step1,,transfer,1,15.0,40.0,25.0\n"
-                            "2,3,4,4096,background,ecmp,transfer,1,0.0,900.0,900.0\n"
-                            "3,4,3,4096,background,ecmp,transfer,1,0.0,860.0,860.0\n";
+  const std::string flows =
+      "id,src,dst,bytes,tag,lb,kind,finished,start_us,finish_us,fct_us\n"
+      "0,1,2,4096,step0,,transfer,1,5.0,15.0,10.0\n"
+      "1,2,1,4096,step1,,transfer,1,15.0,40.0,25.0\n"
+      "2,3,4,4096,background,ecmp,transfer,1,0.0,900.0,900.0\n"
+      "3,4,3,4096,background,ecmp,transfer,1,0.0,860.0,860.0\n";
   sw.points.push_back(point(root, "dragonfly", "spritz_u", 1, summary, flows));
   const std::string r = spritz_fig7_report(sw);
   EXPECT_NE(r.find("collective duration (us)"), std::string::npos) << r;
@@ -109,13 +111,18 @@ TEST(SpritzReports, Fig7CollectiveDurationFromFlowsCsv) {
 TEST(SpritzReports, Fig8PerTag) {
   const fs::path root = test::temp_dir("spritz-fig8-report");
   auto sw = scheme_sweep();
-  sw.points.push_back(point(root, "", "valiant", 1,
-                            "{\"unfinished\": 0, \"completed\": 3, \"retransmits\": 4000, \"fct_us\": {\"p99\": 2700.0}, "
-                            "\"fct_us_by_tag\": {\"incast\": {\"count\": 32, \"p99\": 2750.0, \"p50\": 2700.0}, "
-                            "\"bystander\": {\"count\": 1023, \"p99\": 250.0, \"p50\": 180.0}}}"));
+  sw.points.push_back(
+      point(root, "", "valiant", 1,
+            "{\"unfinished\": 0, \"completed\": 3, \"retransmits\": 4000, \"fct_us\": {\"p99\": 2700.0}, "
+            "\"fct_us_by_tag\": {\"incast\": {\"count\": 32, \"p99\": 2750.0, \"p50\": 2700.0}, "
+            "\"bystander\": {\"count\": 1023, \"p99\": 250.0, \"p50\": 180.0}}}"));
   const std::string r = spritz_fig8_report(sw);
-  EXPECT_NE(r.find("incast p99 FCT (us)\n  valiant                            2750.0   paper: 2740-2770"), std::string::npos) << r;
-  EXPECT_NE(r.find("bystander p99 FCT (us)\n  valiant                             250.0   paper: 249.01"), std::string::npos) << r;
+  EXPECT_NE(r.find("incast p99 FCT (us)\n  valiant                            2750.0   paper: 2740-2770"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("bystander p99 FCT (us)\n  valiant                             250.0   paper: 249.01"),
+            std::string::npos)
+      << r;
   EXPECT_NE(r.find("4000.0   paper: 4526"), std::string::npos) << r;
 }
 

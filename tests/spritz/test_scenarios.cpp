@@ -63,8 +63,9 @@ TEST(SpritzScenario, MotivationalSpritzFindsTheFreeGroups) {
   const double scout = monitored_fct("spritz_scout_w");
   const double spray_u = monitored_fct("spritz_spray_u");
   const double spray_w = monitored_fct("spritz_spray_w");
-  std::printf("monitored FCT us: solo %.1f  minimal %.1f  ugal_l %.1f  ops_u %.1f  scout_w %.1f  spray_u %.1f  spray_w %.1f\n",
-              solo, minimal, ugal, ops, scout, spray_u, spray_w);
+  std::printf(
+      "monitored FCT us: solo %.1f  minimal %.1f  ugal_l %.1f  ops_u %.1f  scout_w %.1f  spray_u %.1f  spray_w %.1f\n",
+      solo, minimal, ugal, ops, scout, spray_u, spray_w);
   // Alone, the 4 MiB flow takes about its serialization time (1024 packets x 4160 B at 400 Gb/s =
   // 87.2 us) plus the RTT of the first packets (Table III: 91 us).
   EXPECT_GT(solo, 87.2);
@@ -109,9 +110,10 @@ TEST(SpritzScenario, DragonflyAdversarialSprayBeatsMinimalAndEcmp) {
 TEST(SpritzScenario, SlimFlyPermutationSprayBeatsEcmp) {
   double retx_ecmp = 0, retx_spray = 0;
   const double ecmp = p99("slim_fly_permutation.toml", "source_guided", "ecmp", "256KiB", "default", &retx_ecmp);
-  const double spray = p99("slim_fly_permutation.toml", "source_guided", "spritz_spray_u", "256KiB", "default", &retx_spray);
-  std::printf("slim fly permutation p99 us: ecmp %.1f (retx %.0f)  spray_u %.1f (retx %.0f)\n", ecmp, retx_ecmp,
-              spray, retx_spray);
+  const double spray =
+      p99("slim_fly_permutation.toml", "source_guided", "spritz_spray_u", "256KiB", "default", &retx_spray);
+  std::printf("slim fly permutation p99 us: ecmp %.1f (retx %.0f)  spray_u %.1f (retx %.0f)\n", ecmp, retx_ecmp, spray,
+              retx_spray);
   // One fixed bounded path per flow collides; Spritz-Spray spreads and loses fewer packets.
   EXPECT_LT(spray, ecmp);
   EXPECT_LT(retx_spray, retx_ecmp);
@@ -123,7 +125,8 @@ TEST(SpritzScenario, FailuresSpritzAvoidsDeadPaths) {
   double retx_ops = 0, retx_spray = 0;
   const double valiant = p99("dragonfly_failures.toml", "valiant", "ecmp", "256KiB");
   const double ops = p99("dragonfly_failures.toml", "source_guided", "ops_u", "256KiB", "default", &retx_ops);
-  const double spray = p99("dragonfly_failures.toml", "source_guided", "spritz_spray_u", "256KiB", "default", &retx_spray);
+  const double spray =
+      p99("dragonfly_failures.toml", "source_guided", "spritz_spray_u", "256KiB", "default", &retx_spray);
   std::printf("dragonfly 2%% failures p99 us: valiant %.1f  ops_u %.1f (retx %.0f)  spray_u %.1f (retx %.0f)\n",
               valiant, ops, retx_ops, spray, retx_spray);
   EXPECT_LT(spray, 0.5 * ops);

@@ -84,8 +84,7 @@ std::vector<topo::Hop> forward(const topo::Topology& t, net::Router& r, std::int
   return out;
 }
 
-std::set<std::vector<std::pair<int, int>>> enumerated(const topo::PathEnumerator& pe, std::int32_t s,
-                                                      std::int32_t d) {
+std::set<std::vector<std::pair<int, int>>> enumerated(const topo::PathEnumerator& pe, std::int32_t s, std::int32_t d) {
   std::set<std::vector<std::pair<int, int>>> out;
   pe.for_each_path(s, d, [&](const topo::PathView& v) {
     std::vector<std::pair<int, int>> h;
@@ -168,7 +167,7 @@ TEST(SourceGuided, DragonflyOtherGroupPathTypesMatchTableI) {
     EXPECT_EQ(p.category, p.global <= 1 ? routing::PathCategory::Minimal : routing::PathCategory::NonMinimal);
   }
   EXPECT_EQ(minimal, 1);
-  EXPECT_EQ(e.size(), 32u);  // 33 groups: the destination group + 31 intermediate groups
+  EXPECT_EQ(e.size(), 32u);        // 33 groups: the destination group + 31 intermediate groups
   EXPECT_EQ(e.front().global, 1);  // sorted by latency: the minimal path first
 }
 
@@ -186,9 +185,8 @@ TEST(SourceGuided, SlimFlyEveryEvFollowsItsPath) {
       EXPECT_LE(ne, na);
       // Every (first hop, second hop) prefix of a bounded path is reachable by some EV.
       std::set<std::pair<int, int>> prefixes, reached;
-      pe.for_each_path(s, d, [&](const topo::PathView& v) {
-        prefixes.emplace(v.hops[0].port, v.length > 1 ? v.hops[1].port : -1);
-      });
+      pe.for_each_path(
+          s, d, [&](const topo::PathView& v) { prefixes.emplace(v.hops[0].port, v.length > 1 ? v.hops[1].port : -1); });
       for (const auto& e : n.fine->tables().entries(s, d))
         reached.emplace(e.hops[0].port, e.hops.size() > 1 ? e.hops[1].port : -1);
       // Every reached prefix is a bounded prefix; a few bounded prefixes are lost when the static

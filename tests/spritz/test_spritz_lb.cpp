@@ -157,7 +157,8 @@ TEST(SpritzScout, MeasuredOrderInsertsByTheLatestRtt) {
     s.on_feedback(ev(p, 1), Feedback::AckEcn, 0);
     s.on_rtt(us(10), 0);
     s.on_feedback(ev(p, 3), Feedback::Ack, 0);
-    EXPECT_EQ(s.buffer(), measured ? (std::vector<std::uint32_t>{4, 3, 2, 0}) : (std::vector<std::uint32_t>{0, 2, 3, 4}));
+    EXPECT_EQ(s.buffer(),
+              measured ? (std::vector<std::uint32_t>{4, 3, 2, 0}) : (std::vector<std::uint32_t>{0, 2, 3, 4}));
     EXPECT_EQ(s.next_ev(0), ev(p, measured ? 4 : 0));  // Scout sends on the front path
   }
 }
@@ -200,9 +201,9 @@ TEST(SpritzScout, ReinsertHoldoffKeepsARemovedPathOutForItsInFlightAcks) {
   s.on_feedback(ev(p, 1), Feedback::Nack, us(1));  // removed at 1 us
   s.on_feedback(ev(p, 1), Feedback::Ack, us(2));   // an ACK of a packet still in flight: ignored
   EXPECT_TRUE(s.buffer().empty());
-  s.on_feedback(ev(p, 2), Feedback::Ack, us(2));   // other paths are unaffected
+  s.on_feedback(ev(p, 2), Feedback::Ack, us(2));  // other paths are unaffected
   EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{2}));
-  s.on_feedback(ev(p, 1), Feedback::Ack, us(3));   // 2 us later it may come back, in latency order
+  s.on_feedback(ev(p, 1), Feedback::Ack, us(3));  // 2 us later it may come back, in latency order
   EXPECT_EQ(s.buffer(), (std::vector<std::uint32_t>{1, 2}));
   // Off (Alg. 2 as written), the in-flight ACK puts it straight back.
   SpritzPolicy plain(ctx(p), lb::SpritzParams{}, K::Scout, W::Uniform);
@@ -361,7 +362,8 @@ TEST(SpritzSpray, SharesTheListsPrefixSumsUntilAWeightChanges) {
       for (int k = 0; k < n; ++k) {
         std::vector<double> w(p.size());
         for (std::size_t i = 0; i < w.size(); ++i) w[i] = s.weight(i);
-        ASSERT_EQ(s.next_ev(now), ev(p, o.next(w))) << "draw " << k << " at " << now << (weighting == W::Weighted ? " weighted" : " uniform");
+        ASSERT_EQ(s.next_ev(now), ev(p, o.next(w)))
+            << "draw " << k << " at " << now << (weighting == W::Weighted ? " weighted" : " uniform");
       }
     };
     draws(300, 0);

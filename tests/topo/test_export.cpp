@@ -63,7 +63,7 @@ struct Graph {
   int hosts = 0, switches = 0;
   std::vector<Edge> edges;
   std::map<int, std::map<std::string, int>> degree;  // node -> link kind -> links
-  std::vector<int> node_ports;                        // from --nodes
+  std::vector<int> node_ports;                       // from --nodes
 };
 
 // Exports the topology of `cfg` (edges + nodes CSV) and checks what holds for every topology: each
@@ -118,8 +118,9 @@ int links_of(const Graph& g, const std::string& kind) {
 TEST(TopoExport, FatTreeThreeTiersK8) {
   // k = 8: k^3/4 = 128 hosts, k pods of k/2 ToRs and k/2 aggregation switches, (k/2)^2 = 16 cores;
   // k^3/4 links on each tier; every switch has k ports.
-  const auto g = export_graph("ft", "[topology]\nkind = \"fat_tree\"\nhosts = 128\ntiers = 3\nradix = 8\n"
-                                    "tier1_latency_ns = 700\n");
+  const auto g = export_graph("ft",
+                              "[topology]\nkind = \"fat_tree\"\nhosts = 128\ntiers = 3\nradix = 8\n"
+                              "tier1_latency_ns = 700\n");
   EXPECT_EQ(g.hosts, 128);
   EXPECT_EQ(g.switches, 8 * 4 + 8 * 4 + 16);
   EXPECT_EQ(links_of(g, "host"), 128);
@@ -137,8 +138,9 @@ TEST(TopoExport, FatTreeThreeTiersK8) {
 TEST(TopoExport, DragonflyP2A4H2) {
   // g = a h + 1 = 9 groups of a = 4 switches: 72 hosts, 36 switches, g a (a-1) / 2 = 54 local links,
   // g (g-1) / 2 = 36 global links (one per group pair); switch degree p + (a-1) + h = 7.
-  const auto g = export_graph("df", "[topology]\nkind = \"dragonfly\"\np = 2\na = 4\nh = 2\nlink_rate_gbps = 400\n"
-                                    "local_latency_ns = 25\nglobal_latency_ns = 500\n");
+  const auto g = export_graph("df",
+                              "[topology]\nkind = \"dragonfly\"\np = 2\na = 4\nh = 2\nlink_rate_gbps = 400\n"
+                              "local_latency_ns = 25\nglobal_latency_ns = 500\n");
   EXPECT_EQ(g.hosts, 72);
   EXPECT_EQ(g.switches, 36);
   EXPECT_EQ(links_of(g, "host"), 72);

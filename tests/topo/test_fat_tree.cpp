@@ -10,8 +10,8 @@ namespace lbsim::topo {
 namespace {
 
 struct Counts {
-  std::map<int, int> switches_per_tier;  // tier -> switches
-  std::map<LinkKind, int> links;         // class -> links
+  std::map<int, int> switches_per_tier;              // tier -> switches
+  std::map<LinkKind, int> links;                     // class -> links
   std::map<int, std::map<int, int>> ports_per_tier;  // tier -> port count -> switches
   std::map<int, int> tors_per_pod;
 };

@@ -14,9 +14,7 @@ std::vector<std::int32_t> vec(std::span<const std::int32_t> s) { return {s.begin
 
 // A square 0-1-3-2-0 with a tail 3-4 (3 is two hops from 0 both through 1 and through 2), and a
 // separate component 5-6.
-AdjacencyLists sample_graph() {
-  return {{1, 2}, {0, 3}, {0, 3}, {1, 2, 4}, {3}, {6}, {5}};
-}
+AdjacencyLists sample_graph() { return {{1, 2}, {0, 3}, {0, 3}, {1, 2, 4}, {3}, {6}, {5}}; }
 
 void run_lists(Bfs& bfs, const AdjacencyLists& adj, std::int32_t source) {
   bfs.run(source, [&](std::int32_t u, auto&& reach) {
@@ -132,7 +130,8 @@ TEST(BlockBfs, SameHopsAsOneBfsPerSource) {
     AdjacencyLists adj(n);
     const std::size_t edges = n + rng.next() % (2 * n);
     for (std::size_t e = 0; e < edges; ++e) {
-      const auto a = static_cast<std::int32_t>(rng.next() % (n - 3)), b = static_cast<std::int32_t>(rng.next() % (n - 3));
+      const auto a = static_cast<std::int32_t>(rng.next() % (n - 3)),
+                 b = static_cast<std::int32_t>(rng.next() % (n - 3));
       adj[static_cast<std::size_t>(a)].push_back(b);  // the last 3 stay isolated
       adj[static_cast<std::size_t>(b)].push_back(a);
     }
@@ -148,7 +147,8 @@ TEST(BlockBfs, SameHopsAsOneBfsPerSource) {
       bb.run(g, src, hops.data(), stride);
       for (std::size_t k = 0; k < nb; ++k) {
         run_lists(bfs, adj, src[k]);
-        for (std::size_t u = 0; u < n; ++u) ASSERT_EQ(hops[u * stride + k], bfs.dist()[u]) << "trial " << trial << " source " << k << " switch " << u;
+        for (std::size_t u = 0; u < n; ++u)
+          ASSERT_EQ(hops[u * stride + k], bfs.dist()[u]) << "trial " << trial << " source " << k << " switch " << u;
       }
       for (std::size_t u = 0; u < n; ++u)
         for (std::size_t k = nb; k < stride; ++k) ASSERT_EQ(hops[u * stride + k], 99);

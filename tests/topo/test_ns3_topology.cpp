@@ -91,11 +91,13 @@ TEST(Ns3Topology, MalformedFilesNameLineAndExpectation) {
   EXPECT_CONTAINS(error_of("3 1 2\n2\n0 2 100Gbps 1000 0\n1 2 100Gbps 1000ns 0\n"), "t.txt:3: delay '1000'");
   EXPECT_CONTAINS(error_of("3 1 2\n2\n0 2 100Gbps 1000ns 0.01\n1 2 100Gbps 1000ns 0\n"),
                   "t.txt:3: error rate 0.01: random loss on a link is not read from the topology file");
-  EXPECT_CONTAINS(error_of("3 1 2\n2\n0 1 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n"), "t.txt:3: link between two hosts");
+  EXPECT_CONTAINS(error_of("3 1 2\n2\n0 1 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n"),
+                  "t.txt:3: link between two hosts");
   EXPECT_CONTAINS(error_of("3 1 3\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n0 2 100Gbps 1000ns 0\n"),
                   "t.txt:5: host node 0 has a second link");
   EXPECT_CONTAINS(error_of("3 1 1\n2\n0 2 100Gbps 1000ns 0\n"), "host node 1 has no link");
-  EXPECT_CONTAINS(error_of("3 1 3\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n"), "t.txt:4: expected 3 links, found 2");
+  EXPECT_CONTAINS(error_of("3 1 3\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n"),
+                  "t.txt:4: expected 3 links, found 2");
   EXPECT_CONTAINS(error_of("3 1 1\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n"), "t.txt:4: more than the 1 links");
 }
 

@@ -1,5 +1,5 @@
-// Congestion control unit tests: the SMaRTT QuickAdapt gate, its measurement window and the stale-feedback window after a
-// QuickAdapt (src/transport/cc.h), on the per-ACK DCTCP variant ([Spritz] sec. IV-C, V-A).
+// Congestion control unit tests: the SMaRTT QuickAdapt gate, its measurement window and the stale-feedback window after
+// a QuickAdapt (src/transport/cc.h), on the per-ACK DCTCP variant ([Spritz] sec. IV-C, V-A).
 #include <gtest/gtest.h>
 
 #include "transport/cc.h"

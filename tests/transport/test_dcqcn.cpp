@@ -51,7 +51,7 @@ TEST(Dcqcn, RateFollowsTheEquationsStepByStep) {
   Dcqcn cc(params());
   cc.set_line_rate(gbps(100));
   EXPECT_TRUE(cc.paced());
-  EXPECT_EQ(cc.rate(0), gbps(100));  // starts at line rate
+  EXPECT_EQ(cc.rate(0), gbps(100));      // starts at line rate
   EXPECT_EQ(cc.rate(us(9)), gbps(100));  // no CNP, no timers
 
   // 1. First CNP at 10 us: alpha = 1; nothing decreases before the first check at 14 us + 1 ns.
@@ -196,8 +196,9 @@ class TenGig final : public CongestionControl {
   void ack_marked(Bytes, Bytes) override {}
   void loss(double) override {}
 };
-const RegisterCc kTenGig{{{"test_paced_10g", "Test only: paced at 10 Gb/s.", {}, {}}, nullptr,
-                          [](const CcParams& p) { return std::make_unique<TenGig>(p); }}};
+const RegisterCc kTenGig{{{"test_paced_10g", "Test only: paced at 10 Gb/s.", {}, {}}, nullptr, [](const CcParams& p) {
+                            return std::make_unique<TenGig>(p);
+                          }}};
 }  // namespace
 
 TEST(Pacing, NicHonoursTheCcRate) {

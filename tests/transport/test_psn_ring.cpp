@@ -88,7 +88,8 @@ TEST(PsnRing, MatchesAWholeMessageModel) {
       }
       // A few reads anywhere near the PSNs in play.
       for (int k = 0; k < 4; ++k) {
-        const std::uint32_t q = cum + static_cast<std::uint32_t>(rng() % (span + 256)) - std::min<std::uint32_t>(cum, 128);
+        const std::uint32_t q =
+            cum + static_cast<std::uint32_t>(rng() % (span + 256)) - std::min<std::uint32_t>(cum, 128);
         ASSERT_EQ(r.test(q), q < cum || bit[q]) << "seed " << seed << " psn " << q;
         const std::uint32_t w = q >> 6;
         std::uint64_t want = 0;

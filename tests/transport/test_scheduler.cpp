@@ -95,8 +95,9 @@ struct ManyFlows {
     tp.cc.name = "none";
     tp.cc.init_cwnd = tp.cc.max_cwnd = static_cast<Bytes>(window) * (4096 + 64);
     tp.cc.base_rtt = us(1);
-    tr = std::make_unique<transport::Transport>(
-        *net, wl, tp, [](const workload::FlowSpec&, std::uint32_t id) { return std::make_unique<lb::FixedEvPolicy>(id); });
+    tr = std::make_unique<transport::Transport>(*net, wl, tp, [](const workload::FlowSpec&, std::uint32_t id) {
+      return std::make_unique<lb::FixedEvPolicy>(id);
+    });
     net->set_router(&router);
     net->set_host_handler(tr.get());
     tr->start();
@@ -156,7 +157,8 @@ TEST(NicScheduler, WindowLimitedFlowsFollowTheirAcks) {
 // the host's flows wait for ACKs), under the ready list and under the scan that visits every active
 // flow: the same flows.csv, byte for byte. Also with holds (flowcut_nic drains, MP-RDMA's reordering
 // cap) and a paced rate-based CC (DCQCN), the cases where the scan visits flows that cannot send.
-std::string flows_csv(const std::string& name, const std::string& scheduler, const std::string& lb, const std::string& cc) {
+std::string flows_csv(const std::string& name, const std::string& scheduler, const std::string& lb,
+                      const std::string& cc) {
   auto c = test::small_fat_tree();
   const std::string dir = test::temp_dir("sched-" + name + "-" + scheduler);
   std::string csv = "src,dst,bytes,start_us\n";

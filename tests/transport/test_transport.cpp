@@ -168,7 +168,7 @@ TEST(Transport, StaleNackIsIgnored) {
 // cumulative ACK covers every PSN below it. Both mark exactly those PSNs, once.
 TEST(Transport, SackAndCumulativeAckMarkExactlyTheirPsns) {
   const SimTime rto = us(100);  // longer than sending all 130 (10.8 us)
-  Bench b(130, rto);  // three SACK words: PSNs 0-63, 64-127, 128-129
+  Bench b(130, rto);            // three SACK words: PSNs 0-63, 64-127, 128-129
   b.cut_sender_link();
   b.run_to(us(12));
   ASSERT_EQ(b.flow().n.packets_sent, 130u);

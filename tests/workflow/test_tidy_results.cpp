@@ -29,8 +29,8 @@ TEST(TidyResults, NoCompletedTransferGivesEmptyMetrics) {
   auto row = metrics_row(p);
   EXPECT_EQ(row[0], "unfinished");
   EXPECT_EQ(col(row, "completed"), "0");
-  for (const char* m : {"max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us", "mean_slowdown", "p99_slowdown",
-                        "max_slowdown"})
+  for (const char* m :
+       {"max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us", "mean_slowdown", "p99_slowdown", "max_slowdown"})
     EXPECT_EQ(col(row, m), "") << m;
   EXPECT_NE(col(row, "drops"), "");  // counters keep their value (0 is a measurement)
   // A run that completed its transfers has every metric.

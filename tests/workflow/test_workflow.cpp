@@ -235,8 +235,9 @@ TEST(SweepSpec, RelativePathsFollowTheirFile) {
 TEST(SweepCli, TagColumnsAndMakespan) {
   const auto d = scratch("tags");
   write(d / "flows.csv", "src,dst,bytes,start_us,tag\n0,5,65536,0,a\n1,6,65536,0,a\n2,7,65536,5,b\n");
-  write(d / "base.toml", "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
-                         "kind = \"flows_csv\"\nfile = \"flows.csv\"\n");
+  write(d / "base.toml",
+        "[topology]\nkind = \"fat_tree\"\nhosts = 16\nradix = 8\n[workload]\n"
+        "kind = \"flows_csv\"\nfile = \"flows.csv\"\n");
   write(d / "sweep.toml", "base = \"base.toml\"\n[grid]\n\"run.end_us\" = [1000, 6]\n");
   const auto out = d / "out";
   const auto r = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --workers 1 --out " + out.string());
@@ -257,8 +258,7 @@ TEST(SweepCli, TagColumnsAndMakespan) {
   EXPECT_DOUBLE_EQ(std::stod(full[col("mean_fct_us.b")]), j["fct_us_by_tag"]["b"]["mean"].get<double>());
   // First start 0, last finish: the later of flow b's (5 us + its FCT) and the a flows' largest FCT.
   const double b_end = 5.0 + j["fct_us_by_tag"]["b"]["max"].get<double>();
-  EXPECT_NEAR(std::stod(full[col("makespan_us")]),
-              std::max(b_end, j["fct_us_by_tag"]["a"]["max"].get<double>()), 1e-6);
+  EXPECT_NEAR(std::stod(full[col("makespan_us")]), std::max(b_end, j["fct_us_by_tag"]["a"]["max"].get<double>()), 1e-6);
   EXPECT_EQ(j["has_dependencies"], false);
   const auto& cut = rows[2];
   EXPECT_EQ(cut[col("status")], "unfinished");
@@ -276,11 +276,11 @@ TEST(SweepCli, RunsResumesAndWritesResults) {
   EXPECT_NE(r.out.find("4 point(s), 0 complete, 4 to run"), std::string::npos) << r.out;
   const auto rows = csv(out / "results.csv");
   ASSERT_EQ(rows.size(), 5u);
-  const std::vector<std::string> head{"run", "lb.algorithm", "run.seed", "status", "completed", "unfinished",
-                                      "transfers", "max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us",
-                                      "mean_slowdown", "p99_slowdown", "max_slowdown", "makespan_us", "drops", "failure_drops",
-                                      "trims", "ecn_marks", "nacks", "retransmits", "timeouts", "ooo_pct",
-                                      "events", "sim_time_us", "wall_s", "peak_rss_mb", "dir"};
+  const std::vector<std::string> head{
+      "run",         "lb.algorithm", "run.seed",      "status",      "completed",     "unfinished",   "transfers",
+      "max_fct_us",  "p99_fct_us",   "p50_fct_us",    "mean_fct_us", "mean_slowdown", "p99_slowdown", "max_slowdown",
+      "makespan_us", "drops",        "failure_drops", "trims",       "ecn_marks",     "nacks",        "retransmits",
+      "timeouts",    "ooo_pct",      "events",        "sim_time_us", "wall_s",        "peak_rss_mb",  "dir"};
   EXPECT_EQ(rows[0], head);
   EXPECT_EQ(rows[1][0], "algorithm-ecmp_seed-1");
   EXPECT_EQ(rows[4][0], "algorithm-ops_seed-2");
@@ -300,7 +300,8 @@ TEST(SweepCli, RunsResumesAndWritesResults) {
   }
   // The swept value reached the run.
   const std::string cfg2 = read(out / "runs" / "algorithm-ops_seed-2" / "config.toml");
-  EXPECT_TRUE(cfg2.find("algorithm = 'ops'") != std::string::npos || cfg2.find("algorithm = \"ops\"") != std::string::npos)
+  EXPECT_TRUE(cfg2.find("algorithm = 'ops'") != std::string::npos ||
+              cfg2.find("algorithm = \"ops\"") != std::string::npos)
       << cfg2;
 
   // Second invocation: nothing runs again (summary files untouched), the table is the same.
@@ -333,7 +334,8 @@ TEST(SweepCli, RunsResumesAndWritesResults) {
 
 TEST(SweepCli, ConfigErrorStopsBeforeAnyRun) {
   const auto d = scratch("bad");
-  write(d / "sweep.toml", "[set]\n\"topology.hosts\" = 16\n[grid]\n\"run.seed\" = [1, 2]\n\"lb.algorithm\" = [\"ops\", \"rpes\"]\n");
+  write(d / "sweep.toml",
+        "[set]\n\"topology.hosts\" = 16\n[grid]\n\"run.seed\" = [1, 2]\n\"lb.algorithm\" = [\"ops\", \"rpes\"]\n");
   const auto r = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --out " + (d / "out").string());
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("sweep.toml:5"), std::string::npos) << r.out;
@@ -345,8 +347,9 @@ TEST(SweepCli, FailedRunIsIsolatedAndReported) {
   const auto d = scratch("failed");
   write(d / "base.toml", kTinyBase);
   // A flows_csv workload whose file does not exist passes validation but fails when the run starts.
-  write(d / "sweep.toml", "base = \"base.toml\"\n[grid]\n\"workload.kind\" = [\"permutation\", \"flows_csv\"]\n"
-                          "[set]\n\"workload.file\" = \"missing.csv\"\n");
+  write(d / "sweep.toml",
+        "base = \"base.toml\"\n[grid]\n\"workload.kind\" = [\"permutation\", \"flows_csv\"]\n"
+        "[set]\n\"workload.file\" = \"missing.csv\"\n");
   const auto r = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --workers 2 --out " + (d / "out").string());
   EXPECT_EQ(r.rc, 2) << r.out;
   const auto rows = csv(d / "out" / "results.csv");
@@ -361,8 +364,9 @@ TEST(SweepCli, FailedRunIsIsolatedAndReported) {
 // invocation of the same sweep runs all three.
 TEST(SweepCli, InterruptStopsRunningPointsAndReportsThem) {
   const auto d = scratch("interrupt");
-  write(d / "sweep.toml", "[set]\n\"topology.hosts\" = 128\n\"topology.radix\" = 16\n\"workload.size\" = \"1GiB\"\n"
-                          "\"run.progress\" = \"off\"\n[grid]\n\"run.seed\" = [1, 2, 3]\n");
+  write(d / "sweep.toml",
+        "[set]\n\"topology.hosts\" = 128\n\"topology.radix\" = 16\n\"workload.size\" = \"1GiB\"\n"
+        "\"run.progress\" = \"off\"\n[grid]\n\"run.seed\" = [1, 2, 3]\n");
   const auto out = d / "out";
   // The first point runs for minutes; stop the sweep once that run made its folder (lbsim run creates
   // it after installing its signal handlers, so the run is sure to catch the SIGINT the sweep passes
@@ -469,9 +473,9 @@ TEST(Slurm, JobArrayMatchesLocalResults) {
   r = sh("flock /tmp/lbsim-slurm-test.lock timeout -k 10 600 bash -c '" + script + " start " + state +
          " && export SLURM_CONF=" + state + "/slurm.conf LBSIM_SLURM_POLL_MS=200 && " + kLbsim + " sweep " +
          sweep.string() + " --slurm --out " + (d / "slurm").string() + "; rc=$?; " + kLbsim + " sweep " +
-         sweep.string() + " --slurm --sbatch=--hold --out " + (d / "held").string() +
-         " > " + (d / "held.log").string() + " 2>&1; echo $? > " + (d / "held.rc").string() + "; " + script +
-         " stop " + state + "; exit $rc'");
+         sweep.string() + " --slurm --sbatch=--hold --out " + (d / "held").string() + " > " +
+         (d / "held.log").string() + " 2>&1; echo $? > " + (d / "held.rc").string() + "; " + script + " stop " + state +
+         "; exit $rc'");
   const std::string held = read(d / "held.log");
   EXPECT_EQ(read(d / "held.rc"), "2\n") << held;
   EXPECT_NE(held.find("JobHeldUser"), std::string::npos) << held;
@@ -539,9 +543,8 @@ TEST(Reproduce, ListShowsStatusFromThisBuild) {
   for (const auto& e : wf::catalog()) {
     if (!wf::missing_needs(e).empty() || e.full.empty()) continue;
     for (const bool quick : {false, true}) {
-      EXPECT_NO_THROW(expand(parse_sweep_text(wf::sweep_text(e, quick, LBSIM_SOURCE_DIR),
-                                              (d / (e.name + ".toml")).string()),
-                             d.string()))
+      EXPECT_NO_THROW(expand(
+          parse_sweep_text(wf::sweep_text(e, quick, LBSIM_SOURCE_DIR), (d / (e.name + ".toml")).string()), d.string()))
           << e.name << (quick ? " --quick" : "");
     }
   }

@@ -37,8 +37,8 @@ double top5_share(const FlowSizeCdf& c) {
 }
 
 TEST(Cdf, ReadsReferenceFilesInPercent) {
-  for (const char* f : {"WebSearch_distribution.txt", "FbHdp_distribution.txt", "AliStorage2019.txt",
-                        "GoogleRPC2008.txt"}) {
+  for (const char* f :
+       {"WebSearch_distribution.txt", "FbHdp_distribution.txt", "AliStorage2019.txt", "GoogleRPC2008.txt"}) {
     auto r = read_cdf_file(kData + f);
     EXPECT_TRUE(r.warnings.empty()) << f;
     EXPECT_EQ(r.cdf.points().front().p, 0.0);
@@ -87,8 +87,7 @@ TEST(Cdf, DetectsFractionScale) {
 TEST(Cdf, NonMonotoneIsRejectedWithTheLine) {
   const std::string bad = "0 0\n# comment\n100 50\n200 40\n300 100\n";
   EXPECT_NE(error_of(bad).find("t.cdf:4: cdf 40% is below the previous point's 50%"), std::string::npos);
-  EXPECT_NE(error_of("0 0\n100 50\n90 60\n300 100\n").find("t.cdf:3: size 90 is smaller"),
-            std::string::npos);
+  EXPECT_NE(error_of("0 0\n100 50\n90 60\n300 100\n").find("t.cdf:3: size 90 is smaller"), std::string::npos);
 }
 
 TEST(Cdf, NonMonotoneIsRepairedWithAWarningNamingTheLine) {
@@ -111,8 +110,8 @@ TEST(Cdf, MalformedLinesAreErrors) {
 // Inverse-transform sampling: the sample mean of n draws must be within 5 standard errors of the
 // analytic mean, sigma computed analytically from E[X^2] of the same piecewise-linear CDF.
 TEST(Cdf, SampleMeanMatchesAnalyticMeanOnReferenceFiles) {
-  for (const char* f : {"WebSearch_distribution.txt", "FbHdp_distribution.txt", "AliStorage2019.txt",
-                        "GoogleRPC2008.txt"}) {
+  for (const char* f :
+       {"WebSearch_distribution.txt", "FbHdp_distribution.txt", "AliStorage2019.txt", "GoogleRPC2008.txt"}) {
     const auto c = read_cdf_file(kData + f).cdf;
     Rng rng(1, hash_name("workload"), 0);
     const int n = 2'000'000;

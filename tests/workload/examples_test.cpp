@@ -21,9 +21,7 @@ TEST(Examples, FlowsCsv) {
   validate_workload(w, 8);
 }
 
-TEST(Examples, CdfMeanAsDocumented) {
-  EXPECT_DOUBLE_EQ(read_cdf_file(kDir + "two_step.cdf").cdf.mean(), 255250.0);
-}
+TEST(Examples, CdfMeanAsDocumented) { EXPECT_DOUBLE_EQ(read_cdf_file(kDir + "two_step.cdf").cdf.mean(), 255250.0); }
 
 TEST(Examples, HtsimBarrier) {
   HtsimCmParams p;

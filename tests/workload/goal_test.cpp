@@ -112,7 +112,8 @@ TEST(Goal, RequiresIrequiresCalcAndRecvSemantics) {
 TEST(Goal, RecvWaitsForItsOwnDepsAndCalcUnitIsConfigurable) {
   GoalParams p;
   p.calc_unit = us(1);
-  auto w = parse("num_ranks 2\nrank 0 { a: send 8b to 1 }\nrank 1 { c: calc 3\n r: recv 8b from 0\n r requires c }\n", p);
+  auto w =
+      parse("num_ranks 2\nrank 0 { a: send 8b to 1 }\nrank 1 { c: calc 3\n r: recv 8b from 0\n r requires c }\n", p);
   ASSERT_EQ(w.flows.size(), 3u);
   EXPECT_EQ(w.flows[1].compute, us(3));
   // The recv completes after the transfer (entry 0) and after its own requirement (entry 1).
@@ -170,9 +171,10 @@ TEST(Goal, UnmatchedSendIsAWarning) {
 TEST(Goal, MalformedInputGivesTheRightLine) {
   // sPIN / one-sided operations are named as unsupported, not as typos (issue 18).
   for (const char* op : {"put", "get", "append"})
-    EXPECT_NE(error_of(std::string("num_ranks 2\nrank 0 {\n  l1: ") + op + " 8b to 1\n}\n")
-                  .find(std::string("s.goal:3: operation '") + op + "' (sPIN / one-sided GOAL extension) is not supported"),
-              std::string::npos)
+    EXPECT_NE(
+        error_of(std::string("num_ranks 2\nrank 0 {\n  l1: ") + op + " 8b to 1\n}\n")
+            .find(std::string("s.goal:3: operation '") + op + "' (sPIN / one-sided GOAL extension) is not supported"),
+        std::string::npos)
         << op;
   EXPECT_NE(error_of("num_ranks 2\nrank 0 {\n  l1: sned 8b to 1\n}\n").find("s.goal:3: unknown operation 'sned'"),
             std::string::npos);
@@ -182,8 +184,9 @@ TEST(Goal, MalformedInputGivesTheRightLine) {
   EXPECT_NE(error_of("num_ranks 2\nrank 0 {\n  l1: calc 5\n  l1 requires l9\n}\n")
                 .find("s.goal:4: unknown label 'l9' in rank 0"),
             std::string::npos);
-  EXPECT_NE(error_of("num_ranks 2\nrank 0 {\n  l1: calc 5\n  l1: calc 6\n}\n").find("s.goal:4: label 'l1' defined twice"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("num_ranks 2\nrank 0 {\n  l1: calc 5\n  l1: calc 6\n}\n").find("s.goal:4: label 'l1' defined twice"),
+      std::string::npos);
   EXPECT_NE(error_of("num_ranks 2\nrank 2 {\n}\n").find("s.goal:2: rank 2 is outside"), std::string::npos);
   EXPECT_NE(error_of("num_ranks 2\nrank 0 {\n  l1 calc 5\n}\n").find("s.goal:3: expected ':' after label 'l1'"),
             std::string::npos);

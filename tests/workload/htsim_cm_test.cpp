@@ -68,29 +68,29 @@ TEST(HtsimCm, TriggersBecomeDependencies) {
 
 TEST(HtsimCm, UnexpressibleTriggersAreRejectedClearly) {
   const std::string head = "Nodes 8\nConnections 3\n";
-  EXPECT_NE(error_of(head +
-                     "0->1 start 0 size 1 send_done_trigger 1\n"
-                     "2->1 start 0 size 1 send_done_trigger 1\n"
-                     "1->3 trigger 1 size 1\n"
-                     "trigger id 1 oneshot\n", {}, 8)
+  EXPECT_NE(error_of(head + "0->1 start 0 size 1 send_done_trigger 1\n"
+                            "2->1 start 0 size 1 send_done_trigger 1\n"
+                            "1->3 trigger 1 size 1\n"
+                            "trigger id 1 oneshot\n",
+                     {}, 8)
                 .find("m.cm:5: oneshot trigger 1 (line 6) fires on the first of 2 signals"),
             std::string::npos);
-  EXPECT_NE(error_of(head +
-                     "0->1 start 0 size 1 send_done_trigger 1\n"
-                     "2->1 start 0 size 1\n"
-                     "1->3 trigger 1 size 1\n"
-                     "trigger id 1 barrier count 2\n", {}, 8)
+  EXPECT_NE(error_of(head + "0->1 start 0 size 1 send_done_trigger 1\n"
+                            "2->1 start 0 size 1\n"
+                            "1->3 trigger 1 size 1\n"
+                            "trigger id 1 barrier count 2\n",
+                     {}, 8)
                 .find("m.cm:5: barrier trigger 1 (line 6) fires after 2 signals but 1 connections"),
             std::string::npos);
-  EXPECT_NE(error_of(head +
-                     "0->1 start 0 size 1\n2->1 start 0 size 1\n1->3 trigger 9 size 1\n", {}, 8)
+  EXPECT_NE(error_of(head + "0->1 start 0 size 1\n2->1 start 0 size 1\n1->3 trigger 9 size 1\n", {}, 8)
                 .find("m.cm:5: trigger 9 is used but never defined"),
             std::string::npos);
 }
 
 TEST(HtsimCm, ErrorsNameTheLine) {
-  EXPECT_NE(error_of("Nodes 16\nConnections 2\n0->1 start 0 size 10\n").find("m.cm:2: 'Connections 2' but the file has 1"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("Nodes 16\nConnections 2\n0->1 start 0 size 10\n").find("m.cm:2: 'Connections 2' but the file has 1"),
+      std::string::npos);
   EXPECT_NE(error_of("Nodes 16\nConnections 1\n0->1 start 0 size 10 color red\n")
                 .find("m.cm:3: unknown connection attribute 'color'"),
             std::string::npos);
@@ -99,8 +99,7 @@ TEST(HtsimCm, ErrorsNameTheLine) {
   EXPECT_NE(error_of("Nodes 16\nConnections 1\n0->1 start 0 trigger 1 size 10\ntrigger id 1 oneshot\n")
                 .find("m.cm:3: connection has both"),
             std::string::npos);
-  EXPECT_NE(error_of("Nodes 16\nConnections 1\n0->x start 0 size 10\n").find("m.cm:3: dst 'x'"),
-            std::string::npos);
+  EXPECT_NE(error_of("Nodes 16\nConnections 1\n0->x start 0 size 10\n").find("m.cm:3: dst 'x'"), std::string::npos);
   EXPECT_NE(error_of("Nodes 16\nConnections 1\n0->16 start 0 size 10\n").find("m.cm:3: dst 16 is out of range"),
             std::string::npos);
   EXPECT_NE(error_of("Nodes 16\nConnections 1\n0->1 start 0 size\n").find("m.cm:3: 'size' needs a value"),
@@ -115,7 +114,8 @@ TEST(HtsimCm, TriggerCyclesAreErrors) {
   EXPECT_NE(error_of("Nodes 4\nConnections 2\n"
                      "0->1 trigger 1 size 1 send_done_trigger 2\n"
                      "1->2 trigger 2 size 1 send_done_trigger 1\n"
-                     "trigger id 1 oneshot\ntrigger id 2 oneshot\n", {}, 4)
+                     "trigger id 1 oneshot\ntrigger id 2 oneshot\n",
+                     {}, 4)
                 .find("cycle"),
             std::string::npos);
 }

@@ -95,8 +95,9 @@ TEST(Imports, GoalRankToHostFileThroughTheConfig) {
   const auto dir = test::temp_dir("imports-goal");
   const auto sched = test::write_file(dir + "/ring.goal", kRing);
   const auto map = test::write_file(dir + "/map.txt", "# rank -> host\n3\n2\n1\n0\n");
-  const auto cfg = test::write_file(
-      dir + "/c.toml", "[topology]\nhosts = 4\nradix = 4\n[workload]\nkind = \"goal\"\nfile = \"ring.goal\"\n"
+  const auto cfg =
+      test::write_file(dir + "/c.toml",
+                       "[topology]\nhosts = 4\nradix = 4\n[workload]\nkind = \"goal\"\nfile = \"ring.goal\"\n"
                        "rank_to_host = \"map.txt\"\n[run]\nprogress = \"off\"\n");
   auto r = test::run_lbsim("run " + cfg + " --quiet --out " + dir + "/out");
   EXPECT_EQ(r.code, 0) << r.out;
@@ -114,8 +115,9 @@ TEST(Imports, EntriesAfterTheEndAreNamed) {
   // An ns-3 flow file whose second flow starts at 1 s, after run.end_us = 100 us.
   const auto dir = test::temp_dir("imports-late");
   test::write_file(dir + "/flow.txt", "2\n0 1 3 100 65536 0.000001\n2 3 3 100 65536 1.0\n");
-  const auto cfg = test::write_file(
-      dir + "/c.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nkind = \"ns3\"\nfile = \"flow.txt\"\n"
+  const auto cfg =
+      test::write_file(dir + "/c.toml",
+                       "[topology]\nhosts = 16\nradix = 8\n[workload]\nkind = \"ns3\"\nfile = \"flow.txt\"\n"
                        "[run]\nend_us = 100\nprogress = \"off\"\n");
   auto r = test::run_lbsim("run " + cfg + " --out " + dir + "/out");
   EXPECT_EQ(r.code, 3) << r.out;
@@ -127,9 +129,10 @@ TEST(Imports, EntriesAfterTheEndAreNamed) {
       << r.out;
   // htsim: the same, with a hint at the unit key.
   test::write_file(dir + "/m.cm", "Nodes 16\nConnections 1\n0->1 start 200 size 4096\n");
-  const auto cfg2 = test::write_file(
-      dir + "/c2.toml", "[topology]\nhosts = 16\nradix = 8\n[workload]\nkind = \"htsim_cm\"\nfile = \"m.cm\"\n"
-                        "[run]\nend_us = 100\nprogress = \"off\"\n");
+  const auto cfg2 =
+      test::write_file(dir + "/c2.toml",
+                       "[topology]\nhosts = 16\nradix = 8\n[workload]\nkind = \"htsim_cm\"\nfile = \"m.cm\"\n"
+                       "[run]\nend_us = 100\nprogress = \"off\"\n");
   r = test::run_lbsim("run " + cfg2 + " --out " + dir + "/out2");
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("(check workload.htsim_start_unit)"), std::string::npos) << r.out;

@@ -75,8 +75,9 @@ TEST(Ns3Flows, ErrorsNameTheLine) {
   EXPECT_NE(error_of("1\n0 9 3 100 10 0\n").find("f.txt:2: dst 9 is out of range"), std::string::npos);
   EXPECT_NE(error_of("1\n0 1 3 100 10 -1\n").find("f.txt:2: start time -1"), std::string::npos);
   // Beyond int64 picoseconds (issue 14): an error with the line, not an overflowed start time.
-  EXPECT_NE(error_of("1\n0 1 3 100 10 1e300\n").find("f.txt:2: start time 1e+300 s is beyond the largest simulated time"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("1\n0 1 3 100 10 1e300\n").find("f.txt:2: start time 1e+300 s is beyond the largest simulated time"),
+      std::string::npos);
   EXPECT_NE(error_of("1 2\n").find("f.txt:1: expected the number of flows"), std::string::npos);
   EXPECT_NE(error_of("").find("empty file"), std::string::npos);
 }

@@ -204,15 +204,13 @@ std::string error_of(const std::string& text, std::int32_t hosts = 8) {
 
 TEST(FlowsCsv, ErrorsNameTheLine) {
   EXPECT_NE(error_of("src,dst,bytes,start_us\n0,1,100,0\n0,x,100,0\n").find("f.csv:3:"), std::string::npos);
-  EXPECT_NE(error_of("src,dst,bytes,start_us\n\n0,1,100\n").find("f.csv:3: 3 fields, expected 4"),
-            std::string::npos);
-  EXPECT_NE(error_of("src,dst,bytes,start_us\n0,8,100,0\n").find("f.csv:2: dst 8 is out of range"),
-            std::string::npos);
+  EXPECT_NE(error_of("src,dst,bytes,start_us\n\n0,1,100\n").find("f.csv:3: 3 fields, expected 4"), std::string::npos);
+  EXPECT_NE(error_of("src,dst,bytes,start_us\n0,8,100,0\n").find("f.csv:2: dst 8 is out of range"), std::string::npos);
   EXPECT_NE(error_of("src,dst,bytes,start_us\n1,1,100,0\n").find("f.csv:2:"), std::string::npos);
-  EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,-5,0\n").find("f.csv:2: bytes -5 is negative"),
-            std::string::npos);
+  EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,-5,0\n").find("f.csv:2: bytes -5 is negative"), std::string::npos);
   EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,5,-1\n").find("f.csv:2: start_us"), std::string::npos);
-  EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,5,1e13\n").find("f.csv:2: start_us 10000000000000 is beyond the largest simulated time"),
+  EXPECT_NE(error_of("src,dst,bytes,start_us\n1,2,5,1e13\n")
+                .find("f.csv:2: start_us 10000000000000 is beyond the largest simulated time"),
             std::string::npos);
   EXPECT_NE(error_of("src,dst,size,start_us\n").find("f.csv:1: unknown column 'size'"), std::string::npos);
   EXPECT_NE(error_of("src,dst,bytes\n").find("f.csv:1: header lacks the required column 'start_us'"),
@@ -241,8 +239,10 @@ TEST(MessageLimits, PacketCountAboveThirtyTwoBitsIsAnError) {
     check_packet_counts(w, 4096, "c.toml:3: ");
     ADD_FAILURE() << "no error";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("c.toml:3: workload entry 0 (0 -> 1): 17592186048512 bytes are 4294967297 packets"),
-              std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("c.toml:3: workload entry 0 (0 -> 1): 17592186048512 bytes are 4294967297 packets"),
+        std::string::npos)
+        << e.what();
   }
   w.flows[0].bytes = std::numeric_limits<std::int64_t>::max();  // no overflow in the count
   EXPECT_THROW(check_packet_counts(w, 4096, ""), UserError);
