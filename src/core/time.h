@@ -1,5 +1,5 @@
 // Simulated time and unit helpers.
-// Time is an int64 count of picoseconds (DESIGN.md "Conventions"): 400 Gb/s and a 4160-byte packet
+// Time is an int64 count of picoseconds (docs/architecture.md "Design decisions"): 400 Gb/s and a 4160-byte packet
 // give exactly 83,200 ps, so serialization arithmetic is exact integer arithmetic.
 #pragma once
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Sender-side load balancing: an EntropyPolicy chooses the entropy value (EV) of every data packet
 // and learns from the feedback the transport gets back for each EV (ACK, ECN-marked ACK, NACK after
-// trimming, timeout). It never sees switches (DESIGN.md "Layers"); the switches' ECMP hash maps the
+// trimming, timeout). It never sees switches (docs/architecture.md "Layers"); the switches' ECMP hash maps the
 // EV to a path.
 #pragma once
 #include <cstdint>

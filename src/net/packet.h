@@ -1,7 +1,7 @@
 // Packets and the packet pool.
 // A packet is a fixed-size record in a pool, addressed by a 32-bit index; queues link packets
 // through `next`, so nothing is allocated per packet once the pool has grown to the peak number of
-// packets in flight (DESIGN.md "Hot path").
+// packets in flight (docs/architecture.md "How a packet moves").
 #pragma once
 #include <cstdint>
 #include <memory>

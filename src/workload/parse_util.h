@@ -1,7 +1,7 @@
 // Small helpers shared by the workload readers (CSV flow lists, CDF files, ns-3 flow files, htsim
 // connection matrices, GOAL schedules). Every reader reports user errors the same way:
 // "<file>:<line>: <what was wrong>; expected <what is allowed>" as an lbsim::UserError, so a user can
-// jump to the offending line (DESIGN.md "Conventions": errors name file, line and what was expected).
+// jump to the offending line (docs/reliability.md: errors name file, line and what was expected).
 #pragma once
 #include <fmt/format.h>
 

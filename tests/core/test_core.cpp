@@ -14,7 +14,7 @@
 using namespace lbsim;
 
 TEST(Time, SerializationIsExact) {
-  // 400 Gb/s and a 4160-byte packet: 4160 * 8 / 400e9 s = 83.2 ns (DESIGN.md).
+  // 400 Gb/s and a 4160-byte packet: 4160 * 8 / 400e9 s = 83.2 ns (docs/architecture.md "Design decisions").
   EXPECT_EQ(serialization_ps(4160, gbps(400)), 83'200);
   EXPECT_EQ(serialization_ps(64, gbps(400)), 1'280);
   EXPECT_EQ(serialization_ps(4160, gbps(200)), 166'400);

@@ -75,7 +75,7 @@ inline std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-// Packets created = delivered + dropped + still in the network (DESIGN.md "Tests").
+// Packets created = delivered + dropped + still in the network (summary.json "conservation", docs/outputs.md).
 inline bool conserved(sim::Simulation& s) {
   auto& net = s.network();
   return net.packets().allocated() == net.delivered() + net.dropped() + net.packets().live();
