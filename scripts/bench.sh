@@ -24,7 +24,7 @@
 #               runs one row per length and adds the RSS growth per added entry between them
 #   sf29        Slim Fly q = 29, p = 15 (1,682 switches, 25,230 hosts), 1 MiB permutation,
 #               Spritz-Spray on source-guided routing (examples/spritz/slim_fly_permutation.toml with
-#               the base RTT of the shortest paths, as measured in docs/scale.md)
+#               the base RTT of the shortest paths, as measured in docs/results/routing-state.md)
 #   df83k       Dragonfly p = 12, a = 24, h = 12 (289 groups, 6,936 switches, 83,232 hosts), UGAL-L,
 #               1 MiB permutation outside the group (examples/routing/dragonfly_permutation.toml),
 #               the whole permutation (4.5 x 10^8 events), or its first BENCH_DF_US us (e.g. "5": the
@@ -34,8 +34,8 @@
 #   inflight    events/s against the traffic in flight on one network: the ft8192 fat tree carrying a
 #               random derangement among 128, 512, 2,048 and 8,192 of its hosts (1, 4, 16 and 64 per
 #               leaf switch; 16, 8, 4 and 2 MiB each; workload flows_csv written by this script), one
-#               line each, then the four rates with the peak packet records (docs/scale.md "Where
-#               the rate goes: traffic in flight, not network size")
+#               line each, then the four rates with the peak packet records (docs/results/event-cost.md
+#               "Where the rate goes: traffic in flight, not network size")
 # Each large row runs under /usr/bin/time -v and prints: wall (whole process), CPU (user + sys),
 # events, events/s (over the simulation loop's wall time), events per data packet (summary.json
 # events_by_kind), peak RSS and the setup's RSS (resident when the event loop starts:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Events per data packet by kind (docs/scale.md "Events per data packet").
+"""Events per data packet by kind (docs/scale.md "Events per data packet"; docs/results/event-cost.md).
 
 Runs each scenario once with the given lbsim binary and prints, from summary.json's
 "events_by_kind", a markdown table: events of each kind, per data packet put on the wire by a host

@@ -2,7 +2,7 @@
 # Instructions and cache misses per event of the engine, counted (not timed) with valgrind on the
 # default scenario (examples/demo.toml: 128-host fat tree, 4 MiB permutation, ECMP; ~2 M events).
 # Counts are deterministic for a given binary, so they compare builds on a loaded machine where wall
-# time means little. Prints one markdown row per binary (docs/scale.md, "Cost per event").
+# time means little. Prints one markdown row per binary (docs/results/event-cost.md, "Cost per event").
 #
 #   scripts/event_cost.sh [--cache] [LABEL=]BIN ...     (default: build/lbsim)
 #

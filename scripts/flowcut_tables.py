@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print the tables of a `lbsim reproduce flowcut-*` output folder (docs/flowcut.md "Measured").
+"""Print the tables of a `lbsim reproduce flowcut-*` output folder (docs/results/flowcut.md).
 
 usage: python3 scripts/flowcut_tables.py DIR [DIR ...]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The LAPS baselines on the small leaf-spine of examples/laps-baselines/ (docs/baselines.md): runs
 # each example for the given seeds and prints a markdown table of mean / p99 FCT, flowlet counts
-# and wall time (the table in docs/baselines.md "Measured" comes from this script).
+# and wall time (the table in docs/results/laps-baselines.md "Measured" comes from this script).
 # Usage: scripts/laps_baselines.sh [SEEDS...]   (default: 1 2 3); LBSIM=path overrides build/lbsim.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The measurements of docs/lossless.md ("Measurements"): every number there comes from this script.
+# The measurements of docs/results/lossless.md ("Measurements"): every number there comes from this script.
 #   1. 8-to-1 incast, 1 MiB per sender, on the 128-host fat tree of examples/lossless/incast_credit.toml,
 #      fixed windows (transport.cc = none) and DCTCP, in lossy, credit and pfc mode, with the drain
 #      bound of the receiver link computed from first principles (8 x (size + packets x header) / rate).

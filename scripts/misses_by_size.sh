@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cache lines per event against the network's size (docs/scale.md "Prefetch distances from the
-# working set"): the `rate` row's scenario (2-tier fat tree, REPS, 2 MiB permutation) at 128 and
+# Cache lines per event against the network's size (docs/results/event-cost.md "Prefetch distances
+# from the working set"): the `rate` row's scenario (2-tier fat tree, REPS, 2 MiB permutation) at 128 and
 # 8,192 hosts under cachegrind, with a last-level cache the size and ways of this machine's
 # second-level cache (the cache one core has to itself). Each size runs twice, to t1 and to t2 us of
 # simulated time; the difference of the two (cg_diff) is the steady interval (t1, t2], without the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-flow memory and the NIC scheduler's cost (issue 17; docs/scale.md "Per-flow state").
+# Per-flow memory and the NIC scheduler's cost (issue 17; docs/scale-flows.md, docs/results/flow-memory.md).
 #
 # (a) WebSearch trace (cdf_trace, load 0.5, REPS) on the 1024-host 2-tier fat tree of `make bench`
 #     (examples/fat_tree_1024_permutation.toml), for several trace lengths: peak RSS, entries,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Routing-memory scale measurements (docs/scale.md): peak RSS (/usr/bin/time -v) and wall time of
-# `lbsim topo` and of a short run for large fabrics, plus the routing-state bytes the binary reports
-# (`lbsim topo`: "routing tables: ... bytes"; older binaries do not print it: "-").
+# Routing-memory scale measurements (docs/results/routing-state.md "Measured"): peak RSS
+# (/usr/bin/time -v) and wall time of `lbsim topo` and of a short run for large fabrics, plus the
+# routing-state bytes the binary reports (`lbsim topo`: "routing tables: ... bytes"; older binaries
+# do not print it: "-").
 # Usage: scripts/scale_memory.sh [LBSIM] [OUT.md]     (LBSIM defaults to build/lbsim)
 # Env: SCALE_CASES="name1 name2" to run a subset; SCALE_TIMEOUT (s, default 1800) per command.
 # The runs are short (run.end_us below) so that the 65,536-host fat tree fits a shared 2-core

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Memory of a streamed trace against its length (issue 17: "memory flat after warm-up";
-# docs/scale.md "Large runs"): the default scenario's 128-host fat tree with a Poisson trace of
-# googlerpc-sized transfers (most of one packet) at load 0.5, workload.stream = true, for several
-# lengths of arrivals, each run under /usr/bin/time -v. Prints per run the transfers, events, peak
-# RSS and, between consecutive lengths, the RSS added per added transfer; with two binaries, each
-# length runs with both, one after the other.
+# docs/results/large-runs.md "Memory per finished transfer"): the default scenario's 128-host fat
+# tree with a Poisson trace of googlerpc-sized transfers (most of one packet) at load 0.5,
+# workload.stream = true, for several lengths of arrivals, each run under /usr/bin/time -v. Prints
+# per run the transfers, events, peak RSS and, between consecutive lengths, the RSS added per added
+# transfer; with two binaries, each length runs with both, one after the other.
 # Usage: scripts/stream_memory.sh [LABEL=]LBSIM [[LABEL=]LBSIM2]
 # Environment: STREAM_US="500 1000 2000" (lengths of arrivals in us; ~110 k transfers per 100 us).
 set -euo pipefail

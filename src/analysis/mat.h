@@ -53,8 +53,8 @@ TrafficMatrix make_traffic(const Adjacency& adj, const std::vector<int>& endpoin
                            double fraction, std::uint64_t seed);
 
 // CLP algorithm: dual simplex, primal simplex, barrier (interior point + crossover) or CLP's
-// automatic choice (initialSolve; the default: 2-3x faster than plain dual simplex on the Slim Fly
-// q=5 LPs, see docs/layered-routing.md).
+// automatic choice (initialSolve; the default, the fastest on the Slim Fly LPs measured:
+// docs/results/layered-routing.md "Measured numbers").
 enum class LpMethod { Dual, Primal, Barrier, Auto };
 LpMethod parse_lp_method(const std::string& name);
 

@@ -22,7 +22,7 @@ class EcmpRouter : public net::Router {
   const topo::Topology& topo_;
   std::vector<std::uint64_t> salt_;  // per switch node
   // The switch of every host (Topology::host_switch), dense: the per-packet lookup reads one int
-  // instead of walking the host's port list (docs/scale.md "Cost per event").
+  // instead of walking the host's port list (docs/results/event-cost.md "Cost per event", change 7).
   std::vector<std::int32_t> host_sw_;
 };
 

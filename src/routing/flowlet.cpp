@@ -7,7 +7,7 @@
 //
 // The authors' fat-tree simulator models Flowlet at the sender instead (a new random path after an
 // idle gap): that is the load balancer lb.algorithm = "flowlet" with routing "ecmp"
-// (docs/flowcut.md "Flowlet").
+// (docs/flowcut.md "Baselines").
 //
 // Entries of flows whose last packet is older than the timeout are equivalent to no entry; they are
 // swept when the table has doubled since the last sweep, so the table follows the active flows.

@@ -893,8 +893,8 @@ std::vector<Entry> catalog() {
   }
 
   {
-    // [Flowcut] sec. III-C (docs/flowcut.md "Measured"): every entry runs on the credit-based
-    // lossless network with in-order receivers; scripts/flowcut_tables.py prints the tables.
+    // [Flowcut] sec. III-C (docs/results/flowcut.md "Measured on the paper's systems"): every entry runs on the
+    // credit-based lossless network with in-order receivers; scripts/flowcut_tables.py prints the tables.
     const auto ft = fc_axis(flowcut_fat_tree_schemes());
     const auto fig8 = [&](bool quick) {
       return fc_header("flowcut-fig8", "[Flowcut] Fig. 8: permutation on the 1:1 fat tree, every scheme", quick) +

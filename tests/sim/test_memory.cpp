@@ -149,7 +149,7 @@ TEST(MemoryGuard, NonMinimalRoutersPricePathsAsKept) {
 }
 
 // A Spritz run on source-guided routing is priced with its EV lists and per-connection path state:
-// the Slim Fly q = 29 permutation of docs/scale.md (1,338 MiB measured peak on 2026-11-30, 1,347 MiB
+// the Slim Fly q = 29 permutation of docs/results/routing-state.md (1,338 MiB measured peak on 2026-11-30, 1,347 MiB
 // with the heap on huge pages) is estimated above that, of which the paths part is at least 25,230 pairs x 1,682
 // switches x 15 B of list entries (lb::EvEntryList::kBytesPerEntry).
 TEST(MemoryGuard, SourceGuidedSpritzRunPricesItsPaths) {
