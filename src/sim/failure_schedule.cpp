@@ -1,6 +1,6 @@
 #include "sim/failure_schedule.h"
 
-#include "routing/adaptive.h"
+#include "routing/failure_mask.h"
 #include "topo/registry.h"
 
 namespace lbsim::sim {

@@ -1,10 +1,11 @@
-// Adaptive (least-queued) switch routing and the failure mask (src/routing/adaptive.h).
+// Adaptive (least-queued) switch routing (src/routing/adaptive.h) and the failure mask (src/routing/failure_mask.h).
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "../sim/helpers.h"
 #include "routing/adaptive.h"
+#include "routing/failure_mask.h"
 #include "routing/ecmp.h"
 #include "routing/registry.h"
 #include "routing/tables.h"
