@@ -89,8 +89,7 @@ Derived derive(const config::Config& cfg, const topo::Topology& topo, const rout
   else if (cfg.text("network.bdp_path") == "longest_bounded_minimal_ack")  // [Spritz] Table II: 88 / 92 packets
     d.base_rtt =
         std::max(d.base_rtt, routing::longest_bounded_minimal_ack_rtt(topo, d.switch_latency, d.packet_bytes, header));
-  const BitsPerSec host_rate = topo.links[topo.ports[0][0].link].rate;
-  d.bdp = bytes_in(d.base_rtt, host_rate);
+  d.bdp = bytes_in(d.base_rtt, topo.host_rate());
   d.bdp_packets = static_cast<std::uint32_t>((d.bdp + d.packet_bytes - 1) / d.packet_bytes);
   // Queues: bytes, else full packets, else a multiple of the BDP; Kmin/Kmax are fractions of it.
   if (cfg.integer("network.queue_bytes") > 0)

@@ -63,8 +63,7 @@ FlowSetup::FlowSetup(const config::Config& cfg, const topo::Topology& topo, work
   run_ctx_.base_rtt = d.base_rtt;
   run_ctx_.rto = d.rto;
   run_ctx_.trimming = cfg.flag("network.trimming");
-  run_ctx_.host_rate_bps =
-      topo.num_hosts ? static_cast<double>(topo.links[static_cast<std::size_t>(topo.ports[0][0].link)].rate) : 0;
+  run_ctx_.host_rate_bps = static_cast<double>(topo.host_rate());
   // One maker per load balancer the workload uses (pinned flows need none).
   for (const auto& f : wl.flows) add_maker(f);
 }

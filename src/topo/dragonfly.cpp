@@ -220,7 +220,7 @@ TopologySize dragonfly_size(const config::Config& c) {
   s.links = s.hosts + g * a * (a - 1) / 2 + s.switches * h / 2;
   s.next_hops = 1;
   s.minimal_one_global_hop = true;
-  s.host_rate_bps = static_cast<double>(rate_gbps(c.real("topology.link_rate_gbps")));
+  s.host_rate_bps = static_cast<double>(dragonfly_params(c).rate);
   // Group-level Valiant paths (topo/paths.h "dragonfly"): with L global links per group pair, L
   // minimal paths and L^2 through each of the g - 2 intermediate groups; inside a group 1 + (a - 2).
   const double per_group_pair = g > 1 ? std::ceil(a * h / (g - 1)) : 0;

@@ -113,7 +113,7 @@ TopologySize fat_tree_size(const config::Config& c) {
   const double tors = std::ceil(hosts / std::max(1.0, hpt));
   TopologySize s;
   s.hosts = hosts;
-  s.host_rate_bps = static_cast<double>(rate_gbps(c.real("topology.host_rate_gbps")));
+  s.host_rate_bps = static_cast<double>(fat_tree_params(c).host_rate);
   s.keys = "topology.hosts, topology.radix, topology.tiers";
   double row_hops = 0;  // sum over switches of (next hops towards a typical destination)
   if (c.integer("topology.tiers") == 2) {

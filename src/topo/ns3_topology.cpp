@@ -189,7 +189,8 @@ TopologySize ns3_size(const config::Config& c) {
   s.hosts = static_cast<double>(h.nodes - h.switches);
   s.links = static_cast<double>(h.links);
   s.next_hops = 2;
-  // Estimates only (memory guard: BDP-sized queues, trace entry counts); runs use the built links.
+  // An estimate (the links are not read here; memory guard: BDP-sized queues, trace entry counts): runs
+  // use Topology::host_rate() of the built links.
   s.host_rate_bps = 100e9;
   s.keys = "topology.file";
   return s;

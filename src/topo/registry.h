@@ -15,9 +15,11 @@ namespace lbsim::topo {
 struct TopologySize {
   double hosts = 0;
   double switches = 0;
-  double links = 0;          // every link, host links included (2 ports each)
-  double next_hops = 1;      // mean shortest-path next hops per (switch, destination switch) pair
-  double host_rate_bps = 0;  // rate of a host link (load-driven workloads size their arrivals by it)
+  double links = 0;      // every link, host links included (2 ports each)
+  double next_hops = 1;  // mean shortest-path next hops per (switch, destination switch) pair
+  // Topology::host_rate() of the graph `make` builds, from the generator's own parameters (the ones its
+  // build uses; load-driven workloads size their arrivals by it).
+  double host_rate_bps = 0;
   // Bounded paths of topo/paths.h per switch pair, an upper estimate of the largest pair (what a
   // source-guided run's EV entry lists and ECMP tables hold per pair in use); 0 = not priced.
   double bounded_paths = 0;

@@ -23,6 +23,9 @@ namespace lbsim::topo {
 
 namespace {
 
+// Every link's rate, host links included.
+BitsPerSec link_rate(const config::Config& c) { return rate_gbps(c.real("topology.link_rate_gbps")); }
+
 // Builds the topology of `kind` from its switch-switch edges (i < j, no duplicates). p = 0 means
 // ceil(k'/2) hosts per switch, k' the switch degree: the full-global-bandwidth rule of Slim Fly
 // ([SlimFly] App. A.1), so that the graphs compare with a Slim Fly of the same degree.
@@ -35,7 +38,7 @@ Topology build_small_graph(const std::string& kind, int n, const std::vector<std
   }
   const int kp = degree[0];  // both graphs are regular
   const int p = c.integer("topology.p") > 0 ? static_cast<int>(c.integer("topology.p")) : (kp + 1) / 2;
-  const BitsPerSec rate = rate_gbps(c.real("topology.link_rate_gbps"));
+  const BitsPerSec rate = link_rate(c);
 
   Topology t;
   t.kind = kind;
@@ -83,7 +86,7 @@ TopologySize small_graph_size(const config::Config& c, double degree) {
   s.hosts = n * p;
   s.links = s.hosts + n * degree / 2;
   s.next_hops = 1;
-  s.host_rate_bps = static_cast<double>(rate_gbps(c.real("topology.link_rate_gbps")));
+  s.host_rate_bps = static_cast<double>(link_rate(c));
   s.keys = "topology.n";
   return s;
 }

@@ -78,6 +78,10 @@ class Topology {
   std::int32_t size() const { return static_cast<std::int32_t>(nodes.size()); }
   std::int32_t num_switches() const { return size() - num_hosts; }
   bool is_host(std::int32_t n) const { return n < num_hosts; }
+  // The rate of a host's link, the NIC rate (host 0's port 0: the generators give every host link the
+  // same rate); 0 without hosts. The one place the run's host rate comes from (BDP, rate-based load
+  // balancers, load-driven workloads); topo::TopologySize::host_rate_bps predicts it before the build.
+  BitsPerSec host_rate() const { return num_hosts > 0 ? links[static_cast<std::size_t>(ports[0][0].link)].rate : 0; }
   // The switch a host is attached to (its port 0).
   std::int32_t host_switch(std::int32_t host) const { return ports[host][0].peer; }
   // Switch index in [0, num_switches) <-> node id.

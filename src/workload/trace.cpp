@@ -312,7 +312,7 @@ CdfTraceParams trace_params(const WorkloadContext& c) {
   // A built-in name, else a file relative to the config file.
   p.cdf = cdf.find('/') != std::string::npos || cdf.find('.') != std::string::npos ? cfg.path("workload.cdf") : cdf;
   p.load = cfg.real("workload.load");
-  p.host_rate = c.topo.links[c.topo.ports[0][0].link].rate;
+  p.host_rate = c.topo.host_rate();
   p.start = start_time(cfg);
   p.duration = from_us(cfg.real("workload.duration_us"));
   p.warmup = from_us(cfg.real("workload.warmup_us"));
