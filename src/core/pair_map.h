@@ -18,6 +18,9 @@ namespace lbsim {
 class PairMap {
  public:
   static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
+  // Memory per pair held, for estimates before anything is built (sim/memory.h): 16-byte entries,
+  // the table a quarter to half full.
+  static constexpr double kEstimatedBytesPerPair = 48;
 
   // The value of (a, b), or kMissing when it was never put.
   std::uint32_t find(std::uint32_t a, std::uint32_t b) const {

@@ -32,6 +32,31 @@ struct PluginInfo {
   std::vector<std::string> example;
 };
 
+// What the up-front memory guard (sim/memory.h) knows before anything is built, handed to the
+// plug-ins' own estimates (the `memory` hooks of routing and load-balancer plug-ins). Doubles, like
+// topo::TopologySize: the sizes of absurd configs overflow integers.
+struct MemorySizes {
+  double hosts = 0, switches = 0, links = 0;  // links: every link, host links included
+  double bounded_paths = 0;                   // topo::TopologySize::bounded_paths (0 = not priced)
+  bool minimal_one_global_hop = false;        // topo::TopologySize::minimal_one_global_hop
+  // Bytes of one set of per (switch, destination switch) tables in routing::MinimalTables' layout.
+  double pair_tables = 0;
+  double entries = 0, concurrent_bytes = 0, largest_message = 0;  // workload::WorkloadSize
+  // The run's routing's MemoryShare, for the load balancer's hook.
+  double path_pairs = 0;
+  bool path_lists = false;
+};
+
+// A plug-in's part of the estimate (sim::MemoryEstimate's fields of the same names).
+struct MemoryShare {
+  double tables = 0;      // per (switch, destination switch), beyond the shared minimal tables
+  double path_pairs = 0;  // switch pairs in use whose paths it keeps
+  double paths = 0;       // bytes of those pairs' paths (index entries, path records, lists)
+  // Each connection gets its pair's list of up to bounded_paths paths (lb::PolicyContext::pair_paths),
+  // which a load balancer may keep per-path state for.
+  bool path_lists = false;
+};
+
 template <class Entry>
 class Registry {
  public:

@@ -1,13 +1,15 @@
 // Spritz endpoint tables ([Spritz] sec. III-C, III-f, IV Eq. 1) and the tuning of the Spritz
-// family of load balancers. The lb layer never sees switches: the Simulation turns the routing
-// layer's source-guided paths into these EV entry lists, one per (source switch, destination switch)
-// pair, built once per run and shared by every connection between those switches (static
-// compression by destination switch, sec. III-f).
+// family of load balancers. The lb layer never sees switches: source-guided routing
+// (routing/source_guided.h, a routing::PairPathSource) turns its paths into these EV entry lists, one
+// per (source switch, destination switch) pair in use, built once per run and shared by every
+// connection between those switches (static compression by destination switch, sec. III-f); its
+// policies get their pair's through PolicyContext::pair_paths.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "core/time.h"
+#include "lb/pair_paths.h"
 
 namespace lbsim::lb {
 
@@ -34,7 +36,7 @@ struct EvEntry {
 // per hop count where links are alike), its weight's prefix sum (8 B) and its place in the EV order
 // (2 B); the weight itself is recomputed from the latency (weight()), not stored. One list per
 // switch pair in use, shared by the connections between those switches.
-class EvEntryList {
+class EvEntryList final : public PairPaths {
  public:
   static constexpr std::size_t kBytesPerEntry = 2 + 1 + 2 + 8 + 2;
 

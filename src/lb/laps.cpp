@@ -94,22 +94,23 @@ std::uint64_t host_pair(std::int32_t a, std::int32_t b) {
 LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
     : ctx_(std::move(ctx)),
       sh_(std::move(shared)),
+      cand_(dynamic_cast<const CandidateSet*>(ctx_.pair_paths)),
       rate_(ctx_.host_rate_bps, sh_->p.min_rate_bps, sh_->p.hyper_after),
-      loss_(ctx_.candidates ? ctx_.candidates->base_latency.size() : 1) {
-  if (!ctx_.candidates || ctx_.candidates->base_latency.empty())
+      loss_(cand_ ? cand_->base_latency.size() : 1) {
+  if (!cand_ || cand_->base_latency.empty())
     throw UserError(
         "lb.algorithm = \"laps\" needs routing.algorithm = \"source_route\" (its candidate paths are the EVs)");
   caps_ = kCapHold | kCapAckDetail | kCapPaths;
   // The idle latencies are those of a full data packet; with the sec. 3.2 header each packet is
   // extra_header(path) longer, which every link of the path serialises (store and forward).
-  std::vector<SimTime> base = ctx_.candidates->base_latency;
-  const auto& per_byte = ctx_.candidates->ps_per_byte;
+  std::vector<SimTime> base = cand_->base_latency;
+  const auto& per_byte = cand_->ps_per_byte;
   for (std::size_t i = 0; i < base.size() && i < per_byte.size(); ++i)
     base[i] += static_cast<SimTime>(
         std::llround(static_cast<double>(extra_header(static_cast<std::uint32_t>(i))) * per_byte[i]));
   model_T_ = *std::max_element(base.begin(), base.end());
   if (sh_->p.rate_ns3) {
-    const auto& slack = ctx_.candidates->slack;
+    const auto& slack = cand_->slack;
     threshold_.resize(base.size());
     for (std::size_t i = 0; i < base.size(); ++i) threshold_[i] = base[i] + (i < slack.size() ? slack[i] : 0);
     ns3_T_ = *std::max_element(threshold_.begin(), threshold_.end());
@@ -121,7 +122,7 @@ LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
     std::vector<PitEntry> pit(base.size());
     for (std::size_t i = 0; i < base.size(); ++i) pit[i].idle = pit[i].real = base[i];
     it = sh_->pits.emplace(key, std::move(pit)).first;
-    sh_->max_anchors[key] = *std::max_element(ctx_.candidates->anchors.begin(), ctx_.candidates->anchors.end());
+    sh_->max_anchors[key] = *std::max_element(cand_->anchors.begin(), cand_->anchors.end());
   }
   pit_ = &it->second;
   ++sh_->flows;
@@ -391,6 +392,12 @@ const RegisterLb kLaps{
                "pointer, 4 B per anchor switch of the packet's path; the path's idle latencies grow with it); none = "
                "no bytes (the authors' ns-3 code carries these fields in packet tags).")
               .one_of({"paper", "none"}),
+          flag(
+              "output.laps_trace", false,
+              "Write laps_trace.csv: one row per ACK and probe answer of every LAPS flow (lb.algorithm = laps): the "
+              "path, "
+              "its one-way latency, the threshold T, the valid and slow paths, the rate decision and curRate / expRate "
+              "after it ([LAPS] sec. 3.6; docs/laps.md \"Incast\"). One row per data packet: large for big transfers."),
       },
       {"routing.algorithm=\"source_route\""}},
      [](const Config& c, const PolicyContext& run) -> PolicyMaker {
@@ -429,7 +436,8 @@ const RegisterLb kLaps{
        std::ofstream f(path);
        if (!f) throw UserError("cannot write " + path.string());
        write_laps_trace(f, sh);
-     }}};
+     },
+     {"laps_trace.csv"}}};
 }  // namespace
 
 }  // namespace lbsim::lb

@@ -160,7 +160,7 @@ class LapsPolicy final : public EntropyPolicy {
   // The sec. 3.2 header of a packet on path `ev`, from the shared candidate set's anchors (0 with
   // lb.laps_header = "none").
   Bytes extra_header(std::uint32_t ev) const override {
-    const auto& anchors = ctx_.candidates->anchors;
+    const auto& anchors = cand_->anchors;
     return sh_->p.header && ev < anchors.size() ? laps_header_bytes(anchors[ev]) : 0;
   }
   std::size_t state_bits() const override;
@@ -176,6 +176,7 @@ class LapsPolicy final : public EntropyPolicy {
   void repace(double old_bps);         // curRate changed from old_bps: move the pending send time
   PolicyContext ctx_;
   std::shared_ptr<LapsShared> sh_;
+  const CandidateSet* cand_;  // the candidate paths of the flow's switch pair (ctx_.pair_paths)
   std::vector<PitEntry>* pit_;
   SimTime model_T_ = 0;
   std::vector<SimTime> threshold_;  // rate_ns3: per path, idle latency + one packet per link

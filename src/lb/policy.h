@@ -11,7 +11,7 @@
 
 #include "core/rng.h"
 #include "core/time.h"
-#include "lb/endpoint_table.h"
+#include "lb/pair_paths.h"
 
 namespace lbsim::lb {
 
@@ -54,15 +54,6 @@ inline constexpr std::uint8_t kCapPaths = 4;
 // prefetch() asks for lines of its own (the transport's prefetch hints call it; no effect on results).
 inline constexpr std::uint8_t kCapPrefetch = 8;
 
-// LAPS: the candidate paths of a switch pair under source_route routing ([LAPS] sec. 3.3 PIT): per
-// path (index = the EV of a packet on it) its idle one-way latency and its number of anchor switches.
-struct CandidateSet {
-  std::vector<SimTime> base_latency;
-  std::vector<std::uint8_t> anchors;
-  std::vector<SimTime> slack;       // one full packet's serialisation per link (the ns-3 code's congestion margin)
-  std::vector<double> ps_per_byte;  // per path: the sum over its links of 8 / rate, in ps per byte
-};
-
 // What a policy may know about its connection when it is created.
 struct PolicyContext {
   std::uint32_t flow = 0;
@@ -74,12 +65,10 @@ struct PolicyContext {
   SimTime rto = 0;                    // the transport's retransmission timeout
   bool trimming = true;               // switches trim (a timeout then means a failure, [REPS] App. A)
   Rng rng;                            // the policy's own random stream
-  // Spritz: the EV entry list towards the destination switch ([Spritz] sec. III-C), shared by all
-  // connections between the two switches and owned by the Simulation; null without source_guided.
-  const EvEntryList* paths = nullptr;
-  // LAPS: the candidate paths of the connection's switch pair under source_route routing (the EV of a
-  // packet is the index of its path), with their idle one-way latencies; null otherwise.
-  const CandidateSet* candidates = nullptr;
+  // What the run's switch routing tells the connections of this flow's switch pair about the paths
+  // their EVs name (lb/pair_paths.h), shared by them and owned by the router; null when the routing
+  // tells nothing (it is no routing::PairPathSource).
+  const PairPaths* pair_paths = nullptr;
   double host_rate_bps = 0;  // the sender's NIC rate (rate-based policies)
 };
 

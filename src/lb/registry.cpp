@@ -7,6 +7,13 @@ config::Registry<LbPlugin>& balancers() {
   return r;
 }
 
+TransportNeeds transport_needs(const config::Config& cfg) {
+  TransportNeeds n;
+  for (const auto& p : balancers().entries())
+    if (p.transport) p.transport(cfg, n);
+  return n;
+}
+
 namespace {
 std::vector<std::string> lb_names() { return balancers().names(); }
 

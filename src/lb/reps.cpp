@@ -203,6 +203,12 @@ class RepsFold final : public SummaryFold {
   SimTime first_ = -1;
 };
 
+// ACK + Carry EVs ([REPS] sec. 4.5.1): the receivers' coalesced ACKs carry the non-ECN EVs they
+// cover, and the transport feeds each back to the policy.
+void reps_transport(const Config& c, TransportNeeds& n) {
+  if (c.text("lb.reps_ack_mode") == "carry") n.ack_carry_evs = true;
+}
+
 nlohmann::json reps_summary(const std::vector<const EntropyPolicy*>& policies) {
   RepsFold fold;
   for (const auto* e : policies) fold.add(*e);
@@ -244,7 +250,10 @@ const RegisterLb kReps{
      },
      "reps",
      &reps_summary,
-     [] { return std::unique_ptr<SummaryFold>(std::make_unique<RepsFold>()); }}};
+     [] { return std::unique_ptr<SummaryFold>(std::make_unique<RepsFold>()); },
+     {},
+     {},
+     &reps_transport}};
 
 [[maybe_unused]] const bool checked = [] {
   declare_check([](const Config& c) {

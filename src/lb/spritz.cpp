@@ -9,12 +9,16 @@
 namespace lbsim::lb {
 
 namespace {
+// The EV entry list of the flow's switch pair, which source-guided routing gives (lb/pair_paths.h).
+const EvEntryList* entry_list(const PolicyContext& ctx) { return dynamic_cast<const EvEntryList*>(ctx.pair_paths); }
+
 const EvEntryList& need_paths(const PolicyContext& ctx) {
-  if (ctx.paths == nullptr || ctx.paths->size() == 0)
+  const EvEntryList* list = entry_list(ctx);
+  if (list == nullptr || list->size() == 0)
     throw UserError(
         "the Spritz load balancers (ops_u, ops_w, spritz_*, flicr_*) need an EV entry list: set "
         "routing.algorithm = \"source_guided\" ([Spritz] sec. III)");
-  return *ctx.paths;
+  return *list;
 }
 }  // namespace
 
@@ -334,6 +338,20 @@ std::function<PolicyMaker(const Config&, const PolicyContext&)> flicr(Weighting 
   };
 }
 
+// The memory guard (sim/memory.h): a Spritz-Scout / -Spray connection keeps weights, prefix sums and
+// ECN counters per path of its pair's list while it runs (at most the messages in progress at once),
+// when the routing gives lists (source-guided routing).
+double connection_memory(const Config&, const MemorySizes& s) {
+  if (!s.path_lists || s.bounded_paths <= 0) return 0;
+  const double connections = s.largest_message > 0 ? std::min(s.entries, s.concurrent_bytes / s.largest_message)
+                                                   : std::min(s.entries, s.hosts);
+  return connections * s.bounded_paths * (2 * sizeof(double) + sizeof(std::uint16_t));
+}
+LbPlugin with_connection_memory(LbPlugin p) {
+  p.memory = &connection_memory;
+  return p;
+}
+
 using K = SpritzPolicy::Kind;
 using W = Weighting;
 const RegisterLb kOpsU{
@@ -342,14 +360,18 @@ const RegisterLb kOpsU{
 const RegisterLb kOpsW{
     {{"ops_w", "OPS (w): a random entry per packet with the Eq. 1 latency weights ([Spritz] sec. IV-A).", {}, kExample},
      ops_entry(W::Weighted)}};
-const RegisterLb kScoutU{{{"spritz_scout_u", "Spritz-Scout, uniform weights ([Spritz] Alg. 1 + 2).", {}, kExample},
-                          spritz(K::Scout, W::Uniform)}};
-const RegisterLb kScoutW{{{"spritz_scout_w", "Spritz-Scout, Eq. 1 weights ([Spritz] Alg. 1 + 2).", {}, kExample},
-                          spritz(K::Scout, W::Weighted)}};
-const RegisterLb kSprayU{{{"spritz_spray_u", "Spritz-Spray, uniform weights ([Spritz] Alg. 1 + 3).", {}, kExample},
-                          spritz(K::Spray, W::Uniform)}};
-const RegisterLb kSprayW{{{"spritz_spray_w", "Spritz-Spray, Eq. 1 weights ([Spritz] Alg. 1 + 3).", {}, kExample},
-                          spritz(K::Spray, W::Weighted)}};
+const RegisterLb kScoutU{
+    with_connection_memory({{"spritz_scout_u", "Spritz-Scout, uniform weights ([Spritz] Alg. 1 + 2).", {}, kExample},
+                            spritz(K::Scout, W::Uniform)})};
+const RegisterLb kScoutW{
+    with_connection_memory({{"spritz_scout_w", "Spritz-Scout, Eq. 1 weights ([Spritz] Alg. 1 + 2).", {}, kExample},
+                            spritz(K::Scout, W::Weighted)})};
+const RegisterLb kSprayU{
+    with_connection_memory({{"spritz_spray_u", "Spritz-Spray, uniform weights ([Spritz] Alg. 1 + 3).", {}, kExample},
+                            spritz(K::Spray, W::Uniform)})};
+const RegisterLb kSprayW{
+    with_connection_memory({{"spritz_spray_w", "Spritz-Spray, Eq. 1 weights ([Spritz] Alg. 1 + 3).", {}, kExample},
+                            spritz(K::Spray, W::Weighted)})};
 const RegisterLb kFlicrU{
     {{"flicr_u", "Flicr: move the flow to a new random path on congestion, uniform ([Spritz] sec. V-A).", {}, kExample},
      flicr(W::Uniform)}};
@@ -361,7 +383,8 @@ const RegisterLb kMinPath{
     {{"min_path", "The first (lowest-latency, minimal) entry of the EV entry list for every packet.", {}, kExample},
      [](const Config&, const PolicyContext&) -> PolicyMaker {
        return [](PolicyContext ctx) {
-         return std::make_unique<FixedEvPolicy>(ctx.paths && ctx.paths->size() ? (*ctx.paths)[0].ev : 0u);
+         const EvEntryList* list = entry_list(ctx);
+         return std::make_unique<FixedEvPolicy>(list && list->size() ? (*list)[0].ev : 0u);
        };
      }}};
 }  // namespace

@@ -191,6 +191,24 @@ SimTime max_switch_link_cost(const topo::Topology& t, Cost cost) {
 }
 }  // namespace
 
+config::MemoryShare bounded_path_memory(const config::Config&, const config::MemorySizes& s) {
+  config::MemoryShare m;
+  m.tables = own_minimal_bytes(s) + s.switches * s.switches * 2;
+  if (s.bounded_paths <= 0) return m;
+  // Per (source switch, destination switch) pair in use: its index entry and a 28-byte record, per
+  // path a length byte and its output ports (at most 5: a Dragonfly's l-g-l-g-l; 1 byte each, 2 on
+  // switches of more than 256 ports - the generators' switches are alike, so their mean port count
+  // tells), and a 2-byte non-minimal index per path where a pair may have more minimal paths than its
+  // record names (BoundedPathSet::kInlineMins): not on the Dragonfly (one per pair).
+  m.path_pairs = std::min(s.entries, s.switches * s.switches);
+  const double switch_ports = s.switches > 0 ? (2 * s.links - s.hosts) / s.switches : 0;
+  const double port_bytes = switch_ports > 256 ? 2 : 1;
+  const double index_bytes = s.minimal_one_global_hop ? 0 : 2;
+  m.paths =
+      m.path_pairs * (PairMap::kEstimatedBytesPerPair + 28 + s.bounded_paths * (1 + index_bytes + 5 * port_bytes));
+  return m;
+}
+
 SimTime longest_bounded_rtt(const topo::Topology& t, SimTime switch_latency, Bytes data_bytes, Bytes ack_bytes) {
   topo::PathEnumerator pe(t);
   auto both_ways = [&](const topo::Link& l) {

@@ -183,6 +183,11 @@ class PathRouterBase : public net::Router {
 
 namespace lbsim::routing {
 
+// The memory hook (RoutingPlugin::memory) of the routers over these paths (valiant, ugal_l,
+// ecmp_paths): their own minimal routes (own_minimal_bytes), the path enumerator's 16-bit distance per
+// switch pair, and the bounded paths of each switch pair a packet starts from.
+config::MemoryShare bounded_path_memory(const config::Config& cfg, const config::MemorySizes& s);
+
 // The largest round-trip time over the bounded simple paths between switches with hosts: a data
 // packet of `data_bytes` from a host of the source switch along the path to a host of the
 // destination switch (serialization + propagation per link, `switch_latency` per switch) and an ACK

@@ -10,6 +10,9 @@ const RegisterRouting kEcmpPaths{
       "([Spritz] sec. V-A).",
       {},
       {}},
-     [](const RoutingContext& c) { return std::make_unique<EcmpPathsRouter>(c.tables, c.seed); }}};
+     [](const RoutingContext& c) { return std::make_unique<EcmpPathsRouter>(c.tables, c.seed); },
+     {},
+     {},
+     &bounded_path_memory}};
 }  // namespace
 }  // namespace lbsim::routing

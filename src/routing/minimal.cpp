@@ -183,6 +183,8 @@ const SwitchPairPorts& minimal_routes(const MinimalTables& tables, std::unique_p
   return *own;
 }
 
+double own_minimal_bytes(const config::MemorySizes& s) { return s.minimal_one_global_hop ? s.pair_tables : 0; }
+
 MinimalRouter::MinimalRouter(const MinimalTables& tables, std::uint64_t seed)
     : tables_(tables),
       topo_(tables.topology()),
@@ -206,7 +208,10 @@ const RegisterRouting kMinimal{
       "routing/minimal.h).",
       {},
       {}},
-     [](const RoutingContext& c) { return std::make_unique<MinimalRouter>(c.tables, c.seed); }}};
+     [](const RoutingContext& c) { return std::make_unique<MinimalRouter>(c.tables, c.seed); },
+     {},
+     {},
+     [](const config::Config&, const config::MemorySizes& s) { return config::MemoryShare{own_minimal_bytes(s)}; }}};
 }  // namespace
 
 }  // namespace lbsim::routing

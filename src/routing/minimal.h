@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "core/registry.h"
 #include "net/network.h"
 #include "routing/tables.h"
 
@@ -123,6 +124,9 @@ class MinimalRoutes : public SwitchPairPorts {
 // min-hop sets, so the tables themselves are returned and nothing more is built (a second 2-byte
 // index per switch pair and its build, one search per destination switch; docs/scale.md).
 const SwitchPairPorts& minimal_routes(const MinimalTables& tables, std::unique_ptr<MinimalRoutes>& own);
+// The memory guard (sim/memory.h): what minimal_routes() builds of its own, the Dragonfly's l-g-l
+// routes in the min-hop tables' layout (elsewhere nothing: the min-hop tables are used).
+double own_minimal_bytes(const config::MemorySizes& s);
 
 // A packet's minimal next hop from switch node `node` towards switch node `dst_sw`: EcmpRouter's
 // hash over the minimal-route candidates, computed from the groups when `groups` is set (the same

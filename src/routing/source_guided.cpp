@@ -279,8 +279,13 @@ std::size_t SourceGuidedTables::table_bytes() const {
   return b;
 }
 
-SourceGuidedRouter::SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed)
-    : sg_(min, coarse), min_(min), topo_(min.topology()), coarse_(coarse), salt_(min.topology().size(), 0) {
+SourceGuidedRouter::SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed, double w_scale)
+    : sg_(min, coarse),
+      min_(min),
+      topo_(min.topology()),
+      coarse_(coarse),
+      salt_(min.topology().size(), 0),
+      w_scale_(w_scale) {
   Rng rng(seed, hash_name("source-guided-salt"));
   for (auto& s : salt_) s = rng.next();
 }
@@ -348,18 +353,127 @@ std::int32_t SourceGuidedRouter::route_coarse(std::int32_t node, std::int32_t d,
 }
 
 namespace {
+std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
+  return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
+}
+}  // namespace
+
+const lb::PairPaths& SourceGuidedRouter::pair_paths(std::int32_t a, std::int32_t b) {
+  const std::uint64_t key = pair_key(a, b);
+  if (const auto it = ev_lists_.find(key); it != ev_lists_.end()) return it->second;
+  const auto paths = sg_.entries(a, b, /*with_hops=*/false);
+  std::vector<lb::EvEntry> entries;
+  entries.reserve(paths.size());
+  for (const auto& p : paths)
+    entries.push_back(
+        lb::EvEntry{p.ev, lb::ev_meta(p.category == PathCategory::NonMinimal, p.local + p.global), p.latency});
+  if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 0});  // same switch
+  return ev_lists_.emplace(key, lb::EvEntryList(entries, w_scale_)).first->second;
+}
+
+PairPathSource::EvPath SourceGuidedRouter::describe_ev(std::int32_t a, std::int32_t b, std::uint32_t ev) const {
+  EvPath d;
+  if (const auto it = ev_lists_.find(pair_key(a, b)); it != ev_lists_.end()) {
+    const lb::EvEntryList& list = it->second;
+    d.entry = list.index_of(ev);
+    if (d.entry >= 0) {
+      const auto e = list[static_cast<std::size_t>(d.entry)];
+      d.latency = e.latency;
+      d.category = e.minimal() ? "minimal" : "non_minimal";
+    }
+  }
+  if (!coarse_) {  // an EV names one path only in the fine-grained mode
+    d.walked = true;
+    for (const auto& h : sg_.walk(a, b, ev)) d.switches.push_back(h.node);
+  }
+  return d;
+}
+
+// Spritz endpoint table ([Spritz] sec. III-C, Fig. 3): one EV entry list (24 bits per entry) per
+// destination switch, shared by the endpoints of a source switch. Measured exactly for up to 8 of
+// the source switches the workload uses (the tables of Table II networks are near-symmetric), at
+// most ~4,096 switch pairs in all: one source switch in networks of more than 2,048 switches
+// (each pair's paths are enumerated; Slim Fly q = 29: ~1,800 paths for each of 1,682 pairs).
+nlohmann::json SourceGuidedRouter::endpoint_summary() const {
+  if (ev_lists_.empty()) return nullptr;
+  // What the run built, read before the sample below builds the tables of every destination of
+  // the sampled source switches.
+  const std::size_t table_bytes = sg_.table_bytes(), table_pairs = sg_.built_pairs();
+  const std::size_t max_srcs =
+      std::clamp<std::size_t>(4096 / static_cast<std::size_t>(std::max(1, topo_.num_switches())), 1, 8);
+  std::vector<std::int32_t> srcs;
+  for (const auto& [key, list] : ev_lists_) {
+    const auto a = static_cast<std::int32_t>(key >> 32);
+    if (std::find(srcs.begin(), srcs.end(), a) == srcs.end() && srcs.size() < max_srcs) srcs.push_back(a);
+  }
+  std::int64_t max_bytes = 0, max_paths = 0;
+  for (auto a : srcs) {
+    std::int64_t bits = 0;
+    for (std::int32_t b = 0; b < topo_.num_switches(); ++b) {
+      const auto n = static_cast<std::int64_t>(sg_.entries(a, topo_.switch_node(b), /*with_hops=*/false).size());
+      bits += n * lb::kEvEntryBits;
+      max_paths = std::max(max_paths, n);
+    }
+    max_bytes = std::max(max_bytes, (bits + 7) / 8);
+  }
+  std::size_t lists_bytes = 0, lists_memory = 0;
+  for (const auto& [key, list] : ev_lists_) {
+    lists_bytes += (list.bits() + 7) / 8;
+    lists_memory += list.bytes();
+  }
+  return {{"endpoint_table_bytes_per_endpoint", max_bytes},
+          {"max_paths_per_destination", max_paths},
+          {"sampled_source_switches", srcs.size()},
+          {"ev_lists", ev_lists_.size()},
+          {"ev_lists_bytes", lists_bytes},
+          {"ev_lists_memory_bytes", lists_memory},
+          {"w_scale", w_scale_},
+          {"switch_table_bytes", table_bytes},
+          {"switch_table_pairs", table_pairs}};
+}
+
+namespace {
+// The memory guard (sim/memory.h), fine-grained routing: per switch pair the path enumerator's 16-bit
+// distance and the default port (2 B); per pair the workload uses its index entry and, per bounded
+// path, its EV entry (lb::EvEntryList::kBytesPerEntry) and its share of the pair's ECMP 1 / 2 tables,
+// fine and per category (~8 B per path, measured at q = 29: 311 MB for 25,131 pairs of <= 1,694
+// paths). Each connection gets its pair's list (path_lists): a load balancer may keep state per path.
+config::MemoryShare endpoint_memory(const config::Config&, const config::MemorySizes& s) {
+  config::MemoryShare m;
+  m.tables = s.switches * s.switches * (2 + 2);
+  if (s.bounded_paths <= 0) return m;
+  m.path_pairs = std::min(s.entries, s.switches * s.switches);
+  const double list_entry = static_cast<double>(lb::EvEntryList::kBytesPerEntry);
+  m.paths = m.path_pairs * (PairMap::kEstimatedBytesPerPair + s.bounded_paths * (list_entry + 8));
+  m.path_lists = true;
+  return m;
+}
+
+nlohmann::json summarize(const net::Router& r, SimTime) {
+  return static_cast<const SourceGuidedRouter&>(r).endpoint_summary();
+}
+
 const RegisterRouting kSourceGuided{
     {{"source_guided",
       "Spritz fine-grained source-guided routing: EV1/EV2 select the path hop by hop ([Spritz] sec. III).",
       {},
       {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
-     [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, false, c.seed); }}};
+     [](const RoutingContext& c) {
+       return std::make_unique<SourceGuidedRouter>(c.tables, false, c.seed, c.cfg.real("lb.spritz_w_scale"));
+     },
+     "spritz",
+     &summarize,
+     &endpoint_memory}};
 const RegisterRouting kSourceGuidedCoarse{
     {{"source_guided_coarse",
       "Spritz coarse-grained source-guided routing ([Spritz] sec. III-D).",
       {},
       {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
-     [](const RoutingContext& c) { return std::make_unique<SourceGuidedRouter>(c.tables, true, c.seed); }}};
+     [](const RoutingContext& c) {
+       return std::make_unique<SourceGuidedRouter>(c.tables, true, c.seed, c.cfg.real("lb.spritz_w_scale"));
+     },
+     "spritz",
+     &summarize}};
 }  // namespace
 
 }  // namespace lbsim::routing

@@ -21,13 +21,23 @@
 // The tag is cleared at the ECMP 2 role (or at ECMP 1 when the next switch is the destination): the
 // paper asks both ECMP roles to clear it so the rest of the path is minimal, and ECMP 2 still needs
 // it to pick its table, so the last ECMP switch clears it.
+//
+// Endpoint tables (sec. III-C): the router is a PairPathSource. For each (source switch, destination
+// switch) pair the workload uses it builds the pair's EV entry list from entries() (lb/endpoint_table.h,
+// shared by the connections between those switches, handed to their policies), and summary.json's
+// "spritz" block reports their memory.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <span>
 #include <vector>
 
-#include "net/network.h"
+#include <nlohmann/json.hpp>
+
 #include "core/pair_map.h"
+#include "lb/endpoint_table.h"
+#include "net/network.h"
+#include "routing/registry.h"
 #include "routing/tables.h"
 #include "topo/paths.h"
 
@@ -138,12 +148,22 @@ class SourceGuidedTables {
   mutable PairHopTables coarse_[kNumCategories];
 };
 
-class SourceGuidedRouter final : public net::Router {
+class SourceGuidedRouter final : public net::Router, public PairPathSource {
  public:
-  SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed);
+  // `w_scale`: the Eq. 1 weights' scaling of the EV entry lists (lb.spritz_w_scale, lb/endpoint_table.h).
+  SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed, double w_scale = 1);
   std::int32_t route(std::int32_t node, net::Packet& p) override;
   const SourceGuidedTables& tables() const { return sg_; }
   bool coarse() const { return coarse_; }
+
+  // The EV entry list of switch pair (a, b) (node ids), built on first use: every path entries()
+  // finds, in latency order (a == b: one entry, EV 0).
+  const lb::PairPaths& pair_paths(std::int32_t a, std::int32_t b) override;
+  // The EV's entry in the pair's list and, fine-grained, the switches it leads through (replayed).
+  EvPath describe_ev(std::int32_t a, std::int32_t b, std::uint32_t ev) const override;
+  // summary.json "spritz" ([Spritz] sec. III-C, Fig. 3): the endpoint table per endpoint and the
+  // lists and switch tables the run built; null before any list was built.
+  nlohmann::json endpoint_summary() const;
 
  private:
   std::int32_t route_coarse(std::int32_t node, std::int32_t dst_sw, net::Packet& p);
@@ -152,20 +172,10 @@ class SourceGuidedRouter final : public net::Router {
   const topo::Topology& topo_;
   bool coarse_;
   std::vector<std::uint64_t> salt_;  // per node, for the coarse-grained standard hash
-};
-
-// Flows pinned to a source-guided path (packets flagged net::kFlagPinned) under another routing:
-// their packets take the source-guided router, every other packet the run's router.
-class PinnedDispatchRouter final : public net::Router {
- public:
-  PinnedDispatchRouter(net::Router& inner, net::Router& pinned) : inner_(inner), pinned_(pinned) {}
-  std::int32_t route(std::int32_t node, net::Packet& p) override {
-    return (p.flags & net::kFlagPinned) ? pinned_.route(node, p) : inner_.route(node, p);
-  }
-
- private:
-  net::Router& inner_;
-  net::Router& pinned_;
+  double w_scale_;
+  // The EV entry lists built, per (source switch, destination switch): key a * 2^32 + b (node ids);
+  // std::map keeps the addresses the policies hold stable.
+  std::map<std::uint64_t, lb::EvEntryList> ev_lists_;
 };
 
 }  // namespace lbsim::routing

@@ -283,6 +283,19 @@ SourceRouteRouter::SourceRouteRouter(const MinimalTables& tables, PathRule rule,
                                      Bytes wire_bytes)
     : tables_(tables), topo_(tables.topology()), paths_(tables, rule, k, switch_latency, wire_bytes) {}
 
+const lb::PairPaths& SourceRouteRouter::pair_paths(std::int32_t a, std::int32_t b) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
+  if (const auto it = sets_.find(key); it != sets_.end()) return it->second;
+  lb::CandidateSet set;
+  for (const auto& p : paths_.paths(a, b)) {
+    set.base_latency.push_back(p.base_latency);
+    set.slack.push_back(p.slack);
+    set.ps_per_byte.push_back(p.ps_per_byte);
+    set.anchors.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(p.anchors.size(), 255)));
+  }
+  return sets_.emplace(key, std::move(set)).first->second;
+}
+
 std::int32_t SourceRouteRouter::route(std::int32_t node, net::Packet& p) {
   const bool forward = p.type == net::PacketType::Data;
   // The data direction of the packet's path: ACKs and NACKs walk it backwards.

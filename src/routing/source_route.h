@@ -23,12 +23,15 @@
 // that carry traffic, never the square of the network.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "lb/pair_paths.h"
 #include "net/network.h"
+#include "routing/registry.h"
 #include "routing/tables.h"
 
 namespace lbsim::routing {
@@ -87,17 +90,24 @@ class CandidatePaths {
   std::size_t paths_ = 0, bytes_ = 0;
 };
 
-class SourceRouteRouter final : public net::Router {
+// A PairPathSource: the connections of a switch pair get its candidate paths as an lb::CandidateSet,
+// the PIT's paths of [LAPS] sec. 3.3 (the EV of a packet is the index of its path).
+class SourceRouteRouter final : public net::Router, public PairPathSource {
  public:
   SourceRouteRouter(const MinimalTables& tables, PathRule rule, int k, SimTime switch_latency, Bytes wire_bytes);
   std::int32_t route(std::int32_t node, net::Packet& p) override;
   CandidatePaths& candidates() { return paths_; }
   const CandidatePaths& candidates() const { return paths_; }
+  // The candidate set of switch pair (a, b) (node ids), built on first use.
+  const lb::PairPaths& pair_paths(std::int32_t a, std::int32_t b) override;
+  EvPath describe_ev(std::int32_t, std::int32_t, std::uint32_t) const override { return {}; }
 
  private:
   const MinimalTables& tables_;
   const topo::Topology& topo_;
   CandidatePaths paths_;
+  // Per switch pair asked for (key a * 2^32 + b); std::map keeps the addresses the policies hold stable.
+  std::map<std::uint64_t, lb::CandidateSet> sets_;
 };
 
 }  // namespace lbsim::routing

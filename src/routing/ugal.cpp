@@ -117,7 +117,8 @@ const RegisterRouting kUgal{
                                            parse_ugal_decide(c.cfg.text("routing.ugal_decide")));
      },
      "ugal",
-     [](const net::Router& r, SimTime) -> nlohmann::json { return static_cast<const UgalRouter&>(r).summary(); }}};
+     [](const net::Router& r, SimTime) -> nlohmann::json { return static_cast<const UgalRouter&>(r).summary(); },
+     &bounded_path_memory}};
 }  // namespace
 
 }  // namespace lbsim::routing

@@ -58,7 +58,10 @@ const RegisterRouting kValiant{
      [](const RoutingContext& c) {
        return std::make_unique<ValiantRouter>(c.tables, c.seed, parse_valiant_mode(c.cfg.text("routing.valiant_mode")),
                                               c.cfg.text("routing.valiant_acks") == "minimal");
-     }}};
+     },
+     {},
+     {},
+     &bounded_path_memory}};
 }  // namespace
 
 }  // namespace lbsim::routing

@@ -1,12 +1,14 @@
 // Per-flow load-balancer setup for a run: which policy each workload entry gets and what it needs.
-//   - workload.ecmp_fraction: a seeded fraction of the transfers switches to ECMP ([REPS] sec. 4.3.2);
-//   - Spritz EV entry lists ([Spritz] sec. III-C): one per (source switch, destination switch) pair
-//     the workload uses, built from the source-guided router's tables and shared by the connections;
-//   - pinned flows (lb = via_group:<g>): the EV of their lowest-latency source-guided path through
-//     group g, routed by a fine-grained source-guided router whatever the run's routing;
+//   - workload.ecmp_fraction: a seeded fraction of the transfers switches to ECMP ([REPS] sec. 4.3.2;
+//     workload/ecmp_background.h);
+//   - what the run's routing tells a switch pair's connections about its paths (a
+//     routing::PairPathSource, e.g. Spritz EV entry lists): asked for every (source switch,
+//     destination switch) pair the workload uses before the run, handed to each flow's policy;
+//   - pinned flows (lb = via_group:<g>, pinned_ecmp): the EV of their path, routed by
+//     routing::PinnedPaths whatever the run's routing;
 //   - output.path_usage_tag: a recorder around the policy of every flow with that tag;
 //   - one maker per load balancer the workload names (lb/registry.h), built before the run so an
-//     unknown name is an error up front.
+//     unknown name is an error up front, and the load balancers' summary.json blocks and run files.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -19,17 +21,16 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config.h"
-#include "lb/endpoint_table.h"
 #include "lb/recording.h"
 #include "lb/registry.h"
 #include "net/network.h"
-#include "routing/source_guided.h"
-#include "routing/source_route.h"
+#include "routing/pinned.h"
+#include "routing/registry.h"
 #include "routing/tables.h"
 #include "sim/derived.h"
 #include "topo/topology.h"
 #include "transport/transport.h"
-#include "core/rng.h"
+#include "workload/ecmp_background.h"
 #include "workload/flow_spec.h"
 #include "workload/stream.h"
 
@@ -42,8 +43,8 @@ class FlowSetup {
             const routing::MinimalTables& tables, net::Router& run_router);
   ~FlowSetup();
 
-  // The router the network uses: `run_router`, or a dispatcher that sends pinned packets to a
-  // fine-grained source-guided router first.
+  // The router the network uses: `run_router`, or a dispatcher that sends pinned packets to their
+  // own router first (routing::PinnedPaths).
   net::Router& router(net::Router& run_router);
   // One policy per flow (handed to the transport).
   std::unique_ptr<lb::EntropyPolicy> make_policy(const workload::FlowSpec& s, std::uint32_t id);
@@ -54,13 +55,13 @@ class FlowSetup {
   // what the summary.json block needs from it.
   void policy_done(const workload::FlowSpec& s, std::uint32_t id, const lb::EntropyPolicy& policy);
   // workload.stream: the constructor saw no entries; this sees them all once (ECMP fraction coins,
-  // EV lists and candidate paths of the switch pairs used, one maker per load balancer), then
-  // restarts the coins so that the run's entries (fed through retag) draw them again.
+  // the paths of the switch pairs used, one maker per load balancer), then restarts the coins so
+  // that the run's entries (fed through retag) draw them again.
   void prepare_stream(workload::EntryStream& stream, workload::Workload& tags);
   // workload.ecmp_fraction: entry by entry in id order (one coin per transfer without an lb).
   void retag(workload::FlowSpec& f);
 
-  // summary.json blocks: "spritz" (endpoint tables) and each load balancer's own block.
+  // summary.json: each load balancer's own block.
   void add_summary(nlohmann::json& j, const transport::Transport& tr) const;
   // The load balancers' own run files (lb::LbPlugin::write_files) into `dir`.
   void write_lb_files(const std::string& dir, const transport::Transport& tr) const;
@@ -71,10 +72,8 @@ class FlowSetup {
  private:
   std::string lb_name(const workload::FlowSpec& s) const { return s.lb.empty() ? default_lb_ : s.lb; }
   std::vector<const lb::EntropyPolicy*> policies_of(const std::string& name, const transport::Transport& tr) const;
-  void resolve_pins(const routing::SourceGuidedRouter& sg);
-  void restart_retag();
-  void add_ev_list(const workload::FlowSpec& f);
-  void add_candidates(const workload::FlowSpec& f);
+  void resolve_pins();
+  void prepare_pair(const workload::FlowSpec& f);
   void add_maker(const workload::FlowSpec& f);
 
   const config::Config& cfg_;
@@ -84,16 +83,10 @@ class FlowSetup {
   std::uint64_t seed_;
   lb::PolicyContext run_ctx_;  // the run-wide part of every flow's context
   std::map<std::string, lb::PolicyMaker> makers_;
-  const routing::SourceGuidedRouter* sg_ = nullptr;  // the run's router when it is source-guided
-  // Flows pinned with via_group under a routing other than fine-grained source_guided: their own
-  // source-guided router and the dispatcher in front of the run's router (null otherwise).
-  std::unique_ptr<routing::SourceGuidedRouter> pin_sg_;
-  std::unique_ptr<net::Router> dispatch_;
-  // EV entry lists per (source switch, destination switch), key src * 2^32 + dst node ids;
-  // std::map keeps the addresses the policies hold stable.
-  std::map<std::uint64_t, lb::EvEntryList> ev_lists_;
-  std::map<std::uint64_t, lb::CandidateSet> candidates_;  // source_route: per switch pair in use
-  std::map<std::uint32_t, std::uint32_t> pinned_evs_;     // by workload index
+  // The run's router when it tells connections about their switch pair's paths (null otherwise).
+  routing::PairPathSource* pair_source_ = nullptr;
+  std::unique_ptr<routing::PinnedPaths> pins_;         // when some entry is pinned
+  std::map<std::uint32_t, std::uint32_t> pinned_evs_;  // by workload index
   std::int32_t record_tag_ = -1;
   struct Recorded {
     std::uint32_t id;
@@ -101,11 +94,7 @@ class FlowSetup {
     const lb::RecordingPolicy* rec;  // owned by the flow
   };
   std::vector<Recorded> recorders_;
-  double ecmp_fraction_ = 0;
-  std::int32_t ecmp_tag_ = -1;
-  Rng ecmp_pick_;
-  double w_scale_ = 1;
-  routing::SourceRouteRouter* sr_ = nullptr;
+  workload::EcmpBackground ecmp_;
   // Per load balancer with a summary fold (lb::LbPlugin::fold): the policies freed so far, folded.
   struct Folded {
     std::unique_ptr<lb::SummaryFold> fold;

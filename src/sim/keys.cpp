@@ -1,5 +1,5 @@
 // The [output] and [run] keys, and the keys the simulation itself interprets in other sections
-// (network.bdp_path: how the base RTT is derived; workload.ecmp_fraction: per-flow ECMP background).
+// (network.bdp_path: how the base RTT is derived; workload.stream: entries made during the run).
 #include "core/config.h"
 
 namespace lbsim::sim {
@@ -15,10 +15,6 @@ namespace {
            "path, ACK back over the longest minimal path: the reading that gives [Spritz] Table II's 88 / 92 packets, "
            "scripts/spritz_table2_queue.py).")
           .one_of({"shortest", "longest_bounded", "longest_bounded_minimal_ack"}),
-      real("workload.ecmp_fraction", 0, "fraction of transfers",
-           "This seeded fraction of the transfers (those without their own lb) uses ECMP, tagged ecmp_background "
-           "([REPS] sec. 4.3.2: REPS next to ECMP-hashed traffic).")
-          .range(0, 1),
       flag("workload.stream", false,
            "Make the workload's entries during the run, each shortly before its start, and let each entry's record go "
            "as soon as it is over, out of id order (a compact row waits for its flows.csv row to be written in id "
@@ -48,10 +44,6 @@ namespace {
            "Sample every host's reorder-buffer occupancy (packets held above its flows' gaps; transport.delivery = "
            "in_order) every this many us into reorder_buffer.csv ([LAPS] Fig. 9); 0 = off.")
           .range(0, 1e12),
-      flag("output.laps_trace", false,
-           "Write laps_trace.csv: one row per ACK and probe answer of every LAPS flow (lb.algorithm = laps): the path, "
-           "its one-way latency, the threshold T, the valid and slow paths, the rate decision and curRate / expRate "
-           "after it ([LAPS] sec. 3.6; docs/laps.md \"Incast\"). One row per data packet: large for big transfers."),
       text("output.queue_ports", "busy",
            "Which switch ports queues.csv lists at each sample: busy (those with a non-empty data or control queue) or "
            "all (every switch port, zeros written: ports x samples rows).")

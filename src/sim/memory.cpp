@@ -9,11 +9,12 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
-#include "lb/endpoint_table.h"
+#include "lb/registry.h"
 #include "metrics/report.h"
 #include "metrics/value_log.h"
 #include "net/network.h"
 #include "net/packet.h"
+#include "routing/registry.h"
 #include "transport/transport.h"
 #include "workload/flow_spec.h"
 #include "workload/validate.h"
@@ -75,28 +76,10 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   // the graph statistics search one switch at a time. Per switch: the sets, at most one per (port,
   // distance class) plus the shared multi-port ones (estimated as 2 per port + 4, measured:
   // docs/scale.md), 8 B each plus 2 B per next hop.
-  const double pairs = t.switches * t.switches;
   const double pair_tables = t.switches * std::ceil(t.switches / 32) * (4 + 64);
   const double ports_per_switch = t.switches > 0 ? std::max(0.0, ports - t.hosts) / t.switches : 0;
   const double sets_per_switch = std::min(t.switches, 2 * ports_per_switch + 4);
   m.tables = pair_tables + t.switches * (4 + sets_per_switch * (8 + 2 * t.next_hops)) + t.hosts * 2;
-  // Routing plug-ins that keep more per switch pair (a run only): on the Dragonfly `minimal` and the
-  // non-minimal ones (routing/bounded_paths.h) their own l-g-l minimal routes (the same layout; elsewhere they
-  // use the min-hop tables: routing::minimal_routes()), the non-minimal ones and source-guided
-  // routing (routing/source_guided.h) the path enumerator's 16-bit distance, source-guided routing
-  // its default port (2 B). What they keep per switch pair *in use* (an index entry and the pair's
-  // paths or ECMP tables) is priced with the workload below.
-  const std::string& routing = cfg.text("routing.algorithm");
-  const bool path_router = routing == "valiant" || routing == "ugal_l" || routing == "ecmp_paths";
-  const double own_minimal = t.minimal_one_global_hop ? pair_tables : 0;
-  if (run) {
-    if (routing == "minimal")
-      m.tables += own_minimal;
-    else if (path_router)
-      m.tables += own_minimal + pairs * 2;
-    else if (routing == "source_guided")
-      m.tables += pairs * (2 + 2);
-  }
   if (!run) return m;
 
   m.workload = workload::workload_size(cfg, t);
@@ -144,37 +127,29 @@ MemoryEstimate estimate_memory(const config::Config& cfg, MemoryUse use) {
   m.psn_state = m.packets_per_entry_state *
                 (static_cast<double>(sizeof(transport::PsnEntry) + sizeof(std::pair<std::uint32_t, SimTime>)) + 0.25);
   m.packets = m.packets_in_flight * static_cast<double>(sizeof(net::Packet) + sizeof(net::AckFields)) * kGrowth;
-  // Source-guided routing (sim/flow_setup.cpp): one EV entry list per switch pair the workload uses
-  // (an entry, its EV index and prefix sum per bounded path) plus that pair's ECMP 1 / 2 tables, fine
-  // and per category (~8 B per path, measured at q = 29: 311 MB for 25,131 pairs of <= 1,694 paths);
-  // Spritz connections add their weights, prefix sums and ECN counters per path (lb/spritz.h) while
-  // they run: at most the messages in progress at once.
-  // The pairs in use are indexed by a core::PairMap (16-byte entries, a quarter to half full: 48 B
-  // per pair) whatever the router.
-  constexpr double kPairIndex = 48;
-  if ((path_router || routing == "source_guided") && t.bounded_paths > 0)
-    m.path_pairs = std::min(w.entries, t.switches * t.switches);
-  if (path_router && t.bounded_paths > 0) {
-    // The non-minimal routers enumerate the bounded paths of each (source switch, destination
-    // switch) pair a packet starts from (routing/bounded_paths.h): per pair a 28-byte record, per
-    // path a length byte and its output ports (at most 5: a Dragonfly's l-g-l-g-l; 1 byte each, 2
-    // on switches of more than 256 ports - the generators' switches are alike, so their mean port
-    // count tells), and a 2-byte non-minimal index per path where a pair may have more minimal paths
-    // than its record names (BoundedPathSet::kInlineMins): not on the Dragonfly (one per pair).
-    const double switch_ports = t.switches > 0 ? (2 * t.links - t.hosts) / t.switches : 0;
-    const double port_bytes = switch_ports > 256 ? 2 : 1;
-    const double index_bytes = t.minimal_one_global_hop ? 0 : 2;
-    m.paths = m.path_pairs * (kPairIndex + 28 + t.bounded_paths * (1 + index_bytes + 5 * port_bytes));
+  // What the run's routing and load balancer keep of their own (their `memory` hooks): routing
+  // tables beyond the shared ones, the switch pairs the workload uses with their paths (EV entry
+  // lists, path records), and per-connection state over those paths.
+  config::MemorySizes sizes;
+  sizes.hosts = t.hosts;
+  sizes.switches = t.switches;
+  sizes.links = t.links;
+  sizes.bounded_paths = t.bounded_paths;
+  sizes.minimal_one_global_hop = t.minimal_one_global_hop;
+  sizes.pair_tables = pair_tables;
+  sizes.entries = w.entries;
+  sizes.concurrent_bytes = w.concurrent_bytes;
+  sizes.largest_message = w.largest_message;
+  if (const auto* r = routing::routings().find(cfg.text("routing.algorithm")); r && r->memory) {
+    const config::MemoryShare share = r->memory(cfg, sizes);
+    m.tables += share.tables;
+    m.path_pairs = share.path_pairs;
+    m.paths = share.paths;
+    sizes.path_pairs = share.path_pairs;
+    sizes.path_lists = share.path_lists;
   }
-  if (routing == "source_guided" && t.bounded_paths > 0) {
-    const double list_entry = static_cast<double>(lb::EvEntryList::kBytesPerEntry);
-    m.paths = m.path_pairs * (kPairIndex + t.bounded_paths * (list_entry + 8));
-    if (cfg.text("lb.algorithm").rfind("spritz_", 0) == 0) {
-      const double connections = w.largest_message > 0 ? std::min(w.entries, w.concurrent_bytes / w.largest_message)
-                                                       : std::min(w.entries, t.hosts);
-      m.paths += connections * t.bounded_paths * (2 * sizeof(double) + sizeof(std::uint16_t));
-    }
-  }
+  if (const auto* lb = lb::balancers().find(cfg.text("lb.algorithm")); lb && lb->memory)
+    m.paths += lb->memory(cfg, sizes);
   return m;
 }
 

@@ -2,7 +2,9 @@
 // command that builds the topology) will allocate, computed from the config alone before anything
 // is built, and a check that refuses (UserError, exit 2) when it exceeds run.max_memory_gb.
 // The sizes come from the plug-ins (topo::TopologyPlugin::size, workload::WorkloadPlugin::size);
-// this file prices them with the sizes of the structures that hold them.
+// this file prices them with the sizes of the structures that hold them. What the run's routing and
+// load balancer keep of their own they price themselves (routing::RoutingPlugin::memory,
+// lb::LbPlugin::memory).
 #pragma once
 #include <string>
 
@@ -27,9 +29,9 @@ struct MemoryEstimate {
   double entries = 0;                  // per workload entry (spec, transport state, result)
   double psn_state = 0;                // per-PSN sender and receiver state
   double packets = 0;                  // packet pool
-  // Source-guided and non-minimal switch routing: the switch pairs the workload uses (each with its
-  // index entry and bounded paths: the EV entry list and ECMP 1 / 2 tables, or the path records) and
-  // the Spritz connections' per-path state.
+  // The routing's and load balancer's own (config::MemoryShare): the switch pairs the workload uses
+  // (each with its index entry and bounded paths: e.g. source-guided routing's EV entry list and
+  // ECMP 1 / 2 tables, or the non-minimal routers' path records) and per-connection path state.
   double path_pairs = 0;
   double paths = 0;
   double total() const { return base + graph + tables + entries + psn_state + packets + paths; }

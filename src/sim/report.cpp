@@ -20,10 +20,12 @@
 #include "core/error.h"
 #include "core/huge_pages.h"
 #include "core/text.h"
+#include "lb/registry.h"
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
 #include "sim/simulation.h"
+#include "workload/registry.h"
 
 namespace lbsim::sim {
 
@@ -272,15 +274,17 @@ nlohmann::json Simulation::summary() const {
         {"huge_pages", huge_pages::heap_backing()},
         {"far_prefetch_events", net_->far_prefetch_events()}}},
   };
-  if (cfg_.text("workload.kind") == "htsim_cm")
-    j["workload"]["htsim_start_unit"] = cfg_.text("workload.htsim_start_unit");
+  // The unit the workload read its start times in (workload::WorkloadPlugin::time_unit_key).
+  if (const auto& key = workload::workloads().get(cfg_.text("workload.kind")).time_unit_key; !key.empty())
+    j["workload"][key.substr(key.find('.') + 1)] = cfg_.text(key);
   if (net_->lossless()) j["flow_control"] = flow_control_summary();
   if (stuck_) j["watchdog"] = watchdog_summary();
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
   flows_->add_summary(j, *tr_);
-  // The routing plug-in's own block (Flowcut tables, flowlets).
+  // The routing plug-in's own block (Flowcut tables, flowlets, source-guided endpoint tables).
   const auto& rp = routing::routings().get(cfg_.text("routing.algorithm"));
-  if (rp.summarize) j[rp.summary_key] = rp.summarize(*router_, net_->now());
+  if (rp.summarize)
+    if (auto block = rp.summarize(*router_, net_->now()); !block.is_null()) j[rp.summary_key] = std::move(block);
   // In-order delivery, holds and pauses ([Flowcut] sec. II-B, III-C2), over all transfers.
   j["transport"] = {{"delivery", cfg_.text("transport.delivery")},
                     {"in_order_recovery", cfg_.text("transport.in_order_recovery")},
@@ -404,9 +408,12 @@ nlohmann::json Simulation::flow_control_summary() const {
 }
 
 const std::vector<std::string>& run_files() {
-  static const std::vector<std::string> files{"config.toml",        "summary.json",   "flows.csv",
-                                              "ports.csv",          "path_usage.csv", "queues.csv",
-                                              "reorder_buffer.csv", "trims.csv",      "laps_trace.csv"};
+  static const std::vector<std::string> files = [] {
+    std::vector<std::string> f{"config.toml",    "summary.json", "flows.csv",          "ports.csv",
+                               "path_usage.csv", "queues.csv",   "reorder_buffer.csv", "trims.csv"};
+    for (const auto& p : lb::balancers().entries()) f.insert(f.end(), p.files.begin(), p.files.end());
+    return f;
+  }();
   return files;
 }
 

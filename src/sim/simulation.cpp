@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "core/error.h"
+#include "lb/registry.h"
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
@@ -71,9 +72,10 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
     const auto* plugin = workload::workloads().find(cfg_.text("workload.kind"));
     if (!plugin || !plugin->stream)
       throw UserError(
-          fmt::format("{}workload.stream = true: the workload '{}' cannot be streamed (only cdf_trace can; "
-                      "workloads with dependencies keep their graph)",
-                      cfg_.where_any({"workload.stream", "workload.kind"}), cfg_.text("workload.kind")));
+          fmt::format("{}workload.stream = true: the workload '{}' cannot be streamed (only {} can; workloads with "
+                      "dependencies keep their graph)",
+                      cfg_.where_any({"workload.stream", "workload.kind"}), cfg_.text("workload.kind"),
+                      config::join(workload::streamable_workloads(), " or ")));
     auto pass = workload::open_stream(cfg_, topo_, &warnings);
     const Bytes mtu = cfg_.integer("network.mtu");
     workload::FlowSpec f;
@@ -105,12 +107,13 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   for (const auto& w : warnings) fmt::print(stderr, "lbsim: warning: {}\n", w);
   // Entries timed after the end never run: say so now, not as "unfinished" at the end (imports whose
   // time unit was misread - htsim .cm in ps, ns-3 flow files - show up here).
-  if (late > 0)
+  if (late > 0) {
+    const auto& unit_key = workload::workloads().get(cfg_.text("workload.kind")).time_unit_key;
     fmt::print(stderr,
                "lbsim: warning: {} of {} workload entries start after run.end_us = {} us (the first at {} us): "
                "they will not run{}\n",
-               late, entries_, end_us, to_us(first),
-               cfg_.text("workload.kind") == "htsim_cm" ? " (check workload.htsim_start_unit)" : "");
+               late, entries_, end_us, to_us(first), unit_key.empty() ? "" : " (check " + unit_key + ")");
+  }
   if (!stream_)
     workload::check_packet_counts(wl_, cfg_.integer("network.mtu"),
                                   cfg_.where_any({"workload.file", "workload.size", "network.mtu"}));
@@ -136,7 +139,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.rto = d_.rto;
   tp.ack_every = static_cast<std::uint32_t>(cfg_.integer("transport.ack_every"));
   tp.ack_delay = from_us(cfg_.real("transport.ack_delay_us"));
-  tp.ack_carry_evs = cfg_.text("lb.reps_ack_mode") == "carry";
+  tp.ack_carry_evs = lb::transport_needs(cfg_).ack_carry_evs;
   tp.pin_acks = cfg_.text("transport.pinned_acks") == "pinned";
   tp.delivery = cfg_.text("transport.delivery") == "in_order" ? transport::Delivery::InOrder : transport::Delivery::Ooo;
   tp.recovery = cfg_.text("transport.in_order_recovery") == "go_back_n" ? transport::Recovery::GoBackN

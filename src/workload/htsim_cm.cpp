@@ -264,7 +264,9 @@ const RegisterWorkload kHtsimCm{
        return read_htsim_cm(p, c.topo.num_hosts);
      },
      &file_entries,
-     true}};
+     true,
+     {},
+     "workload.htsim_start_unit"}};
 }  // namespace
 
 }  // namespace lbsim::workload

@@ -60,6 +60,13 @@ Workload build_workload(const config::Config& cfg, const topo::Topology& topo, s
   return w;
 }
 
+std::vector<std::string> streamable_workloads() {
+  std::vector<std::string> names;
+  for (const auto& e : workloads().entries())
+    if (e.stream) names.push_back(e.name);
+  return names;
+}
+
 std::unique_ptr<EntryStream> open_stream(const config::Config& cfg, const topo::Topology& topo,
                                          std::vector<std::string>* warnings) {
   const auto& plugin = workloads().get(cfg.text("workload.kind"));

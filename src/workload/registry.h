@@ -47,6 +47,10 @@ struct WorkloadPlugin : config::PluginInfo {
   // The entries one at a time in start order (workload.stream), for plug-ins without dependencies
   // whose drained stream equals `make`'s Workload; empty = built eagerly only.
   std::function<std::unique_ptr<EntryStream>(const WorkloadContext&)> stream;
+  // Optional: the plug-in's key that sets the unit of the start times it reads from a file. A misread
+  // unit shows as entries that start after run.end_us: the warning about them names the key, and
+  // summary.json's "workload" block reports its value (under the key's name without its section).
+  std::string time_unit_key;
 };
 
 config::Registry<WorkloadPlugin>& workloads();
@@ -63,6 +67,9 @@ Workload build_workload(const config::Config& cfg, const topo::Topology& topo, s
 // validated here: the caller checks each one (check_entry).
 std::unique_ptr<EntryStream> open_stream(const config::Config& cfg, const topo::Topology& topo,
                                          std::vector<std::string>* warnings);
+
+// The names of the workloads that can be streamed (WorkloadPlugin::stream), for messages.
+std::vector<std::string> streamable_workloads();
 
 // The size of the workload `workload.kind` names, without generating it.
 WorkloadSize workload_size(const config::Config& cfg, const topo::TopologySize& topo);

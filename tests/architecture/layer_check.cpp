@@ -310,6 +310,12 @@ const char* kind_name(Finding::Kind k) {
       return "unused dependency";
     case Finding::Kind::Cmake:
       return "cmake dependency";
+    case Finding::Kind::PluginName:
+      return "plug-in named";
+    case Finding::Kind::PluginKey:
+      return "plug-in key named";
+    case Finding::Kind::PluginHeader:
+      return "plug-in header included";
   }
   return "?";
 }

@@ -21,7 +21,8 @@
 namespace lbsim::archcheck {
 
 struct Finding {
-  enum class Kind { Table, Folder, Include, UnusedDependency, Cmake };
+  // PluginName / PluginKey / PluginHeader: plugin_check.h's rules.
+  enum class Kind { Table, Folder, Include, UnusedDependency, Cmake, PluginName, PluginKey, PluginHeader };
   Kind kind;
   std::string file;  // relative to the repository root
   int line = 0;      // 1-based; 0 = the file as a whole

@@ -1,5 +1,6 @@
 // Layering: the repository obeys docs/architecture.md's layer table (includes and CMake
-// dependencies), and the checker catches planted violations in small fake trees.
+// dependencies) and src/sim, src/net name no plug-in (plugin_check.h), and the checkers catch planted
+// violations in small fake trees.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,7 +9,14 @@
 #include <fstream>
 #include <string>
 
+#include "core/config.h"
 #include "layer_check.h"
+#include "lb/registry.h"
+#include "plugin_check.h"
+#include "routing/registry.h"
+#include "topo/registry.h"
+#include "transport/registry.h"
+#include "workload/registry.h"
 
 namespace fs = std::filesystem;
 using lbsim::archcheck::check_layers;
@@ -211,4 +219,118 @@ TEST(Architecture, TableErrorsAreClearFailures) {
   const std::string s = r.str();
   EXPECT_NE(s.find("a depends on 'zz', which is not a row of the table"), std::string::npos) << s;
   EXPECT_NE(s.find("dependency cycle: a -> b -> a"), std::string::npos) << s;
+}
+
+// ---- sim/ and net/ name no plug-in (plugin_check.h) --------------------------------------------
+
+namespace {
+
+// Every registered plug-in name (and summary.json block) and every key a plug-in declared.
+lbsim::archcheck::PluginNames registered_plugins() {
+  lbsim::archcheck::PluginNames n;
+  const auto add = [&](const auto& registry) {
+    for (const auto& e : registry.entries()) n.names.emplace(e.name, registry.what());
+  };
+  add(lbsim::lb::balancers());
+  add(lbsim::routing::routings());
+  add(lbsim::topo::topologies());
+  add(lbsim::workload::workloads());
+  add(lbsim::transport::congestion_controls());
+  for (const auto& e : lbsim::lb::balancers().entries())
+    if (!e.summary_key.empty()) n.names.emplace(e.summary_key, "summary.json block of a load balancer");
+  for (const auto& e : lbsim::routing::routings().entries())
+    if (!e.summary_key.empty()) n.names.emplace(e.summary_key, "summary.json block of a switch routing");
+  for (const auto& k : lbsim::config::keys())
+    if (!k.owner.empty()) n.keys.emplace(k.key, k.owner);
+  return n;
+}
+
+}  // namespace
+
+TEST(Architecture, SimAndNetNameNoPlugin) {
+  const auto names = registered_plugins();
+  // The registries were read, not empty (every layer's registrars are linked into this test).
+  ASSERT_GT(names.names.size(), 40u);
+  ASSERT_GT(names.keys.size(), 40u);
+  ASSERT_TRUE(names.names.count("valiant") && names.keys.count("routing.valiant_mode"));
+  const auto r = lbsim::archcheck::check_plugin_names(LBSIM_SOURCE_DIR, names, {"sim", "net"});
+  EXPECT_TRUE(r.ok()) << "sim/ and net/ must reach plug-ins through their registries and hooks "
+                         "(docs/architecture.md \"Adding a plug-in\"):\n"
+                      << r.str();
+  EXPECT_GT(r.files_scanned, 15);
+  EXPECT_GT(r.literals_scanned, 300);
+  EXPECT_GT(r.includes_scanned, 50);
+}
+
+TEST(Architecture, PlantedPluginNamesAreReported) {
+  FakeRepo repo("plugins");
+  repo.write("src/routing/foo.h", "#pragma once\nclass FooRouter {};\n");
+  repo.write("src/routing/foo.cpp",
+             "#include \"routing/foo.h\"\n"
+             "const RegisterRouting kFoo{{{\"foo\", \"Foo.\", {text(\"routing.foo_mode\", \"a\", \"doc\")}, {}}}};\n");
+  repo.write("src/routing/tables.h", "#pragma once\n");  // no registrar: not a plug-in's header
+  repo.write("src/lb/bar.h", "#pragma once\nstruct BarPolicy {};\n");
+  repo.write("src/lb/bar_registrar.cpp", "static RegisterLb kBar({\"bar_x\"});\n");        // not bar.cpp: bar.h is free
+  repo.write("src/lb/baz.h", "#pragma once\ninline const RegisterLb kBaz{{\"baz\"}};\n");  // header-only plug-in
+  repo.write("src/sim/x.cpp",
+             "#include \"routing/tables.h\"\n"
+             "#include \"routing/foo.h\"\n"  // line 2
+             "#include \"lb/bar.h\"\n"
+             "// #include \"lb/baz.h\" and \"foo\" in a comment\n"
+             "/* \"foo\"\n"
+             "   #include \"lb/baz.h\" */\n"
+             "#include <lb/baz.h>\n"  // line 7
+             "bool f(const Cfg& c) {\n"
+             "  const char q = '\"';\n"
+             "  return c.text(\"routing.algorithm\") == \"foo\"\n"                            // line 10
+             "      || c.text(\"routing.foo_mode\") == \"b\"\n"                               // line 11
+             "      || c.text(\"lb.algorithm\").starts_with(\"bar_\")\n"                      // line 12
+             "      || c.text(\"x\") == R\"(foo)\" || c.text(\"y\") == \"foo \\\"x\\\"\";\n"  // line 13
+             "}\n");
+  repo.write("src/net/y.h", "#pragma once\n// \"foo\"\nconst char* k = \"food\";\n");
+  lbsim::archcheck::PluginNames names;
+  names.names = {{"foo", "switch routing"}, {"bar_x", "load balancer"}, {"baz", "load balancer"}};
+  names.keys = {{"routing.foo_mode", "foo"}};
+  const auto r = lbsim::archcheck::check_plugin_names(repo.root(), names, {"sim", "net"});
+  EXPECT_EQ(r.files_scanned, 2);
+  ASSERT_EQ(r.findings.size(), 6u) << r.str();
+  const std::string s = r.str();
+  EXPECT_NE(s.find("src/sim/x.cpp:2: plug-in header included: includes \"routing/foo.h\", the header of the "
+                   "plug-in(s) registered in src/routing/foo.cpp"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("src/sim/x.cpp:7: plug-in header included: includes \"lb/baz.h\""), std::string::npos) << s;
+  EXPECT_NE(s.find("src/sim/x.cpp:10: plug-in named: \"foo\" names the switch routing 'foo'"), std::string::npos) << s;
+  EXPECT_NE(s.find("src/sim/x.cpp:11: plug-in key named: \"routing.foo_mode\" is a key of the plug-in 'foo'"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("src/sim/x.cpp:12: plug-in named: \"bar_\" names plug-ins by their prefix (bar_x)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("src/sim/x.cpp:13: plug-in named: \"foo\""), std::string::npos) << s;  // the raw string
+
+  // Control: the same tree without the planted names passes.
+  repo.write("src/sim/x.cpp",
+             "#include \"routing/tables.h\"\n#include \"routing/registry.h\"\n"
+             "bool f(const Cfg& c) { return c.text(\"routing.algorithm\") == c.text(\"z\"); }\n");
+  const auto ok = lbsim::archcheck::check_plugin_names(repo.root(), names, {"sim", "net"});
+  EXPECT_TRUE(ok.ok()) << ok.str();
+}
+
+TEST(Architecture, StringLiteralsSkipCommentsAndCharacters) {
+  const auto lits = lbsim::archcheck::string_literals(
+      "a = \"one\"; // \"two\"\n"
+      "b = '\"'; c = \"th\\\"ree\"; /* \"four\"\n\"five\" */ d = R\"x(si\")x\"; e = \"seven\";\n"
+      "f = LR\"(eight)\"; u8\"nine\";\n");
+  ASSERT_EQ(lits.size(), 6u);
+  EXPECT_EQ(lits[0].text, "one");
+  EXPECT_EQ(lits[0].line, 1);
+  EXPECT_EQ(lits[1].text, "th\\\"ree");
+  EXPECT_EQ(lits[1].line, 2);
+  EXPECT_EQ(lits[2].text, "si\"");
+  EXPECT_EQ(lits[2].line, 3);
+  EXPECT_EQ(lits[3].text, "seven");
+  EXPECT_EQ(lits[4].text, "eight");
+  EXPECT_EQ(lits[5].text, "nine");
+  EXPECT_EQ(lits[5].line, 4);
 }

@@ -131,7 +131,7 @@ struct Bench {
     ctx.dst = 1;
     ctx.hosts = 2;
     ctx.host_rate_bps = 100e9;
-    ctx.candidates = &set;
+    ctx.pair_paths = &set;
     ctx.rng = Rng(seed, hash_name("laps-test"));
     return std::make_unique<lb::LapsPolicy>(std::move(ctx), sh);
   }

@@ -30,7 +30,7 @@ lb::PolicyContext ctx(const lb::EvEntryList& paths) {
   c.flow = 1;
   c.base_rtt = us(1);
   c.rng = Rng(9, hash_name("lb"), 1);
-  c.paths = &paths;
+  c.pair_paths = &paths;
   return c;
 }
 
