@@ -1,6 +1,7 @@
 #include "routing/ecmp.h"
 
 #include "core/rng.h"
+#include "routing/candidate_hops.h"
 #include "routing/registry.h"
 
 namespace lbsim::routing {
@@ -40,10 +41,15 @@ std::int32_t EcmpRouter::prefetch_route(std::int32_t node, const net::Packet& p,
 namespace {
 const RegisterRouting kEcmp{
     {{"ecmp",
-      "ECMP: hash of (src, dst, flow, EV, switch salt) over the shortest-path next hops ([REPS] sec. 2.2).",
+      "ECMP: hash of (src, dst, flow, EV, switch salt) over the shortest-path next hops ([REPS] sec. 2.2), or over "
+      "the union of the candidate paths' next hops (routing.next_hops = candidates, the LAPS artifact's).",
       {},
       {}},
-     [](const RoutingContext& c) { return std::make_unique<EcmpRouter>(c.tables, c.seed); }}};
+     [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
+       if (candidate_next_hops(c))
+         return std::make_unique<CandidateEcmpRouter>(c.tables, CandidateUnionHops::from(c), c.seed);
+       return std::make_unique<EcmpRouter>(c.tables, c.seed);
+     }}};
 }  // namespace
 
 }  // namespace lbsim::routing

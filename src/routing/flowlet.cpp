@@ -14,6 +14,7 @@
 #include "routing/flowlet.h"
 
 #include "core/rng.h"
+#include "routing/candidate_hops.h"
 #include "routing/ecmp.h"
 #include "routing/registry.h"
 
@@ -122,7 +123,8 @@ const RegisterRouting kFlowlet{
 const RegisterRouting kLetflow{
     {{"letflow",
       "LetFlow: flowlet switching at every switch; a new flowlet (idle gap > routing.letflow_timeout_us) takes a "
-      "uniformly random shortest-path port ([LetFlow] sec. 3; docs/baselines.md).",
+      "uniformly random shortest-path port ([LetFlow] sec. 3; docs/baselines.md), or one of the candidate paths' "
+      "next hops (routing.next_hops = candidates).",
       {
           real("routing.letflow_timeout_us", 10, "us",
                "letflow: idle gap of a flow at a switch that starts a new flowlet (the LAPS artifact: 10).")
@@ -131,8 +133,14 @@ const RegisterRouting kLetflow{
       {}},
      [](const RoutingContext& c) -> std::unique_ptr<net::Router> {
        ChoiceRouters r;
-       r.choice = std::make_unique<RandomMinimalRouter>(c.tables, c.seed);
-       r.plain = std::make_unique<EcmpRouter>(c.tables, c.seed);
+       if (candidate_next_hops(c)) {
+         // The LAPS artifact's switches: new flowlets and ACKs over the union of the candidates' next hops.
+         r.choice = std::make_unique<CandidateRandomRouter>(c.tables, CandidateUnionHops::from(c), c.seed);
+         r.plain = std::make_unique<CandidateEcmpRouter>(c.tables, CandidateUnionHops::from(c), c.seed);
+       } else {
+         r.choice = std::make_unique<RandomMinimalRouter>(c.tables, c.seed);
+         r.plain = std::make_unique<EcmpRouter>(c.tables, c.seed);
+       }
        return std::make_unique<FlowletRouter>(c.tables, std::move(r), from_us(c.cfg.real("routing.letflow_timeout_us")),
                                               c.net);
      },
