@@ -115,6 +115,7 @@ CdfParseResult parse_cdf(std::istream& in, std::string_view name, const CdfOptio
   const bool repair = opt.repair == CdfRepair::kRepair;
 
   CdfParseResult res;
+  res.scale = div;
   std::vector<CdfPoint> pts;
   for (const auto& r : raw) {
     const Where at{name, r.line};

@@ -65,6 +65,7 @@ class FlowSizeCdf {
 struct CdfParseResult {
   FlowSizeCdf cdf;
   std::vector<std::string> warnings;  // one per repaired line: "<file>:<line>: ..."
+  double scale = 1.0;                 // the file's cdf at 100%: 100 for a file in percent, 1 for fractions
 };
 
 CdfParseResult parse_cdf(std::istream& in, std::string_view name, const CdfOptions& opt = {});

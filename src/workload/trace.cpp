@@ -305,13 +305,32 @@ Workload make_cdf_trace(const CdfTraceParams& p, std::int32_t num_hosts, std::ui
 
 namespace {
 using namespace config;
+
+// The load each sender offers (a fraction of its link rate). workload.load_rule = "laps_artifact" is
+// the LAPS artifact's rule (docs/laps.md, docs/workloads.md): every line (src, dst, loadFactor) of its
+// traffic pattern file starts Poisson flows at loadFactor x load x the sender's NIC rate / M bytes,
+// M being its average of the CDF file computed on the file's own cdf column (the mean for a file in
+// fractions, 100 x the mean for one in percent). The All2all pattern lists every other host with the
+// same loadFactor, so a sender offers load x loadFactor x (hosts - 1) / scale of its rate, its
+// destinations uniform over the other hosts (a sum of equal Poisson processes).
+double offered_load(const Config& cfg, double hosts, double cdf_scale) {
+  const double load = cfg.real("workload.load");
+  if (cfg.text("workload.load_rule") != "laps_artifact") return load;
+  return load * cfg.real("workload.pair_load_factor") * (hosts - 1) / cdf_scale;
+}
+
+std::string cdf_source(const Config& cfg) {
+  const std::string& cdf = cfg.text("workload.cdf");
+  // A built-in name, else a file relative to the config file.
+  return cdf.find('/') != std::string::npos || cdf.find('.') != std::string::npos ? cfg.path("workload.cdf") : cdf;
+}
+
 CdfTraceParams trace_params(const WorkloadContext& c) {
   const auto& cfg = c.cfg;
   CdfTraceParams p;
-  const std::string& cdf = cfg.text("workload.cdf");
-  // A built-in name, else a file relative to the config file.
-  p.cdf = cdf.find('/') != std::string::npos || cdf.find('.') != std::string::npos ? cfg.path("workload.cdf") : cdf;
-  p.load = cfg.real("workload.load");
+  p.cdf = cdf_source(cfg);
+  const double scale = cfg.text("workload.load_rule") == "laps_artifact" ? load_cdf(p.cdf).scale : 1.0;
+  p.load = offered_load(cfg, c.topo.num_hosts, scale);
   p.host_rate = c.topo.host_rate();
   p.start = start_time(cfg);
   p.duration = from_us(cfg.real("workload.duration_us"));
@@ -354,6 +373,16 @@ const RegisterWorkload kCdfTrace{
           real("workload.monitored_fraction", 0, "", "cdf_trace: fraction of flows tagged monitored.").range(0, 1),
           text("workload.destinations", "uniform", "cdf_trace: receiver choice.")
               .one_of({"uniform", "all_to_one", "one_to_all"}),
+          text("workload.load_rule", "host",
+               "cdf_trace: host = every sender offers workload.load of its link rate; laps_artifact = the LAPS "
+               "artifact's rule: every ordered host pair at pair_load_factor x load x the sender's rate / M, M = the "
+               "CDF's mean x 100 for a CDF file written in percent (its avg_cdf), so a sender offers load x "
+               "pair_load_factor x (hosts - 1) / (1 or 100) (docs/workloads.md).")
+              .one_of({"host", "laps_artifact"}),
+          real("workload.pair_load_factor", 0, "",
+               "cdf_trace with load_rule = laps_artifact: the loadFactor of every line of the artifact's traffic "
+               "pattern file (All2all: Rail 0.0158, Dragonfly 0.0091).")
+              .range(0, 1e6),
       },
       {"workload.duration_us=20"}},
      [](const WorkloadContext& c) { return make_cdf_trace(trace_params(c), c.topo.num_hosts, c.seed, c.warnings); },
@@ -361,13 +390,13 @@ const RegisterWorkload kCdfTrace{
      // events; about four messages per sender in progress at once (a load below 1 keeps queues short).
      [](const WorkloadSizeContext& c) {
        const auto& cfg = c.cfg;
-       const std::string& name = cfg.text("workload.cdf");
-       const bool file = name.find('/') != std::string::npos || name.find('.') != std::string::npos;
-       const double mean = std::max(1.0, load_cdf(file ? cfg.path("workload.cdf") : name).cdf.mean());
+       const auto r = load_cdf(cdf_source(cfg));
+       const double mean = std::max(1.0, r.cdf.mean());
        const double senders = cfg.text("workload.destinations") == "one_to_all" ? 1 : c.topo.hosts;
        const double seconds = cfg.real("workload.duration_us") * 1e-6;
+       const double load = offered_load(cfg, c.topo.hosts, r.scale);
        WorkloadSize s;
-       s.entries = senders * cfg.real("workload.load") * c.topo.host_rate_bps / 8 / mean * seconds;
+       s.entries = senders * load * c.topo.host_rate_bps / 8 / mean * seconds;
        if (cfg.real("workload.incast_interval_us") > 0)
          s.entries += cfg.real("workload.duration_us") / cfg.real("workload.incast_interval_us") *
                       static_cast<double>(cfg.integer("workload.incast_senders"));
@@ -384,6 +413,32 @@ const RegisterWorkload kCdfTrace{
        if (c.warnings) c.warnings->insert(c.warnings->end(), r.warnings.begin(), r.warnings.end());
        return cdf_trace_stream(p, r.cdf, c.topo.num_hosts, c.seed, c.warnings);
      }}};
+[[maybe_unused]] const bool checked = [] {
+  declare_check([](const Config& c) {
+    const bool artifact = c.text("workload.load_rule") == "laps_artifact";
+    if (!artifact) {
+      if (c.given("workload.pair_load_factor"))
+        throw UserError(c.where("workload.pair_load_factor") +
+                        "workload.pair_load_factor is read with workload.load_rule = \"laps_artifact\" only");
+      return;
+    }
+    if (c.text("workload.kind") != "cdf_trace")
+      throw UserError(c.where("workload.load_rule") +
+                      "workload.load_rule = \"laps_artifact\" needs workload.kind = "
+                      "\"cdf_trace\", not \"" +
+                      c.text("workload.kind") + "\"");
+    if (!(c.real("workload.pair_load_factor") > 0))
+      throw UserError(c.where_any({"workload.pair_load_factor", "workload.load_rule"}) +
+                      "workload.load_rule = \"laps_artifact\" needs workload.pair_load_factor > 0 (the pattern "
+                      "file's loadFactor, e.g. 0.0158 on Rail, 0.0091 on the Dragonfly)");
+    if (c.text("workload.destinations") != "uniform")
+      throw UserError(c.where("workload.destinations") +
+                      "workload.load_rule = \"laps_artifact\" models the "
+                      "All2all pattern: workload.destinations must be \"uniform\"");
+  });
+  return true;
+}();
+
 }  // namespace
 
 }  // namespace lbsim::workload
