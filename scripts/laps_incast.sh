@@ -24,7 +24,7 @@ base=(run "$root/examples/laps/rail_64.toml" --quiet --set network.flow_control=
 # Variants: one setting each.
 variants=(
   "paper|"
-  "ns3|--set lb.laps_rate_rule=ns3 --set lb.laps_beta=4"
+  "ns3|--set lb.laps_rate_rule=ns3_0154ca8 --set lb.laps_beta=4"
   "floor_fair|--set lb.laps_min_rate_gbps=1.5"
   "window_1bdp|--set transport.init_cwnd_bdp=1 --set transport.max_cwnd_bdp=1"
   "host_200g|--set topology.rail_host_rate_gbps=200"

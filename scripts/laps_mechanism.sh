@@ -38,7 +38,7 @@ args() {
     letflow) echo "--set routing.algorithm=letflow --set lb.algorithm=ecmp --set transport.cc=dcqcn" ;;
     plb) echo "--set routing.algorithm=ecmp --set lb.algorithm=plb --set transport.cc=dctcp" ;;
     laps) echo "" ;;
-    laps_ns3) echo "--set lb.laps_rate_rule=ns3 --set lb.laps_spray_paths=all --set lb.laps_beta=4" ;;
+    laps_ns3) echo "--set lb.laps_rate_rule=ns3_0154ca8 --set lb.laps_spray_paths=all --set lb.laps_beta=4" ;;
     laps_us) echo "--set lb.laps_normalize=us" ;;
     laps_min) echo "--set routing.source_paths=yen --set routing.source_paths_k=1" ;;
   esac

@@ -16,7 +16,7 @@ mkdir -p "$OUT"
 
 # MODE=ns3: the comparison of docs/laps.md "The authors' ns-3 code vs the paper" instead: Dragonfly RPC
 # and Rail DM at load 0.8, PFC on, launch window WINDOW us (default 200), seeds SEEDS (default "1 2"),
-# for LAPS as the paper reads (defaults), LAPS with the authors' code's rules (lb.laps_rate_rule = ns3,
+# for LAPS as the paper reads (defaults), LAPS with the authors' code's rules (lb.laps_rate_rule = ns3_0154ca8,
 # lb.laps_spray_paths = all, beta 4) and ECMP (minimal ECMP, one EV per flow, DCTCP).
 if [ "${MODE:-}" = ns3 ]; then
   WINDOW=${WINDOW:-200}
@@ -24,7 +24,7 @@ if [ "${MODE:-}" = ns3 ]; then
   ns3_args() {
     case $1 in
       laps) echo "" ;;
-      laps_ns3) echo "--set lb.laps_rate_rule=ns3 --set lb.laps_spray_paths=all --set lb.laps_beta=4" ;;
+      laps_ns3) echo "--set lb.laps_rate_rule=ns3_0154ca8 --set lb.laps_spray_paths=all --set lb.laps_beta=4" ;;
       ecmp) echo "--set routing.algorithm=ecmp --set lb.algorithm=ecmp --set transport.cc=dctcp" ;;
     esac
   }

@@ -52,8 +52,34 @@ int LapsRate::update(SimTime now, bool all_slow, SimTime T, SimTime interval_T) 
   return 1;
 }
 
-// The authors' ns-3 code (rdma-hw.cc IncreaseRateForLaps / DecreaseRateForLaps / UpdateRateForLaps).
-int LapsRate::update_ns3(SimTime now, bool all_slow, SimTime T) {
+// The authors' ns-3 code at 4a4be642 (rdma-hw.cc UpdateRateForLaps, IncreaseRateForLaps,
+// DecreaseRateForLaps; the minimum rate is AddQueuePairForLaps's 1 Gb/s, lb.laps_min_rate_gbps here).
+int LapsRate::update_ns3(SimTime now, bool all_slow, SimTime cur_max, SimTime T) {
+  if (all_slow) {
+    if (!(next_dec_ < now)) return 0;
+    next_dec_ = now + 2 * cur_max;
+    exp_ = std::max(min_, cur_);
+    cur_ = std::max(min_, cur_ / 2);
+    consecutive_ = 0;
+    ++dec_;
+    return -1;
+  }
+  if (!(next_inc_ < now)) return 0;
+  if (consecutive_ > n_) {  // the reset of the count is commented out there: every further increase doubles
+    if (consecutive_ == n_ + 1) ++hyper_phases_;
+    exp_ = std::max(min_, std::min(line_, exp_ * 2));
+  }
+  constexpr double kStep = 1e9;  // IncreaseRateForLaps's tmp_minRate
+  cur_ = std::min(line_, std::max(cur_ + kStep, (exp_ + cur_) / 2));
+  exp_ = std::max(cur_, exp_);
+  next_inc_ = now + 2 * T;
+  ++consecutive_;
+  ++inc_total_;
+  return 1;
+}
+
+// The same functions at 0154ca8 (2025-01-23).
+int LapsRate::update_ns3_0154ca8(SimTime now, bool all_slow, SimTime T) {
   if (all_slow) {
     if (now <= next_dec_) return 0;
     next_dec_ = now + 2 * T;
@@ -109,11 +135,22 @@ LapsPolicy::LapsPolicy(PolicyContext ctx, std::shared_ptr<LapsShared> shared)
     base[i] += static_cast<SimTime>(
         std::llround(static_cast<double>(extra_header(static_cast<std::uint32_t>(i))) * per_byte[i]));
   model_T_ = *std::max_element(base.begin(), base.end());
-  if (sh_->p.rate_ns3) {
-    const auto& slack = cand_->slack;
-    threshold_.resize(base.size());
-    for (std::size_t i = 0; i < base.size(); ++i) threshold_[i] = base[i] + (i < slack.size() ? slack[i] : 0);
-    ns3_T_ = *std::max_element(threshold_.begin(), threshold_.end());
+  // The artifact's theoretical latencies (with the header's bytes, as the idle ones) and T, their largest.
+  const auto& theo = cand_->theoretical;
+  threshold_.resize(base.size());
+  for (std::size_t i = 0; i < base.size(); ++i)
+    threshold_[i] = i < theo.size() ? theo[i] + (base[i] - cand_->base_latency[i]) : base[i];
+  ns3_T_ = *std::max_element(threshold_.begin(), threshold_.end());
+  if (sh_->p.sender == LapsSender::Artifact) {
+    // AddQueuePairForLaps: window = 2 x m_tgtDelayInNs x the NIC rate, in bytes of payload (whole ns).
+    const auto t_ns = static_cast<double>(ns3_T_ / 1000);
+    window_ = static_cast<Bytes>(t_ns * 2 * ctx_.host_rate_bps / 8 / 1e9);
+    const std::int64_t need = window_ / sh_->p.mtu;
+    if (sh_->p.transport_cwnd_packets < need)
+      throw UserError(fmt::format(
+          "lb.laps_sender = \"artifact\" keeps its own window (2 x T x the NIC rate = {} bytes, {} full packets, on "
+          "host pair {} -> {}); transport.cwnd_packets = {} would bind first: set it to at least {}",
+          window_, need, ctx_.src, ctx_.dst, sh_->p.transport_cwnd_packets, need));
   }
   const auto key = host_pair(ctx_.src, ctx_.dst);
   auto it = sh_->pits.find(key);
@@ -155,7 +192,7 @@ void LapsPolicy::inputs(std::vector<double>& d, std::vector<char>& valid) const 
 std::uint32_t LapsPolicy::next_ev(SimTime now) {
   auto& pit = *pit_;
   // sec. 3.4 active probing: a path not measured for more than 2 x realVal.
-  if (sh_->p.probing)
+  if (sh_->p.probing && !sh_->p.probe_artifact)
     for (std::uint32_t i = 0; i < pit.size(); ++i) {
       auto& e = pit[i];
       if (e.pending || now - e.time <= 2 * e.real) continue;
@@ -168,26 +205,60 @@ std::uint32_t LapsPolicy::next_ev(SimTime now) {
   inputs(d_, valid_);
   if (sh_->p.spray_all || std::find(valid_.begin(), valid_.end(), 1) == valid_.end()) valid_.assign(valid_.size(), 1);
   w_ = softmax_probabilities(d_, sh_->p.beta, valid_);
+  std::uint32_t pick = 0;
   double r = ctx_.rng.uniform();
-  for (std::uint32_t i = 0; i < w_.size(); ++i) {
-    if (r < w_[i]) return i;
+  bool found = false;
+  for (std::uint32_t i = 0; i < w_.size() && !found; ++i) {
+    if (r < w_[i]) {
+      pick = i;
+      found = true;
+    }
     r -= w_[i];
   }
-  for (std::uint32_t i = static_cast<std::uint32_t>(w_.size()); i-- > 0;)
-    if (w_[i] > 0) return i;
-  return 0;
+  for (std::uint32_t i = static_cast<std::uint32_t>(w_.size()); !found && i-- > 0;)
+    if (w_[i] > 0) {
+      pick = i;
+      found = true;
+    }
+  if (sh_->p.probe_artifact) {
+    // The artifact: the chosen path counts as sent on, then at most one probe (ArtifactProbe).
+    pit[pick].last_sent = now;
+    if (sh_->p.probing) {
+      const auto i = ArtifactProbe::choose(pit, now, [&](std::size_t n) { return ctx_.rng.below(n); });
+      if (i >= 0) {
+        pit[static_cast<std::size_t>(i)].last_sent = now;
+        probes_.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+  return pick;
 }
 
-SimTime LapsPolicy::hold(SimTime now, const SendView&) { return next_send_ > now ? next_send_ : kSendNow; }
+SimTime LapsPolicy::hold(SimTime now, const SendView& v) {
+  // The artifact's window (RdmaQueuePair::CanIrnTransmitForLaps): payload in flight + the next packet's
+  // at most the window. lbsim counts wire bytes in flight: full packets of `wire` bytes, `mtu` payload.
+  if (window_ > 0 && v.inflight > 0 && (v.inflight + sh_->p.wire) * sh_->p.mtu > window_ * sh_->p.wire)
+    return kTimeNever;
+  return next_send_ > now ? next_send_ : kSendNow;
+}
 
 SimTime LapsPolicy::gap(double rate_bps) const {
   return static_cast<SimTime>(std::llround(static_cast<double>(last_bytes_) * 8e12 / rate_bps));
 }
 
+SimTime LapsPolicy::gap_ns3(double rate_bps) const {
+  return 1000 * static_cast<SimTime>(std::llround(static_cast<double>(last_bytes_) * 8e9 / rate_bps));
+}
+
 void LapsPolicy::on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) {
   if (sh_->p.loss_detection) loss_.sent(ev, psn, now);
-  // NIC pacing at curRate (sec. 3.6): the next packet after the previous one's size at curRate.
   last_bytes_ = bytes;
+  if (sh_->p.sender == LapsSender::Artifact) {
+    // RdmaHw::UpdateNextAvail at the queue pair's rate 0: the next packet may go at once.
+    next_send_ = now;
+    return;
+  }
+  // NIC pacing at curRate (sec. 3.6): the next packet after the previous one's size at curRate.
   next_send_ = std::max(next_send_, now) + gap(rate_.rate());
 }
 
@@ -195,7 +266,11 @@ void LapsPolicy::repace(double old_bps) {
   // The gap after the last packet follows curRate when it changes (the authors' ns-3 code,
   // rdma-hw.cc UpdateNxtQpAvailTimeForLaps: nextAvail += the last packet's time at the new rate -
   // at the old), so an increase shortens a pending wait and a decrease lengthens it.
-  if (last_bytes_ > 0 && rate_.rate() != old_bps) next_send_ += gap(rate_.rate()) - gap(old_bps);
+  if (last_bytes_ == 0 || rate_.rate() == old_bps) return;
+  if (sh_->p.sender == LapsSender::Artifact)
+    next_send_ += gap_ns3(rate_.rate()) - gap_ns3(old_bps);  // the only wait its rate makes
+  else
+    next_send_ += gap(rate_.rate()) - gap(old_bps);
 }
 
 bool LapsPolicy::take_probe(std::uint32_t& ev, SimTime) {
@@ -234,19 +309,24 @@ void LapsPolicy::on_ack_detail(const AckDetail& a) {
   int action = 0;
   SimTime T = 0, min_valid = -1;
   int valid = 0, slow = 0;
-  if (sh_->p.rate_ns3) {
-    // The authors' code: every path against its own idle latency + one packet per link.
-    bool all_slow = true;
+  if (sh_->p.rate_rule != LapsRateRule::Paper) {
+    // The authors' code: every path (pending or not) against T (4a4be642) or its own theoretical
+    // latency (0154ca8); it adjusts on data ACKs only (a probe's answer updates the PIT, nothing else).
+    const bool early = sh_->p.rate_rule == LapsRateRule::Ns3Early;
+    SimTime cur_max = 0;
     for (std::size_t i = 0; i < pit_->size(); ++i) {
       const auto& e = (*pit_)[i];
-      all_slow = all_slow && e.real > threshold_[i];
-      slow += e.real > threshold_[i];
+      slow += e.real > (early ? threshold_[i] : ns3_T_);
+      cur_max = std::max(cur_max, e.real);
       if (!e.pending) min_valid = min_valid < 0 ? e.real : std::min(min_valid, e.real);
     }
     valid = static_cast<int>(pit_->size());
     T = ns3_T_;
+    const bool all_slow = slow == valid;
     const double before = rate_.rate();
-    action = rate_.update_ns3(a.now, all_slow, ns3_T_);
+    if (!a.probe)
+      action =
+          early ? rate_.update_ns3_0154ca8(a.now, all_slow, ns3_T_) : rate_.update_ns3(a.now, all_slow, cur_max, T);
     repace(before);
   } else {
     // sec. 3.6: slow down only when every valid path is above the largest idle latency T.
@@ -294,6 +374,18 @@ std::size_t LapsPolicy::state_bits() const {
 namespace {
 using namespace config;
 
+const char* rate_rule_name(LapsRateRule r) {
+  switch (r) {
+    case LapsRateRule::Paper:
+      return "paper";
+    case LapsRateRule::Ns3:
+      return "ns3";
+    case LapsRateRule::Ns3Early:
+      return "ns3_0154ca8";
+  }
+  return "?";
+}
+
 nlohmann::json laps_summary(const std::vector<const EntropyPolicy*>& used) {
   const auto& first = dynamic_cast<const LapsPolicy&>(*used.front());
   const LapsShared& sh = first.shared();
@@ -330,7 +422,9 @@ nlohmann::json laps_summary(const std::vector<const EntropyPolicy*>& used) {
           {"beta", sh.p.beta},
           {"normalize", sh.p.normalize_max_base ? "max_base" : "us"},
           {"idle", sh.p.idle_measured ? "measured" : "model"},
-          {"rate_rule", sh.p.rate_ns3 ? "ns3" : "paper"},
+          {"sender", sh.p.sender == LapsSender::Artifact ? "artifact" : "paper"},
+          {"rate_rule", rate_rule_name(sh.p.rate_rule)},
+          {"probe_rule", sh.p.probe_artifact ? "artifact" : "paper"},
           {"spray_paths", sh.p.spray_all ? "all" : "valid"},
           {"clock_offset_us", sh.p.clock_offset_us},
           {"probes_sent", sh.probes},
@@ -372,16 +466,32 @@ const RegisterLb kLaps{
           flag("lb.laps_probing", true, "LAPS: active probing of stale paths ([LAPS] sec. 3.4)."),
           flag("lb.laps_loss_detection", true,
                "LAPS: per-path loss detection from ACK order ([LAPS] sec. 3.7); off = only NACKs and the RTO."),
-          text("lb.laps_rate_rule", "paper",
-               "LAPS: rate control: paper = decrease when every valid path's realVal exceeds T (the largest idle "
-               "latency), one adjustment per 2T ([LAPS] sec. 3.6); ns3 = the authors' code: a path is slow above its "
-               "own idle latency + one packet per link, every path counts, separate 2T timers for decreases and "
-               "increases (docs/laps.md).")
-              .one_of({"paper", "ns3"}),
-          text("lb.laps_spray_paths", "valid",
-               "LAPS: the paths Eq. 1 sprays over: valid = those without a pending probe ([LAPS] sec. 3.4), all = "
-               "every candidate (the authors' ns-3 code).")
-              .one_of({"valid", "all"}),
+          text("lb.laps_rate_rule", "sender",
+               "LAPS: rate control: sender = the sender's (paper, or ns3 with laps_sender = artifact); paper = "
+               "decrease when every valid path's realVal exceeds T (the largest idle "
+               "latency), one adjustment per 2T ([LAPS] sec. 3.6); ns3 = the authors' code at 4a4be642: every path "
+               "above T = the largest theoretical latency, decrease timer 2 x the largest current latency, increase "
+               "timer 2T, increase to max(cur + 1 Gb/s, (cur + exp) / 2), exp doubles on every increase after N; "
+               "ns3_0154ca8 = that code on 2025-01-23 (docs/laps.md).")
+              .one_of({"sender", "paper", "ns3", "ns3_0154ca8"}),
+          text("lb.laps_spray_paths", "sender",
+               "LAPS: the paths Eq. 1 sprays over: sender = the sender's (valid, or all with laps_sender = artifact); "
+               "valid = those without a pending probe ([LAPS] sec. 3.4), all = every candidate (the authors' code).")
+              .one_of({"sender", "valid", "all"}),
+          text("lb.laps_probe_rule", "sender",
+               "LAPS: sender = the sender's (paper, or artifact with laps_sender = artifact); paper = probe a path not "
+               "refreshed for 2 x its realVal, double realVal and exclude it until "
+               "the answer ([LAPS] sec. 3.4); artifact = the authors' code: stale after 2 x the pair's largest "
+               "realVal without a measurement and without a packet sent on it, at most one probe per data packet, "
+               "realVal unchanged, the path kept in Eq. 1 (docs/laps.md).")
+              .one_of({"sender", "paper", "artifact"}),
+          text("lb.laps_sender", "paper",
+               "LAPS: paper = the NIC paces each flow at its rate ([LAPS] sec. 3.6); artifact = the sender of the "
+               "authors' runs: not paced (a rate change only shifts the next send once), at most 2 x T x the NIC "
+               "rate in flight (T = the pair's largest theoretical latency); its rules (laps_rate_rule, "
+               "laps_probe_rule, laps_spray_paths = sender) are the code's; needs transport.cc = none and "
+               "transport.cwnd_packets above that window (docs/laps.md).")
+              .one_of({"paper", "artifact"}),
           real("lb.laps_clock_offset_us", 0, "us",
                "LAPS: each host's clock is off by a uniform draw in [-x, x] (the one-way latencies the sender reads "
                "carry receiver - sender offset).")
@@ -415,9 +525,34 @@ const RegisterLb kLaps{
        p.probing = c.flag("lb.laps_probing");
        p.loss_detection = c.flag("lb.laps_loss_detection");
        p.clock_offset_us = c.real("lb.laps_clock_offset_us");
-       p.rate_ns3 = c.text("lb.laps_rate_rule") == "ns3";
-       p.spray_all = c.text("lb.laps_spray_paths") == "all";
+       // The rate rule, the probing and the spraying default to those of the sender (the paper's, or
+       // the authors' code with lb.laps_sender = "artifact"); a value set explicitly wins.
+       const bool artifact = c.text("lb.laps_sender") == "artifact";
+       const auto chosen = [&](const char* key, const char* paper, const char* code) {
+         const std::string& v = c.text(key);
+         return v == "sender" ? std::string(artifact ? code : paper) : v;
+       };
+       const std::string rule = chosen("lb.laps_rate_rule", "paper", "ns3");
+       p.rate_rule = rule == "ns3"           ? LapsRateRule::Ns3
+                     : rule == "ns3_0154ca8" ? LapsRateRule::Ns3Early
+                                             : LapsRateRule::Paper;
+       p.spray_all = chosen("lb.laps_spray_paths", "valid", "all") == "all";
+       p.probe_artifact = chosen("lb.laps_probe_rule", "paper", "artifact") == "artifact";
        p.header = c.text("lb.laps_header") == "paper";
+       if (artifact) {
+         if (c.text("transport.cc") != "none")
+           throw UserError(c.where_any({"transport.cc", "lb.laps_sender"}) +
+                           "lb.laps_sender = \"artifact\" needs transport.cc = \"none\" (its window is its own, "
+                           "its rate paces nothing)");
+         if (c.integer("transport.cwnd_packets") <= 0)
+           throw UserError(c.where_any({"transport.cwnd_packets", "lb.laps_sender"}) +
+                           "lb.laps_sender = \"artifact\" keeps its own window: set transport.cwnd_packets above it "
+                           "(e.g. 1000) so that the transport's does not bind first");
+         p.sender = LapsSender::Artifact;
+       }
+       p.mtu = c.integer("network.mtu");
+       p.wire = p.mtu + c.integer("network.header_bytes");
+       p.transport_cwnd_packets = c.integer("transport.cwnd_packets");
        sh->trace = c.flag("output.laps_trace");
        if (p.clock_offset_us > 0) {
          Rng rng(static_cast<std::uint64_t>(c.integer("run.seed")), hash_name("laps-clock"));

@@ -14,9 +14,16 @@
 //   sec. 3.6  AIMD on the flow's rate (LapsRate), paced at the NIC through hold(); a rate change
 //             moves the pending send time to the last packet's size at the new rate (the authors'
 //             code).
+// lb.laps_sender = "artifact" is the sender of the authors' ns-3 runs (wany16/Laps-ns3 at 4a4be642,
+// docs/laps.md "The artifact's sender"): not paced (its queue pair's rate is never set, so a packet's
+// pacing gap is 0 ns); a rate change only shifts the next send time once, by the last packet's time at
+// the new rate minus at the old; at most 2 x T x the NIC rate of payload in flight (T = the pair's
+// largest "theoretical smallest latency"); the rate rule LapsRate::update_ns3; probing and spraying
+// as ArtifactProbe below.
 //   sec. 3.7  per-path ACK order: an ACK on a path declares every older unacknowledged transmission on
 //             that path lost (PathLossDetector); the transport resends those at once, before new data.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -47,11 +54,18 @@ class LapsRate {
   // -1 decreased, +1 increased, 0 not allowed yet (within 2T of the last adjustment).
   // `all_slow` was decided against T; `interval_T` (default T) spaces the adjustments 2 x interval_T apart.
   int update(SimTime now, bool all_slow, SimTime T, SimTime interval_T = -1);
-  // The authors' ns-3 variant (lb.laps_rate_rule = "ns3"; wany16/Laps-ns3 rdma-hw.cc
-  // UpdateRateForLaps): decreases and increases each have their own timer of 2T, so an increase may
-  // follow a decrease at once; an increase first doubles expRate (then restarts the count) when more
-  // than N increases have passed since the last decrease or doubling.
-  int update_ns3(SimTime now, bool all_slow, SimTime T);
+  // The authors' code at 4a4be642 (lb.laps_rate_rule = "ns3"; wany16/Laps-ns3 rdma-hw.cc
+  // UpdateRateForLaps, IncreaseRateForLaps, DecreaseRateForLaps): `all_slow` = every path of the pair
+  // above T (its largest theoretical latency). Decrease (timer 2 x cur_max, the largest latency of the
+  // pair's paths now): expRate = curRate, curRate halves (not below the minimum), the count restarts.
+  // Increase (timer 2T): after more than N increases every increase first doubles expRate (the count is
+  // not reset there), then curRate = max(curRate + 1 Gb/s, (curRate + expRate) / 2), at most the line
+  // rate, expRate at least curRate. A timer allows an adjustment strictly after it expires.
+  int update_ns3(SimTime now, bool all_slow, SimTime cur_max, SimTime T);
+  // The same code at 0154ca8 (2025-01-23; lb.laps_rate_rule = "ns3_0154ca8"): both timers 2T; an
+  // increase first doubles expRate and restarts the count when more than N increases have passed
+  // since the last decrease or doubling; curRate = (curRate + expRate) / 2.
+  int update_ns3_0154ca8(SimTime now, bool all_slow, SimTime T);
   double rate() const { return cur_; }
   double expected() const { return exp_; }
   bool hyper() const { return hyper_; }
@@ -84,6 +98,9 @@ class PathLossDetector {
   std::vector<std::deque<std::pair<std::uint32_t, SimTime>>> q_;
 };
 
+enum class LapsSender : std::uint8_t { Paper, Artifact };
+enum class LapsRateRule : std::uint8_t { Paper, Ns3, Ns3Early };
+
 struct LapsParams {
   double beta = 1.0;
   bool normalize_max_base = true;  // d_i = realVal / largest idle latency; false: microseconds
@@ -93,12 +110,43 @@ struct LapsParams {
   bool probing = true;
   bool loss_detection = true;
   double clock_offset_us = 0;  // per-host clock offsets drawn uniformly in [-x, x]
-  // lb.laps_rate_rule = "ns3" (the authors' code): a path is slow when realVal > its own idle latency +
-  // one packet per link; every path counts (pending or not); T = the largest of those thresholds;
-  // separate 2T timers for decrease and increase (LapsRate::update_ns3).
-  bool rate_ns3 = false;
-  bool spray_all = false;  // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
-  bool header = true;      // lb.laps_header = "paper": the sec. 3.2 header's bytes on the wire
+  // lb.laps_rate_rule: paper (sec. 3.6), ns3 (the authors' code at 4a4be642: every path, pending or
+  // not, against T = the pair's largest theoretical latency; LapsRate::update_ns3) or ns3_0154ca8 (at
+  // 0154ca8: every path against its own theoretical latency, T = the largest of those;
+  // LapsRate::update_ns3_0154ca8).
+  LapsRateRule rate_rule = LapsRateRule::Paper;
+  bool spray_all = false;       // lb.laps_spray_paths = "all": Eq. 1 over every path (the ns-3 code)
+  bool probe_artifact = false;  // lb.laps_probe_rule = "artifact" (ArtifactProbe)
+  bool header = true;           // lb.laps_header = "paper": the sec. 3.2 header's bytes on the wire
+  LapsSender sender = LapsSender::Paper;
+  // The artifact sender's window check: payload per full packet, its wire size, and the transport's
+  // window (transport.cwnd_packets), which must not bind before LAPS's own.
+  Bytes mtu = 1000, wire = 1048;
+  std::int64_t transport_cwnd_packets = 0;
+};
+
+// The artifact's probing (wany16/Laps-ns3 rdma-smartflow-routing.cc CheckProbePathAmoungPitEntries,
+// lb.laps_probe_rule = "artifact"), once per data packet after its path is chosen (and marked as sent
+// on): a path is expired when not measured for more than 2 x the largest realVal of the pair's paths;
+// an expired path is probed when nothing (data or probe) was sent on it for more than 2 x the largest
+// realVal of the expired paths; one of those, drawn at random, gets a probe sent behind the data
+// packet. realVal is not doubled and the path stays in Eq. 1.
+struct ArtifactProbe {
+  // Index of the path to probe, or -1. `time` = last measurement, `last_sent` = last packet on it.
+  template <class Pit, class Pick>
+  static std::int64_t choose(const Pit& pit, SimTime now, Pick&& pick) {
+    SimTime max_all = 0;
+    for (const auto& e : pit) max_all = std::max(max_all, e.real);
+    SimTime max_expired = -1;
+    for (const auto& e : pit)
+      if (now - e.time > 2 * max_all) max_expired = std::max(max_expired, e.real);
+    if (max_expired < 0) return -1;
+    std::vector<std::uint32_t> ready;
+    for (std::uint32_t i = 0; i < pit.size(); ++i)
+      if (now - pit[i].time > 2 * max_all && now - pit[i].last_sent > 2 * max_expired) ready.push_back(i);
+    if (ready.empty()) return -1;
+    return ready[pick(ready.size())];
+  }
 };
 
 // Bytes of LAPS's custom header ([LAPS] sec. 3.2) on a packet whose path has `anchors` anchor
@@ -127,9 +175,10 @@ struct LapsTraceRow {
 struct PitEntry {
   bool pending = false;  // a probe is out: excluded from spraying ("valid" = !pending)
   bool measured = false;
-  SimTime time = 0;  // latest measurement (or probe) time
-  SimTime idle = 0;  // idleVal
-  SimTime real = 0;  // realVal
+  SimTime time = 0;       // latest measurement (or, paper rule, probe) time
+  SimTime idle = 0;       // idleVal
+  SimTime real = 0;       // realVal
+  SimTime last_sent = 0;  // artifact probe rule: the last data packet or probe sent on the path
 };
 
 // Run-wide state of the plug-in: the PITs by host pair, the hosts' clock offsets, counters.
@@ -153,6 +202,8 @@ class LapsPolicy final : public EntropyPolicy {
   ~LapsPolicy() override;
   std::uint32_t next_ev(SimTime now) override;
   SimTime hold(SimTime now, const SendView& v) override;
+  // The artifact sender's window in payload bytes (0 with the paper's sender).
+  Bytes artifact_window() const { return window_; }
   void on_ack_detail(const AckDetail& a) override;
   void on_sent(std::uint32_t psn, std::uint32_t ev, SimTime now, Bytes bytes) override;
   bool take_probe(std::uint32_t& ev, SimTime now) override;
@@ -172,15 +223,17 @@ class LapsPolicy final : public EntropyPolicy {
 
  private:
   void measure(std::uint32_t path, SimTime one_way, SimTime now);
-  SimTime gap(double rate_bps) const;  // the last packet's time on the wire at rate_bps
-  void repace(double old_bps);         // curRate changed from old_bps: move the pending send time
+  SimTime gap(double rate_bps) const;      // the last packet's time on the wire at rate_bps
+  SimTime gap_ns3(double rate_bps) const;  // the same in whole ns, as the artifact's Time computes it
+  void repace(double old_bps);             // curRate changed from old_bps: move the pending send time
   PolicyContext ctx_;
   std::shared_ptr<LapsShared> sh_;
   const CandidateSet* cand_;  // the candidate paths of the flow's switch pair (ctx_.pair_paths)
   std::vector<PitEntry>* pit_;
   SimTime model_T_ = 0;
-  std::vector<SimTime> threshold_;  // rate_ns3: per path, idle latency + one packet per link
-  SimTime ns3_T_ = 0;
+  std::vector<SimTime> threshold_;  // ns3 rules: per path, the theoretical latency (idle + one packet per link)
+  SimTime ns3_T_ = 0;               // the largest of those (the artifact's m_tgtDelayInNs)
+  Bytes window_ = 0;                // artifact sender: 2 x ns3_T_ x the NIC rate, payload bytes
   LapsRate rate_;
   PathLossDetector loss_;
   SimTime next_send_ = 0;

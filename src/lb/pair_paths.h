@@ -22,8 +22,8 @@ struct PairPaths {
 struct CandidateSet final : PairPaths {
   std::vector<SimTime> base_latency;
   std::vector<std::uint8_t> anchors;
-  std::vector<SimTime> slack;       // one full packet's serialisation per link (the ns-3 code's congestion margin)
-  std::vector<double> ps_per_byte;  // per path: the sum over its links of 8 / rate, in ps per byte
+  std::vector<SimTime> theoretical;  // the LAPS artifact's "theoretical smallest latency" (routing::SourcePath)
+  std::vector<double> ps_per_byte;   // per path: the sum over its links of 8 / rate, in ps per byte
 };
 
 }  // namespace lbsim::lb

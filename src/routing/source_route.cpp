@@ -120,12 +120,17 @@ void CandidatePaths::finish(SourcePath& p, std::int32_t a, std::int32_t b) const
       if (topo_.is_host(port.peer)) return &topo_.links[static_cast<std::size_t>(port.link)];
     return nullptr;
   };
-  SimTime slack = 0;
+  BitsPerSec slowest = 0;
+  std::size_t links = 0;
   double per_byte = 0;
+  const auto count = [&](BitsPerSec rate) {
+    slowest = links == 0 ? rate : std::min(slowest, rate);
+    ++links;
+    per_byte += 8e12 / static_cast<double>(rate);
+  };
   if (const auto* l = host_link(a)) {
     lat += ser(wire_, l->rate) + l->latency;
-    slack += ser(wire_, l->rate);
-    per_byte += 8e12 / static_cast<double>(l->rate);
+    count(l->rate);
   }
   for (std::size_t h = 0; h + 1 < n.size(); ++h) {
     const std::int32_t o = port_to(n[h], n[h + 1]);
@@ -134,17 +139,17 @@ void CandidatePaths::finish(SourcePath& p, std::int32_t a, std::int32_t b) const
     p.back_ports.push_back(static_cast<std::int16_t>(port.peer_port));
     const auto& l = topo_.links[static_cast<std::size_t>(port.link)];
     lat += ser(wire_, l.rate) + l.latency;
-    slack += ser(wire_, l.rate);
-    per_byte += 8e12 / static_cast<double>(l.rate);
+    count(l.rate);
   }
   if (const auto* l = host_link(b)) {
     lat += ser(wire_, l->rate) + l->latency;
-    slack += ser(wire_, l->rate);
-    per_byte += 8e12 / static_cast<double>(l->rate);
+    count(l->rate);
   }
   lat += sw_lat_ * static_cast<SimTime>(n.size());
   p.base_latency = lat;
-  p.slack = slack;
+  // wany16/Laps-ns3 cal_metadata_on_PIT_from_laps: the idle latency plus, per link, one packet at the
+  // path's smallest rate.
+  p.theoretical = lat + static_cast<SimTime>(links) * ser(wire_, slowest);
   p.ps_per_byte = per_byte;
 }
 
@@ -289,7 +294,7 @@ const lb::PairPaths& SourceRouteRouter::pair_paths(std::int32_t a, std::int32_t 
   lb::CandidateSet set;
   for (const auto& p : paths_.paths(a, b)) {
     set.base_latency.push_back(p.base_latency);
-    set.slack.push_back(p.slack);
+    set.theoretical.push_back(p.theoretical);
     set.ps_per_byte.push_back(p.ps_per_byte);
     set.anchors.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(p.anchors.size(), 255)));
   }

@@ -44,8 +44,8 @@ struct SourcePath {
   std::vector<std::int16_t> out_ports;   // out_ports[i]: port of nodes[i] towards nodes[i + 1]
   std::vector<std::int16_t> back_ports;  // back_ports[i]: port of nodes[i + 1] towards nodes[i]
   SimTime base_latency = 0;              // one-way latency of a full data packet host to host, idle
-  SimTime slack = 0;                     // one full packet's serialisation per link of the path (the authors'
-                                         // ns-3 "theoretical smallest latency" is base_latency + slack)
+  SimTime theoretical = 0;               // the LAPS artifact's "theoretical smallest latency": base_latency + one
+                                         // full packet's serialisation at the path's slowest link, per link
   double ps_per_byte = 0;                // sum over the path's links (host links included) of 8 / rate in ps:
                                          // what each byte more in a packet adds to base_latency
 };

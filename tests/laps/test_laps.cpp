@@ -488,27 +488,27 @@ TEST(Laps, RunReportsTablesAndReorderBuffer) {
   for (const auto& r : s.flow_results()) EXPECT_GT(r.fct(), 0);
 }
 
-// The authors' ns-3 rate rule (lb.laps_rate_rule = "ns3", rdma-hw.cc UpdateRateForLaps): decreases
-// and increases have separate 2T timers, so an increase may follow a decrease at once; after more
-// than N increases the next one first doubles expRate.
-TEST(Laps, Ns3RateRuleSteps) {
+// The authors' rate rule at 0154ca8 (lb.laps_rate_rule = "ns3_0154ca8", rdma-hw.cc UpdateRateForLaps):
+// decreases and increases have separate 2T timers, so an increase may follow a decrease at once; after
+// more than N increases the next one first doubles expRate.
+TEST(Laps, Ns3EarlyRateRuleSteps) {
   const SimTime T = us(10);
   lb::LapsRate r(100e9, 1e9, 2);
-  EXPECT_EQ(r.update_ns3(us(1), true, T), -1);
+  EXPECT_EQ(r.update_ns3_0154ca8(us(1), true, T), -1);
   EXPECT_DOUBLE_EQ(r.rate(), 50e9);
-  EXPECT_EQ(r.update_ns3(us(5), true, T), 0);  // decrease timer (strictly after it, as the code): once per 2T
-  EXPECT_EQ(r.update_ns3(us(22), true, T), -1);
+  EXPECT_EQ(r.update_ns3_0154ca8(us(5), true, T), 0);  // decrease timer (strictly after it, as the code): once per 2T
+  EXPECT_EQ(r.update_ns3_0154ca8(us(22), true, T), -1);
   EXPECT_DOUBLE_EQ(r.rate(), 25e9);
   EXPECT_DOUBLE_EQ(r.expected(), 50e9);
-  EXPECT_EQ(r.update_ns3(us(23), false, T), 1);  // the increase timer is its own
+  EXPECT_EQ(r.update_ns3_0154ca8(us(23), false, T), 1);  // the increase timer is its own
   EXPECT_DOUBLE_EQ(r.rate(), 37.5e9);
-  EXPECT_EQ(r.update_ns3(us(30), false, T), 0);  // within 2T of the last increase
-  EXPECT_EQ(r.update_ns3(us(44), false, T), 1);
+  EXPECT_EQ(r.update_ns3_0154ca8(us(30), false, T), 0);  // within 2T of the last increase
+  EXPECT_EQ(r.update_ns3_0154ca8(us(44), false, T), 1);
   EXPECT_DOUBLE_EQ(r.rate(), 43.75e9);
-  EXPECT_EQ(r.update_ns3(us(65), false, T), 1);
+  EXPECT_EQ(r.update_ns3_0154ca8(us(65), false, T), 1);
   EXPECT_DOUBLE_EQ(r.rate(), 46.875e9);
   EXPECT_EQ(r.hyper_phases(), 0u);
-  EXPECT_EQ(r.update_ns3(us(86), false, T), 1);  // 3 > N = 2 increases: expRate doubles first
+  EXPECT_EQ(r.update_ns3_0154ca8(us(86), false, T), 1);  // 3 > N = 2 increases: expRate doubles first
   EXPECT_EQ(r.hyper_phases(), 1u);
   EXPECT_DOUBLE_EQ(r.expected(), 100e9);
   EXPECT_DOUBLE_EQ(r.rate(), 73.4375e9);
@@ -517,13 +517,13 @@ TEST(Laps, Ns3RateRuleSteps) {
 }
 
 // The two readings of "slow" (docs/laps.md): the paper compares every valid path with T, the largest
-// idle latency of the pair; the authors' code compares each path with its own idle latency plus one
-// packet per link. Paths of 5 and 8 us idle, 1 us of slack each.
+// idle latency of the pair; the authors' code at 0154ca8 compares each path with its own theoretical
+// latency (idle plus one packet per link). Paths of 5 and 8 us idle, theoretical 6 and 9 us.
 TEST(Laps, Ns3SlowTestIsPerPath) {
   for (const bool ns3 : {false, true}) {
     Bench b;
-    b.sh->p.rate_ns3 = ns3;
-    b.set.slack = {us(1), us(1)};
+    b.sh->p.rate_rule = ns3 ? lb::LapsRateRule::Ns3Early : lb::LapsRateRule::Paper;
+    b.set.theoretical = {us(6), us(9)};
     auto pol = b.make({us(5), us(8)}, 1.0);
     // Path 0 at 7 us: above its own 6 us, below T = 8 us; path 1 at 9.5 us: above both readings.
     pol->on_ack_detail(ack(1, us(9) + us(1) / 2, us(1)));
@@ -538,9 +538,10 @@ TEST(Laps, Ns3SlowTestIsPerPath) {
   }
 }
 
-// The slack of a candidate path is one full packet's serialisation per link, host links included:
-// on the LAPS Dragonfly, 1048 B at 100 Gb/s = 83.84 ns per link.
-TEST(Laps, CandidateSlackIsOnePacketPerLink) {
+// The theoretical latency of a candidate path (the artifact's) is its idle latency plus one full
+// packet's serialisation at its slowest link per link, host links included: on the LAPS Dragonfly,
+// 1048 B at 100 Gb/s = 83.84 ns per link.
+TEST(Laps, CandidateTheoreticalIsOnePacketPerLink) {
   auto c = laps_dragonfly();
   c.set("routing.source_paths", "dragonfly");
   c.set("workload.kind", "flows_csv");
@@ -551,11 +552,13 @@ TEST(Laps, CandidateSlackIsOnePacketPerLink) {
   auto r = source_router(c, mt);
   const auto& paths = r->candidates().paths(t.host_switch(0), t.host_switch(100));
   ASSERT_EQ(paths.size(), 8u);
-  for (const auto& p : paths) EXPECT_EQ(p.slack, static_cast<SimTime>(p.nodes.size() + 1) * from_ns(83.84));
+  for (const auto& p : paths)
+    EXPECT_EQ(p.theoretical - p.base_latency, static_cast<SimTime>(p.nodes.size() + 1) * from_ns(83.84));
 }
 
-// In a run: a lone flow never sees a path above its own idle + slack (no decrease under the ns-3
-// rule), an 8-to-1 incast congests every path of each pair at the receiver's link (decreases).
+// In a run: a lone flow never sees every path above T, the largest theoretical latency (no decrease
+// under the ns-3 rule), an 8-to-1 incast congests every path of each pair at the receiver's link
+// (decreases).
 TEST(Laps, Ns3RuleInSimulation) {
   for (const bool incast : {false, true}) {
     auto c = laps_dragonfly();
