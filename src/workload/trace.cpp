@@ -307,7 +307,7 @@ namespace {
 using namespace config;
 
 // The load each sender offers (a fraction of its link rate). workload.load_rule = "laps_artifact" is
-// the LAPS artifact's rule (docs/laps.md, docs/workloads.md): every line (src, dst, loadFactor) of its
+// the LAPS artifact's rule (docs/laps.md "Load"): every line (src, dst, loadFactor) of its
 // traffic pattern file starts Poisson flows at loadFactor x load x the sender's NIC rate / M bytes,
 // M being its average of the CDF file computed on the file's own cdf column (the mean for a file in
 // fractions, 100 x the mean for one in percent). The All2all pattern lists every other host with the
@@ -377,7 +377,7 @@ const RegisterWorkload kCdfTrace{
                "cdf_trace: host = every sender offers workload.load of its link rate; laps_artifact = the LAPS "
                "artifact's rule: every ordered host pair at pair_load_factor x load x the sender's rate / M, M = the "
                "CDF's mean x 100 for a CDF file written in percent (its avg_cdf), so a sender offers load x "
-               "pair_load_factor x (hosts - 1) / (1 or 100) (docs/workloads.md).")
+               "pair_load_factor x (hosts - 1) / (1 or 100) (docs/laps.md).")
               .one_of({"host", "laps_artifact"}),
           real("workload.pair_load_factor", 0, "",
                "cdf_trace with load_rule = laps_artifact: the loadFactor of every line of the artifact's traffic "
@@ -417,7 +417,7 @@ const RegisterWorkload kCdfTrace{
   declare_check([](const Config& c) {
     const bool artifact = c.text("workload.load_rule") == "laps_artifact";
     if (!artifact) {
-      if (c.given("workload.pair_load_factor"))
+      if (c.real("workload.pair_load_factor") != 0)
         throw UserError(c.where("workload.pair_load_factor") +
                         "workload.pair_load_factor is read with workload.load_rule = \"laps_artifact\" only");
       return;
