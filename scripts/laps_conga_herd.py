@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CONGA's flowlets per candidate path in kept `lbsim reproduce laps-*` folders (docs/laps.md "CONGA on
+"""CONGA's flowlets per candidate path in kept `lbsim reproduce laps-*` folders (docs/results/laps-paper-setup.md "CONGA on
 Rail and the Dragonfly", the herd effect of [LAPS] sec. 4.2).
 
 Usage: laps_conga_herd.py DIR...   (each DIR an entry's output folder, e.g. the KEEP=DIR of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ConWeave next to the other LAPS schemes on the LAPS topologies (docs/laps.md "ConWeave on Rail and
+# ConWeave next to the other LAPS schemes on the LAPS topologies (docs/results/laps-paper-setup.md "ConWeave on Rail and
 # the Dragonfly"): the schemes of `lbsim reproduce laps-fig6 / laps-fig7` (their routing, lb and cc
 # keys, on the base configs' transport for every scheme, without the entries' per-scheme go-back-N
 # senders; --quick launch windows) plus ConWeave with the minimal first path, at one load, for the given seeds; prints one

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# LAPS in the Table 1 incast (docs/laps.md "Incast: why LAPS leaves the receiver's link idle"): the
+# LAPS in the Table 1 incast (docs/results/laps-paper-setup.md "Incast: why LAPS leaves the receiver's link idle"): the
 # LAPS run of `lbsim reproduce laps-table1 --quick` (Rail 64, every GPU sends 1 MiB to GPU 0, PFC,
 # drop ratio 0) with output.laps_trace and queue samples, analysed by scripts/laps_incast.py (the
 # receiver link's utilisation, the senders' rates and rate decisions over time, one sender's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Why LAPS is slower than ECMP on the LAPS Dragonfly (docs/laps.md "Mechanism of the gap"):
+# Why LAPS is slower than ECMP on the LAPS Dragonfly (docs/results/laps-paper-setup.md "Mechanism of the gap"):
 # Dragonfly 144 (examples/laps/dragonfly_144.toml), RPC (20 us launch window) and HDP (50 us), loads
 # 0.5 and 0.8, seeds 1 2 3, for the baselines and for LAPS under each reading of sec. 3.5 / 4.1:
 #   ecmp        minimal ECMP routing, one EV per flow, DCTCP
@@ -7,7 +7,7 @@
 #   letflow     LetFlow flowlets (10 us timeout, the authors' setting) with DCQCN; on this Dragonfly
 #               the shortest path is unique, so its random port choice has nothing to choose from
 #   (CONGA over the Dragonfly candidate paths came later and is not among these schemes; its rows are
-#   in the quick reproduce entries, docs/laps.md)
+#   in the quick reproduce entries, docs/results/laps-paper-setup.md)
 #   plb         PLB re-hashing over ECMP with DCTCP
 #   laps        LAPS defaults (candidates: minimal + one per third group; beta 1, max_base)
 #   laps_ns3    the authors' code's rules (rate rule ns3, spray over all paths, beta 4)
@@ -18,7 +18,7 @@
 # bytes sent by the hosts (ACKs follow their data packet's path, so this is the mean number of
 # global links a packet crosses: 128/143 = 0.895 for minimal routing of uniform traffic, up to
 # twice that when every inter-group packet detours through a third group), and the largest global
-# link queue. Prints the markdown tables of docs/laps.md.
+# link queue. Prints the markdown tables of docs/results/laps-paper-setup.md.
 # Environment: BIN (default build/lbsim), OUT (default results/laps_mechanism), SEEDS, LOADS,
 # SCHEMES, JOBS (parallel runs, default 2).
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compact tables of `lbsim reproduce laps-*` reports (docs/laps.md "Full entries, measured").
+"""Compact tables of `lbsim reproduce laps-*` reports (docs/results/laps-paper-setup.md "Full entries, measured").
 
 Reads the markdown that scripts/laps_reproduce_quick.sh prints (one fenced report per entry) on
 stdin and prints, per entry, one markdown table: a row per setting (load, pattern, drop ratio), a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The quick `lbsim reproduce laps-*` entries (docs/laps.md "Quick entries, measured"): runs each
+# The quick `lbsim reproduce laps-*` entries (docs/results/laps-paper-setup.md "Quick entries, measured"): runs each
 # entry with --quick over the given number of seeds and prints its report (scheme legend, average
 # and p99 FCT per scheme and setting, mean [min..max] over the seeds, the paper's values beside) as
 # one fenced block per entry.
@@ -8,7 +8,7 @@
 # build/lbsim, JOBS (default 2) parallel runs, SET="section.key=value ..." passes each as --set to
 # every entry (e.g. SET=network.flow_control=pfc: the lossless network of the LAPS authors' runs).
 # FULL=1 runs the full entries instead (the paper's loads, the entries' own seeds 1-3; SEEDS is then
-# ignored): docs/laps.md "Full entries, measured". KEEP=DIR keeps every entry's output folder in DIR.
+# ignored): docs/results/laps-paper-setup.md "Full entries, measured". KEEP=DIR keeps every entry's output folder in DIR.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 lbsim="${LBSIM:-$root/build/lbsim}"

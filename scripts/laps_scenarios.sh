@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# LAPS evaluation, small ([LAPS] sec. 4, Fig. 5-8; docs/laps.md): Rail 64 GPUs with DM and STR,
+# LAPS evaluation, small ([LAPS] sec. 4, Fig. 5-8; docs/results/laps-paper-setup.md): Rail 64 GPUs with DM and STR,
 # Dragonfly 144 servers with RPC and HDP, All2all-style Poisson traffic (every host to random
 # others) at a few loads, for LAPS (source_route + laps), ECMP (ecmp routing, one EV per flow, DCTCP)
 # and PLB (ecmp routing, PLB re-hashing, DCTCP); then a beta sweep. Prints the markdown tables of
-# docs/laps.md (average and p99 FCT in us over every flow of the run).
+# docs/results/laps-paper-setup.md (average and p99 FCT in us over every flow of the run).
 # Environment: BIN (default build/lbsim), OUT (run folders, default results/laps), LOADS (default
 # "0.5 0.8"), SEED (default 1). Launch windows are short (2-core machine); the paper's are longer.
 set -euo pipefail
@@ -14,7 +14,7 @@ LOADS=${LOADS:-0.5 0.8}
 SEED=${SEED:-1}
 mkdir -p "$OUT"
 
-# MODE=ns3: the comparison of docs/laps.md "The authors' ns-3 code vs the paper" instead: Dragonfly RPC
+# MODE=ns3: the comparison of docs/results/laps-paper-setup.md "The authors' ns-3 code vs the paper" instead: Dragonfly RPC
 # and Rail DM at load 0.8, PFC on, launch window WINDOW us (default 200), seeds SEEDS (default "1 2"),
 # for LAPS as the paper reads (defaults), LAPS with the authors' code's rules (lb.laps_rate_rule = ns3_0154ca8,
 # lb.laps_spray_paths = all, beta 4) and ECMP (minimal ECMP, one EV per flow, DCTCP).

@@ -585,7 +585,7 @@ TEST(Laps, Ns3RuleInSimulation) {
   }
 }
 
-// docs/laps.md "Mechanism of the gap": on the LAPS Dragonfly every inter-group detour crosses two
+// docs/results/laps-paper-setup.md "Mechanism of the gap": on the LAPS Dragonfly every inter-group detour crosses two
 // global links instead of one. With the minimal path as the only candidate (yen, k = 1) no packet
 // crosses more than one global link, so the global links carry at most what the hosts send
 // (data one way, ACKs back on the same path); with the paper's candidates (minimal + one through
