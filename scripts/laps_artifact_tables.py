@@ -14,6 +14,7 @@ import csv
 import os
 import statistics
 import sys
+import textwrap
 from collections import defaultdict
 
 SMALL = 100_000  # bytes: "flows under 100 KB"
@@ -79,8 +80,8 @@ def table(title, sweep):
     out = []
     for (wl, load), by in sorted(groups.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
         seeds = sorted({s for v in by.values() for s, _ in v}, key=int)
-        head = f"{title}{', ' + wl.upper() if wl else ''}, load {load} (seeds {', '.join(seeds)})"
-        out.append(f"**{head}**, sender-side FCT in us, each statistic the mean over the seeds:")
+        head = f"{title}{', ' + wl.upper() if wl else ''}, load {load}"
+        out.append(f"**{head}** (seeds {', '.join(seeds)}; sender-side FCT in us, mean over the seeds):")
         out.append("")
         out.append("| scheme | flows | avg | p99 | avg < 100 KB | p99 < 100 KB | rank avg | rank p99 |")
         out.append("|---|---|---|---|---|---|---|---|")
@@ -116,9 +117,10 @@ def table(title, sweep):
                 per_seed[seed][s] = x
         won = sum(1 for seed, m in per_seed.items() if "laps" in m and min(m, key=lambda s: m[s]["mean"]) == "laps")
         won99 = sum(1 for seed, m in per_seed.items() if "laps" in m and min(m, key=lambda s: m[s]["p99"]) == "laps")
-        out.append(f"First on average: {NAMES[first_avg]}; on p99: {NAMES[first_p99]}. LAPS (artifact sender) first "
-                   f"on average in {won} of {len(per_seed)} seeds, on p99 in {won99}. Ranks in parentheses: the paper's "
-                   "sender among the five baselines.")
+        out.extend(textwrap.wrap(
+            f"First on average: {NAMES[first_avg]}; on p99: {NAMES[first_p99]}. LAPS (artifact sender) first on "
+            f"average in {won} of {len(per_seed)} seeds, on p99 in {won99}. Ranks in parentheses: the paper's "
+            "sender among the five baselines.", 100))
         out.append("")
     return "\n".join(out)
 

@@ -1,12 +1,11 @@
 // The next hops of the LAPS artifact's baseline switches (routing.next_hops = "candidates").
 //
-// In the authors' ns-3 runs ([LAPS] sec. 4; docs/laps.md "The authors' ns-3 code"), the switches of
-// ECMP, PLB and LetFlow do not hash over the shortest-path next hops: every path of the run's path
-// file (the LAPS candidate paths of every host pair) adds, at each switch it crosses, its out port to
-// the table entry of its (source host, destination host) pair, and a packet at a switch hashes (or,
-// for a new LetFlow flowlet, draws) among the ports of its own pair's entry. On Rail that lets ECMP
-// take the 8-link paths through both NVLink switches as well as the 4- and 6-link ones; on the LAPS
-// Dragonfly the paths through a third group.
+// In the authors' ns-3 runs ([LAPS] sec. 4; docs/laps.md "The baselines as the artifact runs
+// them"), the switches of ECMP, PLB and LetFlow do not hash over the shortest-path next hops: every path of the run's
+// path file (the LAPS candidate paths of every host pair) adds, at each switch it crosses, its out port to the table
+// entry of its (source host, destination host) pair, and a packet at a switch hashes (or, for a new LetFlow flowlet,
+// draws) among the ports of its own pair's entry. On Rail that lets ECMP take the 8-link paths through both NVLink
+// switches as well as the 4- and 6-link ones; on the LAPS Dragonfly the paths through a third group.
 //
 // CandidateUnionHops gives that entry for a (source switch, destination switch) pair at a switch:
 // the union, over the pair's candidate paths (routing/source_route.h, routing.source_paths), of the
