@@ -101,7 +101,8 @@ def table(title, sweep):
         for s, v in avg.items():
             if s == "laps_paper":
                 alt = {k: x for k, x in avg.items() if k != "laps"}
-                ra, rp = ranks({k: x["mean"] for k, x in alt.items()})[s], ranks({k: x["p99"] for k, x in alt.items()})[s]
+                ra = ranks({k: x["mean"] for k, x in alt.items()})[s]
+                rp = ranks({k: x["p99"] for k, x in alt.items()})[s]
                 rank_a, rank_p = f"({ra})", f"({rp})"
             else:
                 rank_a, rank_p = str(r_avg[s]), str(r_p99[s])
