@@ -7,6 +7,7 @@
 // folders. Completed runs (exit code 0 or 3 recorded, summary.json present, resolved config equal
 // to the point's) are skipped, so an interrupted sweep resumes where it stopped.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,7 +21,7 @@
 #include "config/reader.h"
 #include "core/error.h"
 #include "sim/simulation.h"
-#include "workflow/catalog.h"
+#include "workflow/manifest.h"
 #include "workflow/runner.h"
 #include "workflow/sweep.h"
 
@@ -42,6 +43,7 @@ struct SweepOptions {
   bool collect = false;
   bool dry_run = false;
   std::vector<std::string> sbatch;
+  std::vector<std::string> sets;  // --set section.key=value for every point
 };
 
 int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
@@ -63,7 +65,9 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
       extra.insert(extra.end(), o.sbatch.begin(), o.sbatch.end());
       wf::submit_slurm_job(wf::write_slurm_job(sw, todo, o.workers, wf::self_exe()), todo, extra, !o.no_wait);
       if (o.no_wait) {
-        fmt::print("when the job has finished: lbsim sweep {} --collect{}\n", sw.spec.file,
+        std::string sets;
+        for (const auto& a : o.sets) sets += " --set " + a;
+        fmt::print("when the job has finished: lbsim sweep {}{} --collect{}\n", sw.spec.file, sets,
                    o.out.empty() ? "" : " --out " + o.out);
         return 0;
       }
@@ -97,7 +101,17 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
 int do_sweep(const SweepOptions& o) {
   if (o.no_wait && !o.slurm) throw UserError("--no-wait only applies to --slurm");
   if (o.collect && o.slurm) throw UserError("use either --collect or --slurm");
-  return do_sweep_prepared(wf::prepare(o.file, o.out), o);
+  if (o.sets.empty()) return do_sweep_prepared(wf::prepare(o.file, o.out), o);
+  // --set: the sweep file with a key for every point (as `lbsim reproduce --set`).
+  wf::Sweep sw;
+  sw.spec = wf::parse_sweep_file(o.file);
+  wf::set_for_every_point(sw.spec, o.sets);
+  const std::string dir = !o.out.empty()         ? o.out
+                          : !sw.spec.out.empty() ? sw.spec.out
+                                                 : "results/sweeps/" + sw.spec.name;
+  sw.out = fs::absolute(dir).lexically_normal();
+  sw.points = wf::expand(sw.spec, sw.out.string());
+  return do_sweep_prepared(sw, o);
 }
 
 // ---- plot -------------------------------------------------------------------------------------------
@@ -194,7 +208,8 @@ int do_report(const std::string& dir, const std::string& out) {
 
 // What `lbsim report` shows of a reproduce entry: its name, source and description.
 void write_reproduce_meta(const fs::path& out, const wf::Entry& e, bool quick) {
-  nlohmann::json j{{"name", e.name}, {"source", e.source}, {"what", e.what}, {"quick", quick}};
+  nlohmann::json j{{"name", e.name},       {"source", e.source()}, {"what", e.description},
+                   {"section", e.section}, {"manifest", e.file},   {"quick", quick}};
   wf::write_file(out / "reproduce.json", j.dump(2) + "\n");
 }
 
@@ -209,10 +224,42 @@ struct ReproOptions {
   std::string out;
 };
 
-// An analysis entry (catalog.h, Entry::command): `lbsim <command> --out DIR` as a child process of
-// the same binary (it prints the figure's metric next to the paper's statement), then the plots.
+// The entries: the manifests under the examples/ folder of the source tree or the installed share
+// folder (docs/workflow.md "Reproduction manifests").
+std::vector<wf::Entry> entries() {
+  const fs::path ex = source_dir() / "examples";
+  std::error_code ec;
+  if (!fs::is_directory(ex, ec))
+    throw UserError(fmt::format("no examples/ folder at {} (set LBSIM_SOURCE_DIR to the lbsim source tree)",
+                                ex.parent_path().string()));
+  return wf::discover(ex);
+}
+
+// `lbsim reproduce --list`: one row per entry, the columns as wide as their longest value.
+std::string list_table(const std::vector<wf::Entry>& cat) {
+  std::vector<std::array<std::string, 5>> rows{{"name", "source", "full", "quick", "status"}};
+  for (const auto& e : cat)
+    rows.push_back({e.name, e.source(), wf::format_duration(e.full_s, e.full_estimated),
+                    wf::format_duration(e.quick_s, e.quick_estimated),
+                    e.needs.empty() ? std::string("ready") : "needs: " + [&] {
+                      std::string m;
+                      for (const auto& x : e.needs) m += (m.empty() ? "" : ", ") + x;
+                      return m;
+                    }()});
+  std::array<std::size_t, 4> w{};
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows)
+    out += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {}\n", r[0], w[0], r[1], w[1], r[2], w[2], r[3], w[3], r[4]);
+  return out;
+}
+
+// An analysis entry (manifest `analysis`): `lbsim <subcommand> --set ... --out DIR` as a child
+// process of the same binary (it prints the figure's metric next to the paper's statement), then
+// the plots.
 int do_reproduce_command(const wf::Entry& e, const ReproOptions& o) {
-  auto args = o.quick ? e.command_quick : e.command;
+  auto args = wf::analysis_args(e, o.quick);
   const fs::path out = fs::absolute(!o.out.empty() ? o.out : "results/reproduce/" + e.name + (o.quick ? "-quick" : ""));
   args.insert(args.end(), {"--out", out.string()});
   if (o.print) {
@@ -235,101 +282,69 @@ int do_reproduce_command(const wf::Entry& e, const ReproOptions& o) {
 }
 
 int do_reproduce(const ReproOptions& o) {
-  const auto cat = wf::catalog();
   if (o.list || o.name.empty()) {
-    fmt::print("{:<22} {:<34} {:<8} {:<8} {}\n", "name", "source", "full", "quick", "status");
-    for (const auto& e : cat) {
-      const auto miss = wf::missing_needs(e);
-      std::string st = miss.empty() ? (e.full.empty() && e.command.empty() ? "not defined yet" : "ready") : "needs: ";
-      for (std::size_t i = 0; i < miss.size(); ++i) st += (i ? ", " : "") + miss[i];
-      fmt::print("{:<22} {:<34} {:<8} {:<8} {}\n", e.name, e.source, e.runtime_full, e.runtime_quick, st);
+    fmt::print("{}", list_table(entries()));
+    return o.name.empty() && !o.list ? 2 : 0;
+  }
+  // NAME is an entry, or a manifest file (e.g. a copy with other parameters).
+  wf::Entry e;
+  std::error_code ec;
+  if (o.name.size() > 5 && o.name.compare(o.name.size() - 5, 5, ".toml") == 0 && fs::is_regular_file(o.name, ec)) {
+    e = wf::load_entry(o.name);
+  } else {
+    const auto cat = entries();
+    const auto it = std::find_if(cat.begin(), cat.end(), [&](const wf::Entry& x) { return x.name == o.name; });
+    if (it == cat.end()) {
+      std::string names;
+      for (const auto& x : cat) names += (names.empty() ? "" : ", ") + x.name;
+      throw UserError(fmt::format("unknown experiment '{}' (one of: {}; or a manifest file)", o.name, names));
     }
-    if (o.name.empty() && !o.list) return 2;
-    return 0;
+    e = *it;
   }
-  const auto it = std::find_if(cat.begin(), cat.end(), [&](const wf::Entry& e) { return e.name == o.name; });
-  if (it == cat.end()) {
-    std::string names;
-    for (const auto& e : cat) names += (names.empty() ? "" : ", ") + e.name;
-    throw UserError(fmt::format("unknown experiment '{}' (one of: {})", o.name, names));
-  }
-  const auto miss = wf::missing_needs(*it);
-  if (!miss.empty()) {
+  if (!e.needs.empty()) {
     std::string m;
-    for (const auto& x : miss) m += (m.empty() ? "" : ", ") + x;
-    throw UserError(fmt::format("{} ({}) cannot run in this build: needs {}", it->name, it->source, m));
+    for (const auto& x : e.needs) m += (m.empty() ? "" : ", ") + x;
+    std::string where;
+    for (const auto& x : e.needs_where) where += "\n  " + x;
+    throw UserError(fmt::format("{} ({}) cannot run in this build: needs {}{}", e.name, e.source(), m, where));
   }
-  if (!it->command.empty() && o.seeds > 0)
-    throw UserError(fmt::format("--seeds: {} is an analysis with its own seed options, not a sweep", it->name));
-  if (!it->command.empty() && !o.sets.empty())
-    throw UserError(fmt::format("--set: {} is an analysis with its own options, not a sweep", it->name));
-  if (!it->command.empty()) return do_reproduce_command(*it, o);
-  std::string text = wf::sweep_text(*it, o.quick, source_dir());
-  if (o.seeds > 0) {
-    // Every point over seeds 1..N (the reports print mean [min..max] over them).
-    if (text.find("\"run.seed\"") != std::string::npos)
-      throw UserError(fmt::format("--seeds: {} fixes or sweeps run.seed itself", it->name));
-    const auto grid = text.find("[grid]\n");
-    if (grid == std::string::npos) throw UserError(fmt::format("--seeds: {} has no [grid]", it->name));
-    std::string seeds = "\"run.seed\" = [";
-    for (int i = 1; i <= o.seeds; ++i) seeds += (i > 1 ? ", " : "") + std::to_string(i);
-    text.insert(grid + 7, seeds + "]\n");
-  }
-  if (!o.sets.empty()) {
-    // Keys for every point: a key of the entry's [set] table takes the new value (e.g.
-    // network.flow_control=lossy on the LAPS entries), any other key is added to [set]. A key the
-    // entry varies per point (its grid or cases) is refused: those values are what it compares.
-    const auto set_at = text.find("\n[set]\n");
-    std::size_t set_end = set_at == std::string::npos ? std::string::npos : text.find("\n[", set_at + 7);
-    if (set_end == std::string::npos && set_at != std::string::npos) set_end = text.size();
-    std::string added;
-    for (const auto& a : o.sets) {
-      const std::string line = config::override_line(a);
-      const std::string key = line.substr(0, line.find(" = "));
-      const auto own = set_at == std::string::npos ? std::string::npos : text.find("\n" + key + " = ", set_at);
-      if (own != std::string::npos && own < set_end) {
-        const auto eol = text.find('\n', own + 1);
-        text.replace(own + 1, eol - own - 1, line);
-        set_end = text.find("\n[", set_at + 7);
-        if (set_end == std::string::npos) set_end = text.size();
-      } else if (text.find(key, set_end == std::string::npos ? 0 : set_end) != std::string::npos ||
-                 (set_at != std::string::npos && text.substr(0, set_at).find(key) != std::string::npos)) {
-        throw UserError(fmt::format("--set {}: {} varies {} per point (see --print)", a, it->name, key));
-      } else {
-        added += line + "\n";
-      }
-    }
-    if (!added.empty()) {
-      if (set_at != std::string::npos) {
-        text.insert(set_at + 7, added);
-      } else {
-        const auto grid = text.find("\n[grid]\n");
-        text.insert(grid == std::string::npos ? text.size() : grid + 1, "[set]\n" + added + "\n");
-      }
-    }
-  }
+  if (!e.analysis.empty() && o.seeds > 0)
+    throw UserError(fmt::format("--seeds: {} is an analysis with its own seed options, not a sweep", e.name));
+  if (!e.analysis.empty() && !o.sets.empty())
+    throw UserError(fmt::format("--set: {} is an analysis with its own options, not a sweep", e.name));
+  if (!e.analysis.empty()) return do_reproduce_command(e, o);
+  auto spec = wf::entry_sweep(e, o.quick);
+  if (o.seeds > 0) wf::add_seed_axis(spec, o.seeds);  // the reports print mean [min..max] over the seeds
+  // Keys for every point (e.g. network.flow_control=lossy on the LAPS entries); a key the entry
+  // varies per point (its grid or cases) is refused: those values are what it compares.
+  wf::set_for_every_point(spec, o.sets);
+  const fs::path out = fs::absolute(!o.out.empty() ? o.out : "results/reproduce/" + e.name + (o.quick ? "-quick" : ""));
+  // Every point resolved and checked here, so that an error names the manifest or the sweep file
+  // it comes from (not the copy written below).
+  (void)wf::expand(spec, out.string());
+  const std::string text = wf::sweep_to_toml(
+      spec,
+      {fmt::format("{}: {} ({}{}).", e.name, e.description, e.source(), e.section.empty() ? "" : ", sec. " + e.section),
+       fmt::format("Written by `lbsim reproduce {}{}` from {}", e.name, o.quick ? " --quick" : "", e.file),
+       "(sweep " + e.sweep + "); change the experiment there, not here."});
   if (o.print) {
     std::cout << text;
     return 0;
   }
-  const fs::path out =
-      fs::absolute(!o.out.empty() ? o.out : "results/reproduce/" + it->name + (o.quick ? "-quick" : ""));
   fs::create_directories(out);
   const fs::path file = out / "sweep.toml";
   if (wf::read_text(file) != text) wf::write_file(file, text);
-  for (const auto& [name, content] : it->files)
-    if (wf::read_text(out / name) != content) wf::write_file(out / name, content);
   SweepOptions so;
   so.file = file.string();
   so.out = out.string();
   so.workers = o.workers;
   so.slurm = o.slurm;
   const auto sw = wf::prepare(so.file, so.out);
-  write_reproduce_meta(out, *it, o.quick);
+  write_reproduce_meta(out, e, o.quick);
   const int rc = do_sweep_prepared(sw, so);
-  if (it->report) {
+  if (!e.report.kind.empty()) {
     // The figure's metric beside the paper's statement: printed, and kept for `lbsim report`.
-    const std::string paper = it->report(sw);
+    const std::string paper = wf::run_report(sw, e.report);
     fmt::print("\n{}", paper);
     wf::write_file(out / "paper.txt", paper);
   }
@@ -358,6 +373,9 @@ void add_workflow_commands(CLI::App& app, Commands& out) {
   sw->add_flag("--slurm", so->slurm, "Submit the pending runs as a Slurm job array, watch it (squeue), then gather");
   sw->add_flag("--no-wait", so->no_wait, "With --slurm: submit and return; gather later with --collect");
   sw->add_option("--sbatch", so->sbatch, "Extra sbatch argument, e.g. --sbatch=--partition=cpu (repeatable)")
+      ->allow_extra_args(false);
+  sw->add_option("--set", so->sets,
+                 "Set a key for every point: section.key=value (repeatable); refused for keys the sweep varies")
       ->allow_extra_args(false);
   sw->add_flag("--collect", so->collect, "Run nothing: build results.csv from the run folders that exist");
   sw->add_flag("--dry-run", so->dry_run, "Check the sweep and print its points; run nothing");

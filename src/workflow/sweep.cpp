@@ -13,24 +13,24 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "workflow/sweep_toml.h"
 
 namespace lbsim::workflow {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
-
-std::string loc(const std::string& file, int line) { return line > 0 ? fmt::format("{}:{}", file, line) : file; }
-
-// Keys that hold a path relative to the config file (resolved against the file they came from).
 bool is_path_key(const std::string& key, const std::string& value) {
   for (const auto& d : config::keys())
     if (d.key == key && d.path) return true;
   // workload.cdf is a built-in name or a file (same rule as the simulation: '/' or '.').
   return key == "workload.cdf" && value.find_first_of("/.") != std::string::npos;
 }
+
+namespace {
+
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+std::string loc(const std::string& file, int line) { return line > 0 ? fmt::format("{}:{}", file, line) : file; }
 
 std::string sanitize(const std::string& s) {
   std::string out;
@@ -77,7 +77,8 @@ void check_key(const std::string& file, const std::string& key, int line) {
 }
 
 // Apply one assignment; errors are re-thrown with the sweep file's line.
-void apply(config::Config& cfg, const std::string& file, const Assignment& a) {
+void apply(config::Config& cfg, const std::string& sweep_file, const Assignment& a) {
+  const std::string& file = a.file.empty() ? sweep_file : a.file;
   check_key(file, a.key, a.line);
   try {
     config::apply_override(cfg, a.key + "=" + a.value);
@@ -88,8 +89,10 @@ void apply(config::Config& cfg, const std::string& file, const Assignment& a) {
   }
 }
 
-std::vector<Assignment> read_sets(const std::string& file, const toml::table& t, const fs::path& dir,
-                                  const std::vector<std::string>& skip) {
+}  // namespace
+
+std::vector<Assignment> parse_assignments(const std::string& file, const toml::table& t, const fs::path& dir,
+                                          const std::vector<std::string>& skip) {
   std::vector<Assignment> out;
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
@@ -97,8 +100,53 @@ std::vector<Assignment> read_sets(const std::string& file, const toml::table& t,
     check_key(file, key, line_of(v));
     out.push_back(to_assignment(file, key, v, dir));
   }
+  // TOML tables iterate in key order; keep the file's.
+  std::stable_sort(out.begin(), out.end(), [](const Assignment& a, const Assignment& b) { return a.line < b.line; });
   return out;
 }
+
+Axis parse_axis(const std::string& file, const std::string& key, const toml::node& gv, const fs::path& dir) {
+  Axis ax;
+  ax.key = key;
+  ax.line = line_of(gv);
+  if (!gv.is_array() || gv.as_array()->empty())
+    throw UserError(fmt::format("{}: grid key '{}': expected a non-empty array of values", loc(file, ax.line), ax.key));
+  // A named axis: an array of tables, each a name plus config keys set together, e.g.
+  // scheme = [{name = "ecmp", "lb.algorithm" = "ecmp", "routing.algorithm" = "ecmp"}, ...]
+  const bool named = gv.as_array()->is_array_of_tables();
+  if (!named) check_key(file, ax.key, ax.line);
+  if (named && sanitize(ax.key) != ax.key)
+    throw UserError(
+        fmt::format("{}: grid axis name '{}': use letters, digits, '.', '-', '+' only", loc(file, ax.line), ax.key));
+  for (const auto& e : *gv.as_array()) {
+    AxisValue av;
+    av.line = line_of(e) > 0 ? line_of(e) : ax.line;
+    if (named) {
+      const auto& t = *e.as_table();
+      const auto* nm = t.get("name");
+      if (!nm || !nm->is_string() || nm->as_string()->get().empty())
+        throw UserError(
+            fmt::format("{}: grid axis '{}': every entry needs name = \"...\"", loc(file, av.line), ax.key));
+      av.label = nm->as_string()->get();
+      for (const auto& o : ax.values)
+        if (o.label == av.label)
+          throw UserError(
+              fmt::format("{}: grid axis '{}': name '{}' used twice", loc(file, av.line), ax.key, av.label));
+      av.sets = parse_assignments(file, t, dir, {"name"});
+    } else if (e.is_table() || e.is_array()) {
+      throw UserError(fmt::format("{}: grid key '{}': mix of tables and values", loc(file, av.line), ax.key));
+    } else {
+      auto a = to_assignment(file, ax.key, e, dir);
+      if (a.line == 0) a.line = ax.line;
+      av.label = a.label;
+      av.sets.push_back(std::move(a));
+    }
+    ax.values.push_back(std::move(av));
+  }
+  return ax;
+}
+
+namespace {
 
 // The base config with relative paths made absolute (they are relative to the base file).
 config::Config load_base(const SweepSpec& s) {
@@ -183,50 +231,10 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
       }
     } else if (key == "set") {
       if (!v.is_table()) throw UserError(fmt::format("{}: 'set' must be a table: [set]", where));
-      s.sets = read_sets(file, *v.as_table(), dir, {});
+      s.sets = parse_assignments(file, *v.as_table(), dir, {});
     } else if (key == "grid") {
       if (!v.is_table()) throw UserError(fmt::format("{}: 'grid' must be a table: [grid]", where));
-      for (const auto& [gk, gv] : *v.as_table()) {
-        Axis ax;
-        ax.key = std::string(gk.str());
-        ax.line = line_of(gv);
-        if (!gv.is_array() || gv.as_array()->empty())
-          throw UserError(
-              fmt::format("{}: grid key '{}': expected a non-empty array of values", loc(file, ax.line), ax.key));
-        // A named axis: an array of tables, each a name plus config keys set together, e.g.
-        // scheme = [{name = "ecmp", "lb.algorithm" = "ecmp", "routing.algorithm" = "ecmp"}, ...]
-        const bool named = gv.as_array()->is_array_of_tables();
-        if (!named) check_key(file, ax.key, ax.line);
-        if (named && sanitize(ax.key) != ax.key)
-          throw UserError(fmt::format("{}: grid axis name '{}': use letters, digits, '.', '-', '+' only",
-                                      loc(file, ax.line), ax.key));
-        for (const auto& e : *gv.as_array()) {
-          AxisValue av;
-          av.line = line_of(e) > 0 ? line_of(e) : ax.line;
-          if (named) {
-            const auto& t = *e.as_table();
-            const auto* nm = t.get("name");
-            if (!nm || !nm->is_string() || nm->as_string()->get().empty())
-              throw UserError(
-                  fmt::format("{}: grid axis '{}': every entry needs name = \"...\"", loc(file, av.line), ax.key));
-            av.label = nm->as_string()->get();
-            for (const auto& o : ax.values)
-              if (o.label == av.label)
-                throw UserError(
-                    fmt::format("{}: grid axis '{}': name '{}' used twice", loc(file, av.line), ax.key, av.label));
-            av.sets = read_sets(file, t, dir, {"name"});
-          } else if (e.is_table() || e.is_array()) {
-            throw UserError(fmt::format("{}: grid key '{}': mix of tables and values", loc(file, av.line), ax.key));
-          } else {
-            auto a = to_assignment(file, ax.key, e, dir);
-            if (a.line == 0) a.line = ax.line;
-            av.label = a.label;
-            av.sets.push_back(std::move(a));
-          }
-          ax.values.push_back(std::move(av));
-        }
-        s.axes.push_back(std::move(ax));
-      }
+      for (const auto& [gk, gv] : *v.as_table()) s.axes.push_back(parse_axis(file, std::string(gk.str()), gv, dir));
       // TOML tables iterate in key order; the grid's axes follow the file.
       std::stable_sort(s.axes.begin(), s.axes.end(), [](const Axis& a, const Axis& b) { return a.line < b.line; });
     } else if (key == "case") {
@@ -246,7 +254,7 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& file) {
         for (const auto& o : s.cases)
           if (o.name == c.name)
             throw UserError(fmt::format("{}: case name '{}' used twice", loc(file, line_of(*nm)), c.name));
-        c.sets = read_sets(file, t, dir, {"name"});
+        c.sets = parse_assignments(file, t, dir, {"name"});
         s.cases.push_back(std::move(c));
       }
     } else {

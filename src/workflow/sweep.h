@@ -35,6 +35,7 @@ struct Assignment {
   std::string value;  // TOML text of the value, as apply_override takes it
   std::string label;  // the value as shown in folder names and results.csv
   int line = 0;
+  std::string file;  // the file it came from, when not the sweep file (a reproduce manifest)
 };
 
 // One value of a grid axis: a single key's value, or (named axis) a bundle of keys with a name.

@@ -1,12 +1,14 @@
-// The Fig. 15 table `lbsim reproduce reps-fig15` prints (workflow/paper_reports.h): completion time
-// per load balancer and EVS size relative to 2^16 EVs, from the sweep's run folders.
+// The Fig. 15 table `lbsim reproduce reps-fig15` prints (report kind "evs_size", workflow/reports.h,
+// with the paper's values from examples/reps/reproduce/fig15.toml): completion time per load
+// balancer and EVS size relative to 2^16 EVs, from the sweep's run folders.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
 #include "../sim/helpers.h"
-#include "workflow/paper_reports.h"
+#include "workflow/manifest.h"
+#include "workflow/reports.h"
 
 namespace lbsim::workflow {
 namespace {
@@ -42,7 +44,9 @@ TEST(Fig15Report, RelativeToLargestEvsPerSeed) {
     sw.points.push_back(point(root, "reps", 16, seed, ref, 0));
   }
   sw.points.push_back(point(root, "reps", 5, 3, 1000.0, 2));
-  const std::string r = reps_fig15_report(sw);
+  const auto spec = load_entry(std::string(LBSIM_SOURCE_DIR) + "/examples/reps/reproduce/fig15.toml").report;
+  ASSERT_EQ(spec.kind, "evs_size");
+  const std::string r = run_report(sw, spec);
   EXPECT_NE(r.find("+60.0% [+50.0..+70.0]"), std::string::npos) << r;
   EXPECT_NE(r.find("+20.0% [+20.0..+20.0]"), std::string::npos) << r;
   EXPECT_NE(r.find("+10.0% [+10.0..+10.0]"), std::string::npos) << r;

@@ -1,13 +1,15 @@
-// What `lbsim reproduce spritz-*` prints after its sweep (workflow/paper_reports.h): the metric of
-// the paper's figure per scheme and setting, mean [min..max] over the seeds, beside the paper's value.
+// What `lbsim reproduce spritz-*` prints after its sweep: the [report] of each entry's manifest
+// (examples/spritz/reproduce/*.toml) run by the generic report machinery (workflow/reports.h) - the
+// metric of the paper's figure per scheme and setting, mean [min..max] over the seeds, beside the
+// paper's value.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
 #include "../sim/helpers.h"
-#include "workflow/catalog.h"
-#include "workflow/paper_reports.h"
+#include "workflow/manifest.h"
+#include "workflow/reports.h"
 
 namespace lbsim::workflow {
 namespace {
@@ -28,6 +30,11 @@ Point point(const fs::path& root, const std::string& kase, const std::string& sc
   test::write_file((dir / "summary.json").string(), summary);
   if (!flows.empty()) test::write_file((dir / "flows.csv").string(), flows);
   return p;
+}
+
+// The report of a shipped Spritz manifest.
+std::string report(const Sweep& sw, const std::string& manifest) {
+  return run_report(sw, load_entry(std::string(LBSIM_SOURCE_DIR) + "/examples/spritz/reproduce/" + manifest).report);
 }
 
 Sweep scheme_sweep() {
@@ -51,7 +58,7 @@ TEST(SpritzReports, Table3PrintsTheMonitoredFlowNotTheMaxOverAllFlows) {
   sw.points.push_back(point(root, "loaded", "minimal", 2, monitored(260)));
   sw.points.push_back(point(root, "loaded", "scout", 1, monitored(120)));
   sw.points.push_back(point(root, "solo", "scout", 1, monitored(90)));
-  const std::string r = spritz_table3_report(sw);
+  const std::string r = report(sw, "table3.toml");
   EXPECT_NE(r.find("250.0 [240.0..260.0]   paper: 244"), std::string::npos) << r;
   EXPECT_NE(r.find("120.0   paper: 110"), std::string::npos) << r;
   EXPECT_NE(r.find("solo: FCT of the monitored flow (us)"), std::string::npos) << r;
@@ -77,7 +84,7 @@ TEST(SpritzReports, Fig6MarginOverTheNextBestPerSeed) {
   sw.points.push_back(point(root, "dragonfly", "valiant", 2, p99(88, 50)));
   sw.points.push_back(point(root, "dragonfly", "ops_u", 2, p99(95, 40)));
   sw.points.push_back(point(root, "dragonfly", "spritz_u", 2, p99(80, 10)));
-  const std::string r = spritz_fig6_report(sw);
+  const std::string r = report(sw, "fig6.toml");
   EXPECT_NE(r.find("dragonfly: p99 FCT (us)"), std::string::npos) << r;
   EXPECT_NE(r.find("77.5 [75.0..80.0]"), std::string::npos) << r;
   EXPECT_NE(r.find("1.15 [1.10..1.20]x"), std::string::npos) << r;
@@ -101,7 +108,7 @@ TEST(SpritzReports, Fig7CollectiveDurationFromFlowsCsv) {
       "2,3,4,4096,background,ecmp,transfer,1,0.0,900.0,900.0\n"
       "3,4,3,4096,background,ecmp,transfer,1,0.0,860.0,860.0\n";
   sw.points.push_back(point(root, "dragonfly", "spritz_u", 1, summary, flows));
-  const std::string r = spritz_fig7_report(sw);
+  const std::string r = report(sw, "fig7.toml");
   EXPECT_NE(r.find("collective duration (us)"), std::string::npos) << r;
   EXPECT_NE(r.find("35.0"), std::string::npos) << r;
   EXPECT_NE(r.find("background p99 FCT (us)"), std::string::npos) << r;
@@ -116,7 +123,7 @@ TEST(SpritzReports, Fig8PerTag) {
             "{\"unfinished\": 0, \"completed\": 3, \"retransmits\": 4000, \"fct_us\": {\"p99\": 2700.0}, "
             "\"fct_us_by_tag\": {\"incast\": {\"count\": 32, \"p99\": 2750.0, \"p50\": 2700.0}, "
             "\"bystander\": {\"count\": 1023, \"p99\": 250.0, \"p50\": 180.0}}}"));
-  const std::string r = spritz_fig8_report(sw);
+  const std::string r = report(sw, "fig8.toml");
   EXPECT_NE(r.find("incast p99 FCT (us)\n  valiant                            2750.0   paper: 2740-2770"),
             std::string::npos)
       << r;
@@ -127,18 +134,22 @@ TEST(SpritzReports, Fig8PerTag) {
 }
 
 TEST(SpritzReports, EverySpritzEntryHasAReportAndFig9SaysFig9) {
-  for (const auto& e : catalog()) {
+  int spritz = 0;
+  for (const auto& e : discover(std::string(LBSIM_SOURCE_DIR) + "/examples")) {
     if (e.name.rfind("spritz-", 0) != 0) continue;
-    EXPECT_TRUE(static_cast<bool>(e.report)) << e.name;
+    ++spritz;
+    EXPECT_EQ(e.report.kind, "table") << e.name;
     if (e.name == "spritz-fig9") {
-      EXPECT_NE(e.full.find("# [Spritz] Fig. 9"), std::string::npos) << e.full.substr(0, 200);
-      EXPECT_EQ(e.full.find("Fig. 7"), std::string::npos) << e.full.substr(0, 200);
+      EXPECT_EQ(e.report.title.rfind("[Spritz] Fig. 9", 0), 0u) << e.report.title;
+      EXPECT_EQ(e.report.title.find("Fig. 7"), std::string::npos) << e.report.title;
     }
     if (e.name == "spritz-fig7") {
-      EXPECT_NE(e.full.find("\"workload.background_lb\" = \"pinned_ecmp\""), std::string::npos);
-      EXPECT_EQ(e.full.find("\"workload.background_lb\" = \"ecmp\""), std::string::npos);
+      const auto text = sweep_to_toml(entry_sweep(e, false), {});
+      EXPECT_NE(text.find("\"workload.background_lb\" = \"pinned_ecmp\""), std::string::npos);
+      EXPECT_EQ(text.find("\"workload.background_lb\" = \"ecmp\""), std::string::npos);
     }
   }
+  EXPECT_EQ(spritz, 6);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Sweeps (grid expansion, errors, resume, results.csv), the runner (local workers, the Slurm job
-// script), Slurm job arrays, plots and the reproduction catalogue. CLI tests run the lbsim binary of
-// this build on tiny configs.
+// script), Slurm job arrays and plots (`lbsim reproduce`: test_reproduce.cpp). CLI tests run the
+// lbsim binary of this build on tiny configs.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "workflow/catalog.h"
 #include "workflow/runner.h"
 #include "workflow/sweep.h"
 
@@ -522,139 +521,4 @@ TEST(Plot, WritesPngAndPdfForSweepAndRun) {
   EXPECT_TRUE(fs::is_regular_file(d / "one" / "fct_cdf.png"));
   r = sh(kLbsim + " plot " + d.string());  // neither a run nor a sweep folder
   EXPECT_EQ(r.rc, 2) << r.out;
-}
-
-TEST(Reproduce, ListShowsStatusFromThisBuild) {
-  const auto r = sh(kLbsim + " reproduce --list");
-  ASSERT_EQ(r.rc, 0) << r.out;
-  for (const auto& e : wf::catalog()) {
-    const auto pos = r.out.find("\n" + e.name + " ");
-    ASSERT_NE(pos, std::string::npos) << e.name;
-    const std::string line = r.out.substr(pos + 1, r.out.find('\n', pos + 1) - pos - 1);
-    const auto miss = wf::missing_needs(e);
-    if (miss.empty()) {
-      EXPECT_EQ(line.find("needs:"), std::string::npos) << line;
-    } else {
-      EXPECT_NE(line.find("needs: " + miss[0]), std::string::npos) << line;
-    }
-  }
-  // The sweep of every defined entry parses and expands against this build's keys (full and quick).
-  const auto d = scratch("catalog");
-  for (const auto& e : wf::catalog()) {
-    if (!wf::missing_needs(e).empty() || e.full.empty()) continue;
-    for (const bool quick : {false, true}) {
-      EXPECT_NO_THROW(expand(
-          parse_sweep_text(wf::sweep_text(e, quick, LBSIM_SOURCE_DIR), (d / (e.name + ".toml")).string()), d.string()))
-          << e.name << (quick ? " --quick" : "");
-    }
-  }
-}
-
-TEST(Reproduce, RefusesWhatIsNotBuiltAndRunsWhatIs) {
-  const auto d = scratch("reproduce");
-  // An entry whose mechanism is missing from this build must refuse instead of running something else.
-  Result r;
-  for (const auto& e : wf::catalog()) {
-    const auto miss = wf::missing_needs(e);
-    if (miss.empty() && (!e.full.empty() || !e.command.empty())) continue;
-    r = sh(kLbsim + " reproduce " + e.name + " --quick --out " + (d / e.name).string());
-    EXPECT_EQ(r.rc, 2) << e.name << ": " << r.out;
-    EXPECT_NE(r.out.find(miss.empty() ? "no sweep is defined" : "needs " + miss[0]), std::string::npos) << r.out;
-    EXPECT_FALSE(fs::exists(d / e.name / "runs")) << e.name;
-  }
-  r = sh(kLbsim + " reproduce nonsense");
-  EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.out.find("unknown experiment"), std::string::npos);
-  r = sh(kLbsim + " reproduce demo --quick --no-plot --workers 2 --out " + (d / "demo").string());
-  ASSERT_EQ(r.rc, 0) << r.out;
-  const auto rows = csv(d / "demo" / "results.csv");
-  ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[1][1], "ecmp");
-  EXPECT_EQ(rows[2][1], "ops");
-  EXPECT_EQ(rows[2][2], "ok");
-}
-
-TEST(Reproduce, FlowcutDragonflyQuickRunsEverySchemeLossless) {
-  // flowcut-fig13 --quick: the 64-host Dragonfly (p = a = 4, h = 3, g = 4) on the credit network,
-  // uniform 4 KiB-1 MiB flows (uniform.cdf written next to the sweep). Every point must load (the
-  // generated sweep is a valid config for each scheme) and complete; Flowcut delivers nothing out
-  // of order, the per-packet schemes (UGAL-L, Valiant) do.
-  const auto d = scratch("flowcut-fig13");
-  const auto r = sh(kLbsim + " reproduce flowcut-fig13 --quick --no-plot --workers 2 --out " + (d / "out").string());
-  ASSERT_EQ(r.rc, 0) << r.out;
-  EXPECT_TRUE(fs::is_regular_file(d / "out" / "uniform.cdf"));
-  const auto rows = csv(d / "out" / "results.csv");
-  ASSERT_EQ(rows.size(), 9u);  // header + 8 schemes
-  const auto col = [&](const char* name) {
-    for (std::size_t i = 0; i < rows[0].size(); ++i)
-      if (rows[0][i] == name) return i;
-    ADD_FAILURE() << "no column " << name;
-    return std::size_t{0};
-  };
-  const auto scheme = col("scheme"), status = col("status"), ooo = col("ooo_pct"), drops = col("drops");
-  std::map<std::string, double> ooo_of;
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    EXPECT_EQ(rows[i][status], "ok") << rows[i][scheme];
-    EXPECT_EQ(rows[i][drops], "0") << rows[i][scheme];  // lossless
-    ooo_of[rows[i][scheme]] = std::stod(rows[i][ooo]);
-  }
-  EXPECT_EQ(ooo_of.at("flowcut_nic"), 0.0);
-  EXPECT_EQ(ooo_of.at("flowcut_full"), 0.0);
-  EXPECT_EQ(ooo_of.at("ecmp"), 0.0);
-  EXPECT_GT(ooo_of.at("ugal_l"), 10.0);
-  EXPECT_GT(ooo_of.at("valiant"), 10.0);
-}
-
-// `reproduce --set`: a key is set for every run (here the demo without ECN: no packet marked, where
-// the demo marks); a key of the entry's [set] takes the new value; keys the entry varies per point,
-// unknown keys, bad values, settings that contradict the entry's and analysis entries are refused.
-TEST(Reproduce, SetAddsAKeyToEveryRun) {
-  const auto d = scratch("reproduce-set");
-  auto r = sh(kLbsim + " reproduce demo --quick --print --set network.ecn=false --set transport.rto_us=90");
-  ASSERT_EQ(r.rc, 0) << r.out;  // the demo's own transport.rto_us = 70 is replaced
-  EXPECT_NE(r.out.find("\n\"transport.rto_us\" = 90\n"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("\"transport.rto_us\" = 70"), std::string::npos) << r.out;
-  r = sh(kLbsim + " reproduce demo --quick --print --set lb.algorithm=reps");
-  EXPECT_EQ(r.rc, 2) << r.out;  // swept by the grid
-  EXPECT_NE(r.out.find("demo varies \"lb.algorithm\" per point"), std::string::npos) << r.out;
-  r = sh(kLbsim + " reproduce demo --quick --print --set network.flow_contro=pfc");
-  EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("unknown key 'network.flow_contro'"), std::string::npos) << r.out;
-  r = sh(kLbsim + " reproduce demo --quick --print --set network.flow_control=paused");
-  EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("network.flow_control"), std::string::npos) << r.out;
-  for (const auto& e : wf::catalog())
-    if (!e.command.empty()) {
-      r = sh(kLbsim + " reproduce " + e.name + " --quick --print --set network.ecn=false");
-      EXPECT_EQ(r.rc, 2) << e.name << ": " << r.out;
-      break;
-    }
-  // The demo trims, which a lossless network contradicts: refused before anything runs.
-  r = sh(kLbsim + " reproduce demo --quick --no-plot --set network.flow_control=pfc --out " + (d / "pfc").string());
-  EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("network.trimming = true contradicts"), std::string::npos) << r.out;
-  EXPECT_FALSE(fs::exists(d / "pfc" / "runs"));
-  r = sh(kLbsim + " reproduce demo --quick --print --set network.ecn=false");
-  ASSERT_EQ(r.rc, 0) << r.out;
-  EXPECT_NE(r.out.find("[set]\n\"network.ecn\" = false\n"), std::string::npos) << r.out;
-
-  for (const char* ecn : {"true", "false"}) {
-    r = sh(kLbsim + " reproduce demo --quick --no-plot --workers 2 --set network.ecn=" + ecn + " --out " +
-           (d / ecn).string());
-    ASSERT_EQ(r.rc, 0) << r.out;
-  }
-  const auto on = csv(d / "true" / "results.csv"), off = csv(d / "false" / "results.csv");
-  ASSERT_EQ(off.size(), 3u);
-  ASSERT_EQ(on.size(), 3u);
-  std::size_t marks = 0;
-  for (std::size_t i = 0; i < off[0].size(); ++i)
-    if (off[0][i] == "ecn_marks") marks = i;
-  ASSERT_GT(marks, 0u);
-  double marked = 0;
-  for (std::size_t k = 1; k < 3; ++k) {
-    EXPECT_EQ(off[k][2], "ok");
-    EXPECT_EQ(off[k][marks], "0") << off[k][1];
-    marked += std::stod(on[k][marks]);
-  }
-  EXPECT_GT(marked, 0.0);  // the setting made the difference (ECMP's collisions mark with ECN on)
 }
