@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Behaviour check for refactors: runs every example run config (examples/**/*.toml with a
-# [workload] section), the example sweep and the three scenario scripts, then writes
+# [workload] section), the example sweep and the three scenario scripts (the sweeps of
+# examples/{reps,routing,spritz}/scenarios/ and the Spritz solo run), then writes
 # OUT/manifest.txt with the sha256 of every flows.csv produced (path relative to OUT) and
 # OUT/summaries.txt with the sha256 of every summary.json without its "perf" block (wall time,
 # memory: the only parts that differ between identical runs), keys sorted.
