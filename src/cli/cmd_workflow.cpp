@@ -323,10 +323,10 @@ int do_reproduce(const ReproOptions& o) {
   // it comes from (not the copy written below).
   (void)wf::expand(spec, out.string());
   const std::string text = wf::sweep_to_toml(
-      spec,
-      {fmt::format("{}: {} ({}{}).", e.name, e.description, e.source(), e.section.empty() ? "" : ", sec. " + e.section),
-       fmt::format("Written by `lbsim reproduce {}{}` from {}", e.name, o.quick ? " --quick" : "", e.file),
-       "(sweep " + e.sweep + "); change the experiment there, not here."});
+      spec, {fmt::format("{}: {} ({}{}).", e.name, e.description, e.source(),
+                         e.section.empty() || e.figure.rfind("sec.", 0) == 0 ? "" : ", sec. " + e.section),
+             fmt::format("Written by `lbsim reproduce {}{}` from {}", e.name, o.quick ? " --quick" : "", e.file),
+             "(sweep " + e.sweep + "); change the experiment there, not here."});
   if (o.print) {
     std::cout << text;
     return 0;

@@ -45,7 +45,7 @@ TEST(BallsCli, BadInputExitsTwoNamingTheKey) {
 TEST(BallsCli, ReproduceEntriesRunTheCommand) {
   auto r = run("reproduce reps-fig18 --print --quick --out /tmp/x");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("lbsim balls queue --set balls.queue_models=ops,recycled --set balls.queue_bins=5"),
+  EXPECT_NE(r.out.find("lbsim balls queue --set balls.queue_models=ops,recycled --set balls.queue_bins=\"5\""),
             std::string::npos)
       << r.out;
   const auto dir = lbsim::test::temp_dir("balls-repro");

@@ -136,7 +136,7 @@ TEST(LapsReproduce, EntriesRunLosslessUnlessSetOtherwise) {
     }
     const auto l = run_lbsim(std::string("reproduce ") + entry + " --quick --print --set network.flow_control=lossy");
     ASSERT_EQ(l.code, 0) << l.out;
-    EXPECT_NE(l.out.find("\n\"network.flow_control\" = 'lossy'\n"), std::string::npos) << l.out;
+    EXPECT_NE(l.out.find("\n\"network.flow_control\" = \"lossy\"\n"), std::string::npos) << l.out;
     EXPECT_EQ(l.out.find("\"pfc\""), std::string::npos) << l.out;
   }
 }
