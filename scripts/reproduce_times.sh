@@ -14,22 +14,23 @@ shift || true
 out="${OUT:-$(mktemp -d /tmp/lbsim-times.XXXX)}"
 [[ -n "${OUT:-}" ]] || trap 'rm -rf "$out"' EXIT
 entries=("$@")
-[[ ${#entries[@]} -gt 0 ]] || mapfile -t entries < <("$lbsim" reproduce --list | awk 'NR > 1 && $NF == "ready" {print $1}')
+if [[ ${#entries[@]} -eq 0 ]]; then
+  mapfile -t entries < <("$lbsim" reproduce --list | awk 'NR > 1 && $NF == "ready" {print $1}')
+fi
 key=quick_s
 mode=(--quick)
 if [[ "${FULL:-}" == 1 ]]; then key=full_s; mode=(); fi
 printf '%-24s %10s %10s\n' entry "measured" "manifest"
 for e in "${entries[@]}"; do
-  manifest="$(grep -l "^name = \"$e\"$" "$root"/examples/*/reproduce/*.toml "$root"/examples/reproduce/*.toml 2>/dev/null |
-    head -1)"
+  manifest="$(grep -rl --include='*.toml' "^name = \"$e\"$" "$root/examples" | grep '/reproduce/' | head -1)"
   [[ -n "$manifest" ]] || { echo "reproduce_times.sh: no manifest names $e" >&2; exit 2; }
   start=$(date +%s.%N)
   rc=0
   "$lbsim" reproduce "$e" "${mode[@]}" --no-plot --workers 2 --out "$out/$e" >"$out/$e.log" 2>&1 || rc=$?
   # 3: runs with unfinished flows (permanent failures) are results too.
   [[ $rc -eq 0 || $rc -eq 3 ]] || { echo "reproduce_times.sh: $e exited $rc (log: $out/$e.log)" >&2; exit 1; }
-  s=$(python3 -c "import sys; t = float(sys.argv[2]) - float(sys.argv[1]); print(f'{t:.1f}' if t < 10 else f'{t:.0f}')" \
-    "$start" "$(date +%s.%N)")
+  s=$(python3 -c "import sys; t = float(sys.argv[2]) - float(sys.argv[1])
+print(f'{t:.1f}' if t < 10 else f'{t:.0f}')" "$start" "$(date +%s.%N)")
   old="$(sed -n "s/^$key = \(.*\)$/\1/p" "$manifest" | head -1)"
   printf '%-24s %10s %10s\n' "$e" "$s" "$old"
   if [[ "${WRITE:-}" == 1 ]]; then

@@ -25,7 +25,8 @@ for s in sorted(os.listdir(d)):
     drops = j["drops"] + j["trims"] + j["failure_drops"]
     fz = (j.get("reps") or {}).get("first_freeze_us")
     done = f"{j['completed']}/{j['workload']['transfers']}"
-    print(f"{s.split('-', 1)[1]:<10} {j['fct_us']['max']:>11.2f} {j['fct_us']['p99']:>11.2f} {drops:>8} {j['failure_drops']:>10} "
+    scheme = s.split('-', 1)[1]
+    print(f"{scheme:<10} {j['fct_us']['max']:>11.2f} {j['fct_us']['p99']:>11.2f} {drops:>8} {j['failure_drops']:>10} "
           f"{j['ooo_pct']:>7.2f} {done:>8} {('-' if fz is None else f'{fz:.1f}'):>9}")
 PY
 }
