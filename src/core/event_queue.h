@@ -94,7 +94,6 @@ class EventQueue {
   EventQueue(const EventQueue&) = delete;
   EventQueue& operator=(const EventQueue&) = delete;
 
-  void reserve(std::size_t) {}
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   std::uint64_t pushed() const { return seq_; }

@@ -1,4 +1,7 @@
-// Message transport: window-limited senders and out-of-order-tolerant receivers.
+// Message transport: window-limited senders and out-of-order-tolerant receivers. This header is the
+// layer's one entry point for the simulation and the tests: the class Transport, its parameters, and
+// (included from here) the per-flow state (transport/flow_state.h), the NIC scheduler's structures
+// (transport/nic_scheduler.h) and what the transport reports (transport/records.h).
 //
 // Sender: a message of N bytes is cut into MTU packets (PSN 0..n-1). The NIC pulls packets while
 // the bytes in flight fit in the congestion window; a NACK (the receiver saw a trimmed packet) puts
@@ -26,20 +29,33 @@
 // Memory: a workload entry holds its FlowState record for the whole run (streamed: until it is over,
 // then a compact FlowRow until its id comes up); a transfer holds a FlowLive from its start until
 // both ends are done (docs/architecture.md "Per-flow state").
+//
+// Transport's code, one concern per file:
+//   transport.cpp      the entries' lifecycle (start when due and dependencies met, completion,
+//                      release) and the dispatch of packets and events
+//   sender.cpp         the sender: next PSN, the send of a data packet, RTO, ACK / NACK / go-back-N
+//   receiver.cpp       the receiver: data arrival, in-order / out-of-order delivery, ACKs and NACKs
+//   nic_scheduler.cpp  pull_data's round robin, the active lists and their ready bits (SlotBits)
+//   pauses_probes.cpp  load-balancer holds, switch pauses (FGFC / PFC), LAPS probes
+//   records.cpp        the records of streamed workloads (admit, release, rows, retire), reports, memory
+//   prefetch.cpp       the prefetch stages of a send and an arrival
 #pragma once
-#include <bit>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lb/policy.h"
 #include "net/network.h"
 #include "transport/cc.h"
-#include "transport/psn_ring.h"
+#include "transport/flow_state.h"
+#include "transport/nic_scheduler.h"
+#include "transport/records.h"
 #include "transport/row_spill.h"
 #include "workload/flow_spec.h"
 
@@ -71,189 +87,6 @@ struct TransportParams {
   bool scan_all = false;
 };
 
-// A set of small integers with O(1) insert and erase and a find-next that costs one step per 64x
-// level (3 levels cover 262,144 slots): the NIC scheduler's ready slots.
-class SlotBits {
- public:
-  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-  // Fast paths inline: the word of slot i already has (keeps) another member, so the levels above
-  // do not change; the rest in set_slow / clear_slow / find.
-  void set(std::uint32_t i) {
-    if ((i >> 6) < lv_[0].size()) {
-      std::uint64_t& w = lv_[0][i >> 6];
-      if (w) {
-        w |= 1ULL << (i & 63);
-        return;
-      }
-    }
-    set_slow(i);
-  }
-  void clear(std::uint32_t i) {
-    if ((i >> 6) >= lv_[0].size()) return;
-    std::uint64_t& w = lv_[0][i >> 6];
-    const std::uint64_t bit = 1ULL << (i & 63);
-    if (!(w & bit)) return;
-    if (w != bit) {
-      w &= ~bit;
-      return;
-    }
-    clear_slow(i);
-  }
-  bool test(std::uint32_t i) const { return (i >> 6) < lv_[0].size() && (lv_[0][i >> 6] >> (i & 63) & 1); }
-  // The smallest member >= i, or kNone.
-  std::uint32_t next(std::uint32_t i) const {
-    if ((i >> 6) < lv_[0].size())
-      if (const std::uint64_t m = lv_[0][i >> 6] & (~0ULL << (i & 63)))
-        return (i & ~63u) + static_cast<std::uint32_t>(std::countr_zero(m));
-    return find(0, i);
-  }
-  void reset();  // empty, keeping the capacity
-  std::size_t bytes() const;
-
- private:
-  std::uint32_t find(std::size_t level, std::uint32_t i) const;
-  void grow(std::uint32_t i);
-  void set_slow(std::uint32_t i);
-  void clear_slow(std::uint32_t i);
-  std::vector<std::vector<std::uint64_t>> lv_{1};  // lv_[0]: one bit per slot; lv_[k + 1]: non-zero words of lv_[k]
-};
-
-// Field order: what the sender and the receiver count per packet first, so that these counters share
-// FlowState's second cache line (FlowState below); the rare ones after them.
-struct FlowCounters {
-  std::uint64_t packets_sent = 0;  // data packets put on the wire (incl. retransmissions)
-  std::uint64_t retransmits = 0;
-  std::uint64_t ecn_acks = 0;        // ACKs that echoed an ECN mark
-  std::uint64_t nacks = 0;           // NACKs received by the sender (its packets were trimmed)
-  std::uint64_t ooo = 0;             // receiver: arrivals with PSN != lowest missing PSN
-  std::uint64_t overtaken = 0;       // receiver: arrivals sent before a packet that arrived earlier
-                                     // (the network reordered them; losses alone do not count)
-  std::uint64_t duplicates = 0;      // receiver: arrivals of PSNs already held
-  std::uint32_t max_reorder = 0;     // receiver: largest PSN - expected PSN of an out-of-order arrival
-  std::uint32_t rob_max = 0;         // receiver, in_order + buffer: most packets held in the reorder buffer
-  std::uint64_t trimmed_rx = 0;      // receiver: trimmed headers received
-  std::uint64_t timeouts = 0;        // packets declared lost by the RTO
-  std::uint64_t rewinds = 0;         // sender, go_back_n: times it resent from a NACKed PSN
-  std::uint64_t pauses = 0;          // sender: XOFF frames (FGFC or PFC) received
-  std::uint64_t pause_timeouts = 0;  // sender: pauses ended by the timeout instead of XON
-  SimTime held = 0;                  // sender: time parked by a hold or a pause (the drain time of Flowcut)
-};
-
-// Why a flow is parked (FlowState::park).
-inline constexpr std::uint8_t kParkHold = 1;   // its load balancer holds it
-inline constexpr std::uint8_t kParkPause = 2;  // a switch paused it (FGFC XOFF)
-
-enum class PsnState : std::uint8_t { Unsent = 0, InFlight = 1, Acked = 2, Lost = 3 };
-
-// The sender's record of one PSN in play (FlowLive::sent): its state and latest transmission, in 12
-// bytes (the state in the low two bits of the send time's word: times in ps stay far below 2^62).
-#pragma pack(push, 4)
-struct PsnEntry {
-  std::uint64_t sent_state = 0;  // time of the latest transmission << 2 | PsnState
-  std::uint32_t ev = 0;          // its EV
-
-  SimTime sent() const { return static_cast<SimTime>(sent_state >> 2); }
-  PsnState state() const { return static_cast<PsnState>(sent_state & 3); }
-  void set_state(PsnState s) { sent_state = (sent_state & ~std::uint64_t{3}) | static_cast<std::uint64_t>(s); }
-  void set_sent(SimTime t, PsnState s) {
-    sent_state = static_cast<std::uint64_t>(t) << 2 | static_cast<std::uint64_t>(s);
-  }
-};
-#pragma pack(pop)
-static_assert(sizeof(PsnEntry) == 12, "PsnEntry: 12 bytes per PSN in play");
-
-// The state of a transfer in progress (sender and receiver), made when the entry starts
-// (Transport::begin) and released as a whole once the receiver holds every byte and the sender has
-// its final ACK (docs/architecture.md "Per-flow state"). The per-PSN state covers only the PSNs in
-// play (PsnRing: from the cumulative point to the highest PSN sent or received) and goes earlier:
-// the sender's at its final ACK, the receiver's bitmap at completion.
-struct alignas(64) FlowLive {
-  // sender: what pull_data and an ACK read and write, first (Transport::prefetch_pull and
-  // prefetch_arrival ask for [0, offsetof(FlowLive, received)))
-  std::unique_ptr<CongestionControl> cc;  // freed at the final ACK
-  Bytes inflight = 0;
-  std::uint32_t next_new = 0;  // next never-sent PSN
-  std::uint32_t acked = 0;     // PSNs acknowledged
-  std::uint32_t snd_cum = 0;   // every PSN below is acknowledged
-  // NIC scheduler (Transport::pull_data): the flow's slot in its host's list of sendable flows while
-  // it is there (not parked, sender not done).
-  std::uint32_t slot = 0xFFFFFFFFu;
-  // pacing (rate-based CC, CongestionControl::paced): the next packet may start at next_tx; a NIC that
-  // skipped the flow for that reason is woken at pace_wake (kEvPaceWake). next_tx stays 0 unpaced.
-  SimTime next_tx = 0;
-  // Per-PSN sender state from snd_cum's 64-PSN block on (below it every PSN is Acked): the bitmap of
-  // acknowledged PSNs and each PSN's latest transmission; freed when the sender is done.
-  PsnRing<PsnEntry> sent;
-  // psn's state: from the ring, Acked below it (every PSN below its first block is acknowledged),
-  // Unsent beyond it; and the time of its latest transmission while the ring holds it (else 0).
-  PsnState state_of(std::uint32_t psn) const {
-    if (const PsnEntry* e = sent.find(psn)) return e->state();
-    return psn < sent.lo() ? PsnState::Acked : PsnState::Unsent;
-  }
-  SimTime sent_time(std::uint32_t psn) const {
-    const PsnEntry* e = sent.find(psn);
-    return e ? e->sent() : 0;
-  }
-  std::vector<std::uint32_t> rtx;  // retransmit queue (PSNs)
-  std::size_t rtx_head = 0;
-  std::vector<std::pair<std::uint32_t, SimTime>> sendlog;  // (psn, sent) in send order, for the RTO
-  std::size_t log_head = 0;        // walked up to here; a full log drops what the walk would skip (log_send)
-  SimTime rto_armed = kTimeNever;  // time of the pending RTO event, if any
-  SimTime last_rewind = -1;        // go_back_n: when the sender last resent from a NACKed PSN
-  SimTime pace_wake = kTimeNever;
-  bool paced = false;
-  // receiver, from a cache line of its own (Transport::prefetch_arrival asks for
-  // [offsetof(received), offsetof(parked_since)))
-  PsnRing<> received;         // PSN bitmap from rcv_cum's block on; freed when every PSN is held
-  std::uint32_t rcv_cum = 0;  // lowest PSN not yet received
-  bool ack_flush_armed = false;
-  std::uint8_t ack_last_hops = 0;
-  std::uint8_t carry_n = 0;  // ack_carry_evs: non-ECN EVs received since the last ACK
-  std::uint32_t ack_pending = 0, ack_pending_ecn = 0;
-  std::uint32_t ack_last_psn = 0, ack_last_ev = 0;
-  std::uint32_t ack_pending_bytes = 0;  // wire bytes of the data packets the next ACK answers
-  SimTime ack_last_sent_time = 0;
-  SimTime ack_last_rx = 0;  // arrival time of the data packet the next ACK answers
-  std::uint16_t carry_ev[net::kMaxCarriedEvs] = {};
-  // sender, parking (holds and pauses): rare
-  SimTime parked_since = 0, class_since = 0;
-  SimTime hold_wake = kTimeNever;       // time of the pending kEvHoldWake
-  SimTime pause_deadline = kTimeNever;  // time of the pending kEvPauseTimeout
-};
-static_assert(offsetof(FlowLive, received) % 64 == 0, "FlowLive: the receiver's fields start a cache line");
-
-// One per workload entry for the whole run: what flows.csv and summary.json report, the entry's
-// dependencies, and its load balancer (kept to the end only when the run's summary reads it:
-// Transport's PolicyKeep). The transfer's working state is `live` while it is in progress.
-struct alignas(64) FlowState {
-  // --- cache line 0: what sending a packet and taking one in read first (Transport::prefetch_pull,
-  // prefetch_arrival ask for lines 0 and 1 only)
-  const workload::FlowSpec* spec = nullptr;
-  std::unique_ptr<lb::EntropyPolicy> lb;
-  std::unique_ptr<FlowLive> live;  // null before the start and once the transfer is over
-  std::uint32_t id = 0;
-  std::uint32_t npkts = 0;
-  std::uint32_t rcv_count = 0;  // receiver: distinct PSNs held
-  std::uint32_t in_net = 0;     // its data packets (and probes) in the network: sent, not yet arrived or dropped
-  bool started = false, finished = false, sender_done = false;
-  bool pinned = false;           // lb = via_group:<g> or pinned_ecmp: data packets carry net::kFlagPinned
-  std::uint8_t caps = 0;         // the load balancer's lb::kCap* flags
-  std::uint8_t park = 0;         // kPark* reasons; non-zero = not in the host's active list
-  bool class_paused = false;     // this flow's drain paused the NIC's class (PFC)
-  SimTime rcv_latest_sent = -1;  // receiver: latest send time among the data packets received
-  // --- from the end of line 0 on: the counters, the per-packet ones by line 1's end
-  FlowCounters n;
-  // --- cold: the lifecycle
-  std::uint32_t pending_deps = 0, pending_start_deps = 0;
-  SimTime ready_time = 0;  // latest dependency completion + delay / start dependency
-  SimTime start_time = -1, finish_time = -1, sender_done_time = -1;
-};
-// The per-packet fields in FlowState's first two lines (offsetof on a type with unique_ptr members
-// is conditionally supported; g++ and clang give the layout offset).
-inline constexpr std::size_t kFlowStateHotBytes = 128;
-static_assert(offsetof(FlowState, n) + offsetof(FlowCounters, trimmed_rx) + sizeof(std::uint64_t) <= kFlowStateHotBytes,
-              "FlowState: per-packet counters leave its first two cache lines");
-
 using PolicyFactory = std::function<std::unique_ptr<lb::EntropyPolicy>(const workload::FlowSpec&, std::uint32_t id)>;
 // Whether entry id's load balancer must outlive its transfer (the run's summary or path usage reads
 // it); empty = none does. Policies that answer probes (lb::kCapPaths) are always kept.
@@ -262,47 +95,6 @@ using PolicyKeep = std::function<bool(const workload::FlowSpec& spec, std::uint3
 // folds what its summary needs from it (lb::SummaryFold). Empty = nothing to fold.
 using PolicyDone =
     std::function<void(const workload::FlowSpec& spec, std::uint32_t id, const lb::EntropyPolicy& policy)>;
-
-// What flows.csv and summary.json report of one entry (sim::Simulation::result, FlowTotals): made
-// from its record, or from the compact row a streamed run keeps once the record is released.
-struct FlowReport {
-  std::uint32_t id = 0;
-  std::int32_t src = -1, dst = -1, tag = 0;
-  Bytes bytes = 0;
-  SimTime compute = -1;             // >= 0: a computation of this duration
-  const std::string* lb = nullptr;  // the entry's load balancer name; empty = the run's default
-  bool finished = false;
-  std::uint32_t npkts = 0, rcv_count = 0;
-  SimTime start_time = -1, finish_time = -1, sender_done_time = -1;
-  FlowCounters n;
-  bool is_compute() const { return compute >= 0; }
-};
-
-// Memory held by per-flow state, counted from the containers (tests, docs/scale.md).
-struct FlowMemory {
-  std::size_t entries = 0;  // workload entries
-  std::size_t records = 0;  // FlowState records held now (every entry, or a streamed run's records not yet released)
-  std::size_t peak_records = 0;  // most records at once
-  // Streamed runs: the ids from the lowest entry not yet reported to the highest made, their
-  // released rows waiting for their turn, and the bytes of the window (the id-indexed rows and
-  // record slots, at capacity) and of the record pool (FlowState + FlowSpec per slot, at capacity).
-  std::size_t window = 0, peak_window = 0;
-  std::size_t waiting_rows = 0, peak_waiting_rows = 0;
-  std::size_t spilled_rows = 0;  // waiting rows written to the temporary file (their ids beyond the rows in memory)
-  std::size_t window_bytes = 0, window_capacity = 0;
-  std::size_t record_bytes = 0, record_capacity = 0;
-  std::size_t live = 0;             // transfers with a FlowLive (started, not yet over)
-  std::size_t peak_live = 0;        // most FlowLive objects at once
-  std::size_t policies = 0;         // load-balancer objects held
-  std::size_t ccs = 0;              // congestion-control objects held
-  std::size_t vector_bytes = 0;     // capacity of every per-flow vector (PSN state, bitmaps, logs, dependents)
-  std::size_t scheduler_bytes = 0;  // the NIC scheduler's per-host slot lists and ready bits
-};
-
-// A streamed workload (workload.stream): the next entry in id order into `out` (false: none left).
-using EntryFeed = std::function<bool(workload::FlowSpec& out)>;
-// A streamed entry leaves the transport, in id order: its final values (flows.csv row, summary values).
-using RetireSink = std::function<void(const FlowReport& f)>;
 
 class Transport final : public net::HostHandler, public net::EventHandler {
  public:
@@ -361,10 +153,15 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   const std::vector<std::uint64_t>& rob_histogram() const { return rob_hist_; }
   // Packets each host holds in its reorder buffer now (empty until the first in-order arrival).
   const auto& rob_per_host() const { return rob_host_; }
-  Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const;
+  Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const {
+    const Bytes off = static_cast<Bytes>(psn) * p_.mtu;
+    return p_.header + std::min<Bytes>(p_.mtu, f.spec->bytes - off);
+  }
   // Size of an ACK, NACK or probe of flow f answering / probing path ev: the header, plus the
   // policy's own header fields (EntropyPolicy::extra_header).
-  Bytes control_bytes(const FlowState& f, std::uint32_t ev) const;
+  Bytes control_bytes(const FlowState& f, std::uint32_t ev) const {
+    return p_.header + (f.lb && (f.caps & lb::kCapPaths) ? f.lb->extra_header(ev) : 0);
+  }
   FlowMemory memory() const;
   // Streamed: the most waiting rows kept in memory (rounded up to a power of two; 65,536, 7.5 MiB);
   // a run reads it when it starts. Tests lower it to make a small run use the file.
@@ -382,6 +179,8 @@ class Transport final : public net::HostHandler, public net::EventHandler {
 
  private:
   Transport(net::Network& net, const TransportParams& params, PolicyFactory policies, PolicyKeep keep, PolicyDone done);
+
+  // --- records.cpp: where each entry's record is, and the records of streamed workloads
   // Streamed: the record slot of id (once released: kNoSlot with its row in rows_, kSpilledRow with
   // its row in rows_file_); eager: the id itself.
   static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu, kSpilledRow = 0xFFFFFFFEu;
@@ -399,47 +198,80 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // then hand the rows at the bottom of the window to the sink in id order.
   void try_release(std::uint32_t id);
   void retire_done();
+
+  // --- transport.cpp: the entries' lifecycle
   void begin(std::uint32_t id);
   void complete(std::uint32_t id);
   void make_ready(std::uint32_t id);
-  bool has_packet(const FlowState& f, std::uint32_t& psn) const;
-  bool window_allows(const FlowState& f, std::uint32_t psn) const;
+  void release(FlowState& f);
+
+  // --- sender.cpp
+  // Whether the sender has a packet to send (the retransmit queue first, else the next new PSN),
+  // which (psn), and whether the congestion window admits it (a flow with nothing in flight may
+  // always send one). Inline: the NIC scheduler asks them for every packet.
+  bool has_packet(const FlowState& f, std::uint32_t& psn) const {
+    if (f.sender_done) return false;
+    if (f.live->rtx_head < f.live->rtx.size())
+      psn = f.live->rtx[f.live->rtx_head];
+    else if (f.live->next_new < f.npkts)
+      psn = f.live->next_new;
+    else
+      return false;
+    return true;
+  }
+  bool window_allows(const FlowState& f, std::uint32_t psn) const {
+    return f.live->inflight == 0 || static_cast<double>(f.live->inflight + packet_bytes(f, psn)) <= f.live->cc->cwnd();
+  }
   std::uint32_t next_psn(FlowState& f);
+  // Sends f's next packet (pull_data chose the flow and checked its window and pacing slot).
+  std::uint32_t send_data(FlowState& f, SimTime now);
   lb::SendView send_view(const FlowState& f, std::uint32_t psn) const;
-  void on_data(std::uint32_t pkt);
   void on_ack(std::uint32_t pkt);
   void on_nack(std::uint32_t pkt);
   void on_go_back_n(FlowState& f, const net::Packet& n);
-  void on_pause(std::uint32_t pkt);
-  void send_nack(FlowState& f, FlowLive& R, const net::Packet& p, std::uint32_t psn, bool go_back_n);
-  // Parking: take the flow out of / put it back into its host's active list.
-  void park(FlowState& f, std::uint8_t reason);
-  void unpark(FlowState& f, std::uint8_t reason);
-  void add_active(FlowState& f);
-  void remove_active(FlowState& f);
-  // Re-evaluates whether the flow may be picked by pull_data (after anything that changes its
-  // packets, window or bytes in flight).
-  void refresh(FlowState& f);
-  bool sendable(FlowState& f) const;
-  void compact(std::int32_t host);
-  void release(FlowState& f);
-  void end_class_pause(FlowState& f);
-  void send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std::int32_t to_host);
-  // [LAPS] sec. 3.4: a header-only probe on the path `ev` names, and the receiver's answer.
-  void send_probe(FlowState& f, std::uint32_t ev);
-  void answer_probe(FlowState& f, FlowLive& R, const net::Packet& p);
-  void on_probe_ack(FlowState& f, const net::Packet& a, const net::AckFields& ax);
+  void mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes, std::uint32_t& newly);
+  void arm_rto(FlowState& f, SimTime at);
+  void on_rto(std::uint32_t id);
   // A policy's per-path loss verdicts ([LAPS] sec. 3.7): resend the transmissions still in flight.
   void resend_lost(FlowState& f);
+  void sender_finished(FlowState& f);
+
+  // --- receiver.cpp
+  void on_data(std::uint32_t pkt);
+  void send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std::int32_t to_host);
+  void send_nack(FlowState& f, FlowLive& R, const net::Packet& p, std::uint32_t psn, bool go_back_n);
   void count_rob(FlowState& f, std::int32_t host, std::uint32_t before);
   // The receiver state of f: its own, or scratch_ once the transfer is released.
   FlowLive& receiver(FlowState& f);
   // Word w of the receiver's PSN bitmap (also once it is freed, when the entry is complete).
   std::uint64_t received_word(const FlowState& f, std::uint32_t w) const;
-  void mark_acked(FlowState& f, std::uint32_t psn, Bytes& acked_bytes, std::uint32_t& newly);
-  void arm_rto(FlowState& f, SimTime at);
-  void on_rto(std::uint32_t id);
-  void sender_finished(FlowState& f);
+
+  // --- nic_scheduler.cpp: the host's active flows (HostQueue)
+  void add_active(FlowState& f);
+  void remove_active(FlowState& f);
+  // Re-evaluates whether the flow may be picked by pull_data (after anything that changes its
+  // packets, window or bytes in flight). The test for a flow in the active list inline (the sender
+  // calls it for every packet and ACK), the rest in refresh_slot.
+  void refresh(FlowState& f) {
+    if (f.live && f.live->slot != SlotBits::kNone) refresh_slot(f);
+  }
+  void refresh_slot(FlowState& f);
+  bool sendable(FlowState& f) const;
+  void compact(std::int32_t host);
+  void use_bits(HostQueue& q);
+
+  // --- pauses_probes.cpp
+  // Parking: take the flow out of / put it back into its host's active list.
+  void park(FlowState& f, std::uint8_t reason);
+  void unpark(FlowState& f, std::uint8_t reason);
+  void on_hold_wake(FlowState& f, SimTime time);
+  void on_pause(std::uint32_t pkt);
+  void on_pause_timeout(FlowState& f, SimTime time);
+  void end_class_pause(FlowState& f);
+  // [LAPS] sec. 3.4: a header-only probe on the path `ev` names, and the receiver's answer.
+  void send_probe(FlowState& f, std::uint32_t ev);
+  void answer_probe(FlowState& f, FlowLive& R, const net::Packet& p);
+  void on_probe_ack(FlowState& f, const net::Packet& a, const net::AckFields& ax);
 
   net::Network& net_;
   TransportParams p_;
@@ -471,26 +303,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   std::vector<std::vector<std::uint32_t>> dependents_, start_dependents_;
   PolicyKeep keep_;
   PolicyDone done_;
-  // NIC scheduler, per host: the active flows (not parked, sender not done) in round-robin order,
-  // one slot each (kNil = a flow that left; trailing ones are trimmed, the rest compacted when they
-  // outnumber the flows), the slots of the flows that can send, and the round-robin position (the
-  // next flow considered is the first ready one at or after it, wrapping).
-  // A host with few active flows is scanned slot by slot (cheaper than keeping the bits, and the
-  // same order); `ready` is kept from kReadyFrom flows on until they drop below kReadyFrom / 2.
-  struct HostQueue {
-    std::vector<std::uint32_t> slots;
-    SlotBits ready;
-    std::uint32_t active = 0;
-    std::uint32_t cursor = 0;
-    bool bits = false;  // `ready` is in use
-  };
-  static constexpr std::uint32_t kReadyFrom = 16;
-  std::uint32_t next_slot(const HostQueue& q, std::uint32_t s) const {
-    if (q.bits) return q.ready.next(s);
-    while (s < q.slots.size() && q.slots[s] == net::kNil) ++s;
-    return s < q.slots.size() ? s : SlotBits::kNone;
-  }
-  void use_bits(HostQueue& q);
+  // NIC scheduler: one HostQueue per host (transport/nic_scheduler.h).
   std::vector<HostQueue> hosts_;
   std::size_t live_ = 0, peak_live_ = 0;
   std::vector<std::uint32_t> class_paused_;  // per host: PFC class pauses in force
