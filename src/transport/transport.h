@@ -153,6 +153,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   const std::vector<std::uint64_t>& rob_histogram() const { return rob_hist_; }
   // Packets each host holds in its reorder buffer now (empty until the first in-order arrival).
   const auto& rob_per_host() const { return rob_host_; }
+  // Wire bytes of flow f's data packet psn: the header and its share of the message, at most an MTU.
   Bytes packet_bytes(const FlowState& f, std::uint32_t psn) const {
     const Bytes off = static_cast<Bytes>(psn) * p_.mtu;
     return p_.header + std::min<Bytes>(p_.mtu, f.spec->bytes - off);
