@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build demo test install sanitize fuzz fuzz-build bench docs clean
+.PHONY: all deps build demo test install sanitize sanitize-build sanitize-full fuzz fuzz-build bench docs clean
 
 all: build
 
@@ -35,18 +35,27 @@ install: build
 test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The test suite (without the fuzz smoke) built with AddressSanitizer + UndefinedBehaviorSanitizer in
-# $(BUILD)/sanitize (g++, -O1, any report fails the test; docs/reliability.md). CI runs it after `make test`.
-# The tests load the layers from one shared library there (LBSIM_SHARED_LAYERS, src/CMakeLists.txt):
-# ~30 statically linked copies took GiBs of disk.
+# The test suite built with AddressSanitizer + UndefinedBehaviorSanitizer in $(BUILD)/sanitize (g++, -O1,
+# any report fails the test; docs/reliability.md). The tests load the layers from one shared library
+# there (LBSIM_SHARED_LAYERS, src/CMakeLists.txt): ~30 statically linked copies took GiBs of disk.
+# `make sanitize` (CI, after `make test`) runs the C++ tests; `make sanitize-full` also runs the script
+# tests (docs commands, format, plots, HTML report, install tree), which `make test` already ran
+# unsanitized and which take most of the sanitized time. Neither runs the fuzz smoke nor builds benchmarks.
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-sanitize: deps
+SANITIZE_ENV = LBSIM_TOOLS_DIR=$(CURDIR)/tools ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sanitize-build: deps
 	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \
-	  -DLBSIM_WERROR=OFF -DLBSIM_PYTHON=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" -DLBSIM_SHARED_LAYERS=ON \
-	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+	  -DLBSIM_WERROR=OFF -DLBSIM_PYTHON=OFF -DLBSIM_BENCH=OFF -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" \
+	  -DLBSIM_SHARED_LAYERS=ON -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
 	cmake --build $(BUILD)/sanitize -j $(JOBS)
-	cd $(BUILD)/sanitize && LBSIM_TOOLS_DIR=$(CURDIR)/tools ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE fuzz
+
+sanitize: sanitize-build
+	cd $(BUILD)/sanitize && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) -LE 'fuzz|docs|plot|report|install'
+
+sanitize-full: sanitize-build
+	cd $(BUILD)/sanitize && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) -LE fuzz
 
 # libFuzzer harnesses (fuzz/, docs/fuzzing.md) in $(BUILD)/fuzz, built with clang + ASan + UBSan.
 # Without clang this says so and does nothing.
