@@ -298,7 +298,7 @@ TEST(LapsArtifact, LoneFlowUsesBothPathsOutOfTheNicSwitch) {
   c.set("output.laps_trace", true);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
-  const auto f = s.flow_results().at(0);  // a copy: flow_results() returns by value
+  const auto f = s.flow_results().at(0);                 // a copy: flow_results() returns by value
   const double one_path_us = 2000.0 * 1048 * 8 / 100e3;  // 2000 packets at 100 Gb/s: 167.7 us
   EXPECT_GT(f.fct(), 0);
   EXPECT_LT(to_us(f.fct()), one_path_us * 0.8);
