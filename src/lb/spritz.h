@@ -6,10 +6,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/config.h"
 #include "lb/endpoint_table.h"
 #include "lb/policy.h"
 
 namespace lbsim::lb {
+
+// lb.spritz_reading = "code": every key of the authors' code's reading that the config does not set
+// itself takes that reading's value (docs/spritz.md "Paper and code"; the values are listed in the
+// key's doc). Runs before the config checks, like transport.preset.
+void apply_spritz_reading(config::Config& c);
 
 enum class Weighting : std::uint8_t { Uniform, Weighted };
 
@@ -40,6 +46,10 @@ class SpritzPolicy final : public EntropyPolicy {
   std::vector<std::uint32_t> buffer() const;
   double weight(std::size_t i) const { return i == 0 ? w0_ : (zeroed_[i >> 6] >> (i & 63) & 1) ? 0.0 : base_weight(i); }
   std::uint32_t ecn_count(std::size_t i) const { return ecn_counts_.empty() ? 0 : ecn_counts_[i]; }
+  // lb.spritz_scout_ecn_count = "shared": the connection's one counter.
+  std::uint32_t shared_ecn_count() const { return shared_ecn_; }
+  // lb.spritz_bias = "small_flows" and the flow is below small_flow_bytes: w = (min_bias_factor, 1, ..., 1).
+  bool small_flow_biased() const { return flat_; }
   // True while the connection samples from prefix sums of its own (some weight differs from the
   // shared list's): for tests of the memory it holds.
   bool own_weights() const { return !cum_.empty(); }
@@ -52,6 +62,15 @@ class SpritzPolicy final : public EntropyPolicy {
   void maybe_restore(SimTime now);  // the global timer of sec. IV-A
   void ecn_window(bool marked, SimTime now);
   void remove_from_buffer(std::uint32_t i, SimTime now);
+  bool in_buffer(std::uint32_t i) const;
+  void reset_ecn(std::uint32_t i) {
+    if (ecn_counts_.empty()) {
+      shared_ecn_ = 0;
+    } else {
+      ecn_counts_[i] = 0;
+    }
+  }
+  void block(std::uint32_t i, SimTime now);  // a timeout: w[i] <- 0 (Alg. 2 l. 21, Alg. 3 l. 8)
   std::size_t buf_at(std::size_t k) const { return buf_[(head_ + k) % buf_.size()]; }
 
   PolicyContext ctx_;
@@ -60,8 +79,10 @@ class SpritzPolicy final : public EntropyPolicy {
   Kind kind_;
   // A path's original weight: Eq. 1 from the shared entry list (weighted), else 1.0; not copied per
   // connection (Slim Fly q = 29: ~1,800 paths per connection).
-  double base_weight(std::size_t i) const { return weighted_ ? paths_.weight(i) : 1.0; }
+  // With the small-flow bias (flat_) every path but the shortest weighs 1.0, as in the authors' code.
+  double base_weight(std::size_t i) const { return weighted_ && !flat_ ? paths_.weight(i) : 1.0; }
   bool weighted_;
+  bool flat_ = false;  // lb.spritz_bias = "small_flows" applies to this flow: w[0] = min_bias_factor
   // The current weights w[] of Alg. 2-3 without a vector of them: they change only by the w[0] bias
   // (Alg. 2 l. 23-24, Alg. 3 l. 10-11), by a timeout setting a weight to 0 and by the restore timer
   // setting it back, so w[0] is kept (w0_), the other paths are base_weight(i) or 0 (a bit each in
@@ -69,13 +90,16 @@ class SpritzPolicy final : public EntropyPolicy {
   // hold prefix sums of its own (cum_, 8 B per path); otherwise it samples from the shared list's.
   // Slim Fly q = 29: ~1,800 paths per connection (18 B per path and connection before).
   double w0_ = 1.0;
-  double base0_ = 1.0;  // base_weight(0), computed once
-  bool at_base() const { return w0_ == base0_ && n_zeroed_ == 0; }
+  double base0_ = 1.0;  // base_weight(0), computed once (min_bias_factor for a small-flow-biased flow)
+  // The weights are the shared list's (no prefix sums of the connection's own): a small-flow-biased
+  // flow never is, its weights (min_bias_factor, 1, ..., 1) being no list's.
+  bool at_base() const { return !flat_ && w0_ == base0_ && n_zeroed_ == 0; }
   std::vector<std::uint64_t> zeroed_;
   std::size_t n_zeroed_ = 0;  // bits set in zeroed_
   std::vector<double> cum_;   // empty while every weight is its base one
   bool cum_dirty_ = false;
-  std::vector<std::uint16_t> ecn_counts_;  // Scout only (Alg. 2 l. 7-13)
+  std::vector<std::uint16_t> ecn_counts_;  // Scout only (Alg. 2 l. 7-13), one per path
+  std::uint32_t shared_ecn_ = 0;           // Scout with lb.spritz_scout_ecn_count = "shared"
   std::vector<SimTime> removed_at_;        // Scout: last removal per path (reinsert_holdoff_rtts > 0)
   // Scout with scout_order_measured: the RTT of each path's latest ACK (the buffer's sort key), and
   // the RTT of the ACK being handled (on_rtt comes just before its on_feedback).
