@@ -142,6 +142,10 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.ack_every = static_cast<std::uint32_t>(cfg_.integer("transport.ack_every"));
   tp.ack_delay = from_us(cfg_.real("transport.ack_delay_us"));
   tp.ack_carry_evs = lb::transport_needs(cfg_).ack_carry_evs;
+  tp.ack_bytes = cfg_.integer("transport.ack_bytes");
+  tp.ack_on_ecn = cfg_.flag("transport.ack_on_ecn");
+  tp.ack_request = cfg_.flag("transport.ack_request");
+  tp.last_hop_trim_ack = cfg_.text("transport.last_hop_trim") == "ack";
   tp.pin_acks = cfg_.text("transport.pinned_acks") == "pinned";
   tp.delivery = cfg_.text("transport.delivery") == "in_order" ? transport::Delivery::InOrder : transport::Delivery::Ooo;
   tp.recovery = cfg_.text("transport.in_order_recovery") == "go_back_n" ? transport::Recovery::GoBackN
