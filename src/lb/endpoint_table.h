@@ -126,6 +126,9 @@ struct SpritzParams {
   // then 1), or never.
   enum class Bias : std::uint8_t { EcnRate, SmallFlows, None } bias = Bias::EcnRate;
   Bytes small_flow_bytes = 512 * 1024;
+  // One buffer_paths (and blocked set) per (source, destination) host pair, shared by its connections
+  // (lb.spritz_buffer_scope = "pair"); else one per connection.
+  bool pair_buffer = false;
 };
 
 }  // namespace lbsim::lb

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "lb/registry.h"
@@ -35,8 +36,14 @@ std::uint32_t OpsEntryPolicy::next_ev(SimTime) {
 
 // --- Spritz-Scout / Spritz-Spray ---------------------------------------------------------------
 
-SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w)
-    : ctx_(std::move(ctx)), paths_(need_paths(ctx_)), p_(params), kind_(kind), weighted_(w == Weighting::Weighted) {
+SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w,
+                           std::shared_ptr<SpritzBuffer> shared)
+    : ctx_(std::move(ctx)),
+      paths_(need_paths(ctx_)),
+      p_(params),
+      kind_(kind),
+      weighted_(w == Weighting::Weighted),
+      r_(std::move(shared)) {
   if (p_.buffer_size == 0) throw UserError("lb.spritz_buffer_size must be at least 1");
   const std::size_t n = paths_.size();
   // The authors' code (lb.spritz_bias = "small_flows"): a flow smaller than small_flow_bytes starts with
@@ -47,7 +54,9 @@ SpritzPolicy::SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind k
   if (kind_ == Kind::Scout && !p_.scout_shared_ecn) ecn_counts_.assign(n, 0);
   if (p_.reinsert_holdoff_rtts > 0) removed_at_.assign(n, kTimeNever);
   if (kind_ == Kind::Scout && p_.scout_order_measured) measured_.assign(n, 0);
-  buf_.assign(p_.buffer_size, 0);
+  if (!r_) r_ = std::make_shared<SpritzBuffer>();
+  if (r_->buf.empty()) r_->buf.assign(p_.buffer_size, 0);
+  apply_blocked();  // a shared buffer's paths blocked for good by the pair's earlier timeouts
   if (p_.restore_interval <= 0) p_.restore_interval = 10 * std::max<SimTime>(ctx_.base_rtt, 1);
 }
 
@@ -119,12 +128,12 @@ std::uint32_t SpritzPolicy::next_ev(SimTime now) {
   // sends from the buffer, so the count stands still while the buffer is empty.
   const bool count_all = kind_ == Kind::Spray || !p_.scout_explore_from_buffer;
   if (count_all) ++packet_count_;
-  if (count_ == 0) return sample();  // l. 8-10
+  if (r_->count == 0) return sample();  // l. 8-10
   if (!count_all) ++packet_count_;
-  const std::uint32_t i = buf_[head_];  // l. 12: front element
-  if (kind_ == Kind::Spray) {           // l. 13-14: only Spritz-Spray consumes it
-    head_ = (head_ + 1) % buf_.size();
-    --count_;
+  const std::uint32_t i = r_->buf[r_->head];  // l. 12: front element
+  if (kind_ == Kind::Spray) {                 // l. 13-14: only Spritz-Spray consumes it
+    r_->head = (r_->head + 1) % r_->buf.size();
+    --r_->count;
   }
   return paths_.ev(i);
 }
@@ -133,15 +142,15 @@ void SpritzPolicy::remove_from_buffer(std::uint32_t i, SimTime now) {
   if (!removed_at_.empty()) removed_at_[i] = now;
   // Compact the ring without the entries equal to i (Scout holds each path at most once).
   std::size_t w = 0;
-  for (std::size_t k = 0; k < count_; ++k) {
+  for (std::size_t k = 0; k < r_->count; ++k) {
     const auto v = static_cast<std::uint32_t>(buf_at(k));
-    if (v != i) buf_[(head_ + w++) % buf_.size()] = v;
+    if (v != i) r_->buf[(r_->head + w++) % r_->buf.size()] = v;
   }
-  count_ = w;
+  r_->count = w;
 }
 
 bool SpritzPolicy::in_buffer(std::uint32_t i) const {
-  for (std::size_t k = 0; k < count_; ++k)
+  for (std::size_t k = 0; k < r_->count; ++k)
     if (buf_at(k) == i) return true;
   return false;
 }
@@ -152,10 +161,17 @@ void SpritzPolicy::block(std::uint32_t i, SimTime now) {
     if (restore_at_ == kTimeNever) restore_at_ = now + p_.restore_interval;
     return;
   }
-  // lb.spritz_timeout = "permanent" (the authors' code): blocked for the rest of the flow, except the
-  // last path with a weight, which the code never blocks.
-  const std::size_t live = paths_.size() - n_zeroed_ - (w0_ == 0 ? 1 : 0);
-  if (weight(i) != 0 && live > 1) set_weight(i, 0);
+  // lb.spritz_timeout = "permanent" (the authors' code): the path joins the blocked set (the pair's,
+  // with lb.spritz_buffer_scope = "pair") and every path in it stays at weight 0 for good.
+  if (std::find(r_->blocked.begin(), r_->blocked.end(), i) == r_->blocked.end()) r_->blocked.push_back(i);
+  apply_blocked();
+}
+
+void SpritzPolicy::apply_blocked() {
+  // As the code does (UecMpSource::update_weighted_dist): only while the set leaves some path out, so
+  // the timeout of the last unblocked path blocks nothing.
+  if (r_->blocked.size() >= paths_.size()) return;
+  for (const std::uint32_t b : r_->blocked) set_weight(b, 0);
 }
 
 void SpritzPolicy::ecn_window(bool marked, SimTime now) {
@@ -181,7 +197,7 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
   const std::int32_t found = paths_.index_of(ev);
   if (found < 0) return;
   const auto i = static_cast<std::uint32_t>(found);
-  const std::size_t cap = buf_.size();
+  const std::size_t cap = r_->buf.size();
   if (!measured_.empty() && last_rtt_ >= 0 && (kind == Feedback::Ack || kind == Feedback::AckEcn))
     measured_[i] = last_rtt_;  // lb.spritz_scout_order = "measured": the latest ACK's RTT per path
   // The authors' Scout (lb.spritz_scout_feedback = "buffered") hears marked ACKs, NACKs and timeouts
@@ -197,18 +213,18 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
         if (!removed_at_.empty() && removed_at_[i] != kTimeNever &&
             static_cast<double>(now - removed_at_[i]) < p_.reinsert_holdoff_rtts * static_cast<double>(ctx_.base_rtt))
           present = true;
-        if (count_ < cap && !present) {
-          std::size_t pos = count_;
+        if (r_->count < cap && !present) {
+          std::size_t pos = r_->count;
           while (pos > 0 && ranks_before(i, buf_at(pos - 1))) {
-            buf_[(head_ + pos) % cap] = static_cast<std::uint32_t>(buf_at(pos - 1));
+            r_->buf[(r_->head + pos) % cap] = static_cast<std::uint32_t>(buf_at(pos - 1));
             --pos;
           }
-          buf_[(head_ + pos) % cap] = i;
-          ++count_;
+          r_->buf[(r_->head + pos) % cap] = i;
+          ++r_->count;
         }
-      } else if (count_ < cap) {  // Alg. 3 l. 2-5: push at the back, duplicates allowed
-        buf_[(head_ + count_) % cap] = i;
-        ++count_;
+      } else if (r_->count < cap) {  // Alg. 3 l. 2-5: push at the back, duplicates allowed
+        r_->buf[(r_->head + r_->count) % cap] = i;
+        ++r_->count;
       }
       ecn_window(false, now);
       break;
@@ -243,7 +259,7 @@ void SpritzPolicy::on_feedback(std::uint32_t ev, Feedback kind, SimTime now) {
 
 std::vector<std::uint32_t> SpritzPolicy::buffer() const {
   std::vector<std::uint32_t> out;
-  for (std::size_t k = 0; k < count_; ++k) out.push_back(static_cast<std::uint32_t>(buf_at(k)));
+  for (std::size_t k = 0; k < r_->count; ++k) out.push_back(static_cast<std::uint32_t>(buf_at(k)));
   return out;
 }
 
@@ -252,7 +268,7 @@ std::size_t SpritzPolicy::state_bits() const {
   // the connection (lb.spritz_scout_ecn_count = "shared"); the EV entry list itself is shared per
   // destination switch and reported with the endpoint table.
   const std::size_t ecn_bits = kind_ != Kind::Scout ? 0 : p_.scout_shared_ecn ? 8 : ecn_counts_.size() * 8;
-  return buf_.size() * 16 + 16 + ecn_bits;
+  return r_->buf.size() * 16 + 16 + ecn_bits;
 }
 
 // --- Flicr -------------------------------------------------------------------------------------
@@ -307,6 +323,7 @@ SpritzParams spritz_params(const Config& c, const PolicyContext& run) {
            : bias == "none"      ? SpritzParams::Bias::None
                                  : SpritzParams::Bias::EcnRate;
   p.small_flow_bytes = c.integer("lb.spritz_small_flow_bytes");
+  p.pair_buffer = c.text("lb.spritz_buffer_scope") == "pair";
   return p;
 }
 
@@ -359,8 +376,9 @@ SpritzParams spritz_params(const Config& c, const PolicyContext& run) {
           text("lb.spritz_reading", "paper",
                "Spritz-Scout/-Spray as the paper's Algorithms 1-3 read (paper: each key's own default) or as the "
                "authors' public code runs them (code: buffer_size 9, scout_feedback buffered, scout_ecn_count shared, "
-               "scout_explore from_buffer, timeout permanent, bias small_flows, w_scale_rule multiply; keys the "
-               "config sets itself win). docs/spritz.md \"Paper and code\".")
+               "scout_explore from_buffer, timeout permanent, bias small_flows, w_scale_rule multiply, buffer_scope "
+               "pair, and transport.ack_bytes 16 KiB, ack_on_ecn, ack_request, last_hop_trim ack for every scheme of "
+               "the run; keys the config sets itself win). docs/spritz.md \"Paper and code\".")
               .one_of({"paper", "code"}),
           text("lb.spritz_scout_feedback", "any_path",
                "Spritz-Scout: which paths' marked ACKs, NACKs and timeouts it acts on: any_path (Alg. 2) or buffered "
@@ -390,6 +408,11 @@ SpritzParams spritz_params(const Config& c, const PolicyContext& run) {
           bytes("lb.spritz_small_flow_bytes", 512 * 1024,
                 "spritz_bias = small_flows: flows smaller than this are biased (the authors' runs: 512 KiB).")
               .range(0, 1e18),
+          text("lb.spritz_buffer_scope", "connection",
+               "Spritz-Scout/-Spray: buffer_paths per connection, or one per (source, destination) host pair shared "
+               "by its connections, with the paths its timeouts blocked for good (pair, the authors' code; sec. IV "
+               "allows caching the buffer between identical connections).")
+              .one_of({"connection", "pair"}),
           real(
               "lb.flicr_ecn_fraction", 0.5, "fraction of ACKs",
               "Flicr: move to a new path when more than this fraction of one base RTT's ACKs is ECN-marked (sec. V-A).")
@@ -425,6 +448,14 @@ void apply_spritz_reading(config::Config& c) {
   def("lb.spritz_min_bias_factor", 100.0);
   def("lb.spritz_w_scale", 3.0);
   def("lb.spritz_w_scale_rule", std::string("multiply"));
+  def("lb.spritz_buffer_scope", std::string("pair"));
+  // Its transport (uec.cpp), for every scheme of the run: UecSink ACKs every 16 KiB and at once on a
+  // marked packet, an AR-flagged one or the first; UecSrc::processNack reports a last-hop trim as the
+  // ACK of its path.
+  def("transport.ack_bytes", std::int64_t{16384});
+  def("transport.ack_on_ecn", true);
+  def("transport.ack_request", true);
+  def("transport.last_hop_trim", std::string("ack"));
 }
 
 namespace {
@@ -441,7 +472,20 @@ std::function<PolicyMaker(const Config&, const PolicyContext&)> ops_entry(Weight
 std::function<PolicyMaker(const Config&, const PolicyContext&)> spritz(SpritzPolicy::Kind k, Weighting w) {
   return [k, w](const Config& c, const PolicyContext& run) -> PolicyMaker {
     const SpritzParams p = spritz_params(c, run);
-    return [p, k, w](PolicyContext ctx) { return std::make_unique<SpritzPolicy>(std::move(ctx), p, k, w); };
+    // lb.spritz_buffer_scope = "pair": the run's buffers, one per (source, destination) host pair,
+    // made by the pair's first connection and kept for the run (the code's static map).
+    using Pairs = std::unordered_map<std::uint64_t, std::shared_ptr<SpritzBuffer>>;
+    auto pairs = p.pair_buffer ? std::make_shared<Pairs>() : nullptr;
+    return [p, k, w, pairs](PolicyContext ctx) {
+      std::shared_ptr<SpritzBuffer> shared;
+      if (pairs) {
+        auto& b =
+            (*pairs)[std::uint64_t{static_cast<std::uint32_t>(ctx.src)} << 32 | static_cast<std::uint32_t>(ctx.dst)];
+        if (!b) b = std::make_shared<SpritzBuffer>();
+        shared = b;
+      }
+      return std::make_unique<SpritzPolicy>(std::move(ctx), p, k, w, std::move(shared));
+    };
   };
 }
 std::function<PolicyMaker(const Config&, const PolicyContext&)> flicr(Weighting w) {

@@ -4,6 +4,7 @@
 // routing (routing.algorithm = "source_guided"), which makes each EV of the list one known path.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/config.h"
@@ -32,11 +33,24 @@ class OpsEntryPolicy final : public EntropyPolicy {
   Weighting weighting_;
 };
 
+// buffer_paths: a ring of capacity buffer_size (Spray pushes at the back, pops at the front; Scout
+// keeps it sorted by latency, i.e. by index, front = shortest). One per connection, or one per
+// (source, destination) host pair shared by its connections (lb.spritz_buffer_scope = "pair", the
+// authors' code; sec. IV: "This buffer can be cached to maintain good paths between identical
+// connections"), which then also share the paths blocked for good by timeouts.
+struct SpritzBuffer {
+  std::vector<std::uint32_t> buf;
+  std::size_t head = 0, count = 0;
+  std::vector<std::uint32_t> blocked;  // lb.spritz_timeout = "permanent": timed-out paths, in order
+};
+
 // Spritz-Scout (Alg. 1 + 2) and Spritz-Spray (Alg. 1 + 3).
 class SpritzPolicy final : public EntropyPolicy {
  public:
   enum class Kind : std::uint8_t { Scout, Spray };
-  SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w);
+  // `shared`: the pair's buffer (lb.spritz_buffer_scope = "pair"), null for one of its own.
+  SpritzPolicy(PolicyContext ctx, const SpritzParams& params, Kind kind, Weighting w,
+               std::shared_ptr<SpritzBuffer> shared = nullptr);
   std::uint32_t next_ev(SimTime now) override;
   void on_feedback(std::uint32_t ev, Feedback kind, SimTime now) override;
   void on_rtt(SimTime rtt, SimTime) override { last_rtt_ = rtt; }
@@ -71,7 +85,8 @@ class SpritzPolicy final : public EntropyPolicy {
     }
   }
   void block(std::uint32_t i, SimTime now);  // a timeout: w[i] <- 0 (Alg. 2 l. 21, Alg. 3 l. 8)
-  std::size_t buf_at(std::size_t k) const { return buf_[(head_ + k) % buf_.size()]; }
+  void apply_blocked();                      // lb.spritz_timeout = "permanent": w <- 0 for r_->blocked
+  std::size_t buf_at(std::size_t k) const { return r_->buf[(r_->head + k) % r_->buf.size()]; }
 
   PolicyContext ctx_;
   const EvEntryList& paths_;
@@ -109,10 +124,7 @@ class SpritzPolicy final : public EntropyPolicy {
   bool ranks_before(std::size_t a, std::size_t b) const {
     return measured_.empty() ? a < b : (measured_[a] != measured_[b] ? measured_[a] < measured_[b] : a < b);
   }
-  // buffer_paths: a ring of capacity buffer_size (Spray pushes at the back, pops at the front; Scout
-  // keeps it sorted by latency, i.e. by index, front = shortest).
-  std::vector<std::uint32_t> buf_;
-  std::size_t head_ = 0, count_ = 0;
+  std::shared_ptr<SpritzBuffer> r_;
   std::uint32_t packet_count_ = 0;
   SimTime restore_at_ = kTimeNever;
   SimTime window_start_ = 0;

@@ -259,3 +259,42 @@ TEST(SpritzCode, ReadingPresetSetsTheCodesValuesUnlessGiven) {
   EXPECT_EQ(paper.integer("lb.spritz_buffer_size"), 8);
   EXPECT_FALSE(paper.given("lb.spritz_bias"));
 }
+
+// lb.spritz_buffer_scope = "pair": the connections of one (source, destination) host pair share one
+// buffer: what one flow's ACK inserts another sends on, and a timeout blocks the path for a
+// connection made later too; another pair's buffer is its own.
+TEST(SpritzCode, PairScopeSharesTheBufferAndTheBlockedPaths) {
+  const auto p = five_paths();
+  lb::SpritzParams sp = code_scout();
+  sp.pair_buffer = true;
+  auto shared = std::make_shared<lb::SpritzBuffer>();
+  auto at = [&](std::int32_t src, std::int32_t dst, std::uint32_t flow) {
+    lb::PolicyContext c = ctx(p);
+    c.src = src;
+    c.dst = dst;
+    c.flow = flow;
+    return c;
+  };
+  SpritzPolicy a(at(0, 9, 1), sp, K::Scout, W::Uniform, shared);
+  SpritzPolicy b(at(0, 9, 2), sp, K::Scout, W::Uniform, shared);
+  a.on_feedback(ev(p, 3), Feedback::Ack, 0);
+  EXPECT_EQ(b.buffer(), (std::vector<std::uint32_t>{3}));
+  EXPECT_EQ(b.next_ev(0), ev(p, 3));  // b sends on the path a's ACK found
+  b.on_feedback(ev(p, 3), Feedback::Timeout, us(5));
+  EXPECT_TRUE(a.buffer().empty());
+  EXPECT_EQ(b.weight(3), 0.0);
+  EXPECT_EQ(a.weight(3), 1.0);  // a's weights change at its own timeouts (as in the code) ...
+  SpritzPolicy c(at(0, 9, 3), sp, K::Scout, W::Uniform, shared);
+  EXPECT_EQ(c.weight(3), 0.0);  // ... and a connection made later starts without the blocked path
+  // The ECN counter stays per connection: a's marks do not count for b.
+  a.on_feedback(ev(p, 1), Feedback::Ack, us(6));
+  for (int k = 0; k < 5; ++k) a.on_feedback(ev(p, 1), Feedback::AckEcn, us(6));
+  EXPECT_EQ(a.shared_ecn_count(), 5u);
+  EXPECT_EQ(b.shared_ecn_count(), 0u);
+
+  // Per connection (the default), nothing is shared.
+  SpritzPolicy d(at(0, 9, 4), code_scout(), K::Scout, W::Uniform);
+  SpritzPolicy e(at(0, 9, 5), code_scout(), K::Scout, W::Uniform);
+  d.on_feedback(ev(p, 3), Feedback::Ack, 0);
+  EXPECT_TRUE(e.buffer().empty());
+}
