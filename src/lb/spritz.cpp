@@ -419,6 +419,7 @@ SpritzParams spritz_params(const Config& c, const PolicyContext& run) {
               .range(0, 1),
       },
       "spritz family");
+  declare_preset("lb.spritz_reading", apply_spritz_reading);
   return true;
 }();
 

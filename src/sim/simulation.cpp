@@ -14,7 +14,6 @@
 
 #include "core/error.h"
 #include "lb/registry.h"
-#include "lb/spritz.h"
 #include "routing/registry.h"
 #include "sim/failure_schedule.h"
 #include "sim/flow_setup.h"
@@ -53,8 +52,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   // config.toml a valid input (the config check rejects trimming = true given with them).
   if (cfg_.text("network.flow_control") != "lossy" && !cfg_.given("network.trimming"))
     cfg_.set("network.trimming", false, "network.flow_control");
-  transport::apply_preset(cfg_);   // before the checks: the preset's values are checked like any other
-  lb::apply_spritz_reading(cfg_);  // likewise (lb.spritz_reading)
+  config::apply_presets(cfg_);  // transport.preset, lb.spritz_reading: before the checks, which see their values
   config::check(cfg_);
   check_memory(cfg_);  // before anything is built (docs/reliability.md "Limits")
   topo_ = topo::build_topology(cfg_);

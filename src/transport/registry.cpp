@@ -176,6 +176,7 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
            "XON / without its ACKs ([Flowcut] sec. IV-A); 0 = the RTO.")
           .range(0, 1e9),
   });
+  declare_preset("transport.preset", apply_preset);
   declare_check([](const Config& c) {
     if (c.integer("transport.ack_bytes") > 0 && c.integer("transport.ack_every") != 1)
       throw UserError(fmt::format("{}transport.ack_bytes ({}) and transport.ack_every ({}) both coalesce ACKs: set one",
