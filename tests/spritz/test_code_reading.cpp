@@ -30,7 +30,7 @@ lb::PolicyContext ctx(const lb::EvEntryList& paths, Bytes bytes = 4 << 20) {
   c.bytes = bytes;
   c.base_rtt = us(1);
   c.rng = Rng(9, hash_name("lb"), 1);
-  c.paths = &paths;
+  c.pair_paths = &paths;
   return c;
 }
 
@@ -163,11 +163,11 @@ TEST(SpritzCode, ExploreCounterStandsStillWhileTheBufferIsEmpty) {
   lb::SpritzParams sp = code_scout();
   sp.explore_threshold = 3;
   SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
-  for (int k = 0; k < 10; ++k) s.next_ev(0);
-  EXPECT_EQ(s.packet_count(), 0u);
+  for (int k = 0; k < 7; ++k) s.next_ev(0);
+  EXPECT_EQ(s.packet_count(), 0u);  // Alg. 1 would stand at 2 (it explored at the 5th)
   s.on_feedback(ev(p, 2), Feedback::Ack, 0);
   Oracle o;
-  for (int k = 0; k < 10; ++k) o.next(std::vector<double>(5, 1.0));  // the ten samples above
+  for (int k = 0; k < 7; ++k) o.next(std::vector<double>(5, 1.0));  // the seven samples above
   for (int k = 0; k < 4; ++k) EXPECT_EQ(s.next_ev(0), ev(p, 2));
   EXPECT_EQ(s.packet_count(), 4u);
   EXPECT_EQ(s.next_ev(0), ev(p, o.next(std::vector<double>(5, 1.0))));  // 4 > 3: explore
@@ -184,6 +184,37 @@ TEST(SpritzCode, ExploreCounterStandsStillWhileTheBufferIsEmpty) {
   SpritzPolicy spray(ctx(p), sp, K::Spray, W::Uniform);
   for (int k = 0; k < 4; ++k) spray.next_ev(0);
   EXPECT_EQ(spray.packet_count(), 4u);
+}
+
+// The same with Table II's threshold of 44 and a buffer that empties mid-flow: 20 packets from the
+// buffer, a NACK empties it, 30 samples leave the count at 20, the path comes back, and 25 more from
+// the buffer make 45 > 44: the next packet explores. Alg. 1 counts the 30 samples and explores at 45
+// packets, while the buffer is still empty.
+TEST(SpritzCode, ExploreAfterMoreThan44BufferedPacketsAcrossAnEmptyBuffer) {
+  const auto p = five_paths();
+  for (const bool from_buffer : {true, false}) {
+    lb::SpritzParams sp = code_scout();
+    sp.scout_explore_from_buffer = from_buffer;
+    ASSERT_EQ(sp.explore_threshold, 44u);
+    SpritzPolicy s(ctx(p), sp, K::Scout, W::Uniform);
+    s.on_feedback(ev(p, 3), Feedback::Ack, 0);
+    for (int k = 0; k < 20; ++k) ASSERT_EQ(s.next_ev(0), ev(p, 3));
+    s.on_feedback(ev(p, 3), Feedback::Nack, 0);
+    ASSERT_TRUE(s.buffer().empty());
+    for (int k = 0; k < 30; ++k) s.next_ev(0);
+    if (!from_buffer) {  // Alg. 1: 50 > 44 explored at the 46th packet, then counted 4 more
+      EXPECT_EQ(s.packet_count(), 4u);
+      continue;
+    }
+    EXPECT_EQ(s.packet_count(), 20u);
+    s.on_feedback(ev(p, 3), Feedback::Ack, 0);
+    for (int k = 0; k < 25; ++k) ASSERT_EQ(s.next_ev(0), ev(p, 3));
+    EXPECT_EQ(s.packet_count(), 45u);
+    s.next_ev(0);  // 45 > 44: a sample, not the buffer's front
+    EXPECT_EQ(s.packet_count(), 0u);
+    EXPECT_EQ(s.next_ev(0), ev(p, 3));
+    EXPECT_EQ(s.packet_count(), 1u);
+  }
 }
 
 // lb.spritz_bias = "small_flows": a flow below 512 KiB gets w = (100, 1, 1, 1, 1) for its whole life,
