@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
-# Regenerates the measured blocks of docs/spritz.md and docs/topologies.md (between
+# Regenerates the measured blocks of docs/results/spritz.md and docs/topologies.md (between
 # `<!-- NAME:begin (scripts/spritz_docs.sh) -->` and `<!-- NAME:end -->`; scripts/doc_block.py):
 #   paths-totals   docs/topologies.md   `lbsim paths` totals of the Table II Dragonfly and Slim Fly
 #   table2-queue   docs/topologies.md   scripts/spritz_table2_queue.py (which RTT gives 88 / 92 packets)
-#   table3         docs/spritz.md       `lbsim reproduce spritz-table3 --seeds $SEEDS` (its report)
-#   table3-noqa    docs/spritz.md       the same (loaded) with transport.quick_adapt = false
-#   table3-qa      docs/spritz.md       the same (loaded) under each transport.quick_adapt_window
-#   table3-valiant docs/spritz.md       Valiant (loaded): routing.valiant_mode x routing.valiant_acks
-#   table3-acks    docs/spritz.md       every scheme (loaded) with transport.pinned_acks = pinned / run_routing
-#   table3-valiant-queues docs/spritz.md  Valiant: the X -> group-32 queues with the background's ACKs Valiant / pinned
-#   table3-scout   docs/spritz.md       Scout (loaded): re-insertion hold-off x QuickAdapt window
-#   table3-scout-order docs/spritz.md   Scout (loaded): insertion by measured latency x hold-off
-#   table3-scout-paths docs/spritz.md   Scout seed 1: path_usage.csv per insertion order
-#   table3-ugal    docs/spritz.md       UGAL-L (loaded): routing.ugal_decide = source / per_hop
-#   table3-flicr   docs/spritz.md       Flicr (w) (loaded), seeds 1..SEEDS: the monitored flow's paths, marks and
+#   table3         docs/results/spritz.md  `lbsim reproduce spritz-table3 --seeds $SEEDS` (its report)
+#   table3-noqa    docs/results/spritz.md  the same (loaded) with transport.quick_adapt = false
+#   table3-qa      docs/results/spritz.md  the same (loaded) under each transport.quick_adapt_window
+#   table3-valiant docs/results/spritz.md  Valiant (loaded): routing.valiant_mode x routing.valiant_acks
+#   table3-acks    docs/results/spritz.md  every scheme (loaded) with transport.pinned_acks = pinned / run_routing
+#   table3-valiant-queues docs/results/spritz.md  Valiant: the X -> group-32 queues with the background's
+#                                       ACKs Valiant / pinned
+#   table3-scout   docs/results/spritz.md  Scout (loaded): re-insertion hold-off x QuickAdapt window
+#   table3-scout-order docs/results/spritz.md  Scout (loaded): insertion by measured latency x hold-off
+#   table3-scout-paths docs/results/spritz.md  Scout seed 1: path_usage.csv per insertion order
+#   table3-ugal    docs/results/spritz.md  UGAL-L (loaded): routing.ugal_decide = source / per_hop
+#   table3-flicr   docs/results/spritz.md  Flicr (w) (loaded), seeds 1..SEEDS: the monitored flow's paths, marks and
 #                                       repaths (path_usage.csv + trims.csv, scripts/spritz_flicr.py)
-#   fig6q-ugal     docs/spritz.md       UGAL-L on the Fig. 6 quick networks under both routing.ugal_decide
-#   fig8           docs/spritz.md       `lbsim reproduce spritz-fig8 --seeds $SEEDS`
-#   fig6           docs/spritz.md       `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
-#   fig6-partial   docs/spritz.md       the finished runs of the fig6 part's folder (when the sweep does not fit)
-#   fig6-ugal-per-hop docs/spritz.md    the fig6 sweep's ugal_l rows (Dragonfly) with routing.ugal_decide = per_hop
-#   spray-drops    docs/spritz.md       where and when Spray / OPS lose packets at full scale (Dragonfly, seed 1;
+#   fig6q-ugal     docs/results/spritz.md  UGAL-L on the Fig. 6 quick networks under both routing.ugal_decide
+#   fig8           docs/results/spritz.md  `lbsim reproduce spritz-fig8 --seeds $SEEDS`
+#   fig6           docs/results/spritz.md  `lbsim reproduce spritz-fig6 --seeds $SEEDS` (hours at full scale)
+#   fig6-partial   docs/results/spritz.md  the finished runs of the fig6 part's folder (when the sweep does not fit)
+#   fig6-ugal-per-hop docs/results/spritz.md  the fig6 sweep's ugal_l rows (Dragonfly) with
+#                                       routing.ugal_decide = per_hop
+#   spray-drops    docs/results/spritz.md  where and when Spray / OPS lose packets at full scale (Dragonfly, seed 1;
 #                                       trims.csv + path_usage.csv, scripts/spritz_drops.py), ECN-rate bias on / off
-#   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/spritz.md
+#   fig6q, fig7q, fig8q, fig9q          the --quick versions of Fig. 6-9 (reduced networks), docs/results/spritz.md
 # Usage: scripts/spritz_docs.sh [PART...] (default: paths-totals table2-queue table3).
 # Environment: BIN (default build/lbsim), OUT (default results/spritz-docs), SEEDS (default 5),
 # WORKERS (default 2).
@@ -99,36 +101,36 @@ for part in "${parts[@]}"; do
       done | block docs/topologies.md paths-totals ;;
     table2-queue)
       python3 scripts/spritz_table2_queue.py | block docs/topologies.md table2-queue ;;
-    table3) reproduce spritz-table3 | block docs/spritz.md table3 ;;
-    fig8) reproduce spritz-fig8 | block docs/spritz.md fig8 ;;
-    fig6) reproduce spritz-fig6 | block docs/spritz.md fig6 ;;
-    fig6q) reproduce spritz-fig6 --quick | block docs/spritz.md fig6q ;;
-    fig7q) reproduce spritz-fig7 --quick | block docs/spritz.md fig7q ;;
-    fig8q) reproduce spritz-fig8 --quick | block docs/spritz.md fig8q ;;
-    fig9q) reproduce spritz-fig9 --quick | block docs/spritz.md fig9q ;;
-    table3-noqa) table3_with table3-noqa '"transport.quick_adapt" = false' | block docs/spritz.md table3-noqa ;;
+    table3) reproduce spritz-table3 | block docs/results/spritz.md table3 ;;
+    fig8) reproduce spritz-fig8 | block docs/results/spritz.md fig8 ;;
+    fig6) reproduce spritz-fig6 | block docs/results/spritz.md fig6 ;;
+    fig6q) reproduce spritz-fig6 --quick | block docs/results/spritz.md fig6q ;;
+    fig7q) reproduce spritz-fig7 --quick | block docs/results/spritz.md fig7q ;;
+    fig8q) reproduce spritz-fig8 --quick | block docs/results/spritz.md fig8q ;;
+    fig9q) reproduce spritz-fig9 --quick | block docs/results/spritz.md fig9q ;;
+    table3-noqa) table3_with table3-noqa '"transport.quick_adapt" = false' | block docs/results/spritz.md table3-noqa ;;
     table3-qa)
-      # QuickAdapt's measurement window, one reading per block line (docs/spritz.md "QuickAdapt").
+      # QuickAdapt's measurement window, one reading per block line (docs/results/spritz.md "QuickAdapt").
       for w in base_rtt target_rtt measured_rtt; do
         table3_with "table3-qa-$w" "\"transport.quick_adapt_window\" = \"$w\""
-      done | block docs/spritz.md table3-qa ;;
+      done | block docs/results/spritz.md table3-qa ;;
     table3-valiant)
-      # Valiant readings (docs/spritz.md "Valiant readings"): the intermediate drawn per hop (the
+      # Valiant readings (docs/results/spritz.md "Valiant readings"): the intermediate drawn per hop (the
       # default), per packet over whole paths or per flow; ACKs routed like data (Valiant) or
       # minimally; under the Spritz configs' QuickAdapt window (target_rtt).
       for p in run_routing pinned; do for v in per_hop path per_flow; do for a in valiant minimal; do
         table3_with "table3-valiant-$p-$v-acks-$a" "\"transport.pinned_acks\" = \"$p\"
 \"routing.valiant_mode\" = \"$v\"
 \"routing.valiant_acks\" = \"$a\"" valiant
-      done; done; done | block docs/spritz.md table3-valiant ;;
+      done; done; done | block docs/results/spritz.md table3-valiant ;;
     table3-acks)
-      # The pinned background's ACKs (docs/spritz.md "Valiant readings"): returned over the EV's
+      # The pinned background's ACKs (docs/results/spritz.md "Valiant readings"): returned over the EV's
       # source-guided path in every row (pinned, the default) or routed by each row's routing.
       for a in pinned run_routing; do
         table3_with "table3-acks-$a" "\"transport.pinned_acks\" = \"$a\""
-      done | block docs/spritz.md table3-acks ;;
+      done | block docs/results/spritz.md table3-acks ;;
     table3-valiant-queues)
-      # The mechanism behind Valiant's slow monitored flow (docs/spritz.md "Valiant readings"): per
+      # The mechanism behind Valiant's slow monitored flow (docs/results/spritz.md "Valiant readings"): per
       # seed, with the background's ACKs routed by Valiant (run_routing) or pinned, the monitored
       # flow's FCT and ECN-marked ACKs, and how often the congested X -> group-32 links drain:
       # the share of 1-us queue samples in 20-300 us below kmin (0.2 x 88 packets) and their mean
@@ -160,7 +162,7 @@ print(f"  pinned_acks = {acks:<11} seed {seed}: monitored FCT {float(mon['fct_us
 PY
         done
       done | { echo "Valiant (per_hop) in the Table III scenario, loaded: the congested X -> group-32 links, 20-300 us, 1-us samples"; cat; } \
-        | block docs/spritz.md table3-valiant-queues ;;
+        | block docs/results/spritz.md table3-valiant-queues ;;
     table3-scout-paths)
       # Where Scout's packets go (seed 1, path_usage.csv of the monitored flow) under each insertion order.
       for o in table1 measured; do
@@ -177,16 +179,16 @@ for r in sorted(csv.DictReader(open(d + "/path_usage.csv")), key=lambda r: -int(
     print(f"  entry {r['entry']:>2} ({float(r['latency_ns']):6.1f} ns, groups {groups:<13}) sent {r['sent']:>4}, "
           f"unmarked ACKs {r['acks']:>4}, ECN {r['ecn_acks']:>4}, NACKs {r['nacks']:>3}")
 PY
-      done | block docs/spritz.md table3-scout-paths ;;
+      done | block docs/results/spritz.md table3-scout-paths ;;
     table3-scout)
-      # Scout readings under Table II's BDP (docs/spritz.md "Scout"): re-insertion hold-off 0 / 2 base RTTs,
+      # Scout readings under Table II's BDP (docs/results/spritz.md "Scout"): re-insertion hold-off 0 / 2 base RTTs,
       # each with QuickAdapt's base_rtt and target_rtt windows.
       for w in base_rtt target_rtt; do
         for h in 0 2; do
           table3_with "table3-scout-$w-h$h" "\"transport.quick_adapt_window\" = \"$w\"
 \"lb.spritz_reinsert_holdoff_rtts\" = $h" scout
         done
-      done | block docs/spritz.md table3-scout ;;
+      done | block docs/results/spritz.md table3-scout ;;
     table3-scout-order)
       # Scout's insertion order (Alg. 2 l. 4 "based on latency"): the latest measured RTT per path,
       # without and with the re-insertion hold-off (Table I order, the default: the table3-scout
@@ -196,15 +198,15 @@ PY
           table3_with "table3-scout-order-$o-h$h" "\"lb.spritz_scout_order\" = \"$o\"
 \"lb.spritz_reinsert_holdoff_rtts\" = $h" scout
         done
-      done | block docs/spritz.md table3-scout-order ;;
+      done | block docs/results/spritz.md table3-scout-order ;;
     table3-ugal)
-      # UGAL-L readings (docs/spritz.md "UGAL-L readings"): the comparison made once at the source
+      # UGAL-L readings (docs/results/spritz.md "UGAL-L readings"): the comparison made once at the source
       # switch (the default) or at every switch while the packet is still on its minimal route.
       for d in source per_hop; do
         table3_with "table3-ugal-$d" "\"routing.ugal_decide\" = \"$d\"" ugal_l
-      done | block docs/spritz.md table3-ugal ;;
+      done | block docs/results/spritz.md table3-ugal ;;
     table3-flicr)
-      # Why Flicr's monitored flow is fast in some seeds and slow in others (docs/spritz.md "Flicr
+      # Why Flicr's monitored flow is fast in some seeds and slow in others (docs/results/spritz.md "Flicr
       # readings"): one run per seed of the Table III scheme flicr_w (loaded), per-EV use of the
       # monitored flow and its trims.
       args=()
@@ -215,7 +217,7 @@ PY
         args+=("$s:$d")
       done
       { echo "Flicr (w) in the Table III scenario, loaded: the monitored flow per seed (path_usage.csv, trims.csv)"
-        python3 scripts/spritz_flicr.py "${args[@]}"; } | block docs/spritz.md table3-flicr ;;
+        python3 scripts/spritz_flicr.py "${args[@]}"; } | block docs/results/spritz.md table3-flicr ;;
     fig6q-ugal)
       # The same two readings on the Fig. 6 quick networks (the ugal_l rows of spritz-fig6 --quick):
       # p99 FCT, trims and the share of data packets sent off the minimal route, mean [min..max].
@@ -230,7 +232,7 @@ s = s.replace(", \"routing.ugal_decide\" = \"per_hop\"", "")
 print(s.replace("[grid]\n", "[grid]\n\"run.seed\" = [" + seeds + "]\n\"routing.ugal_decide\" = [\"source\", \"per_hop\"]\n", 1))' \
         "$(seq -s, 1 "$SEEDS")" > "$dir/sweep.toml"
       "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
-      python3 - "$dir" <<'PY' | block docs/spritz.md fig6q-ugal
+      python3 - "$dir" <<'PY' | block docs/results/spritz.md fig6q-ugal
 import json, os, re, sys
 root = os.path.join(sys.argv[1], "runs")
 by = {}
@@ -258,7 +260,7 @@ PY
       # (trims + drops) and OOO %, mean [min..max] over the seeds done, then each Spritz scheme's
       # p99 margin over the best non-Spritz scheme in the seeds where every scheme finished. Runs of
       # the ugal_l rows made with another build than the rest can be pointed to with UGAL_DIR.
-      python3 - "${OUT}/spritz-fig6-s${SEEDS}" "${UGAL_DIR:-}" <<'PY' | block docs/spritz.md fig6-partial
+      python3 - "${OUT}/spritz-fig6-s${SEEDS}" "${UGAL_DIR:-}" <<'PY' | block docs/results/spritz.md fig6-partial
 import json, os, re, sys
 root, ugal_dir = sys.argv[1], sys.argv[2]
 runs = {}
@@ -309,7 +311,7 @@ PY
       ;;
     fig6-ugal-per-hop)
       # UGAL-L with routing.ugal_decide = per_hop at full scale, Dragonfly only (the ugal_l rows of
-      # the fig6 sweep; docs/spritz.md "UGAL-L readings"): p99 FCT, dropped packets, share of data
+      # the fig6 sweep; docs/results/spritz.md "UGAL-L readings"): p99 FCT, dropped packets, share of data
       # packets off the minimal route, per pattern and seed.
       dir="${OUT}/spritz-fig6-ugal-per_hop"
       mkdir -p "$dir"
@@ -322,7 +324,7 @@ s = s.replace("\"lb.algorithm\" = \"ecmp\"}", "\"lb.algorithm\" = \"ecmp\", \"ro
 s = s.replace("[grid]\n", "[grid]\n\"run.seed\" = [" + seeds + "]\n", 1)
 print(s[:s.index("[[case]]\nname = \"slim_fly\"")])' "$(seq -s, 1 "$SEEDS")" > "$dir/sweep.toml"
       "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
-      python3 - "$dir" <<'PY' | block docs/spritz.md fig6-ugal-per-hop
+      python3 - "$dir" <<'PY' | block docs/results/spritz.md fig6-ugal-per-hop
 import json, os, sys
 root = os.path.join(sys.argv[1], "runs")
 print("UGAL-L, routing.ugal_decide = per_hop, Table II Dragonfly, 8 MiB (the ugal_l rows of spritz-fig6)")
@@ -336,7 +338,7 @@ for name in sorted(os.listdir(root)):
 PY
       ;;
     spray-drops)
-      # Why Spray trims more than OPS (u) at full scale (docs/spritz.md "Why Spray trims more at full
+      # Why Spray trims more than OPS (u) at full scale (docs/results/spritz.md "Why Spray trims more at full
       # scale"): the Table II Dragonfly points of spritz-fig6 (both patterns, seed 1) for OPS (u / w)
       # and Spray (u / w), and Spray with Alg. 3's ECN-rate bias off (lb.spritz_ecn_bias_rate = 1:
       # never above) or with w[0] = 10 instead of 100 under it; every run writes trims.csv and
@@ -362,7 +364,7 @@ print(s[:s.index("[[case]]\nname = \"slim_fly\"")])' > "$dir/sweep.toml"
         "$BIN" sweep "$dir/sweep.toml" --workers "$WORKERS" --out "$dir" > "$dir.log" 2>&1 || true
         python3 scripts/spritz_drops.py "$dir/runs" "$([ $scale = quick ] && echo "Reduced-scale Dragonfly (--quick: p=2 a=4 h=2, 72 endpoints), 1 MiB, seed 1" || echo "Table II Dragonfly, 8 MiB, seed 1")"
         echo
-      done | block docs/spritz.md spray-drops ;;
+      done | block docs/results/spritz.md spray-drops ;;
     *) echo "spritz_docs.sh: unknown part $part" >&2; exit 2 ;;
   esac
 done

@@ -26,6 +26,7 @@ struct Group {
 struct Table {
   std::vector<Group> pending;
   std::vector<Check> checks;
+  std::map<std::string, Preset> presets;  // by name: applied in a fixed order
   std::vector<std::pair<std::string, PluginDoc>> plugins;
   bool frozen = false;
   std::vector<KeyDef> keys;
@@ -211,6 +212,16 @@ void declare_check(Check c) {
 }
 
 const std::vector<Check>& checks() { return table().checks; }
+
+void declare_preset(std::string name, Preset p) {
+  auto& t = table();
+  if (t.frozen) throw std::logic_error("config preset declared after the key table was first used");
+  if (!t.presets.emplace(std::move(name), std::move(p)).second) throw std::logic_error("config preset declared twice");
+}
+
+void apply_presets(Config& cfg) {
+  for (const auto& [name, p] : table().presets) p(cfg);
+}
 
 void describe_plugin(const std::string& selector_key, PluginDoc doc) {
   table().plugins.emplace_back(selector_key, std::move(doc));

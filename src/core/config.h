@@ -82,6 +82,12 @@ class Config;
 using Check = std::function<void(const Config&)>;
 void declare_check(Check check);
 const std::vector<Check>& checks();
+// A preset: a key whose value fills in other keys the config does not give itself (transport.preset,
+// lb.spritz_reading). Presets run, in the order of their names, wherever a config is finished before
+// its checks: the Simulation and every sweep point (whose file then holds the preset's values).
+using Preset = std::function<void(Config&)>;
+void declare_preset(std::string name, Preset preset);
+void apply_presets(Config& cfg);
 
 // Every declared key: sections in `sections()` order, then a section's own keys, then the
 // plug-ins' keys by plug-in name, each group in declaration order.

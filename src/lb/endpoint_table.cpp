@@ -5,13 +5,15 @@
 
 namespace lbsim::lb {
 
-double eq1_weight(SimTime latency, SimTime longest, double w_scale) {
+double eq1_weight(SimTime latency, SimTime longest, double w_scale, WeightScale rule) {
   if (latency <= 0 || longest <= 0) return 1.0;
   const double r = static_cast<double>(longest) / static_cast<double>(latency);
+  if (rule == WeightScale::Multiply) return w_scale == 0 || latency == longest ? 1.0 : w_scale * r;
   return 1.0 + w_scale * (r - 1.0);
 }
 
-EvEntryList::EvEntryList(const std::vector<EvEntry>& entries, double w_scale) : w_scale_(w_scale) {
+EvEntryList::EvEntryList(const std::vector<EvEntry>& entries, double w_scale, WeightScale rule)
+    : w_scale_(w_scale), rule_(rule) {
   const std::size_t n = entries.size();
   if (n > 65536) throw std::length_error("EvEntryList: more than 65,536 entries (EVs are 16 bits)");
   ev_.resize(n);
@@ -41,7 +43,7 @@ EvEntryList::EvEntryList(const std::vector<EvEntry>& entries, double w_scale) : 
             [this](std::uint16_t a, std::uint16_t b) { return ev_[a] != ev_[b] ? ev_[a] < ev_[b] : a < b; });
 }
 
-double EvEntryList::weight(std::size_t i) const { return eq1_weight(latency(i), longest_, w_scale_); }
+double EvEntryList::weight(std::size_t i) const { return eq1_weight(latency(i), longest_, w_scale_, rule_); }
 
 std::size_t EvEntryList::bytes() const {
   return ev_.capacity() * sizeof(std::uint16_t) + meta_.capacity() + lat_.capacity() * sizeof(std::uint16_t) +

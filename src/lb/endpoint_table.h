@@ -30,6 +30,11 @@ struct EvEntry {
   bool minimal() const { return !(meta & kMetaNonMinimal); }
 };
 
+// How w_scale scales Eq. 1 (lb.spritz_w_scale_rule): Stretch = lbsim's reading, the excess over the
+// longest path's 1.0 times w_scale; Multiply = the authors' code, every weight but the longest path's
+// 1.0 times w_scale (w_scale 0: every weight 1.0). See eq1_weight.
+enum class WeightScale : std::uint8_t { Stretch, Multiply };
+
 // The EV entry list `paths` of sec. IV step 1: sorted by latency (index 0 = shortest path).
 // Memory per path (kBytesPerEntry): the EV (2 B), the metadata (1 B), the number of its latency
 // among the list's distinct latencies (2 B: a network's paths take few distinct latencies, e.g. one
@@ -44,7 +49,7 @@ class EvEntryList final : public PairPaths {
   // Sorts nothing: `entries` must already be in latency order (std::invalid_argument otherwise),
   // with distinct EVs (so at most 65,536 of them). Computes the prefix sums of the Eq. 1 weights
   // with w_scale.
-  EvEntryList(const std::vector<EvEntry>& entries, double w_scale);
+  EvEntryList(const std::vector<EvEntry>& entries, double w_scale, WeightScale rule = WeightScale::Stretch);
   std::size_t size() const { return ev_.size(); }
   EvEntry operator[](std::size_t i) const { return EvEntry{ev_[i], meta_[i], latency(i)}; }
   std::uint16_t ev(std::size_t i) const { return ev_[i]; }
@@ -70,6 +75,7 @@ class EvEntryList final : public PairPaths {
   std::vector<double> cum_;
   SimTime longest_ = 0;
   double w_scale_ = 1.0;
+  WeightScale rule_ = WeightScale::Stretch;
 };
 
 // Eq. 1, w_i = lat_longest / lat_i, scaled by w_scale. sec. V-A: "These weights are further scaled
@@ -78,7 +84,10 @@ class EvEntryList final : public PairPaths {
 // would give the longest path 3.0, so we read the scaling as stretching each weight's excess over
 // the longest path: w_i = 1 + w_scale * (lat_longest / lat_i - 1). w_scale = 1 is Eq. 1 itself, the
 // longest path keeps 1.0, and the 1.86 of the paper's example becomes 3.59 with w_scale = 3.
-double eq1_weight(SimTime latency, SimTime longest, double w_scale);
+// WeightScale::Multiply is the authors' code's reading (htsim uec_mp.cpp, UecMpSource::load_paths):
+// w_i = w_scale x lat_longest / lat_i for every path but the longest ones, which keep 1.0 (5.59 in the
+// example), and w_scale = 0 makes every weight 1.0.
+double eq1_weight(SimTime latency, SimTime longest, double w_scale, WeightScale rule = WeightScale::Stretch);
 
 // Index in [0, cum.size()) drawn with probability proportional to the weights whose prefix sums
 // are `cum` (cum.back() > 0); u in [0, 1).
@@ -101,6 +110,25 @@ struct SpritzParams {
   // queueing delay then ranks it behind a longer free path). lb.spritz_scout_order.
   bool scout_order_measured = false;
   double flicr_ecn_fraction = 0.5;  // Flicr: repath when this fraction of a base RTT's ACKs is marked
+
+  // The authors' public code's reading (lb.spritz_reading = "code"; docs/spritz.md "Paper and code"),
+  // each off by default (Algorithms 1-3 as written):
+  // Scout reacts to marked ACKs, NACKs and timeouts only for paths in its buffer (lb.spritz_scout_feedback).
+  bool scout_buffered_only = false;
+  // Scout counts ECN marks in one counter per connection, not one per path (lb.spritz_scout_ecn_count).
+  bool scout_shared_ecn = false;
+  // Scout's packet_count advances only on packets sent from the buffer (lb.spritz_scout_explore).
+  bool scout_explore_from_buffer = false;
+  // A timed-out path's weight stays 0 for the rest of the flow; no global timer (lb.spritz_timeout).
+  bool permanent_timeout = false;
+  // lb.spritz_bias: w[0] <- min_bias_factor while the ECN rate of a base RTT exceeds ecn_bias_rate
+  // (Alg. 2 l. 23-24), or for the whole flow when it is smaller than small_flow_bytes (the other weights
+  // then 1), or never.
+  enum class Bias : std::uint8_t { EcnRate, SmallFlows, None } bias = Bias::EcnRate;
+  Bytes small_flow_bytes = 512 * 1024;
+  // One buffer_paths (and blocked set) per (source, destination) host pair, shared by its connections
+  // (lb.spritz_buffer_scope = "pair"); else one per connection.
+  bool pair_buffer = false;
 };
 
 }  // namespace lbsim::lb

@@ -515,6 +515,10 @@ const RegisterLb kLaps{
          throw UserError(c.where("transport.ack_every") +
                          "lb.algorithm = \"laps\" needs one ACK per data packet (transport.ack_every = 1): per-path "
                          "loss detection reads every packet's ACK");
+       if (c.integer("transport.ack_bytes") > 0)
+         throw UserError(c.where("transport.ack_bytes") +
+                         "lb.algorithm = \"laps\" needs one ACK per data packet (transport.ack_bytes = 0): per-path "
+                         "loss detection reads every packet's ACK");
        auto sh = std::make_shared<LapsShared>();
        auto& p = sh->p;
        p.beta = c.real("lb.laps_beta");

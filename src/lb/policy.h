@@ -58,6 +58,7 @@ inline constexpr std::uint8_t kCapPrefetch = 8;
 struct PolicyContext {
   std::uint32_t flow = 0;
   std::int32_t src = -1, dst = -1;
+  Bytes bytes = 0;                    // the flow's message size (Spritz's small-flow bias)
   std::uint32_t ev_space = 1u << 16;  // EVs are drawn from [0, ev_space)
   std::uint32_t bdp_packets = 1;      // packets in one bandwidth-delay product
   std::size_t hosts = 0;              // hosts of the network (per-NIC state shared by a run's policies)

@@ -186,6 +186,7 @@ void Network::enqueue_at(std::uint32_t id, std::uint32_t pkt) {
       ++port.stats.trims;
       log_loss(port, p, false);
       p.flags |= kFlagTrimmed;
+      p.trim_hops = p.hops;
       p.size -= p.payload;  // the header (with a policy's own fields, EntropyPolicy::extra_header)
       if (port.ctrl.bytes + p.size > qc.ctrl_limit) {
         ++port.stats.drops;
@@ -218,6 +219,7 @@ void Network::overflow(Port& port, std::uint32_t pkt) {
     ++port.stats.trims;
     log_loss(port, p, false);
     p.flags |= kFlagTrimmed;
+    p.trim_hops = p.hops;
     p.size -= p.payload;
     if (port.ctrl.bytes + p.size <= qc.ctrl_limit) {
       push(port.ctrl, pkt);

@@ -19,7 +19,7 @@ inline constexpr std::uint32_t kMaxCarriedEvs = 8;
 enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2, Pause = 3 };
 
 enum PacketFlag : std::uint8_t {
-  kFlagEcn = 1,          // data: CE mark set by a queue; ack: echo of the data packet's mark
+  kFlagEcn = 1,          // data: CE mark set by a queue; ack / nack: echo of the data packet's mark
   kFlagTrimmed = 2,      // data: payload was cut by a full queue (packet trimming)
   kFlagRetransmit = 4,   // data: this is a retransmission
   kFlagPinned = 8,       // data: follows the source-guided path its EV names, whatever the run's
@@ -27,13 +27,14 @@ enum PacketFlag : std::uint8_t {
                          // ACKs / NACKs with transport.pinned_acks = "pinned" (from the receiver's switch)
   kFlagGoBackN = 16,     // nack: go-back-N (transport.in_order_recovery): `psn` is the PSN the
                          // receiver expects; the sender resends from there
+  kFlagAckRequest = 16,  // data (transport.ack_request): the receiver ACKs this packet at once
   kFlagResume = 32,      // pause: XON (resume); without it XOFF
   kFlagClassPause = 64,  // pause: pause the NIC's whole traffic class (PFC) instead of one flow (FGFC)
   kFlagProbe = 128,      // data / ack: a header-only path probe and its answer ([LAPS] sec. 3.2 "Type",
                          // 3.4 active probing); no PSN, nothing delivered
 };
 
-// One cache line (alignas(64), 62 bytes used): every event of a packet reads or writes it, and a
+// One cache line (alignas(64), 63 bytes used): every event of a packet reads or writes it, and a
 // packet that straddled two lines cost a second miss (docs/scale.md "Cost per event"). The ACK fields
 // only the transport reads (SACK word, carried EVs, receive stamp) sit beside it in the pool
 // (AckFields, PacketPool::ack).
@@ -62,6 +63,9 @@ struct alignas(64) Packet {
   // ack with "ACK + Carry EVs" ([REPS] sec. 4.5.1): the number of carried EVs (AckFields::carry_ev).
   std::uint8_t carry_n = 0;
   std::uint8_t echo_hops = 0;  // ack/nack: `hops` of the data packet it answers ([Flowcut] sec. II-B)
+  // data: `hops` when a full queue trimmed it (so it was trimmed at its last hop, the queue into its
+  // destination host, iff trim_hops == hops on arrival); nack: the same, echoed
+  std::uint8_t trim_hops = 0;
 
   bool ecn() const { return flags & kFlagEcn; }
   bool trimmed() const { return flags & kFlagTrimmed; }

@@ -279,13 +279,15 @@ std::size_t SourceGuidedTables::table_bytes() const {
   return b;
 }
 
-SourceGuidedRouter::SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed, double w_scale)
+SourceGuidedRouter::SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed, double w_scale,
+                                       lb::WeightScale rule)
     : sg_(min, coarse),
       min_(min),
       topo_(min.topology()),
       coarse_(coarse),
       salt_(min.topology().size(), 0),
-      w_scale_(w_scale) {
+      w_scale_(w_scale),
+      w_rule_(rule) {
   Rng rng(seed, hash_name("source-guided-salt"));
   for (auto& s : salt_) s = rng.next();
 }
@@ -368,7 +370,7 @@ const lb::PairPaths& SourceGuidedRouter::pair_paths(std::int32_t a, std::int32_t
     entries.push_back(
         lb::EvEntry{p.ev, lb::ev_meta(p.category == PathCategory::NonMinimal, p.local + p.global), p.latency});
   if (entries.empty()) entries.push_back(lb::EvEntry{0, lb::ev_meta(false, 0), 0});  // same switch
-  return ev_lists_.emplace(key, lb::EvEntryList(entries, w_scale_)).first->second;
+  return ev_lists_.emplace(key, lb::EvEntryList(entries, w_scale_, w_rule_)).first->second;
 }
 
 PairPathSource::EvPath SourceGuidedRouter::describe_ev(std::int32_t a, std::int32_t b, std::uint32_t ev) const {
@@ -453,13 +455,18 @@ nlohmann::json summarize(const net::Router& r, SimTime) {
   return static_cast<const SourceGuidedRouter&>(r).endpoint_summary();
 }
 
+lb::WeightScale weight_rule(const config::Config& c) {
+  return c.text("lb.spritz_w_scale_rule") == "multiply" ? lb::WeightScale::Multiply : lb::WeightScale::Stretch;
+}
+
 const RegisterRouting kSourceGuided{
     {{"source_guided",
       "Spritz fine-grained source-guided routing: EV1/EV2 select the path hop by hop ([Spritz] sec. III).",
       {},
       {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
      [](const RoutingContext& c) {
-       return std::make_unique<SourceGuidedRouter>(c.tables, false, c.seed, c.cfg.real("lb.spritz_w_scale"));
+       return std::make_unique<SourceGuidedRouter>(c.tables, false, c.seed, c.cfg.real("lb.spritz_w_scale"),
+                                                   weight_rule(c.cfg));
      },
      "spritz",
      &summarize,
@@ -470,7 +477,8 @@ const RegisterRouting kSourceGuidedCoarse{
       {},
       {"topology.kind=dragonfly", "topology.p=1", "topology.a=2", "topology.h=1"}},
      [](const RoutingContext& c) {
-       return std::make_unique<SourceGuidedRouter>(c.tables, true, c.seed, c.cfg.real("lb.spritz_w_scale"));
+       return std::make_unique<SourceGuidedRouter>(c.tables, true, c.seed, c.cfg.real("lb.spritz_w_scale"),
+                                                   weight_rule(c.cfg));
      },
      "spritz",
      &summarize}};

@@ -150,8 +150,10 @@ class SourceGuidedTables {
 
 class SourceGuidedRouter final : public net::Router, public PairPathSource {
  public:
-  // `w_scale`: the Eq. 1 weights' scaling of the EV entry lists (lb.spritz_w_scale, lb/endpoint_table.h).
-  SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed, double w_scale = 1);
+  // `w_scale`, `rule`: the Eq. 1 weights' scaling of the EV entry lists (lb.spritz_w_scale,
+  // lb.spritz_w_scale_rule; lb/endpoint_table.h).
+  SourceGuidedRouter(const MinimalTables& min, bool coarse, std::uint64_t seed, double w_scale = 1,
+                     lb::WeightScale rule = lb::WeightScale::Stretch);
   std::int32_t route(std::int32_t node, net::Packet& p) override;
   const SourceGuidedTables& tables() const { return sg_; }
   bool coarse() const { return coarse_; }
@@ -173,6 +175,7 @@ class SourceGuidedRouter final : public net::Router, public PairPathSource {
   bool coarse_;
   std::vector<std::uint64_t> salt_;  // per node, for the coarse-grained standard hash
   double w_scale_;
+  lb::WeightScale w_rule_;
   // The EV entry lists built, per (source switch, destination switch): key a * 2^32 + b (node ids);
   // std::map keeps the addresses the policies hold stable.
   std::map<std::uint64_t, lb::EvEntryList> ev_lists_;

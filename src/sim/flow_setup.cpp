@@ -126,6 +126,7 @@ std::unique_ptr<lb::EntropyPolicy> FlowSetup::make_policy(const workload::FlowSp
   ctx.flow = id;
   ctx.src = s.src;
   ctx.dst = s.dst;
+  ctx.bytes = s.bytes;
   ctx.rng = Rng(seed_, hash_name("lb"), id);
   if (pair_source_) ctx.pair_paths = &pair_source_->pair_paths(topo_.host_switch(s.src), topo_.host_switch(s.dst));
   const auto pin = pinned_evs_.find(id);

@@ -35,8 +35,8 @@ namespace {
           .one_of({"receiver", "sender"}),
       flag("output.trims_csv", false,
            "Write trims.csv: one row per data packet trimmed or dropped by a full queue (time, port, link kind, the "
-           "hop of the packet's path, flow, EV); for finding where and when a scheme loses packets (docs/spritz.md "
-           "\"Why Spray trims more at full scale\")."),
+           "hop of the packet's path, flow, EV); for finding where and when a scheme loses packets "
+           "(docs/results/spritz.md \"Why Spray trims more at full scale\")."),
       real("output.queue_sample_us", 0, "us",
            "Sample switch queue occupancy every this many us into queues.csv; 0 = off.")
           .range(0, 1e12),

@@ -52,7 +52,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   // config.toml a valid input (the config check rejects trimming = true given with them).
   if (cfg_.text("network.flow_control") != "lossy" && !cfg_.given("network.trimming"))
     cfg_.set("network.trimming", false, "network.flow_control");
-  transport::apply_preset(cfg_);  // before the checks: the preset's values are checked like any other
+  config::apply_presets(cfg_);  // transport.preset, lb.spritz_reading: before the checks, which see their values
   config::check(cfg_);
   check_memory(cfg_);  // before anything is built (docs/reliability.md "Limits")
   topo_ = topo::build_topology(cfg_);
@@ -140,6 +140,10 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   tp.ack_every = static_cast<std::uint32_t>(cfg_.integer("transport.ack_every"));
   tp.ack_delay = from_us(cfg_.real("transport.ack_delay_us"));
   tp.ack_carry_evs = lb::transport_needs(cfg_).ack_carry_evs;
+  tp.ack_bytes = cfg_.integer("transport.ack_bytes");
+  tp.ack_on_ecn = cfg_.flag("transport.ack_on_ecn");
+  tp.ack_request = cfg_.flag("transport.ack_request");
+  tp.last_hop_trim_ack = cfg_.text("transport.last_hop_trim") == "ack";
   tp.pin_acks = cfg_.text("transport.pinned_acks") == "pinned";
   tp.delivery = cfg_.text("transport.delivery") == "in_order" ? transport::Delivery::InOrder : transport::Delivery::Ooo;
   tp.recovery = cfg_.text("transport.in_order_recovery") == "go_back_n" ? transport::Recovery::GoBackN

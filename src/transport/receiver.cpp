@@ -2,8 +2,9 @@
 // A trimmed packet is answered with a NACK at once; otherwise its PSN is marked in the bitmap,
 // duplicates and out-of-order arrivals ([Flowcut] sec. III-C2) counted, in_order delivery's reorder
 // buffer tracked or its go-back-N NACK sent, and the packet acknowledged (every packet, or every
-// ack_every-th with a flush timer; an ACK echoes the EV, ECN mark, send time and hop count and, with
-// "ACK + Carry EVs", the EVs it covers: [REPS] sec. 4.5.1). The last missing PSN completes the entry.
+// ack_every-th with a flush timer, or by the authors' Spritz rules: per ack_bytes, at once on an ECN
+// mark or AR flag; an ACK echoes the EV, ECN mark, send time and hop count and, with "ACK + Carry
+// EVs", the EVs it covers: [REPS] sec. 4.5.1). The last missing PSN completes the entry.
 #include "transport/transport.h"
 
 #include <algorithm>
@@ -73,7 +74,15 @@ void Transport::on_data(std::uint32_t pkt) {
     ++R.ack_pending_ecn;
   else if (p_.ack_carry_evs && R.carry_n < net::kMaxCarriedEvs)
     R.carry_ev[R.carry_n++] = static_cast<std::uint16_t>(p.ev);
-  if (R.ack_pending >= p_.ack_every || newly_complete || f.finished) {
+  // Coalescing by packets (ack_every) or by bytes (ack_bytes: htsim's UecSink ACKs once 16 KiB arrived);
+  // with ack_on_ecn a marked packet, with ack_request a packet asking for it and the flow's first one
+  // are ACKed at once (htsim UecSink::processData), the ACK naming that packet's EV.
+  // (ack_every_ is ack_every, or never with ack_bytes; the other rules only when one of them is on.)
+  bool due = R.ack_pending >= ack_every_ || newly_complete || f.finished;
+  if (!due && ack_rules_)
+    due = (p_.ack_bytes > 0 && R.ack_pending_bytes >= p_.ack_bytes) || (p_.ack_on_ecn && p.ecn()) ||
+          (p_.ack_request && (f.rcv_count == 1 || (p.flags & net::kFlagAckRequest)));
+  if (due) {
     send_ack(f, R, p.dst, p.src);
   } else if (!R.ack_flush_armed) {
     R.ack_flush_armed = true;
@@ -163,6 +172,8 @@ void Transport::send_nack(FlowState& f, FlowLive& R, const Packet& p, std::uint3
   n.cum_ack = R.rcv_cum;
   n.payload = static_cast<std::uint32_t>(packet_bytes(f, p.psn));  // the data packet it answers
   n.echo_hops = p.hops;
+  n.trim_hops = p.trim_hops;
+  if (p.ecn()) n.flags |= net::kFlagEcn;
   if (go_back_n) n.flags |= net::kFlagGoBackN;
   if (f.pinned && p_.pin_acks) n.flags |= net::kFlagPinned;
   net_.send_control(p.dst, ni);

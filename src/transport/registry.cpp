@@ -136,8 +136,27 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
           .one_of({"pinned", "run_routing"}),
       integer("transport.ack_every", 1, "packets", "ACK coalescing: one ACK per n data packets (1 = per-packet ACKs).")
           .range(1, 64),
-      real("transport.ack_delay_us", 1.0, "us", "With ack_every > 1: send a partial ACK after this delay.")
+      real("transport.ack_delay_us", 1.0, "us",
+           "With ACK coalescing (ack_every > 1 or ack_bytes): send a partial ACK after this delay.")
           .range(0, 1e9),
+      // The authors' Spritz code's receiver and sender (htsim uec.cpp; docs/spritz.md "Paper and code"),
+      // for every load balancer; lb.spritz_reading = "code" sets them.
+      bytes("transport.ack_bytes", 0,
+            "ACK coalescing by bytes: one ACK once the data packets' wire bytes since the last ACK reach this "
+            "(the authors' Spritz code: 16 KiB, every 4th packet of 4160 B); 0 = by packets (ack_every).")
+          .range(0, 1e9),
+      flag("transport.ack_on_ecn", false,
+           "With ACK coalescing: an ECN-marked data packet is ACKed at once, the ACK naming its EV and mark (the "
+           "authors' Spritz code)."),
+      flag("transport.ack_request", false,
+           "The sender asks for an immediate ACK (a flag on the data packet) when its bytes in flight plus one more "
+           "packet reach the window, on the flow's last packet and on every retransmission; the receiver ACKs those "
+           "and the flow's first packet at once (the authors' Spritz code, htsim's AR flag)."),
+      text("transport.last_hop_trim", "nack",
+           "What the load balancer hears of a packet trimmed at its last hop (the queue into its destination host): "
+           "nack = a NACK like any trim; ack = the ACK of its path, marked if the packet was (the authors' Spritz "
+           "code: the path is not at fault). The congestion control sees a NACK either way.")
+          .one_of({"nack", "ack"}),
       text("transport.delivery", "ooo",
            "Receiver: ooo = place packets in any order; in_order = deliver in PSN order like RoCE, an out-of-order "
            "arrival (PSN != expected, [Flowcut] sec. III-C2) is handled by transport.in_order_recovery. Both count "
@@ -157,7 +176,12 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
            "XON / without its ACKs ([Flowcut] sec. IV-A); 0 = the RTO.")
           .range(0, 1e9),
   });
+  declare_preset("transport.preset", apply_preset);
   declare_check([](const Config& c) {
+    if (c.integer("transport.ack_bytes") > 0 && c.integer("transport.ack_every") != 1)
+      throw UserError(fmt::format("{}transport.ack_bytes ({}) and transport.ack_every ({}) both coalesce ACKs: set one",
+                                  c.where_any({"transport.ack_bytes", "transport.ack_every"}),
+                                  c.integer("transport.ack_bytes"), c.integer("transport.ack_every")));
     if (c.real("transport.max_cwnd_bdp") < c.real("transport.init_cwnd_bdp"))
       throw UserError(fmt::format("{}transport.max_cwnd_bdp ({}) is below transport.init_cwnd_bdp ({})",
                                   c.where_any({"transport.max_cwnd_bdp", "transport.init_cwnd_bdp"}),

@@ -119,6 +119,12 @@ std::uint32_t Transport::send_data(FlowState& f, SimTime now) {
   e.set_sent(now, PsnState::InFlight);
   e.ev = p.ev;
   L.inflight += wire;
+  // transport.ack_request (the authors' htsim sender, UecSrc::sendNewPacket / sendRtxPacket): ask
+  // the receiver to ACK at once when the bytes in flight plus one more packet reach the window, for
+  // the flow's last packet and for every retransmission.
+  if (p_.ack_request && ((p.flags & net::kFlagRetransmit) || psn + 1 == f.npkts ||
+                         static_cast<double>(L.inflight + wire) >= L.cc->cwnd()))
+    p.flags |= net::kFlagAckRequest;
   log_send(L, psn, now);
   if (L.rto_armed == kTimeNever) arm_rto(f, now + p_.rto);
   // NIC pacing at the CC's rate: the next packet starts size x 8 / rate after this one.
@@ -270,7 +276,11 @@ void Transport::on_nack(std::uint32_t pkt) {
   if (f.sender_done) return;
   const SimTime now = net_.now();
   ++f.n.nacks;
-  f.lb->on_feedback(n.ev, lb::Feedback::Nack, now);
+  // transport.last_hop_trim = "ack" (the authors' htsim UecSrc::processNack): a packet trimmed at the
+  // queue into its destination host did not find its path congested; the load balancer hears the
+  // (marked or unmarked) ACK of that path. The congestion control sees a NACK either way.
+  const bool last_hop = p_.last_hop_trim_ack && !(n.flags & net::kFlagGoBackN) && n.trim_hops == n.echo_hops;
+  f.lb->on_feedback(n.ev, !last_hop ? lb::Feedback::Nack : n.ecn() ? lb::Feedback::AckEcn : lb::Feedback::Ack, now);
   if (n.flags & net::kFlagGoBackN) {
     on_go_back_n(f, n);
   } else {

@@ -23,6 +23,8 @@ Transport::Transport(net::Network& net, const TransportParams& params, PolicyFac
                        net::kEvPauseTimeout, net::kEvPaceWake})
     net_.on(k, this);
   p_.cc.mtu = p_.header + p_.mtu;
+  ack_every_ = p_.ack_bytes > 0 ? 0xFFFFFFFFu : p_.ack_every;
+  ack_rules_ = p_.ack_bytes > 0 || p_.ack_on_ecn || p_.ack_request;
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
   hosts_.resize(hosts);
   class_paused_.assign(hosts, 0);

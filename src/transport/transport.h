@@ -72,6 +72,11 @@ struct TransportParams {
   std::uint32_t ack_every = 1;  // ACK coalescing: one ACK per n data packets (1 = per packet)
   SimTime ack_delay = us(1);    // with coalescing: flush a partial ACK after this long
   bool ack_carry_evs = false;   // coalesced ACKs carry the non-ECN EVs they cover ([REPS] 4.5.1)
+  // The authors' Spritz transport (htsim uec.cpp UecSink / UecSrc; docs/spritz.md "Paper and code"):
+  Bytes ack_bytes = 0;             // ACK once the data bytes since the last ACK reach this (0: ack_every)
+  bool ack_on_ecn = false;         // an ECN-marked data packet is ACKed at once (the ACK names its EV)
+  bool ack_request = false;        // AR: window-filling, last and resent packets are ACKed at once
+  bool last_hop_trim_ack = false;  // the lb hears a NACK of a last-hop trim as the ACK of its path
   // transport.pinned_acks = "pinned": the ACKs / NACKs of pinned flows carry net::kFlagPinned too, so
   // they return over the source-guided path their echoed EV names under any routing (the pinned
   // background is then the same, both ways, in every row of a comparison); else the run's routing.
@@ -277,6 +282,8 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   net::Network& net_;
   TransportParams p_;
   PolicyFactory policies_;
+  std::uint32_t ack_every_ = 1;  // the receiver's packet count per ACK (never with ack_bytes)
+  bool ack_rules_ = false;       // ack_bytes, ack_on_ecn or ack_request is on
   // Records. Eager: flows_[id], every entry. Streamed: a pool of slots (flows_ and their specs_,
   // free_ the unused slots; doubled when full) for the entries made and not yet released, and a
   // window indexed by id & mask_ over ids [lo_, hi_) (a power of two; doubled when full): slots_

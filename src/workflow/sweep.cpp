@@ -326,6 +326,7 @@ std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
       if (const int n = used[name]++; n > 0) name += fmt::format("_{}", n + 1);
       p.name = name;
       try {
+        config::apply_presets(p.cfg);  // the point's file holds their values (a run of it gives every key)
         config::check(p.cfg);
       } catch (const UserError& e) {
         throw UserError(fmt::format("{}: sweep point '{}': {}", s.file, p.name, e.what()));

@@ -141,6 +141,29 @@ name = "tornado"
   EXPECT_EQ(names.size(), pts.size());
 }
 
+// Presets (transport.preset, lb.spritz_reading) apply to every point before its file is written: the
+// file gives every key, so a run of it could no longer fill them in. A key the sweep gives wins.
+TEST(SweepSpec, PresetsApplyToEveryPoint) {
+  const auto d = scratch("presets");
+  const auto s = parse_sweep_text(R"(name = "p"
+[set]
+"transport.preset" = "htsim"
+"lb.spritz_reading" = "code"
+[grid]
+"lb.spritz_timeout" = ["restore", "permanent"]
+)",
+                                  (d / "p.toml").string());
+  const auto pts = expand(s, (d / "out").string());
+  ASSERT_EQ(pts.size(), 2u);
+  for (const auto& p : pts) {
+    EXPECT_EQ(p.cfg.text("transport.rto_model"), "htsim");   // transport.preset = "htsim"
+    EXPECT_EQ(p.cfg.integer("transport.ack_bytes"), 16384);  // lb.spritz_reading = "code"
+    EXPECT_EQ(p.cfg.text("lb.spritz_bias"), "small_flows");
+  }
+  EXPECT_EQ(pts[0].cfg.text("lb.spritz_timeout"), "restore");
+  EXPECT_EQ(pts[1].cfg.text("lb.spritz_timeout"), "permanent");
+}
+
 TEST(SweepSpec, NamedAxisSetsKeysTogether) {
   const auto d = scratch("named");
   const auto s = parse_sweep_text(R"([grid]
