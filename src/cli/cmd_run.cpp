@@ -204,7 +204,7 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // Runs the same scenario once per load balancer and prints one row per scheme.
 int do_compare(const CompareOptions& o) {
-  const auto base = load(o.config, o.sets);
+  const auto base = load(o.config, o.sets, /*check_reads=*/false);  // checked over every run below
   const std::string root = o.out.empty() ? base.text("output.dir") : o.out;
   // --vary key=v1,v2,... (default: lb.algorithm=ecmp,ops)
   if (!o.lbs.empty() && !o.vary.empty()) throw UserError("use either --lb or --vary, not both");
@@ -216,6 +216,19 @@ int do_compare(const CompareOptions& o) {
   const auto values = split_list(vary.substr(eq + 1));
   if (values.empty()) throw UserError("--vary '" + vary + "': expected at least one value");
   const std::string label = key == "lb.algorithm" ? "scheme" : key.substr(key.find('.') + 1);
+  // Every run's config before the first run: a bad value (--lb ecmp,foo) is refused at once, and a key
+  // must be read by one of the runs (lb.reps_freezing with --lb ecmp,reps is; with --lb ecmp,ops not).
+  std::vector<config::Config> cfgs;
+  for (const auto& lb : values) {
+    auto cfg = base;
+    config::apply_override(cfg, key + "=" + lb);
+    if (!o.seed.empty()) set_seed(cfg, o.seed);
+    config::check(cfg);
+    cfgs.push_back(std::move(cfg));
+  }
+  std::vector<const config::Config*> all;
+  for (const auto& c : cfgs) all.push_back(&c);
+  config::check_keys_read(all);
   sim::install_interrupt_handlers();
   for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
   // Each run's config records run.progress = off (as before); the display follows the base config.
@@ -225,9 +238,7 @@ int do_compare(const CompareOptions& o) {
   int rc = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const auto& lb = values[i];
-    auto cfg = base;
-    config::apply_override(cfg, key + "=" + lb);
-    if (!o.seed.empty()) set_seed(cfg, o.seed);
+    auto& cfg = cfgs[i];
     cfg.set("output.dir", root + "/" + lb, "--out");
     cfg.set("run.progress", "off", "compare");
     sim::Simulation s(cfg);

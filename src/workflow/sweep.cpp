@@ -335,6 +335,17 @@ std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
       points.push_back(std::move(p));
     }
   }
+  // A key the sweep sets must be read by some point (lb.reps_freezing with an lb axis of ecmp and
+  // reps is; each point's config writes the keys it does not read as comments: config::to_toml).
+  std::vector<const config::Config*> cfgs;
+  for (const auto& p : points) cfgs.push_back(&p.cfg);
+  try {
+    config::check_keys_read(cfgs);
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    if (msg.rfind("--set: ", 0) == 0) msg = msg.substr(7);  // a key of the sweep file's [set] or [grid]
+    throw UserError(fmt::format("{}: {}", s.file, msg));
+  }
   return points;
 }
 
