@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace lbsim::config {
 
@@ -63,8 +64,26 @@ Value to_value(const KeyDef& d, const toml::node& n, const std::string& loc) {
   throw UserError(fmt::format("{}: key '{}': expected {}, got {}", loc, d.key, expected, node_word(n)));
 }
 
+// "did you mean": a key of the same section when the section exists; else the closest section, and
+// the closest key in it when `key` names one ("topolgy" -> section [topology], "topolgy.hots" ->
+// topology.hosts), not the key whose whole name is closest.
 std::string unknown_key_message(const std::string& loc, const std::string& key) {
-  return fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc, key, closest_key(key));
+  const auto dot = key.find('.');
+  const std::string sec = key.substr(0, dot);
+  const auto& secs = sections();
+  if (std::find(secs.begin(), secs.end(), sec) != secs.end())
+    return fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc, key, closest_key(key));
+  std::string best = secs.front();
+  std::size_t best_d = ~std::size_t{0};
+  for (const auto& s : secs)
+    if (const auto d = edit_distance(sec, s); d < best_d) {
+      best_d = d;
+      best = s;
+    }
+  if (dot == std::string::npos)
+    return fmt::format("{}: unknown section [{}] (did you mean [{}]? sections: {})", loc, key, best, join(secs));
+  return fmt::format("{}: unknown key '{}': no section [{}] (did you mean '{}'?)", loc, key, sec,
+                     closest_key(best + key.substr(dot)));
 }
 
 void load_table(Config& cfg, const toml::table& root, const std::string& name) {

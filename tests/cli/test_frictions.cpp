@@ -1,0 +1,50 @@
+// A new user's first frictions (issue "Every output tells the truth", items 6, 9, 10): messages that
+// say what to do, nothing run or written before bad input is refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "../sim/helpers.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using lbsim::test::run_lbsim;
+const std::string kDemo = std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml";
+
+// Item 9: `lbsim rn` said only "A subcommand is required".
+TEST(Frictions, MisspelledCommandSuggestsTheCommand) {
+  const auto r = run_lbsim("rn examples/demo.toml");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown command 'rn'; did you mean 'run'?"), std::string::npos) << r.out;
+  EXPECT_EQ(run_lbsim("xyzzy").code, 2);
+}
+
+// Item 9: a misspelled section suggested a key of it ('topology.p'), not the section.
+TEST(Frictions, MisspelledSectionSuggestsTheSection) {
+  const auto dir = lbsim::test::temp_dir("frictions-section");
+  const auto cfg = lbsim::test::write_file(dir + "/c.toml", "[topolgy]\nhosts = 16\n");
+  auto r = run_lbsim("topo " + cfg);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("c.toml:1: unknown section [topolgy] (did you mean [topology]?"), std::string::npos) << r.out;
+  // On the command line: the key of that name in the closest section.
+  const auto ok = lbsim::test::write_file(dir + "/ok.toml", "[topology]\nhosts = 16\nradix = 8\n");
+  r = run_lbsim("topo " + ok + " --set topolgy.hosts=16");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown key 'topolgy.hosts': no section [topolgy] (did you mean 'topology.hosts'?)"),
+            std::string::npos)
+      << r.out;
+}
+
+// Item 9: `compare --lb ecmp,foo` ran ecmp to the end before refusing foo.
+TEST(Frictions, CompareChecksEverySchemeBeforeTheFirstRun) {
+  const auto dir = lbsim::test::temp_dir("frictions-compare");
+  const auto r = run_lbsim("compare " + kDemo + " --lb ecmp,foo --out " + dir + "/cmp");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("'foo' is not one of"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir + "/cmp/ecmp")) << "ecmp ran before foo was refused";
+  EXPECT_EQ(r.out.find("max_fct_us"), std::string::npos) << "no table row before the refusal: " << r.out;
+}
+
+}  // namespace
