@@ -223,12 +223,13 @@ def summary_row(name, s):
     return {"run": name, "completed": f"{s.get('completed')}/{s.get('workload', {}).get('transfers')}",
             "max_fct_us": f.get("max"), "p99_fct_us": f.get("p99"), "p50_fct_us": f.get("p50"),
             "mean_fct_us": f.get("mean"), "mean_slowdown": sd.get("mean"), "drops": s.get("drops"),
-            "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
+            "failure_drops": s.get("failure_drops"), "no_route_drops": s.get("no_route_drops"),
+            "ttl_drops": s.get("ttl_drops"), "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
             "ooo_pct": s.get("ooo_pct")}
 
 
 SUMMARY_COLS = ["run", "completed", "max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us", "mean_slowdown",
-                "drops", "trims", "retransmits", "timeouts", "ooo_pct"]
+                "drops", "failure_drops", "no_route_drops", "ttl_drops", "trims", "retransmits", "timeouts", "ooo_pct"]
 
 
 def tag_rows(name, s):

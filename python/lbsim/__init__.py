@@ -224,7 +224,8 @@ def _summary_row(name: str, s: Dict[str, Any]) -> Dict[str, Any]:
     return {"run": name, "completed": s.get("completed"), "transfers": s.get("workload", {}).get("transfers"),
             "max_fct_us": f.get("max"), "p99_fct_us": f.get("p99"), "mean_fct_us": f.get("mean"),
             "p50_fct_us": f.get("p50"), "mean_slowdown": sd.get("mean"), "drops": s.get("drops"),
-            "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
+            "failure_drops": s.get("failure_drops"), "no_route_drops": s.get("no_route_drops"),
+            "ttl_drops": s.get("ttl_drops"), "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
             "ooo_pct": s.get("ooo_pct")}
 
 

@@ -19,7 +19,7 @@ FLOW_COLUMNS = ["id", "src", "dst", "bytes", "tag", "lb", "kind", "finished", "s
                 "ideal_fct_us", "slowdown", "sender_done_us", "packets", "packets_sent", "retransmits", "nacks",
                 "timeouts", "ecn_acks", "ooo_packets", "duplicates", "trimmed_rx", "max_reorder", "sender_fct_us"]
 PORT_COLUMNS = ["node", "node_label", "port", "peer", "peer_label", "link_kind", "rate_gbps", "tx_packets", "tx_bytes",
-                "utilization", "drops", "trims", "ecn_marks", "failure_drops", "max_queue_bytes"]
+                "utilization", "drops", "trims", "ecn_marks", "failure_drops", "max_queue_bytes", "no_route_drops"]
 QUEUE_COLUMNS = ["time_us", "node", "port", "peer", "data_bytes", "ctrl_bytes", "blocked", "node_label", "peer_label"]
 
 

@@ -67,6 +67,11 @@ int do_run(const RunOptions& o) {
     fmt::print("  drops {}  trims {}  ecn marks {}  retransmits {}  timeouts {}  out-of-order {:.2f}%\n",
                j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(), j["ecn_marks"].get<std::uint64_t>(),
                j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>());
+    // Packets lost other than to full queues (failures, no route after convergence, routing loops).
+    const auto lost = [&](const char* k) { return j.value(k, std::uint64_t{0}); };
+    if (lost("failure_drops") + lost("no_route_drops") + lost("ttl_drops") > 0)
+      fmt::print("  also dropped: {} on failed links or to random loss, {} with no route, {} at the hop limit\n",
+                 lost("failure_drops"), lost("no_route_drops"), lost("ttl_drops"));
     fmt::print("  {} events in {:.2f} s ({:.2f} M events/s), peak memory {:.0f} MiB\n",
                j["events"].get<std::uint64_t>(), j["perf"]["wall_s"].get<double>(),
                j["perf"]["events_per_s"].get<double>() / 1e6, j["perf"]["peak_rss_mb"].get<double>());

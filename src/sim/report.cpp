@@ -172,6 +172,7 @@ nlohmann::json Simulation::summary() const {
     marks += st.ecn_marks;
     fdrops += st.failure_drops;
   }
+  const std::uint64_t counted_drops = drops + fdrops + net_->ttl_drops() + net_->no_route_drops();
   auto dist = [](const metrics::ValueSource& v) {
     const auto d = metrics::distribution_of(v);
     return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
@@ -228,6 +229,7 @@ nlohmann::json Simulation::summary() const {
       {"drops", drops},
       {"failure_drops", fdrops},
       {"ttl_drops", net_->ttl_drops()},
+      {"no_route_drops", net_->no_route_drops()},
       {"trims", trims},
       {"ecn_marks", marks},
       {"nacks", nacks},
@@ -249,12 +251,14 @@ nlohmann::json Simulation::summary() const {
         {"init_cwnd_bytes", d_.init_cwnd},
         {"max_cwnd_bytes", d_.max_cwnd},
         {"ev_space", d_.ev_space}}},
+      // Every packet made is delivered, dropped by one of the counters above, or still in the
+      // network: created = delivered + drops + failure_drops + ttl_drops + no_route_drops + in_flight.
       {"conservation",
        {{"created", created},
         {"delivered", net_->delivered()},
         {"dropped", net_->dropped()},
         {"in_flight", live},
-        {"ok", created == net_->delivered() + net_->dropped() + live}}},
+        {"ok", created == net_->delivered() + counted_drops + live && counted_drops == net_->dropped()}}},
       // Peak state, for memory per active transfer / in-flight packet (scripts/bench.sh, docs/scale.md):
       // deterministic (the transport's live-record counter and the packet pool's most records at
       // once). A data record is a packet; an ACK's has its ACK fields beside it.
@@ -552,6 +556,7 @@ void Simulation::write_run_files(const std::string& dir) const {
       r.trims = st.trims;
       r.ecn_marks = st.ecn_marks;
       r.failure_drops = st.failure_drops;
+      r.no_route_drops = net_->no_route_drops(i);
       r.max_queue_bytes = st.max_data_bytes;
       rows.push_back(std::move(r));
     }
