@@ -537,7 +537,13 @@ void Simulation::write_run_files(const std::string& dir) const {
   if (cfg_.flag("output.ports_csv")) {
     std::vector<metrics::PortRow> rows;
     rows.reserve(net_->num_ports());
-    const double t = static_cast<double>(std::max<SimTime>(1, net_->now()));
+    // The time the run covers: to run.end_us when it stopped there (its last event may come earlier:
+    // nothing happened in between), else to its last event.
+    SimTime until = net_->now();
+    if (const double end_us = cfg_.real("run.end_us");
+        end_us > 0 && !interrupted_ && !stuck_ && !net_->stall() && !tr_->run_done())
+      until = std::max(until, from_us(end_us));
+    const double t = static_cast<double>(std::max<SimTime>(1, until));
     for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
       const auto& p = net_->port(i);
       const auto& st = p.stats;
@@ -551,7 +557,12 @@ void Simulation::write_run_files(const std::string& dir) const {
       r.rate_gbps = static_cast<double>(p.rate) / 1e9;
       r.tx_packets = st.tx_packets;
       r.tx_bytes = st.tx_bytes;
-      r.utilization = static_cast<double>(st.tx_bytes) * 8e12 / static_cast<double>(p.rate) / t;
+      // What was on the wire within [0, end]: the bytes put on the link, less the part of the packet
+      // still being serialised at the end (tx_bytes counts a packet when it starts). At most 1.
+      const double unsent =
+          static_cast<double>(std::max<SimTime>(0, p.busy_until - until)) * static_cast<double>(p.rate) / 8e12;
+      const double wire = std::max(0.0, static_cast<double>(st.tx_bytes) - unsent);
+      r.utilization = std::min(1.0, wire * 8e12 / static_cast<double>(p.rate) / t);
       r.drops = st.drops;
       r.trims = st.trims;
       r.ecn_marks = st.ecn_marks;
