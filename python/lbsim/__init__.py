@@ -37,6 +37,10 @@ class UserError(ValueError):
 _UNSET_FLOW_COLUMNS = ("start_us", "finish_us", "fct_us", "slowdown", "sender_done_us", "sender_fct_us")
 
 
+# Statistics over the completed transfers: None (no transfer completed) becomes NaN in the tables.
+_STAT_COLUMNS = ("max_fct_us", "p99_fct_us", "mean_fct_us", "p50_fct_us", "mean_slowdown")
+
+
 # ---- configs ------------------------------------------------------------------------------------
 
 def _toml(v: Any) -> str:
@@ -159,15 +163,35 @@ class Result:
         return (self.folder / name).read_text()
 
     @property
+    def status(self) -> str:
+        """How the run ended (summary.json `status`): completed, unfinished (transfers left at
+        run.end_us), watchdog, stalled or interrupted."""
+        s = self.summary
+        if "status" in s:
+            return s["status"]
+        if s.get("interrupted"):
+            return "interrupted"
+        return "unfinished" if s.get("unfinished") else "completed"
+
+    @property
+    def completed(self) -> int:
+        """Transfers that completed (the FCT statistics cover those only)."""
+        return int(self.summary.get("completed", 0))
+
+    @property
+    def transfers(self) -> int:
+        return int(self.summary.get("workload", {}).get("transfers", 0))
+
+    @property
     def finished(self) -> bool:
-        return self.summary.get("unfinished", 0) == 0 and not self.summary.get("interrupted", False)
+        return self.status == "completed"
 
     def __repr__(self) -> str:
         s = self.summary
-        f = s.get("fct_us", {})
+        mx = s.get("fct_us", {}).get("max")
+        fct = "no transfer completed" if mx is None else f"max FCT {mx:.2f} us"
         return (f"<lbsim.Result {self.folder}: {s.get('load_balancer')} on {s.get('topology', {}).get('kind')}, "
-                f"{s.get('completed')}/{s.get('workload', {}).get('transfers')} completed, "
-                f"max FCT {f.get('max', float('nan')):.2f} us>")
+                f"{self.status}, {self.completed}/{self.transfers} completed, {fct}>")
 
 
 class Compare(dict):
@@ -183,7 +207,8 @@ class Compare(dict):
 
     @property
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame([_summary_row(name, r.summary) for name, r in self.items()]).set_index("run")
+        rows = [_summary_row(name, r.summary, r.status) for name, r in self.items()]
+        return pd.DataFrame(rows).set_index("run").astype({c: float for c in _STAT_COLUMNS})
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -219,9 +244,10 @@ class Sweep:
         return f"<lbsim.Sweep {self.folder}: {len(self.results)} point(s)>"
 
 
-def _summary_row(name: str, s: Dict[str, Any]) -> Dict[str, Any]:
+def _summary_row(name: str, s: Dict[str, Any], status: str = "") -> Dict[str, Any]:
+    # A statistic over no completed transfer is null in summary.json: NaN here, never 0.
     f, sd = s.get("fct_us", {}), s.get("slowdown", {})
-    return {"run": name, "completed": s.get("completed"), "transfers": s.get("workload", {}).get("transfers"),
+    return {"run": name, "status": status or s.get("status"), "completed": s.get("completed"), "transfers": s.get("workload", {}).get("transfers"),
             "max_fct_us": f.get("max"), "p99_fct_us": f.get("p99"), "mean_fct_us": f.get("mean"),
             "p50_fct_us": f.get("p50"), "mean_slowdown": sd.get("mean"), "drops": s.get("drops"),
             "failure_drops": s.get("failure_drops"), "no_route_drops": s.get("no_route_drops"),

@@ -94,6 +94,23 @@ def test_unfinished_values_are_nan():
     assert not (fl.fct_us.dropna() < 0).any()
 
 
+def test_status_and_statistics_over_no_transfer(tmp_path):
+    """A run that stopped early says so, and a statistic over no transfer is NaN, never 0 (issue
+    "Every output tells the truth", item 4)."""
+    r = lbsim.run(DEMO, topology_hosts=16, workload_size="64KiB", lb_algorithm="ecmp", run_end_us=6)
+    assert r.status == "unfinished" and 0 < r.completed < r.transfers == 16 and not r.finished
+    assert f"unfinished, {r.completed}/16 completed" in repr(r)
+    c = cli("compare", DEMO, "--lb", "ecmp,ops", "--out", tmp_path / "cmp", "--set", "topology.hosts=16",
+            "--set", "run.end_us=1")
+    assert c.returncode == 3, c.stderr
+    cmp = lbsim.load(tmp_path / "cmp")
+    t = cmp.table
+    assert list(t.status) == ["unfinished", "unfinished"] and list(t.completed) == [0, 0]
+    assert t.max_fct_us.isna().all() and t.mean_slowdown.isna().all()
+    assert cmp["ecmp"].summary["fct_us"]["max"] is None
+    assert "no transfer completed" in repr(cmp["ecmp"])
+
+
 def test_load_run_compare_and_sweep_folders(tmp_path):
     run_dir = tmp_path / "run"
     lbsim.run(DEMO, out=run_dir, topology_hosts=16, workload_size="64KiB")

@@ -39,6 +39,15 @@ void set_seed(config::Config& cfg, const std::string& text) {
   }
 }
 
+// summary.json "status" in words.
+std::string status_words(const std::string& st) {
+  if (st == "interrupted") return "interrupted (SIGINT/SIGTERM)";
+  if (st == "watchdog") return "stopped by the no-progress watchdog (run.watchdog_us)";
+  if (st == "stalled") return "stalled (lossless deadlock)";
+  if (st == "unfinished") return "unfinished at run.end_us";
+  return st;
+}
+
 int do_run(const RunOptions& o) {
   auto cfg = load(o.config, o.sets);
   if (!o.seed.empty()) set_seed(cfg, o.seed);
@@ -56,10 +65,15 @@ int do_run(const RunOptions& o) {
     fmt::print("lbsim run: {} on {} ({} hosts), lb={}, routing={}, cc={}, seed={}\n", cfg.text("workload.kind"),
                s.topology().kind, s.topology().num_hosts, cfg.text("lb.algorithm"), cfg.text("routing.algorithm"),
                cfg.text("transport.cc"), cfg.integer("run.seed"));
-    fmt::print("  completed {}/{}  FCT us: max {:.2f}  p99 {:.2f}  p50 {:.2f}  mean {:.2f}  (ideal max {:.2f})\n",
+    // A run that stopped early says so first: its statistics cover the transfers that completed.
+    if (const auto st = j["status"].get<std::string>(); st != "completed")
+      fmt::print("  status: {}, t = {:.2f} us: {} of {} transfers completed; the FCT statistics cover those only\n",
+                 status_words(st), j["end_time_us"].get<double>(), j["completed"].get<std::uint64_t>(),
+                 j["workload"]["transfers"].get<std::uint64_t>());
+    fmt::print("  completed {}/{}  FCT us: max {}  p99 {}  p50 {}  mean {}  (ideal max {})\n",
                j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>(),
-               f["max"].get<double>(), f["p99"].get<double>(), f["p50"].get<double>(), f["mean"].get<double>(),
-               j["ideal_fct_us"]["max"].get<double>());
+               stat_text(f["max"]), stat_text(f["p99"]), stat_text(f["p50"]), stat_text(f["mean"]),
+               stat_text(j["ideal_fct_us"]["max"]));
     // Dependency workloads (collectives, GOAL, triggered .cm): their completion time is the makespan.
     if (j.value("has_dependencies", false) && !j["makespan_us"].is_null())
       fmt::print("  makespan {:.2f} us (first start to last finish, computations included)\n",
@@ -238,8 +252,8 @@ int do_compare(const CompareOptions& o) {
   for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
   // Each run's config records run.progress = off (as before); the display follows the base config.
   const auto mode = progress::mode_for_stderr(base.text("run.progress"));
-  fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}\n", label, "max_fct_us",
-             "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done");
+  fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}  {}\n", label, "max_fct_us",
+             "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done", "status");
   int rc = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const auto& lb = values[i];
@@ -251,12 +265,16 @@ int do_compare(const CompareOptions& o) {
     rc = std::max(rc, s.run());
     s.write_outputs(cfg.text("output.dir"));
     const auto j = s.summary();
+    // drops: every packet the network dropped (full queues, failed links, no route, hop limit).
+    const auto dropped = j["drops"].get<std::uint64_t>() + j["failure_drops"].get<std::uint64_t>() +
+                         j["no_route_drops"].get<std::uint64_t>() + j["ttl_drops"].get<std::uint64_t>();
     fmt::print(
-        "{:<16} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
-        j["fct_us"]["max"].get<double>(), j["fct_us"]["p99"].get<double>(), j["fct_us"]["mean"].get<double>(),
-        j["slowdown"]["mean"].get<double>(), j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(),
+        "{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>7}  {}\n", lb,
+        stat_text(j["fct_us"]["max"]), stat_text(j["fct_us"]["p99"]), stat_text(j["fct_us"]["mean"]),
+        stat_text(j["slowdown"]["mean"], 3), dropped, j["trims"].get<std::uint64_t>(),
         j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>(),
-        fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
+        fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()),
+        j["status"].get<std::string>());
     if (s.interrupted()) {
       fmt::print(
           stderr,

@@ -173,10 +173,20 @@ nlohmann::json Simulation::summary() const {
     fdrops += st.failure_drops;
   }
   const std::uint64_t counted_drops = drops + fdrops + net_->ttl_drops() + net_->no_route_drops();
+  // A statistic over no transfer has no value: null, never 0.
   auto dist = [](const metrics::ValueSource& v) {
     const auto d = metrics::distribution_of(v);
+    if (d.count == 0)
+      return json{{"count", 0},     {"max", nullptr}, {"mean", nullptr},
+                  {"p50", nullptr}, {"p99", nullptr}, {"min", nullptr}};
     return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
   };
+  // How the run ended (docs/outputs.md): every view (console, compare, report, plots, Python) states it.
+  const char* status = interrupted_                                        ? "interrupted"
+                       : stuck_                                            ? "watchdog"
+                       : net_->stall()                                     ? "stalled"
+                       : unfinished > 0 || (t.rows > 0 && !t.all_finished) ? "unfinished"
+                                                                           : "completed";
   using Out = const std::function<void(double)>&;
   const json fct_dist = dist(values([](Out out, const metrics::TransferValues& v) { out(to_us(v.fct)); }));
   const json ideal_dist = dist(values([](Out out, const metrics::TransferValues& v) { out(to_us(v.ideal)); }));
@@ -215,6 +225,7 @@ nlohmann::json Simulation::summary() const {
       {"routing", cfg_.text("routing.algorithm")},
       {"congestion_control", cfg_.text("transport.cc")},
       {"workload", {{"kind", cfg_.text("workload.kind")}, {"entries", tr_->entries()}, {"transfers", transfers}}},
+      {"status", status},
       {"completed", transfers - unfinished},
       {"unfinished", unfinished},
       {"interrupted", interrupted_},

@@ -78,5 +78,82 @@ TEST(OutputsTruth, UtilisationOfSlowLinksStaysAtMostOne) {
   EXPECT_NEAR(h0, 1.0, 1e-6) << "h0's window (more than a BDP) keeps its link busy for the whole 0.1 s";
 }
 
+// Item 4: every way a run ends is in summary.json "status"; a statistic over no transfer is null.
+TEST(OutputsTruth, SummaryStatesHowTheRunEndedAndNoValueIsNotZero) {
+  const auto small = [] {
+    auto c = test::small_fat_tree();
+    c.set("topology.hosts", 16);
+    c.set("topology.radix", 8);
+    c.set("workload.size", 64 << 10);
+    return c;
+  };
+  {
+    sim::Simulation s(small());
+    EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(test::conserved(s));
+    const auto j = s.summary();
+    EXPECT_EQ(j["status"], "completed");
+    EXPECT_EQ(j["fct_us"]["count"], 16u);
+    EXPECT_GT(j["fct_us"]["max"].get<double>(), 0.0);
+  }
+  {
+    auto c = small();
+    c.set("run.end_us", 1.0);  // no 64 KiB transfer completes in 1 us
+    sim::Simulation s(c);
+    EXPECT_EQ(s.run(), 3);
+    EXPECT_TRUE(test::conserved(s));
+    const auto j = s.summary();
+    EXPECT_EQ(j["status"], "unfinished");
+    EXPECT_EQ(j["completed"], 0u);
+    for (const char* d : {"fct_us", "ideal_fct_us", "slowdown"}) {
+      EXPECT_EQ(j[d]["count"], 0u) << d;
+      for (const char* stat : {"min", "max", "mean", "p50", "p99"}) EXPECT_TRUE(j[d][stat].is_null()) << d << stat;
+    }
+  }
+  {
+    // Every uplink of h0's switch down, routing never reacting: the watchdog stops the run.
+    auto c = small();
+    const auto dir = test::temp_dir("truth-watchdog");
+    c.set("workload.kind", "flows_csv");
+    c.set("workload.file", test::write_file(dir + "/f.csv", "src,dst,bytes,start_us\n0,8,65536,0\n"));
+    std::string fail;
+    for (int k = 0; k < 4; ++k) fail += "0 down tor0-spine" + std::to_string(k) + "\n";
+    c.set("failures.file", test::write_file(dir + "/fail.txt", fail));
+    c.set("run.end_us", 0.0);
+    sim::Simulation s(c);
+    EXPECT_EQ(s.run(), 3);
+    EXPECT_TRUE(test::conserved(s));
+    const auto j = s.summary();
+    EXPECT_EQ(j["status"], "watchdog");
+    EXPECT_TRUE(j["fct_us"]["max"].is_null());
+  }
+  {
+    sim::Simulation s(small());
+    sim::request_interrupt();
+    EXPECT_EQ(s.run(), 130);
+    sim::clear_interrupt();
+    EXPECT_TRUE(test::conserved(s));
+    EXPECT_EQ(s.summary()["status"], "interrupted");
+  }
+}
+
+// Item 4: the console and the compare table show the status and "-" for a missing statistic.
+TEST(OutputsTruth, ConsoleAndCompareShowTheStatusAndNoFakeZeros) {
+  const auto dir = test::temp_dir("truth-console");
+  const std::string demo = std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml";
+  auto r = test::run_lbsim("run " + demo + " --out " + dir + "/r --set topology.hosts=16 --set run.end_us=1");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("status: unfinished at run.end_us, t = 1.00 us: 0 of 16 transfers completed"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("FCT us: max -  p99 -  p50 -  mean -"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0.00  p99"), std::string::npos) << r.out;
+  r = test::run_lbsim("compare " + demo + " --lb ecmp,ops --out " + dir +
+                      "/c --set topology.hosts=16 --set run.end_us=1");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("done  status\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ecmp                       -           -           -         -"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0/16  unfinished\n"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace lbsim
