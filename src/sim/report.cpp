@@ -292,6 +292,7 @@ nlohmann::json Simulation::summary() const {
   // The unit the workload read its start times in (workload::WorkloadPlugin::time_unit_key).
   if (const auto& key = workload::workloads().get(cfg_.text("workload.kind")).time_unit_key; !key.empty())
     j["workload"][key.substr(key.find('.') + 1)] = cfg_.text(key);
+  if (!d_.warnings.empty()) j["warnings"] = d_.warnings;
   if (net_->lossless()) j["flow_control"] = flow_control_summary();
   if (stuck_) j["watchdog"] = watchdog_summary();
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);

@@ -155,5 +155,39 @@ TEST(OutputsTruth, ConsoleAndCompareShowTheStatusAndNoFakeZeros) {
   EXPECT_NE(r.out.find("0/16  unfinished\n"), std::string::npos) << r.out;
 }
 
+// Item 5: the demo's transport.rto_us = 70 on 1 Mb/s links (base RTT 135 ms) gave 94 spurious
+// timeouts without a word.
+TEST(OutputsTruth, RtoBelowTheBaseRttIsWarned) {
+  const std::string demo = std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml";
+  config::Config c;
+  config::load_file(c, demo);
+  c.set("topology.hosts", 16);
+  c.set("run.progress", "off");
+  ASSERT_EQ(c.real("transport.rto_us"), 70.0) << "the demo sets the RTO";
+  {
+    sim::Simulation s(c);  // 400 Gb/s: the base RTT is a few us
+    EXPECT_LT(s.derived().base_rtt, us(70));
+    EXPECT_TRUE(s.derived().warnings.empty());
+  }
+  for (const char* k : {"topology.host_rate_gbps", "topology.tier1_rate_gbps", "topology.tier2_rate_gbps"})
+    c.set(k, 0.001);
+  c.set("run.end_us", 1000.0);
+  sim::Simulation s(c);
+  EXPECT_GT(s.derived().base_rtt, ms(100));
+  ASSERT_EQ(s.derived().warnings.size(), 1u);
+  const auto& w = s.derived().warnings[0];
+  EXPECT_NE(w.find("demo.toml:"), std::string::npos) << w;
+  EXPECT_NE(w.find("transport.rto_us = 70 us is below the base RTT, "), std::string::npos) << w;
+  s.run();
+  EXPECT_TRUE(test::conserved(s));
+  EXPECT_EQ(s.summary()["warnings"][0], w);
+  // On the command line.
+  const auto r = test::run_lbsim("run " + demo + " --quiet --out " + test::temp_dir("truth-rto") +
+                                 " --set topology.hosts=16 --set topology.host_rate_gbps=0.001 "
+                                 "--set topology.tier1_rate_gbps=0.001 --set run.end_us=1000");
+  EXPECT_NE(r.out.find("lbsim: warning: " + std::string(LBSIM_SOURCE_DIR) + "/examples/demo.toml:"), std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace lbsim
