@@ -427,9 +427,19 @@ def kind_of(d):
     fail(f"{d} is not an lbsim run, compare, sweep or reproduce folder (no summary.json, results.csv or run folders)")
 
 
-def build(d):
+def report_kind(path):
+    """The kind of the report at `path` ("run", "compare", ...: its <title>), or None."""
+    try:
+        with open(path, errors="replace") as f:
+            m = re.search(r"<title>lbsim (\w+):", f.read(4096))
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def build(d, kind=None):
     d = os.path.abspath(d)
-    kind = kind_of(d)
+    kind = kind or kind_of(d)
     figs = Figures()
     body = []
     title = f"lbsim {kind}: {os.path.basename(d)}"
@@ -472,7 +482,14 @@ def main():
     if not os.path.isdir(a.dir):
         fail(f"'{a.dir}' is not a folder")
     out = a.out or os.path.join(a.dir, "report.html")
-    text = build(a.dir)
+    kind = kind_of(os.path.abspath(a.dir))
+    # A report of another kind is not replaced unasked: a run written into a compare's folder made
+    # the folder read as a run folder, and its report replaced the compare's.
+    old = report_kind(out)
+    if not a.out and old and old != kind:
+        fail(f"{out} is the report of a {old} folder and {a.dir} now reads as a {kind} folder: write this "
+             f"report elsewhere with --out FILE (or remove {out})")
+    text = build(a.dir, kind)
     with open(out, "w") as f:
         f.write(text)
     print(f"report: {os.path.abspath(out)}")

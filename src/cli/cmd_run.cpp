@@ -1,4 +1,5 @@
 // `lbsim run`, `lbsim topo`, `lbsim config`.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -39,6 +40,37 @@ void set_seed(config::Config& cfg, const std::string& text) {
   }
 }
 
+// What another command left in `dir` (docs/outputs.md "Whose folder"): "run" (summary.json),
+// "compare" (compare.json, or run folders inside), "sweep" / "reproduce" (sweep.json, results.csv),
+// "analysis" (balls.json); "" for a missing or empty folder or one with none of them.
+std::string folder_kind(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path d(dir);
+  if (!fs::is_directory(d, ec)) return "";
+  const auto has = [&](const char* f) { return fs::exists(d / f, ec); };
+  if (has("reproduce.json")) return "reproduce";
+  if (has("sweep.json") || has("results.csv")) return "sweep";
+  if (has("compare.json")) return "compare";
+  if (has("balls.json")) return "analysis";
+  if (has("summary.json")) return "run";
+  for (const auto& e : fs::directory_iterator(d, ec))
+    if (e.is_directory(ec) && fs::exists(e.path() / "summary.json", ec)) return "compare";
+  return "";
+}
+
+// A command writes into a folder another command filled only when asked (--out names it): `lbsim
+// run examples/demo.toml` after `make demo` used to put a run into the compare's folder, and the
+// next `lbsim report` replaced the compare's report with a run's.
+void check_folder_owner(const std::string& dir, const std::string& mine, bool asked, const char* what) {
+  const std::string kind = folder_kind(dir);
+  if (kind.empty() || kind == mine || asked) return;
+  throw UserError(
+      fmt::format("output folder '{}' holds the results of `lbsim {}`; {} would mix with them: give --out to write "
+                  "elsewhere (or --out {} to write there anyway)",
+                  dir, kind == "analysis" ? "balls" : kind, what, dir));
+}
+
 // summary.json "status" in words.
 std::string status_words(const std::string& st) {
   if (st == "interrupted") return "interrupted (SIGINT/SIGTERM)";
@@ -54,6 +86,7 @@ int do_run(const RunOptions& o) {
   if (!o.out.empty()) cfg.set("output.dir", o.out, "--out");
   if (o.quiet) cfg.set("run.progress", "off", "--quiet");
   const std::string& out = cfg.text("output.dir");
+  check_folder_owner(out, "run", !o.out.empty(), "a run written there");
   sim::install_interrupt_handlers();
   sim::check_output_dir(out);  // an unwritable folder is bad input, found before the simulation
   sim::Simulation s(cfg);
@@ -248,8 +281,16 @@ int do_compare(const CompareOptions& o) {
   std::vector<const config::Config*> all;
   for (const auto& c : cfgs) all.push_back(&c);
   config::check_keys_read(all);
+  check_folder_owner(root, "compare", !o.out.empty(), "the compare's run folders");
   sim::install_interrupt_handlers();
   for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
+  // compare.json marks the folder as a compare's (lbsim report, and a later `lbsim run` that would
+  // write into it unasked).
+  {
+    std::ofstream f(std::filesystem::path(root) / "compare.json");
+    f << nlohmann::json{{"command", "compare"}, {"key", key}, {"values", values}}.dump(2) << "\n";
+    if (!f) throw UserError(fmt::format("output folder '{}': cannot write compare.json", root));
+  }
   // Each run's config records run.progress = off (as before); the display follows the base config.
   const auto mode = progress::mode_for_stderr(base.text("run.progress"));
   fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}  {}\n", label, "max_fct_us",

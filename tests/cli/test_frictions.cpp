@@ -47,4 +47,36 @@ TEST(Frictions, CompareChecksEverySchemeBeforeTheFirstRun) {
   EXPECT_EQ(r.out.find("max_fct_us"), std::string::npos) << "no table row before the refusal: " << r.out;
 }
 
+// Item 6: `lbsim run examples/demo.toml` wrote a run into the folder `make demo` filled with its
+// compare, and `lbsim report` then replaced the compare's report with a run's.
+TEST(Frictions, ACommandWritesIntoAnotherCommandsFolderOnlyWhenAsked) {
+  const auto dir = lbsim::test::temp_dir("frictions-folders");
+  const std::string small = " --set topology.hosts=16 --set workload.size=\\\"16KiB\\\"";
+  const std::string cmp = dir + "/cmp", one = dir + "/one";
+  auto r = run_lbsim("compare " + kDemo + " --lb ecmp,ops --out " + cmp + small);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(lbsim::test::read_file(cmp + "/compare.json").find("\"key\": \"lb.algorithm\""), std::string::npos);
+  // The compare's folder as a run's output.dir (from the config, not --out): refused, nothing written.
+  r = run_lbsim("run " + kDemo + " --quiet --set output.dir=\\\"" + cmp + "\\\"" + small);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("holds the results of `lbsim compare`; a run written there would mix with them: give --out"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(cmp + "/summary.json"));
+  // A run's folder as a compare's parent folder: refused.
+  ASSERT_EQ(run_lbsim("run " + kDemo + " --quiet --out " + one + small).code, 0);
+  r = run_lbsim("compare " + kDemo + " --lb ecmp,ops --set output.dir=\\\"" + one + "\\\"" + small);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("holds the results of `lbsim run`"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(one + "/ecmp"));
+  // Asked with --out: written. The report of the compare is then not replaced by a run's.
+  ASSERT_EQ(run_lbsim("report " + cmp).code, 0);
+  ASSERT_EQ(run_lbsim("run " + kDemo + " --quiet --out " + cmp + small).code, 0);
+  r = run_lbsim("report " + cmp);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("is the report of a compare folder"), std::string::npos) << r.out;
+  EXPECT_NE(lbsim::test::read_file(cmp + "/report.html").find("<title>lbsim compare:"), std::string::npos);
+  EXPECT_EQ(run_lbsim("report " + cmp + " --out " + dir + "/run-report.html").code, 0);
+}
+
 }  // namespace
