@@ -1,4 +1,5 @@
 // `lbsim run`, `lbsim topo`, `lbsim config`.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -71,6 +72,48 @@ void check_folder_owner(const std::string& dir, const std::string& mine, bool as
                   dir, kind == "analysis" ? "balls" : kind, what, dir));
 }
 
+// The folders (and files) a command creates before its first run, removed again when that run is
+// refused for bad input (e.g. the memory estimate), so a refused run leaves no empty output folder
+// behind (docs/outputs.md). Only folders that did not exist and are still empty are removed.
+class NewFolders {
+ public:
+  void add(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path p = fs::absolute(dir, ec).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+    for (; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      folders_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+  }
+  void add_file(const std::string& file) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) files_.push_back(file);
+  }
+  void keep() {
+    folders_.clear();
+    files_.clear();
+  }
+  void keep_files() { files_.clear(); }
+  NewFolders() = default;
+  NewFolders(const NewFolders&) = delete;
+  NewFolders& operator=(const NewFolders&) = delete;
+  ~NewFolders() {
+    std::error_code ec;
+    for (const auto& f : files_) std::filesystem::remove(f, ec);
+    // Deepest first; a folder is removed only when empty (remove fails otherwise).
+    std::sort(folders_.begin(), folders_.end(), [](const auto& a, const auto& b) {
+      return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
+    });
+    for (const auto& d : folders_) std::filesystem::remove(d, ec);
+  }
+
+ private:
+  std::vector<std::filesystem::path> folders_;
+  std::vector<std::string> files_;
+};
+
 // summary.json "status" in words.
 std::string status_words(const std::string& st) {
   if (st == "interrupted") return "interrupted (SIGINT/SIGTERM)";
@@ -88,10 +131,13 @@ int do_run(const RunOptions& o) {
   const std::string& out = cfg.text("output.dir");
   check_folder_owner(out, "run", !o.out.empty(), "a run written there");
   sim::install_interrupt_handlers();
+  NewFolders created;
+  created.add(out);
   sim::check_output_dir(out);  // an unwritable folder is bad input, found before the simulation
   sim::Simulation s(cfg);
   const int rc = s.run();
   s.write_outputs(out);
+  created.keep();
   const auto j = s.summary();
   if (!o.quiet) {
     const auto& f = j["fct_us"];
@@ -283,9 +329,12 @@ int do_compare(const CompareOptions& o) {
   config::check_keys_read(all);
   check_folder_owner(root, "compare", !o.out.empty(), "the compare's run folders");
   sim::install_interrupt_handlers();
+  NewFolders created;  // removed again if the first run is refused
+  for (const auto& lb : values) created.add(root + "/" + lb);
   for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
   // compare.json marks the folder as a compare's (lbsim report, and a later `lbsim run` that would
   // write into it unasked).
+  created.add_file((std::filesystem::path(root) / "compare.json").string());
   {
     std::ofstream f(std::filesystem::path(root) / "compare.json");
     f << nlohmann::json{{"command", "compare"}, {"key", key}, {"values", values}}.dump(2) << "\n";
@@ -305,6 +354,7 @@ int do_compare(const CompareOptions& o) {
     s.set_progress(mode, fmt::format("compare {} ({}/{})", lb, i + 1, values.size()));
     rc = std::max(rc, s.run());
     s.write_outputs(cfg.text("output.dir"));
+    created.keep_files();  // the later runs' folders go only if they stay empty
     const auto j = s.summary();
     // drops: every packet the network dropped (full queues, failed links, no route, hop limit).
     const auto dropped = j["drops"].get<std::uint64_t>() + j["failure_drops"].get<std::uint64_t>() +

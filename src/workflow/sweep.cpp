@@ -1,6 +1,8 @@
 #include "workflow/sweep.h"
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -394,6 +396,16 @@ int recorded_exit_code(const fs::path& run_dir) {
   }
 }
 
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", sig);
+}
+
+std::string failed_status(int rc) {
+  if (rc > 128 && rc != 130 && rc < 128 + 65) return fmt::format("killed({})", signal_name(rc - 128));
+  return fmt::format("failed({})", rc);
+}
+
 bool run_complete(const Point& p) {
   const fs::path dir = p.cfg.text("output.dir");
   const int rc = recorded_exit_code(dir);
@@ -423,7 +435,7 @@ std::vector<std::string> metrics_row_of(const Point& p, nlohmann::json* summary)
   std::error_code ec;
   const bool have = (rc == 0 || rc == 3) && fs::is_regular_file(dir / "summary.json", ec);
   if (!have) {
-    row[0] = rc < 0 ? "missing" : fmt::format("failed({})", rc);
+    row[0] = rc < 0 ? "missing" : failed_status(rc);
     return row;
   }
   nlohmann::json j;
@@ -594,6 +606,8 @@ int sweep_exit_code(const Sweep& sw) {
     if (st == "ok") continue;
     if (st == "unfinished" || st == "missing")
       rc = std::max(rc, 3);
+    else if (st.starts_with("killed("))  // not lbsim's error: docs/reliability.md "Exit codes"
+      rc = std::max(rc, 4);
     else
       rc = std::max(rc, st == "failed(2)" ? 2 : 70);
   }

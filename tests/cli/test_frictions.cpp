@@ -79,4 +79,22 @@ TEST(Frictions, ACommandWritesIntoAnotherCommandsFolderOnlyWhenAsked) {
   EXPECT_EQ(run_lbsim("report " + cmp + " --out " + dir + "/run-report.html").code, 0);
 }
 
+// Item 10: a run refused for bad input after its folder was checked (here the memory estimate of a
+// ten-million-host fat tree) left an empty output folder, and its parents, behind.
+TEST(Frictions, ARefusedRunLeavesNoEmptyFolder) {
+  const auto dir = lbsim::test::temp_dir("frictions-refused");
+  const std::string huge = " --set topology.hosts=10000000";
+  auto r = run_lbsim("run " + kDemo + " --quiet --out " + dir + "/new/run" + huge);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("estimated memory"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir + "/new")) << "an empty folder was left";
+  r = run_lbsim("compare " + kDemo + " --lb ecmp,ops --out " + dir + "/cmp" + huge);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_FALSE(fs::exists(dir + "/cmp")) << "empty run folders were left";
+  // A folder that existed stays (empty or not).
+  fs::create_directories(dir + "/kept");
+  EXPECT_EQ(run_lbsim("run " + kDemo + " --quiet --out " + dir + "/kept" + huge).code, 2);
+  EXPECT_TRUE(fs::is_directory(dir + "/kept"));
+}
+
 }  // namespace
