@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -281,15 +282,21 @@ def run(config: Union[None, str, os.PathLike, Dict[str, Any]] = None, *, out: Un
     Result; `exit_code` is what `lbsim run` exits with (0, or 3 with unfinished flows)."""
     if isinstance(config, dict):
         path, ov = "", overrides(config)
+        origins = _origins(ov, lambda k, o: f"config[{k!r}]")
     else:
-        path, ov = ("" if config is None else os.fspath(config)), []
+        path, ov, origins = ("" if config is None else os.fspath(config)), [], {}
+    if isinstance(set, str):
+        set = [set]
+    origins.update(_origins(list(set), lambda k, o: f"set=[{o!r}] (--set)"))
+    origins.update({_key(k): f"{k}={v!r}" for k, v in kw.items()})
     ov += list(set) + overrides(None, **kw)
     if seed is not None:
         ov.append(f"run.seed={int(seed)}")
+        origins["run.seed"] = f"seed={seed!r}"
     tmp = tempfile.mkdtemp(prefix="lbsim-run-")
     try:
         folder = Path(out).absolute() if out is not None else Path(tmp) / "run"
-        rc = _run_cli(path, ov, folder, progress, tmp)
+        rc = _run_cli(path, ov, folder, progress, tmp, origins)
         r = Result(folder, rc)
         if out is None:  # read everything, then the temporary folder goes
             for name in ("flows.csv", "ports.csv", "queues.csv", "path_usage.csv"):
@@ -302,7 +309,27 @@ def run(config: Union[None, str, os.PathLike, Dict[str, Any]] = None, *, out: Un
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) -> int:
+def _origins(ov: List[str], name) -> Dict[str, str]:
+    """Each key of the `section.key=value` strings `ov` -> the Python argument that gave it."""
+    return {o.partition("=")[0].strip(): name(o.partition("=")[0].strip(), o) for o in ov}
+
+
+def _python_message(msg: str, origins: Dict[str, str]) -> str:
+    """The CLI's message for a key a Python argument gave: `--set` (which a Python caller never typed)
+    becomes that argument, e.g. "lb_algoritm='ops': unknown key 'lb.algoritm' (did you mean ...)"."""
+    if msg.startswith("lbsim: error: "):
+        msg = msg[len("lbsim: error: "):]
+    if not msg.startswith("--set: "):
+        return msg
+    rest = msg[len("--set: "):]
+    for key in re.findall(r"'([^']+)'", rest):
+        if key in origins:
+            return f"{origins[key]}: {rest}"
+    return f"a key given from Python: {rest}"
+
+
+def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str,
+             origins: Optional[Dict[str, str]] = None) -> int:
     if not path:  # the defaults: an empty config file
         path = os.path.join(tmp, "defaults.toml")
         Path(path).write_text("")
@@ -317,9 +344,7 @@ def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) ->
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE if quiet else None, text=True)
     if p.returncode in (0, 3):
         return p.returncode
-    msg = (p.stderr or "").strip()
-    if msg.startswith("lbsim: error: "):
-        msg = msg[len("lbsim: error: "):]
+    msg = _python_message((p.stderr or "").strip(), origins or {})
     if p.returncode == 2:
         raise UserError(msg or "lbsim run: bad input")
     if p.returncode == 130:
@@ -327,11 +352,35 @@ def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) ->
     raise RuntimeError(f"lbsim run exited with {p.returncode}: {msg}")
 
 
-def sweep(file: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] = None, workers: Optional[int] = None,
+def sweep(file: Union[str, os.PathLike, Dict[str, Any]], *, base: Union[None, str, os.PathLike] = None,
+          set: Optional[Dict[str, Any]] = None, name: Optional[str] = None,
+          out: Union[None, str, os.PathLike] = None, workers: Optional[int] = None,
           quiet: bool = True) -> pd.DataFrame:
     """Runs `lbsim sweep FILE` (resumable; the same folder as the CLI) and returns its results table
-    (results.csv; unfinished metrics NaN). The table's `attrs["folder"]` is the sweep folder; a run
-    that failed does not raise (its row says so) but bad input in the sweep file raises ValueError."""
+    (results.csv; unfinished metrics NaN). `file` is a sweep file, or the grid as a dict
+    ({"lb.algorithm": ["ecmp", "ops"]}: one point per combination), then with `base` (a config file),
+    `set` (keys for every point, a dict) and `name` (default "python"; the folder results/sweeps/NAME
+    unless `out`) as in a sweep file (docs/workflow.md). The table's `attrs["folder"]` is the sweep
+    folder; a run that failed does not raise (its row says so) but bad input raises UserError."""
+    tmp = None
+    if isinstance(file, dict):
+        grid = _flat(file)
+        for k, v in grid.items():
+            if not isinstance(v, (list, tuple)) or not v:
+                raise TypeError(f"grid[{k!r}]: expected a non-empty list of values, got {v!r}")
+        tmp = tempfile.mkdtemp(prefix="lbsim-sweep-")
+        file = Path(tmp) / f"{name or 'python'}.toml"
+        file.write_text(_sweep_file_text(name or "python", base, set or {}, grid))
+    elif base is not None or set is not None or name is not None:
+        raise TypeError("base, set and name go with a grid given as a dict; a sweep file has its own")
+    try:
+        return _sweep_cli(file, out, workers, quiet)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sweep_cli(file, out, workers, quiet) -> pd.DataFrame:
     args = [executable(), "sweep", os.fspath(file)]
     if out is not None:
         args += ["--out", os.fspath(out)]
@@ -345,12 +394,37 @@ def sweep(file: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] =
     p = subprocess.run(args, capture_output=quiet, text=True)
     if p.returncode == 2:
         raise UserError((p.stderr or "").strip() or f"lbsim sweep {file}: bad input")
-    if p.returncode not in (0, 3):
+    if p.returncode not in (0, 3, 4):  # 4: a point was killed (its row says so)
         raise RuntimeError(f"lbsim sweep {file} exited with {p.returncode}: {(p.stderr or '').strip()}")
     sw = Sweep(folder)
     table = sw.results
     table.attrs["folder"] = str(folder)
     return table
+
+
+def _flat(d: Dict[str, Any]) -> Dict[str, Any]:
+    """{"lb": {"algorithm": v}}, {"lb.algorithm": v} or {"lb_algorithm": v} -> {"lb.algorithm": v}."""
+    out: Dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                out[f"{k}.{k2}"] = v2
+        else:
+            out[_key(k)] = v
+    return out
+
+
+def _sweep_file_text(name: str, base, set: Dict[str, Any], grid: Dict[str, Any]) -> str:
+    """A sweep file (docs/workflow.md) for a grid given as a dict; `base` made absolute (a sweep file
+    reads it relative to itself)."""
+    lines = [f"name = {_toml(name)}"]
+    if base is not None:
+        lines.append(f"base = {_toml(os.path.abspath(os.fspath(base)))}")
+    for table, kv in (("set", _flat(set)), ("grid", grid)):
+        if kv:
+            lines.append(f"[{table}]")
+            lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in kv.items()]
+    return "\n".join(lines) + "\n"
 
 
 def _sweep_folder(dry_run_stdout: str) -> Path:
