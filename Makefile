@@ -21,8 +21,8 @@ build: deps $(BUILD)/build.ninja
 # report (docs/report.md; the last line printed is its path).
 demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lbsim
-	$(BUILD)/lbsim compare examples/demo.toml --lb ecmp,ops
-	$(BUILD)/lbsim report results/demo
+	$(BUILD)/lbsim compare examples/demo.toml --lb ecmp,ops --out results/demo-compare
+	$(BUILD)/lbsim report results/demo-compare
 
 # Install under PREFIX (default ~/.local, no root needed): bin/lbsim, share/lbsim/{tools,examples,data}
 # and the Python package in the interpreter's site-packages for that prefix (README "Install").

@@ -59,6 +59,9 @@ except ImportError as e:  # pragma: no cover - depends on the machine
         "install them with scripts/install-deps.sh or apt-get install python3-matplotlib python3-pandas\n")
     sys.exit(2)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from log_axis import label_log_axis  # noqa: E402  (tools/log_axis.py)
+
 SEED_KEY = "run.seed"
 DPI = 150
 KEEP_FIGURES = None  # a list: save() appends (name, figure) and leaves the figure open (tests)
@@ -327,21 +330,47 @@ def save(fig, out, name, formats, written):
 # ---- FCT ----------------------------------------------------------------------------------------------
 
 def transfers(runs, panel, scheme):
-    """Completed transfers of every seed of (panel, scheme), one frame (flows.csv columns)."""
-    frames = []
+    """Completed transfers of every seed of (panel, scheme), one frame (flows.csv columns); its
+    attrs hold "total" (every transfer, completed or not) and "status" (the summary.json statuses
+    other than completed: interrupted, watchdog, stalled, unfinished)."""
+    frames, total, status = [], 0, set()
     for p, s, _, d, _ in runs:
         if p == panel and s == scheme:
             f = read_csv(d, "flows.csv")
             if f is not None:
-                frames.append(f[(f["kind"] == "transfer") & (f["finished"] == 1)])
-    return pd.concat(frames) if frames else None
+                t = f[f["kind"] == "transfer"]
+                total += len(t)
+                frames.append(t[t["finished"] == 1])
+            st = read_json(os.path.join(d, "summary.json")).get("status", "completed")
+            if st != "completed":
+                status.add(st)
+    if not frames:
+        return None
+    out = pd.concat(frames)
+    out.attrs["total"] = total
+    out.attrs["status"] = sorted(status)
+    return out
 
 
-def cdf(ax, values, scheme):
+def series_label(scheme, f):
+    """The scheme, and for a run that stopped early how many transfers completed and why:
+    'ecmp (5/32 completed, interrupted)'."""
+    if f is None:
+        return scheme
+    total, status = f.attrs.get("total", len(f)), f.attrs.get("status", [])
+    if len(f) >= total and not status:
+        return scheme
+    return f"{scheme} ({len(f)}/{total} completed" + (", " + "/".join(status) if status else "") + ")"
+
+
+def cdf(ax, values, scheme, total=None, label=None):
+    """The CDF over `total` transfers (default: the values): transfers that did not complete never
+    reach the curve, which then ends below 1 at completed / total."""
     v = sorted(values)
     if not v:
         return
-    ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], label=scheme, drawstyle="steps-post",
+    n = max(total or len(v), len(v))
+    ax.plot(v, [(i + 1) / n for i in range(len(v))], label=label or scheme, drawstyle="steps-post",
             markevery=0.1, markersize=5, **line_style(scheme))
 
 
@@ -351,6 +380,7 @@ def cdf_axes(ax, xlabel, title, values):
     ax.set_ylim(0, 1.02)
     if values and min(values) > 0:
         ax.set_xscale("log")
+        label_log_axis(ax.xaxis, min(values), max(values))
     ax.set_title(title)
     ax.grid(alpha=0.3, which="both")
 
@@ -369,7 +399,7 @@ def plot_fct(runs, out, formats, written):
                 f = data[(p, s)]
                 if f is not None and col in f.columns:
                     v = f[col].dropna().tolist()
-                    cdf(ax, v, s)
+                    cdf(ax, v, s, f.attrs.get("total"), series_label(s, f))
                     allv += v
             cdf_axes(ax, xlabel, p or title, allv)
         save(fig, out, name, formats, written)

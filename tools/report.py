@@ -40,6 +40,9 @@ except ImportError as e:  # pragma: no cover - depends on the machine
                      "install them with scripts/install-deps.sh\n")
     sys.exit(2)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from log_axis import label_log_axis  # noqa: E402  (tools/log_axis.py)
+
 STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 1)), "x")]
 SCENARIO_KEYS = ["topology.kind", "topology.hosts", "topology.tiers", "topology.radix", "topology.q",
                  "topology.h", "network.link_rate_gbps", "network.mtu", "network.queue_bdp", "network.trimming",
@@ -85,12 +88,19 @@ def read_csv(run_dir, name):
         return None
 
 
+MISSING = "-"  # a statistic over no transfer (null in summary.json, empty in results.csv): never 0
+
+
 def fmt_num(v):
-    if isinstance(v, bool) or v is None:
-        return "" if v is None else str(v)
+    if isinstance(v, bool):
+        return str(v)
+    if v is None:
+        return MISSING
     if isinstance(v, float):
         if v != v:
-            return ""
+            return MISSING
+        if v.is_integer() and abs(v) < 1e15:
+            return str(int(v))  # counts (and their means over seeds when whole): 600, not 600.000
         return f"{v:.3f}" if abs(v) < 1000 else f"{v:.1f}"
     return str(v)
 
@@ -129,31 +139,38 @@ def style_axes(ax, title, xlabel, ylabel):
 
 
 def cdf_figure(figs, series, column, title, xlabel, log=False):
-    """series: [(name, flows DataFrame)]; one line per series with its own style."""
+    """series: [(name, flows DataFrame)]; one line per series with its own style. The fraction is of
+    every transfer of the run: one that did not complete never reaches the curve, which then ends
+    below 1 (at completed / transfers), and the legend says how many completed."""
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    drawn = 0
+    drawn, lo, hi, partial = 0, None, None, False
     for i, (name, fl) in enumerate(series):
         if fl is None or column not in fl:
             continue
-        v = fl[(fl.get("kind", "transfer") == "transfer") & (fl[column] >= 0)][column].dropna().sort_values()
+        tr = fl[fl["kind"] == "transfer"] if "kind" in fl else fl
+        v = tr[tr[column] >= 0][column].dropna().sort_values()
         if v.empty:
             continue
-        y = [(k + 1) / len(v) for k in range(len(v))]
+        n = max(len(tr), len(v))
+        y = [(k + 1) / n for k in range(len(v))]
+        label = str(name) if len(v) == n else f"{name} ({len(v)}/{n} completed)"
+        partial = partial or len(v) < n
         ls, mk = STYLES[i % len(STYLES)]
-        ax.plot(v.values, y, linestyle=ls, marker=mk, markevery=max(1, len(v) // 8), label=str(name), linewidth=1.6)
+        ax.plot(v.values, y, linestyle=ls, marker=mk, markevery=max(1, len(v) // 8), label=label, linewidth=1.6)
+        lo = v.iloc[0] if lo is None else min(lo, v.iloc[0])
+        hi = v.iloc[-1] if hi is None else max(hi, v.iloc[-1])
         drawn += 1
     if drawn == 0:
         plt.close(fig)
         return
-    if log:
+    if log and lo > 0:
         ax.set_xscale("log")
-        # Plain numbers on a narrow log axis (slowdowns near 1), not 1.1 x 10^0.
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        label_log_axis(ax.xaxis, lo, hi)  # labelled ticks (2, 3, 4 on a slowdown axis), plain numbers
     ax.set_ylim(0, 1.02)
     style_axes(ax, title, xlabel, "fraction of transfers")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=10, frameon=False)
-    figs.add(fig, f"{title}: cumulative distribution over the completed transfers.")
+    figs.add(fig, f"{title}: cumulative distribution over every transfer" +
+             ("; runs that stopped early end below 1 (their completed transfers only)." if partial else "."))
 
 
 def bar_figure(figs, names, values, errs, ylabel, title):
@@ -218,17 +235,52 @@ def scenario_html(cfg, summary, differing=None):
     return "\n".join(lines)
 
 
+STATUS_WORDS = {"interrupted": "interrupted (SIGINT/SIGTERM)",
+                "watchdog": "stopped by the no-progress watchdog (run.watchdog_us)",
+                "stalled": "stalled (a lossless deadlock)", "unfinished": "unfinished at run.end_us"}
+
+
+def run_status(s):
+    """summary.json status ('completed', 'unfinished', 'watchdog', 'stalled', 'interrupted'); folders
+    written before the field existed: from interrupted / unfinished."""
+    if "status" in s:
+        return s["status"]
+    if s.get("interrupted"):
+        return "interrupted"
+    if "watchdog" in s:
+        return "watchdog"
+    return "unfinished" if s.get("unfinished") else "completed"
+
+
+def status_html(runs_summaries):
+    """A warning paragraph per run that did not complete: what stopped it, when, and how many
+    transfers completed (every statistic and figure covers those only)."""
+    out = []
+    for name, s in runs_summaries:
+        st = run_status(s)
+        if st == "completed":
+            continue
+        out.append(f'<p class="status"><b>{esc(name)}: {esc(STATUS_WORDS.get(st, st))}</b>, t = '
+                   f"{esc(fmt_num(s.get('end_time_us')))} us: {esc(s.get('completed'))} of "
+                   f"{esc(s.get('workload', {}).get('transfers'))} transfers completed. Its FCT statistics and "
+                   "figures cover those transfers only; a statistic over none is shown as "
+                   f"&ldquo;{MISSING}&rdquo;.</p>")
+    return "\n".join(out)
+
+
 def summary_row(name, s):
     f, sd = s.get("fct_us", {}), s.get("slowdown", {})
-    return {"run": name, "completed": f"{s.get('completed')}/{s.get('workload', {}).get('transfers')}",
+    return {"run": name, "status": run_status(s),
+            "completed": f"{s.get('completed')}/{s.get('workload', {}).get('transfers')}",
             "max_fct_us": f.get("max"), "p99_fct_us": f.get("p99"), "p50_fct_us": f.get("p50"),
             "mean_fct_us": f.get("mean"), "mean_slowdown": sd.get("mean"), "drops": s.get("drops"),
-            "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
+            "failure_drops": s.get("failure_drops"), "no_route_drops": s.get("no_route_drops"),
+            "ttl_drops": s.get("ttl_drops"), "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
             "ooo_pct": s.get("ooo_pct")}
 
 
-SUMMARY_COLS = ["run", "completed", "max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us", "mean_slowdown",
-                "drops", "trims", "retransmits", "timeouts", "ooo_pct"]
+SUMMARY_COLS = ["run", "status", "completed", "max_fct_us", "p99_fct_us", "p50_fct_us", "mean_fct_us", "mean_slowdown",
+                "drops", "failure_drops", "no_route_drops", "ttl_drops", "trims", "retransmits", "timeouts", "ooo_pct"]
 
 
 def tag_rows(name, s):
@@ -246,6 +298,8 @@ def runs_section(runs, figs, title_prefix):
     """runs: [(name, run_dir)]: tables per run and per tag, FCT/slowdown CDFs, bars, queues."""
     parts = []
     sums = [(n, read_summary(d)) for n, d in runs]
+    if status_html(sums):
+        parts.append(status_html(sums))
     parts.append(table([summary_row(n, s) for n, s in sums], SUMMARY_COLS, "Per run (summary.json; times in us)"))
     tags = [r for n, s in sums for r in tag_rows(n, s)]
     if tags:
@@ -254,8 +308,11 @@ def runs_section(runs, figs, title_prefix):
     cdf_figure(figs, flows, "fct_us", f"{title_prefix}FCT", "flow completion time (us)")
     cdf_figure(figs, flows, "slowdown", f"{title_prefix}slowdown", "FCT / ideal FCT (log scale)", log=True)
     if len(sums) > 1:
-        bar_figure(figs, [n for n, _ in sums], [s.get("fct_us", {}).get("max", 0) for _, s in sums], None,
-                   "max FCT (us)", f"{title_prefix}max FCT per run")
+        have = [(n, s.get("fct_us", {}).get("max")) for n, s in sums]
+        have = [(n, v) for n, v in have if v is not None]  # a run with no completed transfer has no bar
+        if have:
+            bar_figure(figs, [n for n, _ in have], [v for _, v in have], None, "max FCT (us)",
+                       f"{title_prefix}max FCT per run")
     queue_figure(figs, [(n, read_csv(d, "queues.csv"), read_config(d).get("output.queue_sample_us")) for n, d in runs],
                  f"{title_prefix}switch queues")
     return "\n".join(parts)
@@ -338,7 +395,7 @@ table{border-collapse:collapse;margin:.8em 0;font-size:.9em}caption{text-align:l
 th,td{border:1px solid #bbb;padding:.2em .5em;text-align:right}th{background:#eee}td:first-child{text-align:left}
 figure.fig{margin:1em 0;display:inline-block;vertical-align:top}figure.fig svg{max-width:100%;height:auto}
 figcaption{font-size:.9em;color:#333}pre.paper{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:.85em}
-.meta{color:#555;font-size:.85em}
+.meta{color:#555;font-size:.85em}p.status{background:#fff3cd;border:1px solid #c9a227;padding:.4em .6em}
 """
 
 # Checks, once the page has loaded, that every figure drew something (the headless-browser test
@@ -370,9 +427,19 @@ def kind_of(d):
     fail(f"{d} is not an lbsim run, compare, sweep or reproduce folder (no summary.json, results.csv or run folders)")
 
 
-def build(d):
+def report_kind(path):
+    """The kind of the report at `path` ("run", "compare", ...: its <title>), or None."""
+    try:
+        with open(path, errors="replace") as f:
+            m = re.search(r"<title>lbsim (\w+):", f.read(4096))
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def build(d, kind=None):
     d = os.path.abspath(d)
-    kind = kind_of(d)
+    kind = kind or kind_of(d)
     figs = Figures()
     body = []
     title = f"lbsim {kind}: {os.path.basename(d)}"
@@ -415,7 +482,14 @@ def main():
     if not os.path.isdir(a.dir):
         fail(f"'{a.dir}' is not a folder")
     out = a.out or os.path.join(a.dir, "report.html")
-    text = build(a.dir)
+    kind = kind_of(os.path.abspath(a.dir))
+    # A report of another kind is not replaced unasked: a run written into a compare's folder made
+    # the folder read as a run folder, and its report replaced the compare's.
+    old = report_kind(out)
+    if not a.out and old and old != kind:
+        fail(f"{out} is the report of a {old} folder and {a.dir} now reads as a {kind} folder: write this "
+             f"report elsewhere with --out FILE (or remove {out})")
+    text = build(a.dir, kind)
     with open(out, "w") as f:
         f.write(text)
     print(f"report: {os.path.abspath(out)}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -35,6 +36,10 @@ class UserError(ValueError):
 # flows.csv writes -1 for times and ratios of entries that did not start / finish; the DataFrames
 # hold NaN there (docs/python.md), so that means and quantiles cover finished entries only.
 _UNSET_FLOW_COLUMNS = ("start_us", "finish_us", "fct_us", "slowdown", "sender_done_us", "sender_fct_us")
+
+
+# Statistics over the completed transfers: None (no transfer completed) becomes NaN in the tables.
+_STAT_COLUMNS = ("max_fct_us", "p99_fct_us", "mean_fct_us", "p50_fct_us", "mean_slowdown")
 
 
 # ---- configs ------------------------------------------------------------------------------------
@@ -159,15 +164,35 @@ class Result:
         return (self.folder / name).read_text()
 
     @property
+    def status(self) -> str:
+        """How the run ended (summary.json `status`): completed, unfinished (transfers left at
+        run.end_us), watchdog, stalled or interrupted."""
+        s = self.summary
+        if "status" in s:
+            return s["status"]
+        if s.get("interrupted"):
+            return "interrupted"
+        return "unfinished" if s.get("unfinished") else "completed"
+
+    @property
+    def completed(self) -> int:
+        """Transfers that completed (the FCT statistics cover those only)."""
+        return int(self.summary.get("completed", 0))
+
+    @property
+    def transfers(self) -> int:
+        return int(self.summary.get("workload", {}).get("transfers", 0))
+
+    @property
     def finished(self) -> bool:
-        return self.summary.get("unfinished", 0) == 0 and not self.summary.get("interrupted", False)
+        return self.status == "completed"
 
     def __repr__(self) -> str:
         s = self.summary
-        f = s.get("fct_us", {})
+        mx = s.get("fct_us", {}).get("max")
+        fct = "no transfer completed" if mx is None else f"max FCT {mx:.2f} us"
         return (f"<lbsim.Result {self.folder}: {s.get('load_balancer')} on {s.get('topology', {}).get('kind')}, "
-                f"{s.get('completed')}/{s.get('workload', {}).get('transfers')} completed, "
-                f"max FCT {f.get('max', float('nan')):.2f} us>")
+                f"{self.status}, {self.completed}/{self.transfers} completed, {fct}>")
 
 
 class Compare(dict):
@@ -183,7 +208,8 @@ class Compare(dict):
 
     @property
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame([_summary_row(name, r.summary) for name, r in self.items()]).set_index("run")
+        rows = [_summary_row(name, r.summary, r.status) for name, r in self.items()]
+        return pd.DataFrame(rows).set_index("run").astype({c: float for c in _STAT_COLUMNS})
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -219,12 +245,14 @@ class Sweep:
         return f"<lbsim.Sweep {self.folder}: {len(self.results)} point(s)>"
 
 
-def _summary_row(name: str, s: Dict[str, Any]) -> Dict[str, Any]:
+def _summary_row(name: str, s: Dict[str, Any], status: str = "") -> Dict[str, Any]:
+    # A statistic over no completed transfer is null in summary.json: NaN here, never 0.
     f, sd = s.get("fct_us", {}), s.get("slowdown", {})
-    return {"run": name, "completed": s.get("completed"), "transfers": s.get("workload", {}).get("transfers"),
+    return {"run": name, "status": status or s.get("status"), "completed": s.get("completed"), "transfers": s.get("workload", {}).get("transfers"),
             "max_fct_us": f.get("max"), "p99_fct_us": f.get("p99"), "mean_fct_us": f.get("mean"),
             "p50_fct_us": f.get("p50"), "mean_slowdown": sd.get("mean"), "drops": s.get("drops"),
-            "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
+            "failure_drops": s.get("failure_drops"), "no_route_drops": s.get("no_route_drops"),
+            "ttl_drops": s.get("ttl_drops"), "trims": s.get("trims"), "retransmits": s.get("retransmits"), "timeouts": s.get("timeouts"),
             "ooo_pct": s.get("ooo_pct")}
 
 
@@ -254,15 +282,21 @@ def run(config: Union[None, str, os.PathLike, Dict[str, Any]] = None, *, out: Un
     Result; `exit_code` is what `lbsim run` exits with (0, or 3 with unfinished flows)."""
     if isinstance(config, dict):
         path, ov = "", overrides(config)
+        origins = _origins(ov, lambda k, o: f"config[{k!r}]")
     else:
-        path, ov = ("" if config is None else os.fspath(config)), []
+        path, ov, origins = ("" if config is None else os.fspath(config)), [], {}
+    if isinstance(set, str):
+        set = [set]
+    origins.update(_origins(list(set), lambda k, o: f"set=[{o!r}] (--set)"))
+    origins.update({_key(k): f"{k}={v!r}" for k, v in kw.items()})
     ov += list(set) + overrides(None, **kw)
     if seed is not None:
         ov.append(f"run.seed={int(seed)}")
+        origins["run.seed"] = f"seed={seed!r}"
     tmp = tempfile.mkdtemp(prefix="lbsim-run-")
     try:
         folder = Path(out).absolute() if out is not None else Path(tmp) / "run"
-        rc = _run_cli(path, ov, folder, progress, tmp)
+        rc = _run_cli(path, ov, folder, progress, tmp, origins)
         r = Result(folder, rc)
         if out is None:  # read everything, then the temporary folder goes
             for name in ("flows.csv", "ports.csv", "queues.csv", "path_usage.csv"):
@@ -275,7 +309,27 @@ def run(config: Union[None, str, os.PathLike, Dict[str, Any]] = None, *, out: Un
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) -> int:
+def _origins(ov: List[str], name) -> Dict[str, str]:
+    """Each key of the `section.key=value` strings `ov` -> the Python argument that gave it."""
+    return {o.partition("=")[0].strip(): name(o.partition("=")[0].strip(), o) for o in ov}
+
+
+def _python_message(msg: str, origins: Dict[str, str]) -> str:
+    """The CLI's message for a key a Python argument gave: `--set` (which a Python caller never typed)
+    becomes that argument, e.g. "lb_algoritm='ops': unknown key 'lb.algoritm' (did you mean ...)"."""
+    if msg.startswith("lbsim: error: "):
+        msg = msg[len("lbsim: error: "):]
+    if not msg.startswith("--set: "):
+        return msg
+    rest = msg[len("--set: "):]
+    for key in re.findall(r"'([^']+)'", rest):
+        if key in origins:
+            return f"{origins[key]}: {rest}"
+    return f"a key given from Python: {rest}"
+
+
+def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str,
+             origins: Optional[Dict[str, str]] = None) -> int:
     if not path:  # the defaults: an empty config file
         path = os.path.join(tmp, "defaults.toml")
         Path(path).write_text("")
@@ -290,9 +344,7 @@ def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) ->
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE if quiet else None, text=True)
     if p.returncode in (0, 3):
         return p.returncode
-    msg = (p.stderr or "").strip()
-    if msg.startswith("lbsim: error: "):
-        msg = msg[len("lbsim: error: "):]
+    msg = _python_message((p.stderr or "").strip(), origins or {})
     if p.returncode == 2:
         raise UserError(msg or "lbsim run: bad input")
     if p.returncode == 130:
@@ -300,11 +352,35 @@ def _run_cli(path: str, ov: List[str], folder: Path, progress: str, tmp: str) ->
     raise RuntimeError(f"lbsim run exited with {p.returncode}: {msg}")
 
 
-def sweep(file: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] = None, workers: Optional[int] = None,
+def sweep(file: Union[str, os.PathLike, Dict[str, Any]], *, base: Union[None, str, os.PathLike] = None,
+          set: Optional[Dict[str, Any]] = None, name: Optional[str] = None,
+          out: Union[None, str, os.PathLike] = None, workers: Optional[int] = None,
           quiet: bool = True) -> pd.DataFrame:
     """Runs `lbsim sweep FILE` (resumable; the same folder as the CLI) and returns its results table
-    (results.csv; unfinished metrics NaN). The table's `attrs["folder"]` is the sweep folder; a run
-    that failed does not raise (its row says so) but bad input in the sweep file raises ValueError."""
+    (results.csv; unfinished metrics NaN). `file` is a sweep file, or the grid as a dict
+    ({"lb.algorithm": ["ecmp", "ops"]}: one point per combination), then with `base` (a config file),
+    `set` (keys for every point, a dict) and `name` (default "python"; the folder results/sweeps/NAME
+    unless `out`) as in a sweep file (docs/workflow.md). The table's `attrs["folder"]` is the sweep
+    folder; a run that failed does not raise (its row says so) but bad input raises UserError."""
+    tmp = None
+    if isinstance(file, dict):
+        grid = _flat(file)
+        for k, v in grid.items():
+            if not isinstance(v, (list, tuple)) or not v:
+                raise TypeError(f"grid[{k!r}]: expected a non-empty list of values, got {v!r}")
+        tmp = tempfile.mkdtemp(prefix="lbsim-sweep-")
+        file = Path(tmp) / f"{name or 'python'}.toml"
+        file.write_text(_sweep_file_text(name or "python", base, set or {}, grid))
+    elif base is not None or set is not None or name is not None:
+        raise TypeError("base, set and name go with a grid given as a dict; a sweep file has its own")
+    try:
+        return _sweep_cli(file, out, workers, quiet)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sweep_cli(file, out, workers, quiet) -> pd.DataFrame:
     args = [executable(), "sweep", os.fspath(file)]
     if out is not None:
         args += ["--out", os.fspath(out)]
@@ -318,12 +394,37 @@ def sweep(file: Union[str, os.PathLike], *, out: Union[None, str, os.PathLike] =
     p = subprocess.run(args, capture_output=quiet, text=True)
     if p.returncode == 2:
         raise UserError((p.stderr or "").strip() or f"lbsim sweep {file}: bad input")
-    if p.returncode not in (0, 3):
+    if p.returncode not in (0, 3, 4):  # 4: a point was killed (its row says so)
         raise RuntimeError(f"lbsim sweep {file} exited with {p.returncode}: {(p.stderr or '').strip()}")
     sw = Sweep(folder)
     table = sw.results
     table.attrs["folder"] = str(folder)
     return table
+
+
+def _flat(d: Dict[str, Any]) -> Dict[str, Any]:
+    """{"lb": {"algorithm": v}}, {"lb.algorithm": v} or {"lb_algorithm": v} -> {"lb.algorithm": v}."""
+    out: Dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                out[f"{k}.{k2}"] = v2
+        else:
+            out[_key(k)] = v
+    return out
+
+
+def _sweep_file_text(name: str, base, set: Dict[str, Any], grid: Dict[str, Any]) -> str:
+    """A sweep file (docs/workflow.md) for a grid given as a dict; `base` made absolute (a sweep file
+    reads it relative to itself)."""
+    lines = [f"name = {_toml(name)}"]
+    if base is not None:
+        lines.append(f"base = {_toml(os.path.abspath(os.fspath(base)))}")
+    for table, kv in (("set", _flat(set)), ("grid", grid)):
+        if kv:
+            lines.append(f"[{table}]")
+            lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in kv.items()]
+    return "\n".join(lines) + "\n"
 
 
 def _sweep_folder(dry_run_stdout: str) -> Path:

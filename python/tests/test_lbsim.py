@@ -19,7 +19,7 @@ FLOW_COLUMNS = ["id", "src", "dst", "bytes", "tag", "lb", "kind", "finished", "s
                 "ideal_fct_us", "slowdown", "sender_done_us", "packets", "packets_sent", "retransmits", "nacks",
                 "timeouts", "ecn_acks", "ooo_packets", "duplicates", "trimmed_rx", "max_reorder", "sender_fct_us"]
 PORT_COLUMNS = ["node", "node_label", "port", "peer", "peer_label", "link_kind", "rate_gbps", "tx_packets", "tx_bytes",
-                "utilization", "drops", "trims", "ecn_marks", "failure_drops", "max_queue_bytes"]
+                "utilization", "drops", "trims", "ecn_marks", "failure_drops", "max_queue_bytes", "no_route_drops"]
 QUEUE_COLUMNS = ["time_us", "node", "port", "peer", "data_bytes", "ctrl_bytes", "blocked", "node_label", "peer_label"]
 
 
@@ -94,6 +94,23 @@ def test_unfinished_values_are_nan():
     assert not (fl.fct_us.dropna() < 0).any()
 
 
+def test_status_and_statistics_over_no_transfer(tmp_path):
+    """A run that stopped early says so, and a statistic over no transfer is NaN, never 0 (issue
+    "Every output tells the truth", item 4)."""
+    r = lbsim.run(DEMO, topology_hosts=16, workload_size="64KiB", lb_algorithm="ecmp", run_end_us=6)
+    assert r.status == "unfinished" and 0 < r.completed < r.transfers == 16 and not r.finished
+    assert f"unfinished, {r.completed}/16 completed" in repr(r)
+    c = cli("compare", DEMO, "--lb", "ecmp,ops", "--out", tmp_path / "cmp", "--set", "topology.hosts=16",
+            "--set", "run.end_us=1")
+    assert c.returncode == 3, c.stderr
+    cmp = lbsim.load(tmp_path / "cmp")
+    t = cmp.table
+    assert list(t.status) == ["unfinished", "unfinished"] and list(t.completed) == [0, 0]
+    assert t.max_fct_us.isna().all() and t.mean_slowdown.isna().all()
+    assert cmp["ecmp"].summary["fct_us"]["max"] is None
+    assert "no transfer completed" in repr(cmp["ecmp"])
+
+
 def test_load_run_compare_and_sweep_folders(tmp_path):
     run_dir = tmp_path / "run"
     lbsim.run(DEMO, out=run_dir, topology_hosts=16, workload_size="64KiB")
@@ -141,3 +158,35 @@ def test_example_script_runs(tmp_path):
     assert (tmp_path / "reps_fig15.svg").stat().st_size > 1000
     t = pd.read_csv(tmp_path / "reps_fig15.csv")
     assert set(t.lb) == {"ops", "reps"} and t.relative_to_64k.notna().all()
+
+
+# Issue 52 item 11: a grid given as a dict was a raw TypeError; it is the [grid] of a sweep file.
+def test_sweep_takes_a_grid_as_a_dict(tmp_path):
+    table = lbsim.sweep({"lb.algorithm": ["ecmp", "ops"], "run": {"seed": [1, 2]}}, base=DEMO,
+                        set={"topology.hosts": 16, "workload_size": "64KiB"}, name="g", out=tmp_path / "g",
+                        workers=2)
+    assert len(table) == 4 and set(table["lb.algorithm"]) == {"ecmp", "ops"}
+    assert set(table["run.seed"]) == {1, 2}
+    assert (table.status == "ok").all()
+    # The same points as the sweep file with that grid: the same FCTs.
+    f = tmp_path / "g.toml"
+    f.write_text(f'name = "g"\nbase = "{DEMO}"\n[set]\n"topology.hosts" = 16\n"workload.size" = "64KiB"\n'
+                 '[grid]\n"lb.algorithm" = ["ecmp", "ops"]\n"run.seed" = [1, 2]\n')
+    same = lbsim.sweep(f, out=tmp_path / "f")
+    assert list(same.max_fct_us) == list(table.max_fct_us)
+    with pytest.raises(TypeError, match=r"grid\['lb.algorithm'\]: expected a non-empty list"):
+        lbsim.sweep({"lb.algorithm": "ops"}, out=tmp_path / "x")
+
+
+# Issue 52 item 11: a Python caller never typed --set; the message names the argument it did pass.
+def test_errors_name_the_python_argument_not_set(tmp_path):
+    with pytest.raises(lbsim.UserError) as e:
+        lbsim.run(DEMO, lb_algoritm="ops")
+    assert str(e.value).startswith("lb_algoritm='ops': unknown key 'lb.algoritm'"), str(e.value)
+    assert "--set" not in str(e.value)
+    with pytest.raises(lbsim.UserError) as e:
+        lbsim.run({"topology": {"hosts": "many"}})
+    assert str(e.value).startswith("config['topology.hosts']: key 'topology.hosts': expected an integer"), str(e.value)
+    with pytest.raises(lbsim.UserError) as e:
+        lbsim.run(DEMO, set=["lb.algoritm=\"ops\""])
+    assert "(--set): unknown key 'lb.algoritm'" in str(e.value), str(e.value)

@@ -56,8 +56,8 @@ int do_flowlet_timeouts(const FlowletTimeoutOptions& o) {
     const auto j = s.summary();
     const double ooo = j["ooo_pct"].get<double>();
     fmt::print(
-        "{:>12.4g} {:>9.3f} {:>11.2f} {:>11.2f} {:>6}\n", t, ooo, j["fct_us"]["mean"].get<double>(),
-        j["fct_us"]["p99"].get<double>(),
+        "{:>12.4g} {:>9.3f} {:>11} {:>11} {:>6}\n", t, ooo, stat_text(j["fct_us"]["mean"]),
+        stat_text(j["fct_us"]["p99"]),
         fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
     return ooo;
   };

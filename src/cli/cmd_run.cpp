@@ -1,4 +1,6 @@
 // `lbsim run`, `lbsim topo`, `lbsim config`.
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -39,27 +41,118 @@ void set_seed(config::Config& cfg, const std::string& text) {
   }
 }
 
+// What another command left in `dir` (docs/outputs.md "Whose folder"): "run" (summary.json),
+// "compare" (compare.json, or run folders inside), "sweep" / "reproduce" (sweep.json, results.csv),
+// "analysis" (balls.json); "" for a missing or empty folder or one with none of them.
+std::string folder_kind(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path d(dir);
+  if (!fs::is_directory(d, ec)) return "";
+  const auto has = [&](const char* f) { return fs::exists(d / f, ec); };
+  if (has("reproduce.json")) return "reproduce";
+  if (has("sweep.json") || has("results.csv")) return "sweep";
+  if (has("compare.json")) return "compare";
+  if (has("balls.json")) return "analysis";
+  if (has("summary.json")) return "run";
+  for (const auto& e : fs::directory_iterator(d, ec))
+    if (e.is_directory(ec) && fs::exists(e.path() / "summary.json", ec)) return "compare";
+  return "";
+}
+
+// A command writes into a folder another command filled only when asked (--out names it): `lbsim
+// run examples/demo.toml` after `make demo` used to put a run into the compare's folder, and the
+// next `lbsim report` replaced the compare's report with a run's.
+void check_folder_owner(const std::string& dir, const std::string& mine, bool asked, const char* what) {
+  const std::string kind = folder_kind(dir);
+  if (kind.empty() || kind == mine || asked) return;
+  throw UserError(
+      fmt::format("output folder '{}' holds the results of `lbsim {}`; {} would mix with them: give --out to write "
+                  "elsewhere (or --out {} to write there anyway)",
+                  dir, kind == "analysis" ? "balls" : kind, what, dir));
+}
+
+// The folders (and files) a command creates before its first run, removed again when that run is
+// refused for bad input (e.g. the memory estimate), so a refused run leaves no empty output folder
+// behind (docs/outputs.md). Only folders that did not exist and are still empty are removed.
+class NewFolders {
+ public:
+  void add(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path p = fs::absolute(dir, ec).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+    for (; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      folders_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+  }
+  void add_file(const std::string& file) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) files_.push_back(file);
+  }
+  void keep() {
+    folders_.clear();
+    files_.clear();
+  }
+  void keep_files() { files_.clear(); }
+  NewFolders() = default;
+  NewFolders(const NewFolders&) = delete;
+  NewFolders& operator=(const NewFolders&) = delete;
+  ~NewFolders() {
+    std::error_code ec;
+    for (const auto& f : files_) std::filesystem::remove(f, ec);
+    // Deepest first; a folder is removed only when empty (remove fails otherwise).
+    std::sort(folders_.begin(), folders_.end(), [](const auto& a, const auto& b) {
+      return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
+    });
+    for (const auto& d : folders_) std::filesystem::remove(d, ec);
+  }
+
+ private:
+  std::vector<std::filesystem::path> folders_;
+  std::vector<std::string> files_;
+};
+
+// summary.json "status" in words.
+std::string status_words(const std::string& st) {
+  if (st == "interrupted") return "interrupted (SIGINT/SIGTERM)";
+  if (st == "watchdog") return "stopped by the no-progress watchdog (run.watchdog_us)";
+  if (st == "stalled") return "stalled (lossless deadlock)";
+  if (st == "unfinished") return "unfinished at run.end_us";
+  return st;
+}
+
 int do_run(const RunOptions& o) {
   auto cfg = load(o.config, o.sets);
   if (!o.seed.empty()) set_seed(cfg, o.seed);
   if (!o.out.empty()) cfg.set("output.dir", o.out, "--out");
   if (o.quiet) cfg.set("run.progress", "off", "--quiet");
   const std::string& out = cfg.text("output.dir");
+  check_folder_owner(out, "run", !o.out.empty(), "a run written there");
   sim::install_interrupt_handlers();
+  NewFolders created;
+  created.add(out);
   sim::check_output_dir(out);  // an unwritable folder is bad input, found before the simulation
   sim::Simulation s(cfg);
   const int rc = s.run();
   s.write_outputs(out);
+  created.keep();
   const auto j = s.summary();
   if (!o.quiet) {
     const auto& f = j["fct_us"];
     fmt::print("lbsim run: {} on {} ({} hosts), lb={}, routing={}, cc={}, seed={}\n", cfg.text("workload.kind"),
                s.topology().kind, s.topology().num_hosts, cfg.text("lb.algorithm"), cfg.text("routing.algorithm"),
                cfg.text("transport.cc"), cfg.integer("run.seed"));
-    fmt::print("  completed {}/{}  FCT us: max {:.2f}  p99 {:.2f}  p50 {:.2f}  mean {:.2f}  (ideal max {:.2f})\n",
+    // A run that stopped early says so first: its statistics cover the transfers that completed.
+    if (const auto st = j["status"].get<std::string>(); st != "completed")
+      fmt::print("  status: {}, t = {:.2f} us: {} of {} transfers completed; the FCT statistics cover those only\n",
+                 status_words(st), j["end_time_us"].get<double>(), j["completed"].get<std::uint64_t>(),
+                 j["workload"]["transfers"].get<std::uint64_t>());
+    fmt::print("  completed {}/{}  FCT us: max {}  p99 {}  p50 {}  mean {}  (ideal max {})\n",
                j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>(),
-               f["max"].get<double>(), f["p99"].get<double>(), f["p50"].get<double>(), f["mean"].get<double>(),
-               j["ideal_fct_us"]["max"].get<double>());
+               stat_text(f["max"]), stat_text(f["p99"]), stat_text(f["p50"]), stat_text(f["mean"]),
+               stat_text(j["ideal_fct_us"]["max"]));
     // Dependency workloads (collectives, GOAL, triggered .cm): their completion time is the makespan.
     if (j.value("has_dependencies", false) && !j["makespan_us"].is_null())
       fmt::print("  makespan {:.2f} us (first start to last finish, computations included)\n",
@@ -67,6 +160,11 @@ int do_run(const RunOptions& o) {
     fmt::print("  drops {}  trims {}  ecn marks {}  retransmits {}  timeouts {}  out-of-order {:.2f}%\n",
                j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(), j["ecn_marks"].get<std::uint64_t>(),
                j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>());
+    // Packets lost other than to full queues (failures, no route after convergence, routing loops).
+    const auto lost = [&](const char* k) { return j.value(k, std::uint64_t{0}); };
+    if (lost("failure_drops") + lost("no_route_drops") + lost("ttl_drops") > 0)
+      fmt::print("  also dropped: {} on failed links or to random loss, {} with no route, {} at the hop limit\n",
+                 lost("failure_drops"), lost("no_route_drops"), lost("ttl_drops"));
     fmt::print("  {} events in {:.2f} s ({:.2f} M events/s), peak memory {:.0f} MiB\n",
                j["events"].get<std::uint64_t>(), j["perf"]["wall_s"].get<double>(),
                j["perf"]["events_per_s"].get<double>() / 1e6, j["perf"]["peak_rss_mb"].get<double>());
@@ -204,7 +302,7 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // Runs the same scenario once per load balancer and prints one row per scheme.
 int do_compare(const CompareOptions& o) {
-  const auto base = load(o.config, o.sets);
+  const auto base = load(o.config, o.sets, /*check_reads=*/false);  // checked over every run below
   const std::string root = o.out.empty() ? base.text("output.dir") : o.out;
   // --vary key=v1,v2,... (default: lb.algorithm=ecmp,ops)
   if (!o.lbs.empty() && !o.vary.empty()) throw UserError("use either --lb or --vary, not both");
@@ -216,31 +314,58 @@ int do_compare(const CompareOptions& o) {
   const auto values = split_list(vary.substr(eq + 1));
   if (values.empty()) throw UserError("--vary '" + vary + "': expected at least one value");
   const std::string label = key == "lb.algorithm" ? "scheme" : key.substr(key.find('.') + 1);
-  sim::install_interrupt_handlers();
-  for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
-  // Each run's config records run.progress = off (as before); the display follows the base config.
-  const auto mode = progress::mode_for_stderr(base.text("run.progress"));
-  fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}\n", label, "max_fct_us",
-             "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done");
-  int rc = 0;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto& lb = values[i];
+  // Every run's config before the first run: a bad value (--lb ecmp,foo) is refused at once, and a key
+  // must be read by one of the runs (lb.reps_freezing with --lb ecmp,reps is; with --lb ecmp,ops not).
+  std::vector<config::Config> cfgs;
+  for (const auto& lb : values) {
     auto cfg = base;
     config::apply_override(cfg, key + "=" + lb);
     if (!o.seed.empty()) set_seed(cfg, o.seed);
+    config::check(cfg);
+    cfgs.push_back(std::move(cfg));
+  }
+  std::vector<const config::Config*> all;
+  for (const auto& c : cfgs) all.push_back(&c);
+  config::check_keys_read(all);
+  check_folder_owner(root, "compare", !o.out.empty(), "the compare's run folders");
+  sim::install_interrupt_handlers();
+  NewFolders created;  // removed again if the first run is refused
+  for (const auto& lb : values) created.add(root + "/" + lb);
+  for (const auto& lb : values) sim::check_output_dir(root + "/" + lb);  // before the first run
+  // compare.json marks the folder as a compare's (lbsim report, and a later `lbsim run` that would
+  // write into it unasked).
+  created.add_file((std::filesystem::path(root) / "compare.json").string());
+  {
+    std::ofstream f(std::filesystem::path(root) / "compare.json");
+    f << nlohmann::json{{"command", "compare"}, {"key", key}, {"values", values}}.dump(2) << "\n";
+    if (!f) throw UserError(fmt::format("output folder '{}': cannot write compare.json", root));
+  }
+  // Each run's config records run.progress = off (as before); the display follows the base config.
+  const auto mode = progress::mode_for_stderr(base.text("run.progress"));
+  fmt::print("{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}  {}\n", label, "max_fct_us",
+             "p99_fct_us", "mean_fct_us", "slowdown", "drops", "trims", "retx", "timeouts", "ooo_%", "done", "status");
+  int rc = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto& lb = values[i];
+    auto& cfg = cfgs[i];
     cfg.set("output.dir", root + "/" + lb, "--out");
     cfg.set("run.progress", "off", "compare");
     sim::Simulation s(cfg);
     s.set_progress(mode, fmt::format("compare {} ({}/{})", lb, i + 1, values.size()));
     rc = std::max(rc, s.run());
     s.write_outputs(cfg.text("output.dir"));
+    created.keep_files();  // the later runs' folders go only if they stay empty
     const auto j = s.summary();
+    // drops: every packet the network dropped (full queues, failed links, no route, hop limit).
+    const auto dropped = j["drops"].get<std::uint64_t>() + j["failure_drops"].get<std::uint64_t>() +
+                         j["no_route_drops"].get<std::uint64_t>() + j["ttl_drops"].get<std::uint64_t>();
     fmt::print(
-        "{:<16} {:>11.2f} {:>11.2f} {:>11.2f} {:>9.3f} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>6}\n", lb,
-        j["fct_us"]["max"].get<double>(), j["fct_us"]["p99"].get<double>(), j["fct_us"]["mean"].get<double>(),
-        j["slowdown"]["mean"].get<double>(), j["drops"].get<std::uint64_t>(), j["trims"].get<std::uint64_t>(),
+        "{:<16} {:>11} {:>11} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7.2f} {:>7}  {}\n", lb,
+        stat_text(j["fct_us"]["max"]), stat_text(j["fct_us"]["p99"]), stat_text(j["fct_us"]["mean"]),
+        stat_text(j["slowdown"]["mean"], 3), dropped, j["trims"].get<std::uint64_t>(),
         j["retransmits"].get<std::uint64_t>(), j["timeouts"].get<std::uint64_t>(), j["ooo_pct"].get<double>(),
-        fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()));
+        fmt::format("{}/{}", j["completed"].get<std::uint64_t>(), j["workload"]["transfers"].get<std::uint64_t>()),
+        j["status"].get<std::string>());
     if (s.interrupted()) {
       fmt::print(
           stderr,

@@ -46,6 +46,14 @@ struct SweepOptions {
   std::vector<std::string> sets;  // --set section.key=value for every point
 };
 
+// The arguments that name the same sweep again (its --set keys and --out folder), for the hints
+// that tell how to resume or collect it.
+std::string same_sweep_args(const SweepOptions& o) {
+  std::string s;
+  for (const auto& a : o.sets) s += " --set " + a;
+  return o.out.empty() ? s : s + " --out " + o.out;
+}
+
 int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
   if (o.dry_run) {
     fmt::print("{} point(s); output folder {}\n", sw.points.size(), sw.out.string());
@@ -65,10 +73,7 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
       extra.insert(extra.end(), o.sbatch.begin(), o.sbatch.end());
       wf::submit_slurm_job(wf::write_slurm_job(sw, todo, o.workers, wf::self_exe()), todo, extra, !o.no_wait);
       if (o.no_wait) {
-        std::string sets;
-        for (const auto& a : o.sets) sets += " --set " + a;
-        fmt::print("when the job has finished: lbsim sweep {}{} --collect{}\n", sw.spec.file, sets,
-                   o.out.empty() ? "" : " --out " + o.out);
+        fmt::print("when the job has finished: lbsim sweep {}{} --collect\n", sw.spec.file, same_sweep_args(o));
         return 0;
       }
     } else {
@@ -90,9 +95,9 @@ int do_sweep_prepared(const wf::Sweep& sw, const SweepOptions& o) {
     };
     fmt::print(stderr,
                "lbsim: sweep interrupted: {} point(s) stopped mid-run (exit 130, folders written: {}), {} not "
-               "started ({}); `lbsim sweep {}` again runs them\n",
+               "started ({}); `lbsim sweep {}{}` again runs them\n",
                interrupted.interrupted.size(), names(interrupted.interrupted), interrupted.not_started.size(),
-               names(interrupted.not_started), sw.spec.file);
+               names(interrupted.not_started), sw.spec.file, same_sweep_args(o));
     return 130;
   }
   return wf::sweep_exit_code(sw);

@@ -2,9 +2,12 @@
 // Command whose `run` is called when the user chose it. main() knows only this list.
 #pragma once
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 namespace lbsim::cli {
 
@@ -23,5 +26,10 @@ void add_mat_commands(CLI::App& app, Commands& out);       // mat (cmd_mat.cpp)
 void add_balls_commands(CLI::App& app, Commands& out);     // balls evs|queue|theorem (cmd_balls.cpp)
 void add_workflow_commands(CLI::App& app, Commands& out);  // sweep, plot, reproduce (cmd_workflow.cpp)
 void add_flowcut_commands(CLI::App& app, Commands& out);   // flowcut-memory (cmd_flowcut.cpp)
+
+// A summary.json statistic for a table: "-" when it is missing (null: over no transfer), never 0.
+inline std::string stat_text(const nlohmann::json& v, int decimals = 2) {
+  return v.is_number() ? fmt::format("{:.{}f}", v.get<double>(), decimals) : std::string("-");
+}
 
 }  // namespace lbsim::cli

@@ -1,11 +1,15 @@
 // lbsim: one binary, one subcommand per tool. Errors reach the user as one clear line and a
 // non-zero exit code (2 for usage/config errors), never as a crash.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include <fmt/core.h>
 
 #include "cli/commands.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/huge_pages.h"
 
@@ -28,6 +32,16 @@ int main(int argc, char** argv) {
   add_balls_commands(app, cmds);
   add_workflow_commands(app, cmds);
   add_flowcut_commands(app, cmds);
+  // A misspelled command ("lbsim rn"): CLI11 would say only "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string hint = lbsim::config::did_you_mean(argv[1], names);
+      fmt::print(stderr, "lbsim: error: unknown command '{}'{} (`lbsim --help` lists the commands)\n", argv[1], hint);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace lbsim::config {
 
@@ -63,8 +64,26 @@ Value to_value(const KeyDef& d, const toml::node& n, const std::string& loc) {
   throw UserError(fmt::format("{}: key '{}': expected {}, got {}", loc, d.key, expected, node_word(n)));
 }
 
+// "did you mean": a key of the same section when the section exists; else the closest section, and
+// the closest key in it when `key` names one ("topolgy" -> section [topology], "topolgy.hots" ->
+// topology.hosts), not the key whose whole name is closest.
 std::string unknown_key_message(const std::string& loc, const std::string& key) {
-  return fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc, key, closest_key(key));
+  const auto dot = key.find('.');
+  const std::string sec = key.substr(0, dot);
+  const auto& secs = sections();
+  if (std::find(secs.begin(), secs.end(), sec) != secs.end())
+    return fmt::format("{}: unknown key '{}' (did you mean '{}'?)", loc, key, closest_key(key));
+  std::string best = secs.front();
+  std::size_t best_d = ~std::size_t{0};
+  for (const auto& s : secs)
+    if (const auto d = edit_distance(sec, s); d < best_d) {
+      best_d = d;
+      best = s;
+    }
+  if (dot == std::string::npos)
+    return fmt::format("{}: unknown section [{}] (did you mean [{}]? sections: {})", loc, key, best, join(secs));
+  return fmt::format("{}: unknown key '{}': no section [{}] (did you mean '{}'?)", loc, key, sec,
+                     closest_key(best + key.substr(dot)));
 }
 
 void load_table(Config& cfg, const toml::table& root, const std::string& name) {
@@ -180,11 +199,12 @@ std::string override_line(const std::string& assignment) {
   return fmt::format("\"{}\" = {}", assignment.substr(0, eq), text);
 }
 
-Config load(const std::string& file, const std::vector<std::string>& overrides) {
+Config load(const std::string& file, const std::vector<std::string>& overrides, bool check_reads) {
   Config cfg;
   if (!file.empty()) load_file(cfg, file);
   for (const auto& s : overrides) apply_override(cfg, s);
   check(cfg);
+  if (check_reads) check_keys_read(cfg);
   return cfg;
 }
 
@@ -198,10 +218,10 @@ std::string to_toml(const Config& cfg) {
       os << (cur.empty() ? "" : "\n") << "[" << sec << "]\n";
       cur = sec;
     }
-    // A run has one topology: the keys of the other generators are written as comments, so the
-    // file loads again (giving another generator's key is an error) and still shows every key.
-    const bool other_topology = sec == "topology" && !d.owner.empty() && d.owner != cfg.text("topology.kind");
-    os << (other_topology ? "# " : "") << d.name() << " = ";
+    // The keys of plug-ins the run does not select are written as comments with their defaults, so the
+    // file loads again (setting a key no selected plug-in reads is an error) and still shows every key.
+    const bool unread = !is_read(cfg, d);
+    os << (unread ? "# " : "") << d.name() << " = ";
     std::visit(
         [&](const auto& v) {
           using T = std::decay_t<decltype(v)>;
@@ -217,8 +237,8 @@ std::string to_toml(const Config& cfg) {
             os << toml::value<std::string>(v);
           }
         },
-        cfg.value(d.key));
-    if (other_topology) os << "  # topology.kind = \"" << d.owner << "\" only";
+        unread ? d.def : cfg.value(d.key));
+    if (unread) os << "  # read only by " << readers_text(d);
     os << "\n";
   }
   return os.str();
@@ -233,7 +253,9 @@ std::string keys_markdown() {
         "with "
         "the sections below; `--set section.key=value` overrides any key on the command line. Unknown keys, "
         "wrong types and out-of-range values are errors that name the file, the line and the key. A key "
-        "marked with a plug-in name is read by that plug-in only.\n";
+        "marked with plug-in names is read by those plug-ins only: set while none of them is selected, it is an "
+        "error (`lbsim config` writes it as a comment), unless it comes from a config file whose choice of plug-in "
+        "a later `--set` or sweep axis replaced (the file's key belongs to the plug-in the file chose).\n";
   std::string cur;
   for (const auto& d : keys()) {
     const std::string sec = d.section();
@@ -252,7 +274,12 @@ std::string keys_markdown() {
             return fmt::format("{}", v);
         },
         d.def);
-    std::string doc = d.owner.empty() ? d.doc : "(" + d.owner + ") " + d.doc;
+    // "(dragonfly)": read by that plug-in only; "(fat_tree, dragonfly, ...)": a shared key and its readers.
+    std::vector<std::string> by;
+    if (!d.owner.empty()) by.push_back(d.owner);
+    for (const auto& r : d.readers)
+      if (std::find(by.begin(), by.end(), r.second) == by.end()) by.push_back(r.second);
+    std::string doc = by.empty() ? d.doc : "(" + join(by) + ") " + d.doc;
     const auto allowed = d.allowed();
     if (!allowed.empty()) {
       doc += " One of:";

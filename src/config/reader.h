@@ -21,10 +21,13 @@ void apply_override(Config& cfg, const std::string& assignment);
 // The same override as a TOML line `"section.key" = value` for a sweep's [set] table (the key and
 // the value are checked as apply_override checks them; a bare word becomes a TOML string).
 std::string override_line(const std::string& assignment);
-// File (optional) + overrides + the cross-key checks: what every command does with its arguments.
-Config load(const std::string& file, const std::vector<std::string>& overrides);
+// File (optional) + overrides + the cross-key checks + the refusal of keys no selected plug-in reads
+// (check_keys_read): what every command does with its arguments. `lbsim compare` passes
+// check_reads = false and checks its runs' configs together (a key needs one run that reads it).
+Config load(const std::string& file, const std::vector<std::string>& overrides, bool check_reads = true);
 
-// The resolved configuration as TOML (every key, in table order).
+// The resolved configuration as TOML (every key, in table order; a key the run does not read - another
+// plug-in's - is written as a comment with its default, so the file loads again and shows every key).
 std::string to_toml(const Config& cfg);
 // Markdown reference of every key and plug-in (docs/config.md).
 std::string keys_markdown();

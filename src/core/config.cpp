@@ -22,11 +22,17 @@ struct Group {
   std::vector<KeyDef> keys;
 };
 
+struct SelectionRule {
+  std::string selector;
+  Selection fn;
+};
+
 // Declarations collected during static initialisation; frozen into the table on first use.
 struct Table {
   std::vector<Group> pending;
   std::vector<Check> checks;
   std::map<std::string, Preset> presets;  // by name: applied in a fixed order
+  std::vector<SelectionRule> selections;
   std::vector<std::pair<std::string, PluginDoc>> plugins;
   bool frozen = false;
   std::vector<KeyDef> keys;
@@ -197,11 +203,14 @@ KeyDef file(std::string key, std::string doc) {
   return k;
 }
 
-void declare(std::vector<KeyDef> keys, const std::string& owner) {
+void declare(std::vector<KeyDef> keys, const std::string& owner, const std::string& selector) {
   auto& t = table();
   if (t.frozen) throw std::logic_error("config keys declared after the key table was first used");
   if (keys.empty()) return;
-  for (auto& k : keys) k.owner = owner;
+  for (auto& k : keys) {
+    k.owner = owner;
+    k.selector = selector;
+  }
   t.pending.push_back(Group{owner, std::move(keys)});
 }
 
@@ -376,6 +385,105 @@ Config& Config::set(std::string_view key, Value v, const std::string& origin) {
 
 void check(const Config& cfg) {
   for (const auto& c : checks()) c(cfg);
+}
+
+void declare_selection(const std::string& selector_key, Selection fn) {
+  auto& t = table();
+  if (t.frozen) throw std::logic_error("config selection declared after the key table was first used");
+  t.selections.push_back(SelectionRule{selector_key, std::move(fn)});
+}
+
+namespace {
+// Who reads `d`: (selecting key, plug-in), the owner first; empty = every run.
+std::vector<std::pair<std::string, std::string>> readers_of(const KeyDef& d) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!d.owner.empty() && !d.selector.empty()) out.emplace_back(d.selector, d.owner);
+  out.insert(out.end(), d.readers.begin(), d.readers.end());
+  return out;
+}
+
+bool selected(const Config& cfg, const std::string& selector, const std::string& name) {
+  if (cfg.text(selector) == name) return true;
+  for (const auto& r : table().selections) {
+    if (r.selector != selector) continue;
+    for (const auto& n : r.fn(cfg))
+      if (n == name || n == "*") return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool is_read(const Config& cfg, const KeyDef& d) {
+  const auto readers = readers_of(d);
+  if (readers.empty()) return true;
+  for (const auto& [sel, name] : readers)
+    if (selected(cfg, sel, name)) return true;
+  return false;
+}
+
+std::string readers_text(const KeyDef& d) {
+  std::string out;
+  const auto readers = readers_of(d);
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    const auto& [sel, name] = readers[i];
+    const bool same = i > 0 && readers[i - 1].first == sel;
+    if (i > 0) out += i + 1 == readers.size() ? " or " : ", ";
+    out += same ? "\"" + name + "\"" : sel + " = \"" + name + "\"";
+  }
+  return out;
+}
+
+bool set_by_user(const Config& cfg, const KeyDef& d) {
+  const std::string& o = cfg.origin(d.key);
+  if (o.empty()) return false;
+  // "transport.preset = \"htsim\"", "network.flow_control": set on behalf of another key.
+  return find_key(o.substr(0, o.find(' '))) == nullptr;
+}
+
+namespace {
+// "base.toml:43" -> "base.toml"; "" for an origin that is not a file line (--set, code).
+std::string origin_file(const std::string& o) {
+  const auto colon = o.rfind(':');
+  if (colon == std::string::npos || colon + 1 == o.size()) return "";
+  for (std::size_t i = colon + 1; i < o.size(); ++i)
+    if (o[i] < '0' || o[i] > '9') return "";
+  return o.substr(0, colon);
+}
+
+// A key from a config file whose plug-in a later override replaced (`--set workload.kind=...` on a
+// base file written for another kind, a sweep's grid over lb.algorithm): the file's key belongs to
+// the plug-in the file chose, not to this run, which does not read it (it is written as a comment).
+bool overridden_choice(const Config& cfg, const KeyDef& d) {
+  const std::string file = origin_file(cfg.origin(d.key));
+  if (file.empty()) return false;
+  for (const auto& [sel, name] : readers_of(d))
+    if (cfg.given(sel) && origin_file(cfg.origin(sel)) != file) return true;
+  return false;
+}
+}  // namespace
+
+void check_keys_read(const std::vector<const Config*>& variants) {
+  for (const auto& d : keys()) {
+    bool user = false, read = false;
+    for (const Config* c : variants) {
+      user = user || (set_by_user(*c, d) && !overridden_choice(*c, d));
+      read = read || is_read(*c, d);
+    }
+    if (!user || read) continue;
+    std::vector<std::string> chosen;
+    for (const auto& [sel, name] : readers_of(d))
+      for (const Config* c : variants) {
+        const std::string v = "\"" + c->text(sel) + "\"";
+        if (std::find(chosen.begin(), chosen.end(), v) == chosen.end()) chosen.push_back(v);
+      }
+    const Config& where = **std::find_if(variants.begin(), variants.end(), [&](const Config* c) {
+      return set_by_user(*c, d) && !overridden_choice(*c, d);
+    });
+    throw UserError(
+        fmt::format("{}key '{}' is read only by {}, not by {} (remove it; `lbsim config --markdown` "
+                    "lists the keys of each plug-in)",
+                    where.where(d.key), d.key, readers_text(d), join(chosen, " / ")));
+  }
 }
 
 }  // namespace lbsim::config

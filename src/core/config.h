@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -36,6 +37,11 @@ struct KeyDef {
   bool size = false;                                   // Int bytes; also accepts "8MiB", "4KiB", "1GB"
   bool path = false;                                   // Text: a file path, relative to the config file
   std::string owner;                                   // plug-in that declared it ("" = the section's own key)
+  std::string selector;  // the key that selects `owner` ("topology.kind"); "" when the owner is no plug-in
+  // Plug-ins besides the owner that read the key, as (selecting key, plug-in name). A key with a
+  // plug-in owner or readers is read only when one of them is selected (config::is_read); a key with
+  // neither is read by every run.
+  std::vector<std::pair<std::string, std::string>> readers;
 
   KeyDef& range(double lo, double hi) {
     min = lo;
@@ -48,6 +54,12 @@ struct KeyDef {
   }
   KeyDef& one_of(std::vector<std::string> (*fn)()) {
     choices_fn = fn;
+    return *this;
+  }
+  // The key is read by these plug-ins of `selector_key` (a shared key: topology.link_rate_gbps is read
+  // by the direct networks only).
+  KeyDef& read_by(const std::string& selector_key, const std::vector<std::string>& names) {
+    for (const auto& n : names) readers.emplace_back(selector_key, n);
     return *this;
   }
   // The allowed values of a Text key (empty = any).
@@ -65,8 +77,9 @@ KeyDef bytes(std::string key, std::int64_t def, std::string doc);  // Int, size 
 KeyDef file(std::string key, std::string doc);                     // Text path, default ""
 
 // Declares keys (before the table is first used). `owner` = the plug-in name, "" for a section's
-// own keys. A key declared twice is a programming error (std::logic_error when the table freezes).
-void declare(std::vector<KeyDef> keys, const std::string& owner = "");
+// own keys; `selector` = the key that selects that plug-in (core/registry.h passes it). A key
+// declared twice is a programming error (std::logic_error when the table freezes).
+void declare(std::vector<KeyDef> keys, const std::string& owner = "", const std::string& selector = "");
 
 // Plug-ins listed in the docs under the key that selects them (lb.algorithm, ...); filled by
 // core/registry.h.
@@ -157,5 +170,25 @@ class Config {
 
 // Runs every declared cross-key check.
 void check(const Config& cfg);
+
+// ---- Keys that a run reads ------------------------------------------------------------------------
+// A plug-in's keys (and a shared key's, KeyDef::readers) are read only when the plug-in is selected.
+// The plug-ins a config selects are the value of each selecting key, plus what a declared selection
+// adds: a workload that runs a background permutation with ECMP selects "ecmp" for lb.algorithm as
+// well; "*" = every plug-in of that key may be used (a flows CSV names load balancers per row).
+using Selection = std::function<std::vector<std::string>(const Config&)>;
+void declare_selection(const std::string& selector_key, Selection fn);
+// Whether a run of `cfg` reads key `d` (docs/config.md "Keys a run does not read").
+bool is_read(const Config& cfg, const KeyDef& d);
+// "topology.kind = \"dragonfly\", \"slim_fly\" or \"rail\"": who reads a plug-in's or shared key.
+std::string readers_text(const KeyDef& d);
+// A key the user set (a file, --set): given, and not set on behalf of another key (a preset's
+// values, whose origin names the key that set them: `transport.preset = "htsim"`).
+bool set_by_user(const Config& cfg, const KeyDef& d);
+// Refuses (UserError: where, the key, who reads it) the first key set by the user that no plug-in
+// selected by any of `variants` reads: one config for a run, every run's config for `lbsim compare`
+// and a sweep (a key needs to be read by one of them).
+void check_keys_read(const std::vector<const Config*>& variants);
+inline void check_keys_read(const Config& cfg) { check_keys_read(std::vector<const Config*>{&cfg}); }
 
 }  // namespace lbsim::config

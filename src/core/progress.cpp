@@ -1,11 +1,13 @@
 #include "core/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/core.h>
 
@@ -33,6 +35,17 @@ Mode mode_for(std::string_view setting, bool tty) {
 }
 
 Mode mode_for_stderr(std::string_view setting) { return mode_for(setting, isatty(STDERR_FILENO) != 0); }
+
+std::size_t terminal_columns() {
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long n = std::strtol(c, &end, 10);
+    if (end != c && *end == '\0' && n > 0 && n < 10000) return static_cast<std::size_t>(n);
+  }
+  return 80;
+}
 
 namespace {
 double steady_now() {
@@ -90,17 +103,43 @@ void Meter::emit(const std::string& s) {
 std::string Meter::line(double done, double total, std::string_view detail) const {
   const double el = elapsed();
   const double frac = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
-  std::string s = label_ + ": ";
-  if (mode_ == Mode::Bar) {
-    constexpr int kWidth = 24;
-    const int fill = static_cast<int>(frac * kWidth);
-    s += "[" + std::string(static_cast<std::size_t>(fill), '#') +
-         std::string(static_cast<std::size_t>(kWidth - fill), '.') + "] ";
+  const std::string pct = fmt::format("{:.1f}%", 100 * frac);
+  const std::string counts = fmt::format(" ({:.0f}/{:.0f} {})", done, total, unit_);
+  const std::string rate = rate_text(done, el, unit_);
+  const std::string elapsed_text = "  elapsed " + format_duration(el);
+  const std::string eta = "  ETA " + format_duration(eta_seconds(done, total, el));
+  if (mode_ != Mode::Bar) {  // a log line: everything
+    return label_ + ": " + pct + counts + (rate.empty() ? "" : "  " + rate) + elapsed_text + eta +
+           (detail.empty() ? "" : "  " + std::string(detail));
   }
-  s += fmt::format("{:.1f}% ({:.0f}/{:.0f} {})", 100 * frac, done, total, unit_);
-  if (const auto r = rate_text(done, el, unit_); !r.empty()) s += "  " + r;
-  s += "  elapsed " + format_duration(el) + "  ETA " + format_duration(eta_seconds(done, total, el));
-  if (!detail.empty()) s += "  " + std::string(detail);
+  const std::size_t cols = columns_ > 0 ? columns_ : terminal_columns();
+  const std::size_t fit = cols > 1 ? cols - 1 : 1;
+  bool with_detail = !detail.empty(), with_counts = true, with_rate = !rate.empty(), with_elapsed = true;
+  int bar = 24;
+  const auto compose = [&] {
+    std::string s = label_ + ": ";
+    if (bar > 0)
+      s += "[" + std::string(static_cast<std::size_t>(frac * bar), '#') +
+           std::string(static_cast<std::size_t>(bar - static_cast<int>(frac * bar)), '.') + "] ";
+    s += pct;
+    if (with_counts) s += counts;
+    if (with_rate) s += "  " + rate;
+    if (with_elapsed) s += elapsed_text;
+    s += eta;
+    if (with_detail) s += "  " + std::string(detail);
+    return s;
+  };
+  std::string s = compose();
+  for (bool* part : {&with_detail, &with_counts, &with_rate, &with_elapsed}) {
+    if (s.size() <= fit) return s;
+    *part = false;
+    s = compose();
+  }
+  while (s.size() > fit && bar > 0) {  // a shorter bar, down to 8 marks, then none
+    bar = bar > 8 ? std::max(8, bar - static_cast<int>(s.size() - fit)) : 0;
+    s = compose();
+  }
+  if (s.size() > fit) s.resize(fit);  // a label wider than the terminal
   return s;
 }
 

@@ -1,5 +1,6 @@
 // Progress of long commands on stderr (docs/outputs.md "Progress"): a bar with rate and ETA on a
-// terminal, one plain line per minute otherwise (logs), nothing when off. The ETA is based on the
+// terminal, redrawn in place on one line that fits the terminal's width, one plain line per minute
+// otherwise (logs), nothing when off. The ETA is based on the
 // work done (e.g. data packets delivered out of the packets the workload sends, runs finished out of
 // the runs of a sweep), never on an extrapolation of simulated time to run.end_us.
 #pragma once
@@ -23,6 +24,8 @@ enum class Mode : std::uint8_t { Off, Bar, Log };
 Mode mode_for(std::string_view setting, bool tty);
 // mode_for(setting, isatty(stderr)).
 Mode mode_for_stderr(std::string_view setting);
+// The width of the terminal on stderr in columns: its window size, else $COLUMNS, else 80.
+std::size_t terminal_columns();
 
 class Meter {
  public:
@@ -38,6 +41,8 @@ class Meter {
   void set_intervals(double bar_s, double log_s);
   void set_sink(std::function<void(const std::string&)> sink);
   void set_label(std::string label) { label_ = std::move(label); }
+  // The width a bar line must fit (0, the default: the terminal's, read at each redraw).
+  void set_columns(std::size_t columns) { columns_ = columns; }
   // Starts the clock again (elapsed time and the next drawing count from now).
   void restart();
 
@@ -50,7 +55,10 @@ class Meter {
   Mode mode() const { return mode_; }
   double elapsed() const;
   std::size_t drawn() const { return drawn_; }  // lines (log) or redraws (bar) written so far
-  // The text of one update without the carriage return / newline (what a line shows).
+  // The text of one update without the carriage return / newline (what a line shows). A bar line
+  // fits in one column less than the width (a line that reaches the last column wraps on some
+  // terminals): the detail, the counts, the rate, the elapsed time and the bar give way, in that
+  // order, to the percentage and the ETA.
   std::string line(double done, double total, std::string_view detail) const;
 
  private:
@@ -63,7 +71,8 @@ class Meter {
   double start_ = 0, last_ = 0;
   double bar_s_ = 0.5, log_s_ = 60;
   std::size_t drawn_ = 0;
-  std::size_t width_ = 0;  // characters of the bar last drawn (to erase it)
+  std::size_t width_ = 0;    // characters of the bar last drawn (to erase it)
+  std::size_t columns_ = 0;  // set_columns; 0: the terminal's
 };
 
 }  // namespace lbsim::progress

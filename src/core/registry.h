@@ -67,7 +67,7 @@ class Registry {
     if (e.name.empty()) throw std::logic_error("a " + what_ + " registered without a name");
     for (const auto& x : entries_)
       if (x.name == e.name) throw std::logic_error("the " + what_ + " '" + e.name + "' is registered twice");
-    declare(e.keys, e.name);
+    declare(e.keys, e.name, key_);
     describe_plugin(key_, PluginDoc{e.name, e.doc});
     const auto pos = std::lower_bound(entries_.begin(), entries_.end(), e.name,
                                       [](const Entry& a, const std::string& n) { return a.name < n; });

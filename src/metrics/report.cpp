@@ -46,11 +46,11 @@ void write_flows_csv(std::ostream& os, const std::vector<FlowResult>& flows) {
 
 void write_ports_csv(std::ostream& os, const std::vector<PortRow>& ports) {
   os << "node,node_label,port,peer,peer_label,link_kind,rate_gbps,tx_packets,tx_bytes,utilization,drops,trims,"
-        "ecn_marks,failure_drops,max_queue_bytes\n";
+        "ecn_marks,failure_drops,max_queue_bytes,no_route_drops\n";
   for (const auto& p : ports)
-    fmt::print(os, "{},{},{},{},{},{},{:.3f},{},{},{:.6f},{},{},{},{},{}\n", p.node, csv_field(p.node_label), p.port,
+    fmt::print(os, "{},{},{},{},{},{},{:.3f},{},{},{:.6f},{},{},{},{},{},{}\n", p.node, csv_field(p.node_label), p.port,
                p.peer, csv_field(p.peer_label), p.link_kind, p.rate_gbps, p.tx_packets, p.tx_bytes, p.utilization,
-               p.drops, p.trims, p.ecn_marks, p.failure_drops, p.max_queue_bytes);
+               p.drops, p.trims, p.ecn_marks, p.failure_drops, p.max_queue_bytes, p.no_route_drops);
 }
 
 void write_queues_csv(std::ostream& os, const std::vector<QueueSample>& samples,

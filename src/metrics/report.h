@@ -50,6 +50,7 @@ struct PortRow {
   double utilization = 0;  // tx_bytes over the run time at the port's rate
   std::uint64_t drops = 0, trims = 0, ecn_marks = 0, failure_drops = 0;
   Bytes max_queue_bytes = 0;
+  std::uint64_t no_route_drops = 0;  // arrived on this port, no route at its node
 };
 void write_ports_csv(std::ostream& os, const std::vector<PortRow>& ports);
 

@@ -368,10 +368,17 @@ void Network::arrive(std::uint32_t pkt) {
   if (out < 0) {                    // no route (e.g. every candidate failed and routing converged): drop
     if (out == kRouteHeld) return;  // the router keeps it (enqueued later, with its ingress accounting)
     if constexpr (LL) fc_leave(port_base_[node] + p.in_port, vc_of(p), p.size, false);  // its credit returns
+    count_no_route(port_base_[node] + p.in_port);
     drop(pkt);
     return;
   }
   enqueue_at<LL>(port_base_[node] + static_cast<std::uint32_t>(out), pkt);
+}
+
+void Network::count_no_route(std::uint32_t in_port) {
+  ++no_route_drops_;
+  if (no_route_port_.empty()) no_route_port_.assign(ports_.size(), 0);  // rare: only runs with failures
+  ++no_route_port_[in_port];
 }
 
 template <bool LL>

@@ -252,6 +252,12 @@ class Network {
   std::uint64_t dropped() const { return dropped_; }
   std::uint64_t delivered() const { return delivered_; }
   std::uint64_t ttl_drops() const { return ttl_drops_; }  // packets dropped at NetConfig::max_hops
+  // Packets a switch dropped because its router had no route for them (every candidate failed and
+  // routing converged): in all, and per port the packet arrived on (ports.csv no_route_drops).
+  std::uint64_t no_route_drops() const { return no_route_drops_; }
+  std::uint64_t no_route_drops(std::uint32_t port) const {
+    return port < no_route_port_.size() ? no_route_port_[port] : 0;
+  }
   void count_delivered() { ++delivered_; }
   // Release a packet that is dropped in the network (counted as dropped).
   void drop(std::uint32_t pkt) {
@@ -365,6 +371,9 @@ class Network {
   std::uint64_t dropped_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t ttl_drops_ = 0;
+  std::uint64_t no_route_drops_ = 0;
+  std::vector<std::uint64_t> no_route_port_;  // per port; sized at the first no-route drop
+  void count_no_route(std::uint32_t in_port);
   std::vector<LossRecord>* loss_log_ = nullptr;
   void (*progress_hook_)(void*, SimTime) = nullptr;
   void* progress_ctx_ = nullptr;

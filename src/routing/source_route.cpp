@@ -330,10 +330,14 @@ const RegisterRouting kSourceRoute{
                "source_route: candidate paths per switch pair: dragonfly (each other group / switch of the group as a "
                "midpoint, [LAPS] sec. 4.1), rail (one per rail switch), yen (k shortest loopless), auto (dragonfly on "
                "a Dragonfly, rail on a Rail, else yen).")
-              .one_of({"auto", "dragonfly", "rail", "yen"}),
+              .one_of({"auto", "dragonfly", "rail", "yen"})
+              .read_by("routing.algorithm", {"conga", "conweave"})  // their candidate paths
+              .read_by("routing.next_hops", {"candidates"}),        // ecmp / letflow over them
           integer("routing.source_paths_k", 8, "paths",
                   "source_route with yen: candidate paths per switch pair (k of Yen's k shortest paths).")
-              .range(1, 1024),
+              .range(1, 1024)
+              .read_by("routing.algorithm", {"conga", "conweave"})
+              .read_by("routing.next_hops", {"candidates"}),
       },
       {}},
      [](const RoutingContext& c) {

@@ -3,6 +3,8 @@
 // quantities").
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/config.h"
 #include "core/time.h"
@@ -31,6 +33,9 @@ struct Derived {
   Bytes credit_loop_max = 0;       // credit: buffer a link needs to run at line rate (largest over links)
   Bytes lossless_queue_bytes = 0;  // the most a port's queue can hold: (switch ports - 1) x ingress limit
   SimTime stall = 0;
+  // Settings that run but are likely mistakes (printed on stderr by derive(), kept in summary.json
+  // "warnings"): a transport.rto_us below the base RTT.
+  std::vector<std::string> warnings;
 };
 
 Derived derive(const config::Config& cfg, const topo::Topology& topo, const routing::PathModel& paths);

@@ -172,10 +172,21 @@ nlohmann::json Simulation::summary() const {
     marks += st.ecn_marks;
     fdrops += st.failure_drops;
   }
+  const std::uint64_t counted_drops = drops + fdrops + net_->ttl_drops() + net_->no_route_drops();
+  // A statistic over no transfer has no value: null, never 0.
   auto dist = [](const metrics::ValueSource& v) {
     const auto d = metrics::distribution_of(v);
+    if (d.count == 0)
+      return json{{"count", 0},     {"max", nullptr}, {"mean", nullptr},
+                  {"p50", nullptr}, {"p99", nullptr}, {"min", nullptr}};
     return json{{"count", d.count}, {"max", d.max}, {"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}, {"min", d.min}};
   };
+  // How the run ended (docs/outputs.md): every view (console, compare, report, plots, Python) states it.
+  const char* status = interrupted_                                        ? "interrupted"
+                       : stuck_                                            ? "watchdog"
+                       : net_->stall()                                     ? "stalled"
+                       : unfinished > 0 || (t.rows > 0 && !t.all_finished) ? "unfinished"
+                                                                           : "completed";
   using Out = const std::function<void(double)>&;
   const json fct_dist = dist(values([](Out out, const metrics::TransferValues& v) { out(to_us(v.fct)); }));
   const json ideal_dist = dist(values([](Out out, const metrics::TransferValues& v) { out(to_us(v.ideal)); }));
@@ -214,6 +225,7 @@ nlohmann::json Simulation::summary() const {
       {"routing", cfg_.text("routing.algorithm")},
       {"congestion_control", cfg_.text("transport.cc")},
       {"workload", {{"kind", cfg_.text("workload.kind")}, {"entries", tr_->entries()}, {"transfers", transfers}}},
+      {"status", status},
       {"completed", transfers - unfinished},
       {"unfinished", unfinished},
       {"interrupted", interrupted_},
@@ -228,6 +240,7 @@ nlohmann::json Simulation::summary() const {
       {"drops", drops},
       {"failure_drops", fdrops},
       {"ttl_drops", net_->ttl_drops()},
+      {"no_route_drops", net_->no_route_drops()},
       {"trims", trims},
       {"ecn_marks", marks},
       {"nacks", nacks},
@@ -249,12 +262,14 @@ nlohmann::json Simulation::summary() const {
         {"init_cwnd_bytes", d_.init_cwnd},
         {"max_cwnd_bytes", d_.max_cwnd},
         {"ev_space", d_.ev_space}}},
+      // Every packet made is delivered, dropped by one of the counters above, or still in the
+      // network: created = delivered + drops + failure_drops + ttl_drops + no_route_drops + in_flight.
       {"conservation",
        {{"created", created},
         {"delivered", net_->delivered()},
         {"dropped", net_->dropped()},
         {"in_flight", live},
-        {"ok", created == net_->delivered() + net_->dropped() + live}}},
+        {"ok", created == net_->delivered() + counted_drops + live && counted_drops == net_->dropped()}}},
       // Peak state, for memory per active transfer / in-flight packet (scripts/bench.sh, docs/scale.md):
       // deterministic (the transport's live-record counter and the packet pool's most records at
       // once). A data record is a packet; an ACK's has its ACK fields beside it.
@@ -277,6 +292,7 @@ nlohmann::json Simulation::summary() const {
   // The unit the workload read its start times in (workload::WorkloadPlugin::time_unit_key).
   if (const auto& key = workload::workloads().get(cfg_.text("workload.kind")).time_unit_key; !key.empty())
     j["workload"][key.substr(key.find('.') + 1)] = cfg_.text(key);
+  if (!d_.warnings.empty()) j["warnings"] = d_.warnings;
   if (net_->lossless()) j["flow_control"] = flow_control_summary();
   if (stuck_) j["watchdog"] = watchdog_summary();
   if (!failures_->empty()) j["failures"] = failures_->summary(topo_);
@@ -533,7 +549,13 @@ void Simulation::write_run_files(const std::string& dir) const {
   if (cfg_.flag("output.ports_csv")) {
     std::vector<metrics::PortRow> rows;
     rows.reserve(net_->num_ports());
-    const double t = static_cast<double>(std::max<SimTime>(1, net_->now()));
+    // The time the run covers: to run.end_us when it stopped there (its last event may come earlier:
+    // nothing happened in between), else to its last event.
+    SimTime until = net_->now();
+    if (const double end_us = cfg_.real("run.end_us");
+        end_us > 0 && !interrupted_ && !stuck_ && !net_->stall() && !tr_->run_done())
+      until = std::max(until, from_us(end_us));
+    const double t = static_cast<double>(std::max<SimTime>(1, until));
     for (std::uint32_t i = 0; i < net_->num_ports(); ++i) {
       const auto& p = net_->port(i);
       const auto& st = p.stats;
@@ -547,11 +569,17 @@ void Simulation::write_run_files(const std::string& dir) const {
       r.rate_gbps = static_cast<double>(p.rate) / 1e9;
       r.tx_packets = st.tx_packets;
       r.tx_bytes = st.tx_bytes;
-      r.utilization = static_cast<double>(st.tx_bytes) * 8e12 / static_cast<double>(p.rate) / t;
+      // What was on the wire within [0, end]: the bytes put on the link, less the part of the packet
+      // still being serialised at the end (tx_bytes counts a packet when it starts). At most 1.
+      const double unsent =
+          static_cast<double>(std::max<SimTime>(0, p.busy_until - until)) * static_cast<double>(p.rate) / 8e12;
+      const double wire = std::max(0.0, static_cast<double>(st.tx_bytes) - unsent);
+      r.utilization = std::min(1.0, wire * 8e12 / static_cast<double>(p.rate) / t);
       r.drops = st.drops;
       r.trims = st.trims;
       r.ecn_marks = st.ecn_marks;
       r.failure_drops = st.failure_drops;
+      r.no_route_drops = net_->no_route_drops(i);
       r.max_queue_bytes = st.max_data_bytes;
       rows.push_back(std::move(r));
     }

@@ -1,7 +1,7 @@
 #include "workflow/runner.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -22,8 +23,6 @@
 
 #include "core/error.h"
 #include "core/progress.h"
-
-extern char** environ;
 
 namespace lbsim::workflow {
 
@@ -48,7 +47,7 @@ std::string status_of(const Point& p) {
   const int rc = recorded_exit_code(p.cfg.text("output.dir"));
   if (rc == 0) return "ok";
   if (rc == 3) return "unfinished";
-  return fmt::format("failed({})", rc);
+  return failed_status(rc);
 }
 
 }  // namespace
@@ -64,23 +63,47 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log, bool o
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (!log.empty()) {
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  // fork + exec rather than posix_spawn: the child ties itself to this process before exec (a
+  // driver killed with SIGKILL used to leave its sweep's workers running). A pipe closed on exec
+  // carries the errno of a failed exec back.
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    throw UserError(fmt::format("cannot start '{}': pipe: {}", args[0], std::strerror(errno)));
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int e = errno;
+    close(fds[0]);
+    close(fds[1]);
+    throw UserError(fmt::format("cannot start '{}': {}", args[0], std::strerror(e)));
   }
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (own_group) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
+  if (pid == 0) {  // the child: async-signal-safe calls only until exec
+    close(fds[0]);
+    if (own_group) setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);     // killed when the process that started it dies
+    if (getppid() != parent) _exit(127);  // it died before prctl
+    int e = 0;
+    if (!log.empty()) {
+      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) e = errno;
+    }
+    if (e == 0) {
+      execvp(argv[0], argv.data());
+      e = errno;
+    }
+    (void)!write(fds[1], &e, sizeof e);
+    _exit(127);
   }
-  pid_t pid = 0;
-  const int err = posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (err != 0) throw UserError(fmt::format("cannot start '{}': {}", args[0], std::strerror(err)));
+  close(fds[1]);
+  int e = 0;
+  ssize_t n = 0;
+  while ((n = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR) {}
+  close(fds[0]);
+  if (n == static_cast<ssize_t>(sizeof e)) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    throw UserError(fmt::format("cannot start '{}': {}", args[0], std::strerror(e)));
+  }
   return pid;
 }
 
@@ -142,10 +165,16 @@ LocalRun run_local(const Sweep& sw, const std::vector<const Point*>& todo, int w
     running.erase(it);
     const int rc = exit_code_of(status);
     if (rc == 130) result.interrupted.push_back(p->name);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (WIFSIGNALED(status) && rc != 130) {  // its log says why it is empty or cut short
+      std::ofstream(sw.out / "logs" / (p->name + ".log"), std::ios::app) << fmt::format(
+          "lbsim sweep: this run was killed by {} after {:.1f} s (by the out-of-memory killer, "
+          "kill -9 or the system); its folder holds no results. `lbsim sweep` again runs it.\n",
+          signal_name(WTERMSIG(status)), secs);
+    }
     fs::create_directories(p->cfg.text("output.dir"));
     write_file(fs::path(p->cfg.text("output.dir")) / ".exit_code", fmt::format("{}\n", rc));
     ++done;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print("[{}/{}] {}: {} ({:.1f} s){}{}\n", done, todo.size(), p->name, status_of(*p), secs,
                rc == 0 || rc == 3 ? "" : fmt::format(", see logs/{}.log", p->name), overall());
     std::fflush(stdout);

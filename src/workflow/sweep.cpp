@@ -1,6 +1,8 @@
 #include "workflow/sweep.h"
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -336,6 +338,17 @@ std::vector<Point> expand(const SweepSpec& s, const std::string& out) {
       points.push_back(std::move(p));
     }
   }
+  // A key the sweep sets must be read by some point (lb.reps_freezing with an lb axis of ecmp and
+  // reps is; each point's config writes the keys it does not read as comments: config::to_toml).
+  std::vector<const config::Config*> cfgs;
+  for (const auto& p : points) cfgs.push_back(&p.cfg);
+  try {
+    config::check_keys_read(cfgs);
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    if (msg.rfind("--set: ", 0) == 0) msg = msg.substr(7);  // a key of the sweep file's [set] or [grid]
+    throw UserError(fmt::format("{}: {}", s.file, msg));
+  }
   return points;
 }
 
@@ -384,6 +397,16 @@ int recorded_exit_code(const fs::path& run_dir) {
   }
 }
 
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", sig);
+}
+
+std::string failed_status(int rc) {
+  if (rc > 128 && rc != 130 && rc < 128 + 65) return fmt::format("killed({})", signal_name(rc - 128));
+  return fmt::format("failed({})", rc);
+}
+
 bool run_complete(const Point& p) {
   const fs::path dir = p.cfg.text("output.dir");
   const int rc = recorded_exit_code(dir);
@@ -413,7 +436,7 @@ std::vector<std::string> metrics_row_of(const Point& p, nlohmann::json* summary)
   std::error_code ec;
   const bool have = (rc == 0 || rc == 3) && fs::is_regular_file(dir / "summary.json", ec);
   if (!have) {
-    row[0] = rc < 0 ? "missing" : fmt::format("failed({})", rc);
+    row[0] = rc < 0 ? "missing" : failed_status(rc);
     return row;
   }
   nlohmann::json j;
@@ -584,6 +607,8 @@ int sweep_exit_code(const Sweep& sw) {
     if (st == "ok") continue;
     if (st == "unfinished" || st == "missing")
       rc = std::max(rc, 3);
+    else if (st.starts_with("killed("))  // not lbsim's error: docs/reliability.md "Exit codes"
+      rc = std::max(rc, 4);
     else
       rc = std::max(rc, st == "failed(2)" ? 2 : 70);
   }

@@ -112,6 +112,12 @@ void write_inputs(const Sweep& sw);
 
 // The exit code a sweep recorded for a run (file `.exit_code` in the run folder), or -1.
 int recorded_exit_code(const std::filesystem::path& run_dir);
+// The status word of a run that did not complete with exit code `rc` (results.csv "status"):
+// `killed(SIGKILL)` for a process ended by a signal other than SIGINT (recorded as 128 + the
+// signal; `lbsim run` itself never exits above 130), `failed(RC)` otherwise.
+std::string failed_status(int rc);
+// The signal's name ("SIGKILL"), or "signal N".
+std::string signal_name(int sig);
 
 // A run is complete when its process ended with 0 or 3 (unfinished flows are a result), its
 // summary.json is there and its resolved config.toml is exactly the point's config.

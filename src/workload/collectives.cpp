@@ -205,25 +205,48 @@ Workload make_collective(const CollectiveParams& p, std::int32_t num_hosts, std:
 namespace {
 using namespace config;
 
-// The collectives' shared keys ([Spritz] sec. V-B; docs/workloads.md "Collectives").
+// The collectives' shared keys ([Spritz] sec. V-B; docs/workloads.md "Collectives"), with the kinds
+// that read each (a key no selected kind reads is refused: config::check_keys_read).
+const std::vector<std::string> kAll{"ring_allreduce", "butterfly_allreduce", "alltoall", "ps_allreduce", "allscatter"};
+
 [[maybe_unused]] const bool declared = [] {
+  const std::string kind = "workload.kind";
   declare(
       {
-          integer("workload.ranks", 0, "hosts", "Collectives: participating endpoints; 0 = all hosts.").range(0, 1e7),
+          integer("workload.ranks", 0, "hosts", "Collectives: participating endpoints; 0 = all hosts.")
+              .range(0, 1e7)
+              .read_by(kind, kAll),
           flag("workload.random_subset", false,
-               "Collectives: choose the ranks at random (seeded) instead of contiguously from first_host."),
-          integer("workload.first_host", 0, "host id", "Collectives: first host of a contiguous subset.").range(0, 1e7),
-          integer("workload.window", 1, "connections", "alltoall: parallel connections per endpoint.").range(1, 1e7),
+               "Collectives: choose the ranks at random (seeded) instead of contiguously from first_host.")
+              .read_by(kind, kAll),
+          integer("workload.first_host", 0, "host id", "Collectives: first host of a contiguous subset.")
+              .range(0, 1e7)
+              .read_by(kind, kAll),
+          integer("workload.window", 1, "connections", "alltoall: parallel connections per endpoint.")
+              .range(1, 1e7)
+              .read_by(kind, {"alltoall"}),
           text("workload.butterfly", "halving_doubling", "butterfly_allreduce variant.")
-              .one_of({"halving_doubling", "recursive_doubling"}),
+              .one_of({"halving_doubling", "recursive_doubling"})
+              .read_by(kind, {"butterfly_allreduce"}),
           flag("workload.background", true,
-               "Collectives: endpoints outside the collective run a permutation (tag background)."),
-          bytes("workload.background_bytes", 0, "Collectives: background message size; 0 = size.").range(0, 1e15),
+               "Collectives: endpoints outside the collective run a permutation (tag background).")
+              .read_by(kind, kAll),
+          bytes("workload.background_bytes", 0, "Collectives: background message size; 0 = size.")
+              .range(0, 1e15)
+              .read_by(kind, kAll),
           text("workload.background_lb", "ecmp",
                "Collectives: load balancer of the background permutation ([Spritz] V-B: ECMP); `pinned_ecmp` = one "
-               "bounded path per flow, the same under every routing and load balancer (docs/spritz.md, Fig. 7)."),
+               "bounded path per flow, the same under every routing and load balancer (docs/spritz.md, Fig. 7).")
+              .read_by(kind, kAll),
       },
       "collectives");
+  // The background permutation's load balancer is one the run uses (its keys are read).
+  declare_selection("lb.algorithm", [](const Config& c) {
+    const auto& k = c.text("workload.kind");
+    const bool collective = std::find(kAll.begin(), kAll.end(), k) != kAll.end();
+    return collective && c.flag("workload.background") ? std::vector<std::string>{c.text("workload.background_lb")}
+                                                       : std::vector<std::string>{};
+  });
   return true;
 }();
 

@@ -349,6 +349,14 @@ const RegisterWorkload kFlowsCsv{
      [](const WorkloadContext& c) { return read_flows_csv(c.cfg.path("workload.file"), c.topo.num_hosts); },
      &file_entries,
      true}};
+
+// A flows CSV names load balancers per row: any of them may be used, so their keys count as read.
+[[maybe_unused]] const bool selects = [] {
+  config::declare_selection("lb.algorithm", [](const config::Config& c) {
+    return c.text("workload.kind") == "flows_csv" ? std::vector<std::string>{"*"} : std::vector<std::string>{};
+  });
+  return true;
+}();
 }  // namespace
 
 }  // namespace lbsim::workload

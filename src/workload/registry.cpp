@@ -84,24 +84,39 @@ Workload drain(EntryStream& s) {
 namespace {
 std::vector<std::string> kinds() { return workloads().names(); }
 
-// The keys several generators share; each generator declares its own.
+// The keys several generators share, each with the generators that read it (a key no selected
+// generator reads is refused: config::check_keys_read); each generator declares its own.
+const std::vector<std::string> kCollectives{"ring_allreduce", "butterfly_allreduce", "alltoall", "ps_allreduce",
+                                            "allscatter"};
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 [[maybe_unused]] const bool declared = [] {
   using namespace config;
+  const std::string kind = "workload.kind";
   declare({
       text("workload.kind", "permutation", "Traffic source (the plug-ins below; docs/workloads.md describes each).")
           .one_of(&kinds),
       bytes("workload.size", 8 << 20,
             "Message size of generated flows (e.g. 8388608 or \"8MiB\"): permutation, tornado, incast, collectives, "
             "adversarial. At most 4,294,967,294 packets of network.mtu (32-bit sequence numbers).")
-          .range(1, 1e15),
-      real("workload.start_us", 0, "us", "Start time of generated flows.").range(0, 1e12),
-      file("workload.file", "flows_csv / ns3 / htsim_cm / goal: input file, relative to the config file."),
+          .range(1, 1e15)
+          .read_by(kind, with({"permutation", "tornado", "incast", "adversarial"}, kCollectives)),
+      real("workload.start_us", 0, "us", "Start time of generated flows.")
+          .range(0, 1e12)
+          .read_by(kind, with({"permutation", "tornado", "incast", "adversarial", "cdf_trace"}, kCollectives)),
+      file("workload.file", "flows_csv / ns3 / htsim_cm / goal: input file, relative to the config file.")
+          .read_by(kind, {"flows_csv", "ns3", "htsim_cm", "goal"}),
       integer("workload.incast_senders", 8, "hosts",
               "incast: number of senders (hosts after the receiver, wrapping); cdf_trace: senders per Poisson incast "
               "event.")
-          .range(1, 1e7),
+          .range(1, 1e7)
+          .read_by(kind, {"incast", "cdf_trace"}),
       integer("workload.root", 0, "rank", "ps_allreduce / allscatter, and cdf_trace all_to_one / one_to_all: the root.")
-          .range(0, 1e7),
+          .range(0, 1e7)
+          .read_by(kind, {"ps_allreduce", "allscatter", "cdf_trace"}),
   });
   declare_check([](const Config& c) {
     const auto* e = workloads().find(c.text("workload.kind"));

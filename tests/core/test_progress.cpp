@@ -70,6 +70,7 @@ TEST(Progress, BarRedrawsAtMostTwiceASecondWithRate) {
   Fake f;
   Meter m("lbsim run", Mode::Bar, "packets");
   attach(m, f);
+  m.set_columns(160);
   for (int i = 1; i <= 80; ++i) {  // 10 s in steps of 1/8 s
     f.t = 0.125 * i;
     m.update(1250.0 * i, 1e5);
@@ -82,6 +83,41 @@ TEST(Progress, BarRedrawsAtMostTwiceASecondWithRate) {
   EXPECT_NE(f.out.back().find("ETA 0 s"), std::string::npos) << f.out.back();
   m.finish();
   EXPECT_EQ(f.out.back().find_first_not_of(" \r"), std::string::npos);  // the bar is erased
+}
+
+// Issue 52 item 7: the bar line was 156-163 characters whatever the terminal; in 80 columns a 13 s
+// run printed 25 broken lines and its ETA never showed. It now fits one column less than the width
+// (a full last column wraps on some terminals) and keeps the percentage and the ETA.
+TEST(Progress, BarFitsTheTerminalWidthAndKeepsTheEta) {
+  const std::string detail = "entries 3/16  t = 123456.7 us  1.23 M events/s";  // as `lbsim run` shows
+  for (const std::size_t cols : {80u, 60u, 40u}) {
+    Fake f;
+    Meter m("lbsim run", Mode::Bar, "packets");
+    attach(m, f);
+    m.set_columns(cols);
+    for (int i = 1; i <= 104; ++i) {  // 13 s in steps of 1/8 s
+      f.t = 0.125 * i;
+      m.update(1250.0 * i, 130000, detail);
+    }
+    ASSERT_EQ(f.out.size(), 26u);
+    for (const auto& s : f.out) {
+      EXPECT_EQ(s.front(), '\r') << s;  // redrawn in place
+      EXPECT_EQ(s.find('\n'), std::string::npos) << s;
+      EXPECT_LE(s.size() - 1, cols - 1) << cols << " columns: " << s;
+      EXPECT_NE(s.find("ETA "), std::string::npos) << cols << " columns: " << s;
+    }
+    // Half-way (6.5 s, 65000 of 130000 packets): 50 %, 6.5 s to go, shown as 7 s.
+    EXPECT_NE(f.out[12].find("50.0%"), std::string::npos) << f.out[12];
+    EXPECT_NE(f.out[12].find("ETA 7 s"), std::string::npos) << f.out[12];
+  }
+  // Wide enough: everything, the detail included.
+  Meter wide("lbsim run", Mode::Bar, "packets");
+  wide.set_columns(200);
+  EXPECT_NE(wide.line(100, 200, detail).find(detail), std::string::npos);
+  // A log line (not a terminal) keeps everything whatever the width.
+  Meter log("lbsim run", Mode::Log, "packets");
+  log.set_columns(40);
+  EXPECT_NE(log.line(100, 200, detail).find(detail), std::string::npos);
 }
 
 TEST(Progress, OffWritesNothing) {

@@ -7,7 +7,8 @@ docs/*.md (with --docs, after the README's): the lines of any code block that st
 prompt stripped), except usage templates: lines with a placeholder in capitals (CONFIG, DIR, ...),
 an optional part in brackets, alternatives with ` | ` or `...`. Text after a run of two spaces
 (an explanation in parentheses) is not part of the command. The docs' commands run in the same
-folder after the README's, so they may use what those wrote (results/demo, the example sweep);
+folder after the README's, so they may use what those wrote (results/demo, results/demo-compare,
+the example sweep);
 docs/report.md runs last (it reports on what the other pages' commands wrote).
 Each command runs in a scratch folder that links `build/lbsim`, `examples/` and `tools/` of this
 tree (so `results/` and `/tmp/...` outputs land in the scratch folder) and must exit 0, as written

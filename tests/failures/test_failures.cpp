@@ -265,6 +265,7 @@ TEST(Watchdog, WaitsForTheFailureScheduleToEnd) {
   c.set("run.end_us", 0);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   EXPECT_FALSE(s.stuck());
   EXPECT_GT(s.flow_results().at(0).finish, us(25000));
   EXPECT_FALSE(s.summary().contains("watchdog"));
@@ -277,6 +278,7 @@ TEST(Watchdog, OffRunsToTheEndTime) {
   c.set("run.watchdog_us", 0);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 3);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   EXPECT_FALSE(s.stuck());
   EXPECT_GT(s.summary()["sim_time_us"].get<double>(), 29900.0);  // the last event before the end time
 }
@@ -291,9 +293,51 @@ TEST(Watchdog, StuckFlowStateDoesNotGrowWithTime) {
   c.set("run.watchdog_us", 0);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 3);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto& f = s.transport().flows().at(0);
   EXPECT_GT(f.n.timeouts, 4000u);
   ASSERT_TRUE(f.live);  // unfinished: its transfer state is still held
   EXPECT_LE(f.live->rtx.size(), 2 * 1024u + f.npkts);
   EXPECT_LE(f.live->sendlog.capacity(), 3 * f.live->next_new);
+}
+
+// Issue "Every output tells the truth", item 2: with every uplink of tor0 down and routing
+// converged, tor0 has no route for h0's packets and drops them; those drops were in no counter
+// (console "drops 0", conservation.dropped far above failure_drops). Every data packet h0 sends
+// is lost at tor0: on a dead uplink before convergence (failure_drops), with no route after.
+TEST(Failures, NoRouteDropsAreCountedAndConserved) {
+  std::string fail;
+  for (int k = 0; k < 8; ++k) fail += fmt::format("0 down tor0-spine{}\n", k);
+  auto c = scenario("noroute", "0,8,1048576,0\n", fail, "ecmp");
+  c.set("failures.converge_us", 20.0);
+  c.set("run.end_us", 1000.0);
+  c.set("run.watchdog_us", 0.0);
+  sim::Simulation s(c);
+  EXPECT_EQ(s.run(), 3);
+  EXPECT_TRUE(conserved(s));
+  const auto& net = s.network();
+  const auto r = s.flow_results().at(0);
+  const std::uint64_t fdrops = total(s, &net::PortStats::failure_drops);
+  EXPECT_GT(net.no_route_drops(), 0u);
+  EXPECT_GT(fdrops, 0u);
+  EXPECT_EQ(fdrops + net.no_route_drops(), r.packets_sent);
+  EXPECT_EQ(net.ttl_drops(), 0u);
+  // Counted at tor0's port from h0, in summary.json and ports.csv.
+  const auto& topo = s.topology();
+  std::uint64_t at_h0 = 0;
+  for (std::uint32_t i = 0; i < net.num_ports(); ++i)
+    if (topo.nodes[net.port(i).node].label == "tor0" && topo.nodes[net.port(i).peer].label == "h0")
+      at_h0 = net.no_route_drops(i);
+  EXPECT_EQ(at_h0, net.no_route_drops());
+  const auto j = s.summary();
+  EXPECT_EQ(j["no_route_drops"].get<std::uint64_t>(), net.no_route_drops());
+  EXPECT_TRUE(j["conservation"]["ok"].get<bool>());
+  EXPECT_EQ(j["conservation"]["dropped"].get<std::uint64_t>(),
+            j["drops"].get<std::uint64_t>() + j["failure_drops"].get<std::uint64_t>() +
+                j["ttl_drops"].get<std::uint64_t>() + j["no_route_drops"].get<std::uint64_t>());
+  const auto dir = test::temp_dir("fail-noroute-out");
+  s.write_outputs(dir);
+  const auto ports = test::read_file(dir + "/ports.csv");
+  EXPECT_NE(ports.find(",max_queue_bytes,no_route_drops\n"), std::string::npos);
+  EXPECT_NE(ports.find(fmt::format(",{}\n", net.no_route_drops())), std::string::npos);
 }

@@ -489,6 +489,7 @@ TEST(FlowcutIngress, PauseTimeoutResumesFlowsWhoseAcksWereLost) {
     config::check(c);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0) << "seed " << seed;
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto j = s.summary();
     timeouts += j["transport"]["pause_timeouts"].get<std::uint64_t>();
     xoff += j["flowcut"]["xoff_sent"].get<std::uint64_t>();
@@ -547,11 +548,13 @@ TEST(InOrderTransport, MprdmaDeltaBoundsTheReorderDistance) {
   config::check(c);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   for (const auto& f : s.transport().flows()) EXPECT_LT(f.n.max_reorder, 8u);
   // Without the cap the same scenario reorders further (the bound above is the cap's doing).
   c.set("lb.mprdma_delta", 0);
   sim::Simulation u(c);
   EXPECT_EQ(u.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(u));
   std::uint32_t worst = 0;
   for (const auto& f : u.transport().flows()) worst = std::max(worst, f.n.max_reorder);
   EXPECT_GE(worst, 8u);
@@ -605,6 +608,7 @@ TEST(FlowcutInOrder, PfcClassPauseKeepsOrderAndDiffersFromFgfc) {
     config::check(c);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0) << pause;
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto j = s.summary();
     EXPECT_EQ(j["ooo_packets"].get<std::uint64_t>(), 0u) << pause;
     EXPECT_GT(j["transport"]["pauses"].get<std::uint64_t>(), 0u) << pause;

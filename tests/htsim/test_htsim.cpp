@@ -278,6 +278,7 @@ TEST(Htsim, FastIncreaseFromATime) {
     c.set("transport.fast_increase_from_us", from_us);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     return s.flow_results().at(0).fct();
   };
   const auto off = fct(false, 0), on = fct(true, 0);

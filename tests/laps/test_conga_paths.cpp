@@ -233,6 +233,7 @@ std::vector<double> rail_flowlets(bool degrade, nlohmann::json* summary = nullpt
   c.set("routing.conga_candidates", 4);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   // Path i of every pair used here crosses rail switch i.
   routing::MinimalTables tables(s.topology());
   routing::CandidatePaths cp(tables, routing::PathRule::Rail, 8, 0, 1048);

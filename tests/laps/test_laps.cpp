@@ -336,6 +336,7 @@ TEST(Laps, PerPathLossRetransmitsExactlyTheDropped) {
   rec.drop_psn = 40;
   s.network().set_router(&rec);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   EXPECT_TRUE(rec.dropped);
   EXPECT_EQ(rec.resent, std::vector<std::uint32_t>{40});
   const auto& f = s.transport().flows()[0];
@@ -365,6 +366,7 @@ TEST(Laps, SourceRoutingWalksAnchorsAndAcksReverse) {
   Recorder rec(*inner);
   s.network().set_router(&rec);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   auto& cand = inner->candidates();
   EXPECT_EQ(cand.paths(t.host_switch(0), t.host_switch(4)).size(), 3u);
   EXPECT_EQ(cand.paths(t.host_switch(0), t.host_switch(100)).size(), 8u);
@@ -422,6 +424,7 @@ TEST(Laps, RailIntraClusterAvoidsRailsInterUsesAllEight) {
   Recorder rec(*inner);
   s.network().set_router(&rec);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto is_rail = [&](std::int32_t n) { return t.nodes[static_cast<std::size_t>(n)].label.rfind("rail", 0) == 0; };
   std::map<std::uint32_t, std::set<std::int32_t>> rails;
   std::size_t intra_packets = 0;
@@ -478,6 +481,7 @@ TEST(Laps, RunReportsTablesAndReorderBuffer) {
   c.set("lb.laps_idle", "measured");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto j = s.summary();
   EXPECT_EQ(j["laps"]["pst_entries_max_per_host"], 2);  // host 0 sends to 4 and 7
   EXPECT_EQ(j["laps"]["pit_entries_max_per_host"], 8);  // 4 rails each
@@ -574,6 +578,7 @@ TEST(Laps, Ns3RuleInSimulation) {
     c.set("workload.file", flows_file(incast ? "laps-ns3-incast" : "laps-ns3-lone", flows));
     sim::Simulation s(c);
     ASSERT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto j = s.summary();
     EXPECT_EQ(j["laps"]["rate_rule"], "ns3");
     EXPECT_EQ(j["laps"]["spray_paths"], "all");
@@ -606,6 +611,7 @@ TEST(Laps, DragonflyDetoursLoadGlobalLinks) {
     }
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     double global = 0, host = 0;
     const auto& t = s.topology();
     for (std::int32_t n = 0; n < static_cast<std::int32_t>(t.ports.size()); ++n)
@@ -764,6 +770,7 @@ TEST(Laps, HeaderBytesOnTheWire) {
     Recorder rec(*inner);
     s.network().set_router(&rec);
     ASSERT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto& paths = inner->candidates().paths(t.host_switch(0), t.host_switch(3));
     ASSERT_EQ(paths.size(), 2u);  // one per rail
     const auto extra = [&](std::uint32_t ev) -> std::uint64_t {
@@ -810,6 +817,7 @@ TEST(Laps, HeaderBytesOnTheWire) {
   c.set("workload.file", flows_file("laps-header-ls", {{0, 31, 2000000, 0.0}}));
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   EXPECT_EQ(s.summary()["laps"]["rate_decreases"], 0);
   EXPECT_GT(s.summary()["laps"]["rate_increases"].get<int>(), 5);
   // 2000 packets of 1059-1063 B at 100 Gb/s: 170 us, + the path (a header left out of T: 2.6 ms).

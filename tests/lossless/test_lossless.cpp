@@ -249,6 +249,7 @@ TEST(Lossless, CreditLoopLimitsTheRateExactly) {
   c.set("workload.file", flows);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const Bytes packet = 4096 + 64;
   const SimTime ser = serialization_ps(packet, gbps(400));
   const SimTime loop = ser + 2 * ns(500) + ns(500);  // host and tier1 links: 500 ns, switch 500 ns
@@ -364,6 +365,7 @@ TEST_P(Lossless, WaitingPortsScheduleNoEvents) {
     c.set("output.queue_sample_us", 50.0);  // keeps events coming, so the timed detector is what stops the run
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 3);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto* st = s.network().stall();
     ASSERT_NE(st, nullptr);
     EXPECT_FALSE(st->events_ran_dry);
@@ -402,6 +404,7 @@ TEST_P(Lossless, PartialDeadlockIsFoundWhileOtherTrafficRuns) {
   c.set("network.stall_us", 100.0);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 3);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto* st = s.network().stall();
   ASSERT_NE(st, nullptr);
   EXPECT_FALSE(st->events_ran_dry);
@@ -433,6 +436,7 @@ TEST_P(Lossless, AcksLeaveANicWhoseDataIsDeadlocked) {
   c.set("network.stall_us", 1000.0);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 3);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto* st = s.network().stall();
   ASSERT_NE(st, nullptr);
   ASSERT_EQ(st->cycle.size(), 4u) << st->text();
@@ -507,6 +511,7 @@ TEST(LosslessConfig, ResolvedConfigOfALosslessRunLoadsAgain) {
   sim::Simulation s(c);
   EXPECT_FALSE(s.config().flag("network.trimming"));
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const std::string dir = test::temp_dir("resolved");
   s.write_outputs(dir);
   const auto again = config::load(dir + "/config.toml", {});
@@ -520,6 +525,7 @@ TEST(LosslessConfig, LossyRunsHaveNoFlowControlState) {
       with(test::small_fat_tree(), {"workload.kind=\"incast\"", "workload.incast_senders=8", "workload.size=262144"});
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   EXPECT_FALSE(s.summary().contains("flow_control"));
   EXPECT_FALSE(s.network().lossless());
   EXPECT_GT(s.summary()["trims"].get<std::uint64_t>(), 0u);  // the same incast trims when lossy

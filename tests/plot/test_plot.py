@@ -235,3 +235,37 @@ def test_degraded_port_shown_first(tmp_path):
     assert {a.get_title() for a in figs2["queue_ports"].axes if a.get_visible()} == want
     for fig in list(figs.values()) + list(figs2.values()):
         plt.close(fig)
+
+
+def visible_tick_labels(ax):
+    ax.figure.canvas.draw()
+    lo, hi = ax.get_xlim()
+    return [t.get_text() for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi and t.get_text()]
+
+
+def test_stopped_run_states_its_status_and_cdf_ends_below_one(tmp_path):
+    """A run stopped at run.end_us with 7 of 16 transfers done: the legend says so and the CDF ends
+    at 7/16, not at 1 (issue "Every output tells the truth", item 4)."""
+    plot = load_plot()
+    d = tmp_path / "stopped"
+    r = lbsim("run", DEMO, "--quiet", "--out", d, "--set", "lb.algorithm=ecmp", "--set", "run.end_us=6",
+              "--set", "topology.hosts=16", "--set", 'workload.size="64KiB"')
+    assert r.returncode == 3, r.stderr
+    done = json.loads((d / "summary.json").read_text())["completed"]
+    assert 0 < done < 16
+    figs = plot_figures(plot, d, tmp_path / "plots")
+    for name in ("fct_cdf", "slowdown_cdf"):
+        ax = figs[name].axes[0]
+        line = ax.get_lines()[0]
+        assert line.get_label() == f"ecmp ({done}/16 completed, unfinished)"
+        assert max(line.get_ydata()) == pytest.approx(done / 16)
+
+
+def test_slowdown_axis_has_labelled_ticks(compare_dir, tmp_path):
+    """The log x axis of the slowdown CDF had one label ("1"): at least three numbers now (item 8)."""
+    plot = load_plot()
+    figs = plot_figures(plot, compare_dir, tmp_path / "p")
+    for name in ("slowdown_cdf", "fct_cdf"):
+        labels = visible_tick_labels(figs[name].axes[0])
+        assert len(labels) >= 3, (name, labels)
+        assert all(float(x) > 0 for x in labels), labels

@@ -24,9 +24,9 @@ def die(msg):
     sys.exit(1)
 
 
-def run(args, **kw):
+def run(args, ok=(0,), **kw):
     p = subprocess.run(args, capture_output=True, text=True, **kw)
-    if p.returncode != 0:
+    if p.returncode not in ok:
         die(f"{' '.join(args)} exited with {p.returncode}:\n{p.stdout}\n{p.stderr}")
     return p.stdout
 
@@ -72,6 +72,16 @@ def check_page(exe, work, page):
     return html
 
 
+def slowdown_tick_labels(page):
+    """The x tick labels of the slowdown CDF figure (matplotlib's SVG keeps text as <text>)."""
+    for fig in re.findall(r'<figure class="fig".*?</figure>', page, re.S):
+        if "slowdown" not in re.search(r"<figcaption>(.*?)</figcaption>", fig, re.S).group(1).lower():
+            continue
+        xaxis = fig[fig.index('id="matplotlib.axis_1"'):fig.index('id="matplotlib.axis_2"')]
+        return re.findall(r'<g id="xtick_\d+">.*?<text[^>]*>([^<]*)</text>', xaxis, re.S)
+    return []
+
+
 def main():
     if len(sys.argv) != 4:
         die("usage: check_report.py LBSIM_BINARY SOURCE_DIR WORK_DIR")
@@ -86,6 +96,10 @@ def main():
 
     run_dir = os.path.join(work, "run")
     run([lbsim, "run", demo, "--quiet", "--out", run_dir] + SMALL)
+    # A run stopped early (run.end_us before the last transfer): its report must say so.
+    stopped_dir = os.path.join(work, "stopped")
+    run([lbsim, "run", demo, "--quiet", "--out", stopped_dir, "--set", "lb.algorithm=ecmp", "--set", "run.end_us=6"]
+        + SMALL, ok=(3,))
     cmp_dir = os.path.join(work, "cmp")
     run([lbsim, "compare", demo, "--lb", "ecmp,ops", "--out", cmp_dir] + SMALL)
     sweep_file = os.path.join(work, "tiny.toml")
@@ -98,7 +112,8 @@ def main():
     run([lbsim, "reproduce", "reps-fig15", "--quick", "--no-plot", "--workers", "2", "--out", repro_dir])
 
     pages = {}
-    for name, d in (("run", run_dir), ("compare", cmp_dir), ("sweep", sweep_dir), ("reproduce", repro_dir)):
+    for name, d in (("run", run_dir), ("stopped", stopped_dir), ("compare", cmp_dir), ("sweep", sweep_dir),
+                    ("reproduce", repro_dir)):
         out = run([lbsim, "report", d])
         page = os.path.join(d, "report.html")
         if not os.path.isfile(page) or os.path.abspath(page) not in out:
@@ -115,6 +130,29 @@ def main():
         die("the run report has no per-tag table")
     if "paper" not in pages["reproduce"].lower() or "[REPS]" not in pages["reproduce"]:
         die("the reproduce report does not show the paper's values")
+
+    # A stopped run states its status and how many transfers completed, in a banner, the table and
+    # the CDF legends; its CDFs end below 1.
+    st = pages["stopped"]
+    m = re.search(r'<p class="status"><b>ecmp: unfinished at run.end_us</b>, t = [0-9.]+ us: (\d+) of 16 transfers '
+                  r'completed', st)
+    if not m or not 0 < int(m.group(1)) < 16:
+        die("the report of a run stopped at run.end_us does not say so (status banner with the completed count)")
+    if f"({m.group(1)}/16 completed)" not in st or "<td>unfinished</td>" not in st:
+        die("the stopped run's table or CDF legend does not give its status and completed transfers")
+    for kind in ("run", "compare"):
+        if "<td>completed</td>" not in pages[kind] or '<p class="status">' in pages[kind]:
+            die(f"the {kind} report of finished runs does not say completed, or shows a stop banner")
+
+    # The slowdown CDF's log axis has labelled ticks a reader can use (it had one: "1.00").
+    for kind in ("run", "compare", "sweep", "stopped"):
+        labels = slowdown_tick_labels(pages[kind])
+        if len(labels) < 3 or not all(re.fullmatch(r"[0-9.]+", x) for x in labels):
+            die(f"the {kind} report's slowdown CDF has x tick labels {labels}: expected at least three numbers")
+    # Counts are whole numbers (the sweep table printed 600.000).
+    if re.search(r"<td>\d+\.000</td>", pages["sweep"]):
+        die("the sweep report prints a whole number with decimals: " +
+            re.search(r"<tr>(?:(?!</tr>).)*<td>\d+\.000</td>", pages["sweep"]).group(0)[:300])
 
     shot = os.path.join(work, "compare.png")
     p = browser(exe, work, os.path.join(cmp_dir, "report.html"), [f"--screenshot={shot}", "--window-size=1280,2400",

@@ -174,6 +174,7 @@ TEST(RepsScenarios, SummaryNamesHtsimStartUnitAndRepsState) {
   c.set("lb.algorithm", "reps");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto j = s.summary();
   EXPECT_EQ(j["workload"]["htsim_start_unit"], "ps");
   EXPECT_EQ(j["reps"]["state_bits"].get<int>(), 193);

@@ -234,6 +234,7 @@ TEST(Conga, MovesTrafficAwayFromADegradedUplink) {
     c.set("network.header_bytes", 48);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     // Data bytes leaf 0 sent on each uplink.
     const std::int32_t leaf = s.topology().host_switch(0);
     double slow = 0, all = 0;

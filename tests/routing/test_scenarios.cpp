@@ -118,6 +118,7 @@ TEST(RoutingScenarios, MinimalFastestAtLightLoadAndUgalStaysMinimal) {
       HopRecorder rec(*inner, t);
       s.network().set_router(&rec);
       ASSERT_EQ(s.run(), 0) << name << " " << alg;
+      EXPECT_TRUE(lbsim::test::conserved(s));
       for (const auto& r : s.flow_results()) fct[alg].push_back(r.fct());
       if (alg == "minimal" || alg == "ugal_l") {
         // Every data packet took the minimal route: switches = minimal distance + 1.

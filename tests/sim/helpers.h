@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "config/reader.h"
 #include "sim/simulation.h"
 #include "topo/registry.h"
@@ -75,10 +77,25 @@ inline std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-// Packets created = delivered + dropped + still in the network (summary.json "conservation", docs/outputs.md).
-inline bool conserved(sim::Simulation& s) {
+// Every packet made is delivered, counted by exactly one drop counter, or still in the network
+// (docs/outputs.md summary.json "conservation"): created = delivered + drops + failure_drops +
+// ttl_drops + no_route_drops + in flight. Every test that runs a simulation asserts it:
+// EXPECT_TRUE(test::conserved(s)).
+inline ::testing::AssertionResult conserved(sim::Simulation& s) {
   auto& net = s.network();
-  return net.packets().allocated() == net.delivered() + net.dropped() + net.packets().live();
+  std::uint64_t drops = 0, failure_drops = 0;
+  for (std::uint32_t i = 0; i < net.num_ports(); ++i) {
+    drops += net.port(i).stats.drops;
+    failure_drops += net.port(i).stats.failure_drops;
+  }
+  const std::uint64_t counted = drops + failure_drops + net.ttl_drops() + net.no_route_drops();
+  const std::uint64_t created = net.packets().allocated(), live = net.packets().live();
+  if (created == net.delivered() + counted + live && counted == net.dropped()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "packets created " << created << " != delivered " << net.delivered()
+                                       << " + drops " << drops << " + failure_drops " << failure_drops
+                                       << " + ttl_drops " << net.ttl_drops() << " + no_route_drops "
+                                       << net.no_route_drops() << " + in flight " << live << " (network dropped "
+                                       << net.dropped() << ")";
 }
 
 }  // namespace lbsim::test

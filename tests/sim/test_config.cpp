@@ -34,7 +34,7 @@ TEST(Config, UnknownKeyNamesFileLineAndSuggests) {
 }
 
 TEST(Config, UnknownSectionAndKeyOutsideSection) {
-  EXPECT_CONTAINS(load_error("[netwrk]\nkmin = 0.2\n"), "unknown key 'netwrk'");
+  EXPECT_CONTAINS(load_error("[netwrk]\nkmin = 0.2\n"), "unknown section [netwrk] (did you mean [network]?");
   const auto e = load_error("seed = 3\n");
   EXPECT_CONTAINS(e, "c.toml:1");
   EXPECT_CONTAINS(e, "must be inside a section");

@@ -180,6 +180,7 @@ TEST(Engine, EcmpFlowUsesOneUplinkOpsSpraysOverAll) {
   {
     sim::Simulation s(one_flow("ecmp1", 0, 127, bytes, "ecmp"));
     ASSERT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto up = tor0_uplink_packets(s);
     int used = 0;
     for (auto n : up) used += n > 0;
@@ -190,6 +191,7 @@ TEST(Engine, EcmpFlowUsesOneUplinkOpsSpraysOverAll) {
   {
     sim::Simulation s(one_flow("ops1", 0, 127, bytes, "ops"));
     ASSERT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto up = tor0_uplink_packets(s);
     std::uint64_t total = 0;
     for (auto n : up) {
@@ -302,6 +304,7 @@ TEST(Engine, InterruptStopsTheRun) {
     lbsim::sim::Simulation s(c);
     lbsim::sim::request_interrupt();
     EXPECT_EQ(s.run(), 130);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     lbsim::sim::clear_interrupt();
     EXPECT_TRUE(s.interrupted());
     const auto j = s.summary();
@@ -310,6 +313,7 @@ TEST(Engine, InterruptStopsTheRun) {
   }
   lbsim::sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   EXPECT_FALSE(s.summary()["interrupted"].get<bool>());
 }
 
@@ -329,6 +333,7 @@ TEST(Engine, TrimsCsvListsEveryTrimAtItsPortAndHop) {
     c.set("output.trims_csv", on);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto dir = test::temp_dir(name);
     s.write_outputs(dir);
     return std::make_pair(dir, s.summary());
@@ -389,6 +394,7 @@ TEST(Engine, FarPrefetchScheduleSameResults) {
     c.set("run.far_prefetch_mib", mib);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto dir = test::temp_dir(fmt::format("far-prefetch-{}-{}", c.text("network.flow_control"), mib));
     s.write_outputs(dir);
     auto j = nlohmann::json::parse(test::read_file(dir + "/summary.json"));

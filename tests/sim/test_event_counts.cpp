@@ -45,6 +45,7 @@ TEST(EventCounts, LoneFlowOnOneTorFromFirstPrinciples) {
   for (const std::uint64_t n : {1u, 4u, 10u}) {
     sim::Simulation s(flows(fmt::format("lone{}", n), fmt::format("0,1,{},0\n", n * 4096)));
     ASSERT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto j = s.summary();
     EXPECT_EQ(count(j, "entry_start"), 1u);
     EXPECT_EQ(count(j, "arrive_switch"), 2 * n);
@@ -67,6 +68,7 @@ TEST(EventCounts, KindsAddUpAndArrivalsMatchHops) {
   rows += "64,0,200000,0\n";
   sim::Simulation s(flows("incast", rows));
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto j = s.summary();
   std::uint64_t sum = 0;
   for (std::uint32_t k = 0; k < net::kNumEventKinds; ++k) sum += count(j, net::event_kind_name(k));
@@ -88,6 +90,7 @@ TEST(EventCounts, KindsAddUpAndArrivalsMatchHops) {
 TEST(EventCounts, RtoRetransmitsAtTheSameInstant) {
   sim::Simulation s(flows("rto", "0,1,1000,0\n", "0 down tor0-h1 for_us=30 from=tor0\n"));
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto r = s.flow_results().at(0);
   const SimTime ideal = 2 * 1064 * 20 + 2 * 500'000 + 500'000;
   EXPECT_EQ(r.ideal, ideal);

@@ -60,6 +60,7 @@ std::size_t max_overlap(const std::vector<transport::FlowState>& flows) {
 TEST(FlowMemory, PoissonTraceHoldsTheFlowsInFlightAndNothingAfter) {
   sim::Simulation s(websearch(2500, 0.3));
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto& tr = s.transport();
   const auto m = tr.memory();
   const std::size_t entries = s.workload().flows.size();
@@ -85,9 +86,11 @@ TEST(FlowMemory, RepsSummaryFoldedAtTheFinalAckEqualsTheKeptPolicies) {
   auto c = websearch(300, 0.5);
   sim::Simulation folded(c);
   ASSERT_EQ(folded.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(folded));
   c.set("output.path_usage_tag", "default");
   sim::Simulation kept(c);
   ASSERT_EQ(kept.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(kept));
   const std::size_t entries = folded.workload().flows.size();
   ASSERT_GT(entries, 10u);
   EXPECT_EQ(folded.transport().memory().policies, 0u);
@@ -107,6 +110,7 @@ TEST(FlowMemory, RepsSummaryCountsFlowsStillInProgressAtTheEnd) {
   c.set("run.end_us", 200.0);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 3);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   std::size_t started = 0, held = 0;
   for (const auto& f : s.transport().flows()) {
     started += f.started;
@@ -132,6 +136,7 @@ RunFiles run_files(config::Config c, bool stream, const std::string& name) {
   sim::Simulation s(c);
   EXPECT_EQ(s.streamed(), stream);
   s.run();
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto dir = test::temp_dir(name + (stream ? "-stream" : "-eager"));
   s.write_outputs(dir);
   RunFiles r{test::read_file(dir + "/flows.csv"), s.summary(), s.transport().memory()};
@@ -223,6 +228,7 @@ TEST(FlowMemory, StreamedTraceHoldsRecordsOnlyForTheEntriesInProgress) {
   c.set("workload.cdf", "alistorage");
   sim::Simulation eager(c);
   ASSERT_EQ(eager.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(eager));
   const auto& flows = eager.transport().flows();
   // Window at each start time (the peak is reached when an entry is made): ids [lo, i] + 1 ahead.
   std::size_t window = 0, lo = 0;
@@ -236,6 +242,7 @@ TEST(FlowMemory, StreamedTraceHoldsRecordsOnlyForTheEntriesInProgress) {
   c.set("workload.stream", true);
   sim::Simulation streamed(c);
   ASSERT_EQ(streamed.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(streamed));
   const auto m = streamed.transport().memory();
   ASSERT_EQ(m.entries, flows.size());
   ASSERT_GT(m.entries, 2000u);
@@ -281,6 +288,7 @@ TEST(FlowMemory, StreamedTraceIsFlatAfterWarmUp) {
     c.set("workload.stream", true);
     sim::Simulation s(c);
     EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     return s.transport().memory();
   };
   const auto a = run(300), b = run(1200);
@@ -318,6 +326,7 @@ TEST(FlowMemory, StreamedTraceKeepsItsSummaryValuesInBoundedMemory) {
     sim::Simulation s(c);
     def = before;
     EXPECT_EQ(s.run(), 0);
+    EXPECT_TRUE(lbsim::test::conserved(s));
     const auto& t = s.retired_totals();
     const std::size_t n = t.finished();
     EXPECT_EQ(s.transport().memory().records, 0u);  // every entry retired into the totals
@@ -380,6 +389,7 @@ nlohmann::json one_windowed_flow(int window) {
   c.set("transport.cwnd_packets", window);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   EXPECT_EQ(s.transport().completed(), 1u);
   auto j = s.summary();
   std::filesystem::remove_all(dir);
@@ -416,10 +426,12 @@ TEST(Peaks, LiveTransfersAreTheTransfersInProgressAtOnce) {
   {
     sim::Simulation s(test::small_fat_tree());
     s.run();
+    EXPECT_TRUE(lbsim::test::conserved(s));
     EXPECT_EQ(s.summary().at("peaks").at("live_transfers").get<std::size_t>(), 128u);
   }
   sim::Simulation s(websearch(600, 0.3));
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto peak = s.summary().at("peaks").at("live_transfers").get<std::size_t>();
   EXPECT_EQ(peak, max_overlap(s.transport().flows()));
   EXPECT_LT(peak * 4, s.workload().flows.size()) << "peak " << peak << " of " << s.workload().flows.size();

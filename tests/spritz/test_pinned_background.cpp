@@ -59,6 +59,7 @@ Usage run(const std::string& name, const std::string& routing, const std::string
   auto c = collective(routing, lb, bg);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0) << name;
+  EXPECT_TRUE(lbsim::test::conserved(s));
   s.write_outputs(dir);
   return usage(dir);
 }

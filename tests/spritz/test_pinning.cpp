@@ -55,6 +55,7 @@ TEST(Pinning, ViaGroupTakesTheChosenGroupUnderAnyRouting) {
     auto c = small_dragonfly(routing, flows);
     sim::Simulation s(c);
     ASSERT_EQ(s.run(), 0) << routing;
+    EXPECT_TRUE(lbsim::test::conserved(s));
     s.write_outputs(dir + "/" + routing);
     const auto tx = group_tx(dir + "/" + routing);
     // Every data packet crosses group 5 (ACKs return by the run's routing, which never enters it).
@@ -70,6 +71,7 @@ TEST(Pinning, ViaGroupTakesTheChosenGroupUnderAnyRouting) {
   auto c = small_dragonfly("minimal", plain);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   s.write_outputs(dir + "/plain");
   const auto tx = group_tx(dir + "/plain");
   EXPECT_EQ(tx.count(5) ? tx.at(5) : 0, 0);
@@ -108,6 +110,7 @@ TEST(Pinning, PinnedAcksTakeTheSamePortsUnderEveryRouting) {
       c.set("transport.pinned_acks", acks);
       sim::Simulation s(c);
       ASSERT_EQ(s.run(), 0) << routing;
+      EXPECT_TRUE(lbsim::test::conserved(s));
       const std::string out = dir + "/" + routing + "_" + acks;
       s.write_outputs(out);
       by[std::string(routing) + "/" + acks] = switch_port_tx(out);
@@ -151,6 +154,7 @@ TEST(PathUsage, CountsEveryPacketAndFeedbackPerEv) {
   c.set("output.path_usage_tag", "monitored");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   s.write_outputs(dir + "/run");
   std::istringstream in(test::read_file(dir + "/run/path_usage.csv"));
   std::string line;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "../sim/helpers.h"
 #include "config/reader.h"
 #include "routing/source_guided.h"
 #include "routing/tables.h"
@@ -27,6 +28,7 @@ double monitored_fct(const std::string& lb, const std::string& flows = "motivati
   c.set("run.progress", "off");
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0) << lb;
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto j = s.summary();
   return j["fct_us_by_tag"]["monitored"]["max"].get<double>();
 }
@@ -42,6 +44,7 @@ nlohmann::json run_summary(const std::string& cfg, const std::string& routing, c
   c.set("run.progress", "off");
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0) << cfg << " " << routing << " " << lb;
+  EXPECT_TRUE(lbsim::test::conserved(s));
   return s.summary();
 }
 
@@ -163,6 +166,7 @@ TEST(SpritzScenario, SwitchTablesAreWhatTheRunBuilt) {
   c.set("run.progress", "off");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto j = s.summary();
   const auto& sp = j["spritz"];
   EXPECT_EQ(sp["ev_lists"].get<int>(), 1);

@@ -209,6 +209,7 @@ TEST(Pacing, NicHonoursTheCcRate) {
   c.set("transport.max_cwnd_bdp", 4.0);
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   const auto r = s.flow_results().at(0);
   const double gap_ps = 1048 * 8 / 10e9 * 1e12;
   const double last_start_us = 999 * gap_ps / 1e6;

@@ -174,6 +174,7 @@ std::string flows_csv(const std::string& name, const std::string& scheduler, con
   if (!cc.empty()) c.set("transport.cc", cc);
   sim::Simulation s(c);
   EXPECT_EQ(s.run(), 0) << name;
+  EXPECT_TRUE(lbsim::test::conserved(s));
   s.write_outputs(dir + "/out");
   return test::read_file(dir + "/out/flows.csv");
 }
@@ -202,6 +203,7 @@ TEST(FlowMemory, TraceHoldsStateOnlyForTransfersInProgress) {
   c.set("lb.algorithm", "ops");
   sim::Simulation s(c);
   ASSERT_EQ(s.run(), 0);
+  EXPECT_TRUE(lbsim::test::conserved(s));
   s.network().run(kTimeNever);  // the last senders' final ACKs
   const auto& tr = s.transport();
   const auto rows = s.flow_results();

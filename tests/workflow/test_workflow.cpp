@@ -401,6 +401,11 @@ TEST(SweepCli, InterruptStopsRunningPointsAndReportsThem) {
                        "started (seed-2, seed-3)"),
             std::string::npos)
       << r.out;
+  // Issue 52 item 10: the hint names the same folder (it said `lbsim sweep FILE`, which starts anew in
+  // the default folder when the sweep ran with --out).
+  EXPECT_NE(r.out.find("`lbsim sweep " + (d / "sweep.toml").string() + " --out " + out.string() + "` again runs them"),
+            std::string::npos)
+      << r.out;
   const auto rows = csv(out / "results.csv");
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[1][2], "failed(130)");
@@ -410,6 +415,44 @@ TEST(SweepCli, InterruptStopsRunningPointsAndReportsThem) {
   EXPECT_TRUE(j["interrupted"].get<bool>());
   const auto again = sh(kLbsim + " sweep " + (d / "sweep.toml").string() + " --collect --out " + out.string());
   EXPECT_NE(again.out.find("3 point(s), 0 complete, 3 incomplete"), std::string::npos) << again.out;
+}
+
+// Issue 52 item 10. A sweep of one long point (minutes); `pid` is the driver, `w` its worker once
+// the worker made its run folder. alive W: the process exists and is not a zombie.
+std::string long_sweep_with_worker(const fs::path& d) {
+  write(d / "sweep.toml",
+        "[set]\n\"topology.hosts\" = 128\n\"topology.radix\" = 16\n\"workload.size\" = \"1GiB\"\n"
+        "\"run.progress\" = \"off\"\n[grid]\n\"run.seed\" = [1]\n");
+  return "alive() { [ -r /proc/$1/stat ] && ! grep -q '^[0-9]* ([^)]*) Z' /proc/$1/stat; }; " + kLbsim + " sweep " +
+         (d / "sweep.toml").string() + " --workers 1 --out " + (d / "out").string() + " >" +
+         (d / "driver.txt").string() + " 2>&1 & pid=$!; for i in $(seq 1200); do [ -d " +
+         (d / "out" / "runs" / "seed-1").string() + " ] && break; sleep 0.05; done; w=$(pgrep -P $pid); ";
+}
+
+// Killing the driver with SIGKILL left its worker running for minutes: the worker now dies with it.
+TEST(SweepCli, WorkersDieWithTheDriver) {
+  const auto d = scratch("driver-killed");
+  const auto r = sh("{ " + long_sweep_with_worker(d) +
+                    "[ -n \"$w\" ] || { echo no worker; exit 1; }; kill -KILL $pid; wait $pid; "
+                    "for i in $(seq 200); do alive $w || break; sleep 0.05; done; "
+                    "if alive $w; then echo worker $w alive; kill -KILL $w; exit 1; fi; echo worker gone; }");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("worker gone"), std::string::npos) << r.out;
+}
+
+// A worker killed by a signal (the out-of-memory killer, kill -9) showed as failed(137) with an empty
+// log and made the sweep exit 70, the code of an internal error: its row and log now name the signal
+// and the sweep exits 4 (docs/reliability.md "Exit codes").
+TEST(SweepCli, AWorkerKilledBySignalIsNamed) {
+  const auto d = scratch("worker-killed");
+  const auto r = sh("{ " + long_sweep_with_worker(d) + "kill -KILL $w; wait $pid; rc=$?; cat " +
+                    (d / "driver.txt").string() + "; exit $rc; }");
+  EXPECT_EQ(r.rc, 4) << r.out;
+  EXPECT_NE(r.out.find("[1/1] seed-1: killed(SIGKILL)"), std::string::npos) << r.out;
+  const auto rows = csv(d / "out" / "results.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1][2], "killed(SIGKILL)");
+  EXPECT_NE(read(d / "out" / "logs" / "seed-1.log").find("killed by SIGKILL"), std::string::npos);
 }
 
 TEST(SweepCli, DryRunListsPointsAndWritesNothing) {
