@@ -77,17 +77,6 @@ namespace {
            "minute), off.")
           .one_of({"auto", "on", "log", "off"}),
   });
-  // The plug-ins a run uses besides the selecting keys' values (config::check_keys_read): ECMP for the
-  // workload.ecmp_fraction background; and, while a transport.preset is still to be applied (it is
-  // applied when the simulation is built), whatever it may choose for a selecting key not given.
-  declare_selection("lb.algorithm", [](const Config& c) {
-    return c.real("workload.ecmp_fraction") > 0 ? std::vector<std::string>{"ecmp"} : std::vector<std::string>{};
-  });
-  for (const char* key : {"routing.algorithm", "lb.algorithm", "transport.cc"})
-    declare_selection(key, [key](const Config& c) {
-      return c.text("transport.preset") != "none" && !c.given(key) ? std::vector<std::string>{"*"}
-                                                                   : std::vector<std::string>{};
-    });
   return true;
 }();
 

@@ -177,6 +177,13 @@ std::vector<std::string> cc_names() { return congestion_controls().names(); }
           .range(0, 1e9),
   });
   declare_preset("transport.preset", apply_preset);
+  // While a transport.preset is still to be applied (when the simulation is built), a run may use
+  // whatever it chooses for a selecting key not given (config::check_keys_read).
+  for (const char* key : {"routing.algorithm", "lb.algorithm", "transport.cc"})
+    declare_selection(key, [key](const Config& c) {
+      return c.text("transport.preset") != "none" && !c.given(key) ? std::vector<std::string>{"*"}
+                                                                   : std::vector<std::string>{};
+    });
   declare_check([](const Config& c) {
     if (c.integer("transport.ack_bytes") > 0 && c.integer("transport.ack_every") != 1)
       throw UserError(fmt::format("{}transport.ack_bytes ({}) and transport.ack_every ({}) both coalesce ACKs: set one",

@@ -24,6 +24,10 @@ namespace {
                                 "This seeded fraction of the transfers (those without their own lb) uses ECMP, tagged "
                                 "ecmp_background ([REPS] sec. 4.3.2: REPS next to ECMP-hashed traffic).")
                        .range(0, 1)});
+  // Those transfers use the ECMP load balancer whatever lb.algorithm says (config::check_keys_read).
+  config::declare_selection("lb.algorithm", [](const config::Config& c) {
+    return c.real("workload.ecmp_fraction") > 0 ? std::vector<std::string>{"ecmp"} : std::vector<std::string>{};
+  });
   return true;
 }();
 }  // namespace

@@ -517,7 +517,7 @@ TEST(CablingConfig, ErrorsNameKeyAndOrigin) {
   const std::vector<Case> cases = {
       {"[topology]\nkind = \"slim_fly\"\n\nqq = 5\n",
        "t.toml:4: unknown key 'topology.qq' (did you mean 'topology.q'?)"},
-      {"[topologie]\nq = 5\n", "t.toml:1: unknown key 'topologie' (did you mean 'topology."},
+      {"[topologie]\nq = 5\n", "t.toml:1: unknown section [topologie] (did you mean [topology]?"},
       {"[topology]\nq = \"five\"\n", "t.toml:2: key 'topology.q': expected an integer, got a string"},
       {"[topology]\nkind = \"dragonfly\"\n",
        "t.toml:2: topology.kind = \"dragonfly\": the cabling plan is for a Slim Fly"},
