@@ -37,6 +37,8 @@ struct PlannedLink {
   int step = 0;                                    // 1, 2 or 3 (sec. 3.3)
   bool inter_rack = false;                         // optical (Global) vs copper (Local)
 };
+// "optical" for an inter-rack link, "copper" otherwise (plan writers, verification report).
+const char* cable_kind(const PlannedLink& l);
 
 struct CablingPlan {
   int q = 0, delta = 0, k_prime = 0, p = 0;
