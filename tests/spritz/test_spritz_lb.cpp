@@ -7,6 +7,7 @@
 #include "lb/policy.h"
 #include "lb/registry.h"
 #include "lb/spritz.h"
+#include "policy_helpers.h"
 
 using namespace lbsim;
 using lb::Feedback;
@@ -16,36 +17,11 @@ using W = lb::Weighting;
 
 namespace {
 
-// Five paths, sorted by latency; EV of entry i is (i+1, 2i) so EVs are not indices.
-lb::EvEntryList five_paths(double w_scale = 1.0) {
-  std::vector<lb::EvEntry> e;
-  for (int i = 0; i < 5; ++i)
-    e.push_back(lb::EvEntry{static_cast<std::uint16_t>(((i + 1) << 8) | (2 * i)), lb::ev_meta(i > 0, 2 + i),
-                            ns(100) * (i + 1)});
-  return lb::EvEntryList(std::move(e), w_scale);
-}
+using test::ev;
+using test::five_paths;
+using test::Oracle;
 
-lb::PolicyContext ctx(const lb::EvEntryList& paths) {
-  lb::PolicyContext c;
-  c.flow = 1;
-  c.base_rtt = us(1);
-  c.rng = Rng(9, hash_name("lb"), 1);
-  c.pair_paths = &paths;
-  return c;
-}
-
-// A copy of the policy's random stream: the index gen(w) will draw next.
-struct Oracle {
-  Rng rng{9, hash_name("lb"), 1};
-  std::size_t next(const std::vector<double>& w) {
-    std::vector<double> cum;
-    double s = 0;
-    for (double x : w) cum.push_back(s += x);
-    return lb::sample_cumulative(cum, rng.uniform());
-  }
-};
-
-std::uint32_t ev(const lb::EvEntryList& p, std::size_t i) { return p[i].ev; }
+lb::PolicyContext ctx(const lb::EvEntryList& paths) { return test::spritz_ctx(paths); }
 
 }  // namespace
 
