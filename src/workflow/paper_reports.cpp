@@ -19,19 +19,6 @@ std::string column(const std::vector<std::string>& row, const char* name) {
   return it == cols.end() ? "" : row[static_cast<std::size_t>(it - cols.begin())];
 }
 
-struct Range {
-  double mean = 0, min = 0, max = 0;
-};
-Range range(const std::vector<double>& v) {
-  Range r;
-  if (v.empty()) return r;
-  for (double x : v) r.mean += x;
-  r.mean /= static_cast<double>(v.size());
-  r.min = *std::min_element(v.begin(), v.end());
-  r.max = *std::max_element(v.begin(), v.end());
-  return r;
-}
-
 }  // namespace
 
 // "evs_size": [REPS] sec. 4.5.2 ("REPS works equally well with 256 and 64K EVs and is only 8% slower

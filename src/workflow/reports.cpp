@@ -15,13 +15,6 @@
 
 namespace lbsim::workflow {
 
-namespace {
-
-namespace fs = std::filesystem;
-
-struct Range {
-  double mean = 0, min = 0, max = 0;
-};
 Range range(const std::vector<double>& v) {
   Range r;
   if (v.empty()) return r;
@@ -31,6 +24,10 @@ Range range(const std::vector<double>& v) {
   r.max = *std::max_element(v.begin(), v.end());
   return r;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 bool matches(const std::string& pattern, const std::string& text) {
   if (pattern.empty()) return true;

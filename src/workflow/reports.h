@@ -79,4 +79,10 @@ std::string evs_size_report(const Sweep& sw, const ReportSpec& spec);
 // recovery and window ([LAPS] sec. 4.2, docs/laps.md "Transport per scheme").
 std::string laps_legend(const Sweep& sw);
 
+// The mean, least and largest of a report cell's values (all 0 for none).
+struct Range {
+  double mean = 0, min = 0, max = 0;
+};
+Range range(const std::vector<double>& v);
+
 }  // namespace lbsim::workflow
