@@ -9,6 +9,9 @@
 #   dfnominal  the Dragonfly at the load the paper states (x 100: the artifact's avg_cdf of a CDF in
 #              percent is 100 x the mean, so its runs offered 1/100 of it), short window
 # Usage: scripts/laps_artifact.sh OUT   (resumable: a finished point is not run again)
+# The whole sweeps with their average / p99 tables: `lbsim reproduce laps-artifact-rail64` and
+# `lbsim reproduce laps-artifact-dragonfly144` (--quick: a short check); this script prints the
+# flows under 100 KB and the ranks too.
 # Environment: LOADS (default "0.5 0.8"), SEEDS (default "1 2 3"), RAIL_US (flows start in the first
 # RAIL_US us on Rail, default 3000), DF_US (Dragonfly, default 10000: the artifact's 10 ms), NOM_US
 # (dfnominal, default 200), WORKERS (default 1), LBSIM (default build/lbsim).
@@ -24,7 +27,7 @@ mkdir -p "$out"
 out="$(realpath "$out")"
 art="$root/examples/laps/artifact"
 
-# A part of a committed sweep: its cases and workload axis, the loads and seeds asked for, the keys
+# A part of a committed sweep: its scheme and workload axes, the loads and seeds asked for, the keys
 # of [set], paths made absolute (the derived file lives in OUT).
 derive() {  # derive NAME SWEEP "KEY=VALUE ..." [LOAD_FACTOR]
   local name="$1" src="$2" sets="$3" factor="${4:-1}"
@@ -39,7 +42,9 @@ lv = ", ".join(f"{float(x) * float(factor):g}" for x in loads.split())
 text = re.sub(r'^"workload.load" = \[.*\]$', f'"workload.load" = [{lv}]', text, flags=re.M)
 text = re.sub(r'^"run.seed" = \[.*\]$', f'"run.seed" = [{", ".join(seeds.split())}]', text, flags=re.M)
 set_block = "[set]\n" + "".join(f'"{k}" = {v}\n' for k, v in (kv.split("=", 1) for kv in sets.split())) + "\n"
-text = text.replace("\n[[case]]", "\n" + set_block + "[[case]]", 1)
+if "\n[[grid.scheme]]" not in text:
+    sys.exit(f"laps_artifact.sh: {src}: no [[grid.scheme]] table (the schemes axis) to put [set] before")
+text = text.replace("\n[[grid.scheme]]", "\n" + set_block + "[[grid.scheme]]", 1)
 open(dst, "w").write(text)
 EOF
 }

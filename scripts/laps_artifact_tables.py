@@ -2,7 +2,7 @@
 """Tables of docs/results/laps.md from the sweeps scripts/laps_artifact.sh ran.
 
 For every sweep folder given (an `lbsim sweep` output of examples/laps/artifact/sweep_*.toml or of a
-part of it): per workload and load, one row per scheme with the sender-side FCT (flows.csv
+part of it, or the folder of `lbsim reproduce laps-artifact-rail64` / `laps-artifact-dragonfly144`): per workload and load, one row per scheme with the sender-side FCT (flows.csv
 `sender_fct_us`, the last ACK, as ns-3 measures it) of all flows and of the flows under 100 KB,
 each statistic computed per run and averaged over the seeds, and the scheme's rank by average and
 by p99 FCT among the schemes of the table. A last line says which scheme is first and on how many
@@ -11,6 +11,7 @@ seeds LAPS (the artifact's sender) is first.
 Usage: scripts/laps_artifact_tables.py TITLE=SWEEP_DIR [TITLE=SWEEP_DIR ...]
 """
 import csv
+import json
 import os
 import statistics
 import sys
@@ -56,6 +57,11 @@ def run_stats(run_dir):
     }
 
 
+def seed_of(run_dir):
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        return str(json.load(f)["seed"])
+
+
 def fmt(x):
     if x != x:
         return "-"
@@ -76,7 +82,9 @@ def table(title, sweep):
             continue
         scheme = r.get("case") or r.get("scheme")
         key = (r.get("workload", ""), r["workload.load"])
-        groups[key][scheme].append((r["run.seed"], run_stats(os.path.join(sweep, r["dir"]))))
+        run_dir = os.path.join(sweep, r["dir"])
+        seed = r.get("run.seed") or seed_of(run_dir)  # a --quick reproduce folder sweeps no seed
+        groups[key][scheme].append((seed, run_stats(run_dir)))
     out = []
     for (wl, load), by in sorted(groups.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
         seeds = sorted({s for v in by.values() for s, _ in v}, key=int)
