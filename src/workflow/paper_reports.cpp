@@ -100,10 +100,16 @@ std::string laps_legend(const Sweep& sw) {
     else
       recovery = lb == "laps" ? "selective (per-path ACK order, LAPS sec. 3.7)" : "selective (out-of-order placement)";
     std::string cc = c.text("transport.cc");
-    if (cc == "none" && lb == "laps") cc = "none (LAPS rate control, sec. 3.6)";
+    const bool artifact = lb == "laps" && c.text("lb.laps_sender") == "artifact";
+    if (cc == "none" && lb == "laps")
+      cc = artifact ? "none (the artifact's LAPS sender: not paced)" : "none (LAPS rate control, sec. 3.6)";
     if (cc == "dctcp") cc = fmt::format("dctcp (g = 1/{:g})", 1 / c.real("transport.dctcp_g"));
+    // The window: transport.cwnd_packets when set (the artifact configs' one window), else the BDP
+    // multiples; the artifact's LAPS sender keeps its own, 2 x T x the NIC rate (docs/laps.md).
     const double w0 = c.real("transport.init_cwnd_bdp"), w1 = c.real("transport.max_cwnd_bdp");
-    const std::string window = w0 == w1 ? fmt::format("{:g} BDP", w0) : fmt::format("{:g}-{:g} BDP", w0, w1);
+    std::string window = w0 == w1 ? fmt::format("{:g} BDP", w0) : fmt::format("{:g}-{:g} BDP", w0, w1);
+    if (const auto cw = c.integer("transport.cwnd_packets"); cw > 0) window = fmt::format("{} packets", cw);
+    if (artifact) window = "2 x T x NIC rate";
     s += fmt::format("  {}: {} / {} / {} / {} / {}; network {}\n", scheme, c.text("routing.algorithm"), lb, cc,
                      recovery, window, c.text("network.flow_control"));
   }

@@ -4,10 +4,17 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "../sim/helpers.h"
+#include "config/reader.h"
+#include "workflow/sweep.h"
+#include "workflow/manifest.h"
+#include "workflow/reports.h"
 
 namespace {
 
@@ -138,5 +145,77 @@ TEST(LapsReproduce, EntriesRunLosslessUnlessSetOtherwise) {
     ASSERT_EQ(l.code, 0) << l.out;
     EXPECT_NE(l.out.find("\n\"network.flow_control\" = \"lossy\"\n"), std::string::npos) << l.out;
     EXPECT_EQ(l.out.find("\"pfc\""), std::string::npos) << l.out;
+  }
+}
+
+// `lbsim reproduce laps-artifact-*` (docs/laps.md "Running it"): the artifact sweeps, one point per
+// scheme (the `scheme` axis: the report's rows), load 0.5-1.0 and seed 1-3. Each of the six schemes'
+// points is the artifact's complete config of that scheme (examples/laps/artifact/<topo>_<scheme>.toml)
+// at its load and seed, key for key; laps_paper is LAPS with the paper's sender on the same flows.
+TEST(LapsReproduce, ArtifactEntriesRunTheArtifactConfigs) {
+  namespace wf = lbsim::workflow;
+  const std::string examples = std::string(LBSIM_SOURCE_DIR) + "/examples";
+  const auto entries = wf::discover(examples);
+  const std::vector<std::string> schemes = {"ecmp", "letflow", "conga", "plb", "conweave", "laps", "laps_paper"};
+  const std::string out = "/tmp/lbsim-test-laps-artifact";
+  // The resolved config as TOML without its output folder (the run's name: the one key that differs).
+  const auto text = [](const lbsim::config::Config& c) {
+    auto s = lbsim::config::to_toml(c);
+    const auto at = s.find("\ndir = ");
+    if (at != std::string::npos) s.erase(at + 1, s.find('\n', at + 1) - at);
+    return s;
+  };
+  for (const auto& [entry, topo, workloads] : std::vector<std::tuple<std::string, std::string, std::size_t>>{
+           {"laps-artifact-rail64", "rail64", 1}, {"laps-artifact-dragonfly144", "dragonfly144", 2}}) {
+    SCOPED_TRACE(entry);
+    const auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.name == entry; });
+    ASSERT_NE(it, entries.end());
+    const auto pts = wf::expand(wf::entry_sweep(*it, false), out);
+    ASSERT_EQ(pts.size(), schemes.size() * workloads * 6 * 3);
+    std::map<std::string, int> per_scheme;
+    for (const auto& p : pts) {
+      ASSERT_FALSE(p.labels.empty());
+      ++per_scheme[p.labels[0]];
+      const bool paper = p.labels[0] == "laps_paper";
+      if (p.cfg.real("workload.load") != 0.8 || p.cfg.integer("run.seed") != 1 ||
+          p.cfg.text("workload.cdf").find("FbHdp") != std::string::npos)
+        continue;
+      SCOPED_TRACE(p.name);
+      const auto file = examples + "/laps/artifact/" + topo + "_" + (paper ? "laps" : p.labels[0]) + ".toml";
+      // The artifact config as a sweep of one point resolves it (presets, paths) as the entry's points;
+      // laps_paper: the artifact's LAPS config with the paper's paced sender and a window of 2 BDP.
+      std::string one = "base = \"" + file + "\"\n";
+      if (paper)
+        one +=
+            "[set]\n\"lb.laps_sender\" = \"paper\"\n\"transport.cwnd_packets\" = 0\n"
+            "\"transport.init_cwnd_bdp\" = 2.0\n\"transport.max_cwnd_bdp\" = 2.0\n";
+      const auto own = wf::expand(wf::parse_sweep_text(one, examples + "/laps/artifact/one.toml"), out);
+      ASSERT_EQ(own.size(), 1u);
+      EXPECT_EQ(text(p.cfg), text(own[0].cfg)) << file;
+    }
+    ASSERT_EQ(per_scheme.size(), schemes.size());
+    for (const auto& s : schemes) EXPECT_EQ(per_scheme[s], static_cast<int>(workloads * 6 * 3)) << s;
+    // --quick: loads 0.5 and 0.8, one seed (the base config's, so that --seeds N applies), short window.
+    const auto quick = wf::expand(wf::entry_sweep(*it, true), out);
+    ASSERT_EQ(quick.size(), schemes.size() * workloads * 2);
+    for (const auto& p : quick) {
+      EXPECT_TRUE(p.cfg.real("workload.load") == 0.5 || p.cfg.real("workload.load") == 0.8) << p.name;
+      EXPECT_EQ(p.cfg.integer("run.seed"), 1) << p.name;
+      EXPECT_LT(p.cfg.real("workload.duration_us"), 10000) << p.name;
+    }
+    // The report's legend names each scheme's window: the baselines' one window in packets, the
+    // artifact's LAPS sender its own (not paced), the paper's sender 2 BDP with its rate control.
+    const auto legend = wf::laps_legend(wf::Sweep{wf::entry_sweep(*it, true), out, quick});
+    const auto line = [&](const std::string& s) {
+      const auto b = legend.find("  " + s + ": ");
+      return b == std::string::npos ? std::string() : legend.substr(b, legend.find('\n', b) - b);
+    };
+    const std::string window = topo == "rail64" ? "156 packets" : "131 packets";
+    for (const char* s : {"ecmp", "letflow", "conga", "plb", "conweave"})
+      EXPECT_NE(line(s).find(" / " + window + "; network pfc"), std::string::npos) << legend;
+    EXPECT_NE(line("laps").find("the artifact's LAPS sender: not paced"), std::string::npos) << legend;
+    EXPECT_NE(line("laps").find("/ 2 x T x NIC rate;"), std::string::npos) << legend;
+    EXPECT_NE(line("laps_paper").find("LAPS rate control, sec. 3.6"), std::string::npos) << legend;
+    EXPECT_NE(line("laps_paper").find("/ 2 BDP;"), std::string::npos) << legend;
   }
 }
