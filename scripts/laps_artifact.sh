@@ -8,13 +8,17 @@
 #   dragonfly  sweep_dragonfly144.toml: Dragonfly 144, RPC and HDP
 #   dfnominal  the Dragonfly at the load the paper states (x 100: the artifact's avg_cdf of a CDF in
 #              percent is 100 x the mean, so its runs offered 1/100 of it), short window
+#   str        sweep_rail64.toml with the STR sizes (Fig. 6; AliStorage2019, in percent: 1/100 of the
+#              load, as the artifact ran it)
+#   strnominal the same at the load the paper states (x 100), short window
 # Usage: scripts/laps_artifact.sh OUT   (resumable: a finished point is not run again)
 # The whole sweeps with their average / p99 tables: `lbsim reproduce laps-artifact-rail64` and
 # `lbsim reproduce laps-artifact-dragonfly144` (--quick: a short check); this script prints the
 # flows under 100 KB and the ranks too.
 # Environment: LOADS (default "0.5 0.8"), SEEDS (default "1 2 3"), RAIL_US (flows start in the first
 # RAIL_US us on Rail, default 3000), DF_US (Dragonfly, default 10000: the artifact's 10 ms), NOM_US
-# (dfnominal, default 200), WORKERS (default 1), LBSIM (default build/lbsim).
+# (dfnominal, strnominal; default 200), STR_US (str, default 10000), WORKERS (default 1), LBSIM
+# (default build/lbsim).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:?usage: scripts/laps_artifact.sh OUT}"
@@ -26,6 +30,7 @@ workers="${WORKERS:-1}"
 mkdir -p "$out"
 out="$(realpath "$out")"
 art="$root/examples/laps/artifact"
+str="$root/data/flow-size-cdf/AliStorage2019.txt"  # the artifact's STR file holds the same points
 
 # A part of a committed sweep: its scheme and workload axes, the loads and seeds asked for, the keys
 # of [set], paths made absolute (the derived file lives in OUT).
@@ -70,7 +75,14 @@ for p in $parts; do
     dfnominal)
       derive dfnominal "$art/sweep_dragonfly144.toml" "workload.duration_us=${NOM_US:-200}" 100
       tables+=("Dragonfly 144 at the stated load (x 100)=$out/dfnominal") ;;
-    *) echo "laps_artifact.sh: unknown part '$p' (rail, rail100, dragonfly, dfnominal)" >&2; exit 2 ;;
+    str)
+      derive str "$art/sweep_rail64.toml" "workload.duration_us=${STR_US:-10000} workload.cdf=\"$str\""
+      tables+=("Rail 64, STR, artifact network=$out/str") ;;
+    strnominal)
+      derive strnominal "$art/sweep_rail64.toml" "workload.duration_us=${NOM_US:-200} workload.cdf=\"$str\"" 100
+      tables+=("Rail 64, STR at the stated load (x 100)=$out/strnominal") ;;
+    *) echo "laps_artifact.sh: unknown part '$p' (rail, rail100, dragonfly, dfnominal, str, strnominal)" >&2
+       exit 2 ;;
   esac
   run "$p"
 done
