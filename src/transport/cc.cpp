@@ -37,6 +37,7 @@ void CongestionControl::roll_window(SimTime now) {
 
 void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt) {
   now_ = now;
+  rtt_ = rtt;
   if (p_.quick_adapt_window == QaWindow::MeasuredRtt && rtt > 0)
     srtt_ = srtt_ < 0 ? static_cast<double>(rtt) : srtt_ + (static_cast<double>(rtt) - srtt_) / 8.0;
   if (first_ack_ < 0) {
@@ -83,6 +84,7 @@ bool CongestionControl::quick_adapt(SimTime now, Bytes inflight) {
 
 void CongestionControl::on_nack(SimTime now, Bytes bytes, Bytes inflight) {
   now_ = now;
+  inflight_ = inflight;
   clean_bytes_ = 0;
   if (!stale(bytes) && !quick_adapt(now, inflight)) loss(p_.nack_decrease);
   clamp();
@@ -90,6 +92,7 @@ void CongestionControl::on_nack(SimTime now, Bytes bytes, Bytes inflight) {
 
 void CongestionControl::on_timeout(SimTime now, Bytes bytes, Bytes inflight) {
   now_ = now;
+  inflight_ = inflight;
   clean_bytes_ = 0;
   if (!stale(bytes) && !quick_adapt(now, inflight)) loss(p_.timeout_decrease);
   clamp();

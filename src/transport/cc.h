@@ -10,6 +10,7 @@
 // dctcp      Classic DCTCP (Alizadeh et al.): alpha <- (1-g) alpha + g F once per window of data,
 //            cwnd *= (1 - alpha/2) once per window with marks, +1 MTU per window otherwise.
 // none       A fixed window (init_cwnd): for analytic tests and open-loop studies.
+// dcqcn, nscc  in their own files (transport/dcqcn.h, transport/nscc.h).
 //
 // Optional SMaRTT techniques (Bonato et al., "SMaRTT-REPS", 2024), named by [Spritz] sec. IV-C:
 //   QuickAdapt    on a NACK or timeout, at most once per base RTT, set cwnd to the bytes acknowledged
@@ -59,6 +60,28 @@ struct DcqcnParams {
   SimTime cnp_interval = 0;               // at most one CNP per interval (0 = every marked ACK)
 };
 
+// nscc (transport/nscc.h): UEC NSCC's constants as the specification names them (UEC 1.0 sec. 3.6.13);
+// the gains are in MTUs at the reference network (100 Gb/s, 12 us base RTT) and scaled to the flow's
+// BDP and target delay by the plug-in. Defaults = the UEC htsim's NSCC (initNsccParams).
+struct NsccParams {
+  SimTime target_qdelay = 0;              // ps; 0 = 0.75 x base RTT with trimming, else the base RTT
+  bool trimming = true;                   // the network trims (sets the default target_qdelay)
+  double gamma = 0.8;                     // multiplicative decrease gain
+  double max_md_jump = 0.5;               // largest fraction one multiplicative decrease removes
+  double alpha = 4.0;                     // proportional increase, MTUs per RTT at zero delay (x a x b)
+  double fi = 5.0;                        // fair increase, MTUs per RTT (x a)
+  double eta = 0.15;                      // additive increase per adjustment period, MTUs (x a)
+  double fi_scale = 0.25;                 // fast increase: window growth per acked byte (x a)
+  SimTime fast_increase_delay = 1000000;  // ps; fast increase below this queueing delay (0 = off)
+  double delay_alpha = 0.0125;            // EWMA gain of the average queueing delay
+  bool quick_adapt = true;
+  int qa_gate = 3;            // QuickAdapt acts below max_cwnd / 2^qa_gate achieved bytes
+  double qa_threshold = 4.0;  // QuickAdapt also on a delay above this many target_qdelays
+  double adjust_bytes = 8.0;  // MTUs acknowledged between window adjustments
+  SimTime adjust_period = 0;  // ps between eta increases; 0 = the base RTT
+  bool pacing = true;         // pace at cwnd / base RTT (capped at line rate)
+};
+
 // QuickAdapt's measurement window (above).
 enum class QaWindow { BaseRtt, TargetRtt, MeasuredRtt };
 
@@ -80,6 +103,7 @@ struct CcParams {
   double fast_increase_gain = 1.0;
   SimTime fast_increase_from = 0;  // FastIncrease acts only from this time on (htsim turns it on mid-run)
   DcqcnParams dcqcn;
+  NsccParams nscc;
 };
 
 class CongestionControl {
@@ -115,6 +139,8 @@ class CongestionControl {
   const CcParams p_;
   double cwnd_;
   SimTime now_ = 0;     // time of the call being handled (on_ack / on_nack / on_timeout)
+  SimTime rtt_ = -1;    // on_ack's RTT sample (< 0: none), for delay-based CCs (nscc)
+  Bytes inflight_ = 0;  // on_nack / on_timeout: bytes still in flight after the loss
   bool paced_ = false;  // set by rate-based CCs
 
  private:
