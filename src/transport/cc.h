@@ -102,6 +102,7 @@ struct CcParams {
   bool fast_increase = false;
   double fast_increase_gain = 1.0;
   SimTime fast_increase_from = 0;  // FastIncrease acts only from this time on (htsim turns it on mid-run)
+  // The plug-ins' own blocks, last (not prefetched per ACK: see CongestionControl::prefetch).
   DcqcnParams dcqcn;
   NsccParams nscc;
 };
@@ -112,10 +113,12 @@ class CongestionControl {
   virtual ~CongestionControl() = default;
   double cwnd() const { return cwnd_; }
   // Hint (Transport::prefetch_pull / prefetch_arrival): ask the cache for the lines an ACK and the
-  // window check read (the parameters and the window, the object's first bytes up to cwnd_).
+  // window check read: the shared parameters (the object's first bytes, up to the plug-ins' own
+  // blocks at the end of CcParams, which the plug-ins read from their own copies) and the window.
   void prefetch() const {
-    prefetch_range(this, static_cast<std::size_t>(reinterpret_cast<const char*>(&cwnd_ + 1) -
-                                                  reinterpret_cast<const char*>(this)));
+    prefetch_range(
+        this, static_cast<std::size_t>(reinterpret_cast<const char*>(&p_.dcqcn) - reinterpret_cast<const char*>(this)));
+    __builtin_prefetch(&cwnd_);
   }
   // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark; `rtt` the
   // ACK's round-trip sample (< 0: none).
