@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "../sim/helpers.h"
+#include "core/error.h"
 #include "sim/simulation.h"
 #include "transport/nscc.h"
 #include "transport/registry.h"
@@ -212,4 +213,13 @@ TEST(NsccSim, LoneFlowReachesLineRate) {
   const double util = (b.port_tx - a.port_tx) * 8 / (100e9 * 200e-6);
   std::printf("lone flow utilisation %.4f\n", util);
   EXPECT_GT(util, 0.99);
+}
+
+// NSCC has its own QuickAdapt and fast increase: the SMaRTT options are refused, not ignored.
+TEST(NsccSim, SmarttOptionsAreRefused) {
+  const std::string dir = test::temp_dir("nscc-refused");
+  config::Config c = nscc_net();
+  c.set("workload.file", test::write_file(dir + "/flows.csv", "src,dst,bytes,start_us\n4,0,100000,0\n"));
+  c.set("transport.quick_adapt", true);
+  EXPECT_THROW(sim::Simulation{c}, UserError);
 }
