@@ -35,9 +35,10 @@ void CongestionControl::roll_window(SimTime now) {
   }
 }
 
-void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt) {
+void CongestionControl::on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt, std::uint32_t hops) {
   now_ = now;
   rtt_ = rtt;
+  hops_ = hops;
   if (p_.quick_adapt_window == QaWindow::MeasuredRtt && rtt > 0)
     srtt_ = srtt_ < 0 ? static_cast<double>(rtt) : srtt_ + (static_cast<double>(rtt) - srtt_) / 8.0;
   if (first_ack_ < 0) {
@@ -94,7 +95,7 @@ void CongestionControl::on_timeout(SimTime now, Bytes bytes, Bytes inflight) {
   now_ = now;
   inflight_ = inflight;
   clean_bytes_ = 0;
-  if (!stale(bytes) && !quick_adapt(now, inflight)) loss(p_.timeout_decrease);
+  if (!stale(bytes) && !quick_adapt(now, inflight)) timeout(p_.timeout_decrease);
   clamp();
 }
 

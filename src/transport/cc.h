@@ -10,7 +10,7 @@
 // dctcp      Classic DCTCP (Alizadeh et al.): alpha <- (1-g) alpha + g F once per window of data,
 //            cwnd *= (1 - alpha/2) once per window with marks, +1 MTU per window otherwise.
 // none       A fixed window (init_cwnd): for analytic tests and open-loop studies.
-// dcqcn, nscc  in their own files (transport/dcqcn.h, transport/nscc.h).
+// dcqcn, nscc, swift  in their own files (transport/dcqcn.h, transport/nscc.h, transport/swift.h).
 //
 // Optional SMaRTT techniques (Bonato et al., "SMaRTT-REPS", 2024), named by [Spritz] sec. IV-C:
 //   QuickAdapt    on a NACK or timeout, at most once per base RTT, set cwnd to the bytes acknowledged
@@ -82,6 +82,20 @@ struct NsccParams {
   bool pacing = true;         // pace at cwnd / base RTT (capped at line rate)
 };
 
+// swift (transport/swift.h): Swift's constants ([Swift] sec. 3, Algorithm 1); windows in packets.
+struct SwiftParams {
+  SimTime base_target = 0;       // ps; 0 = the run's base RTT (CcParams::base_rtt)
+  SimTime per_hop = 1'000'000;   // ps of target added per switch the data packet crossed (h)
+  double fs_range = 5.0;         // flow scaling: the most target it adds, in base targets
+  double fs_min_cwnd = 0.1;      // packets: window at which flow scaling adds fs_range
+  double fs_max_cwnd = 100.0;    // packets: window at and above which it adds nothing
+  double ai = 1.0;               // packets of additive increase per RTT
+  double beta = 0.8;             // multiplicative decrease factor
+  double max_mdf = 0.5;          // largest fraction one decrease removes
+  double min_cwnd = 0.001;       // packets
+  std::uint32_t retx_reset = 5;  // consecutive timeouts that reset the window to min_cwnd
+};
+
 // QuickAdapt's measurement window (above).
 enum class QaWindow { BaseRtt, TargetRtt, MeasuredRtt };
 
@@ -105,6 +119,7 @@ struct CcParams {
   // The plug-ins' own blocks, last (not prefetched per ACK: see CongestionControl::prefetch).
   DcqcnParams dcqcn;
   NsccParams nscc;
+  SwiftParams swift;
 };
 
 class CongestionControl {
@@ -121,8 +136,8 @@ class CongestionControl {
     __builtin_prefetch(&cwnd_);
   }
   // `acked` bytes newly acknowledged by one ACK, `marked` of them carried an ECN mark; `rtt` the
-  // ACK's round-trip sample (< 0: none).
-  void on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt = -1);
+  // ACK's round-trip sample (< 0: none); `hops` the switches the acknowledged data packet crossed.
+  void on_ack(Bytes acked, Bytes marked, SimTime now, SimTime rtt = -1, std::uint32_t hops = 0);
   // A trimmed (NACKed) or timed-out packet of `bytes`; `inflight` = bytes still in flight after it.
   void on_nack(SimTime now, Bytes bytes, Bytes inflight);
   void on_timeout(SimTime now, Bytes bytes, Bytes inflight);
@@ -138,13 +153,16 @@ class CongestionControl {
   virtual void ack_unmarked(Bytes acked) = 0;
   virtual void ack_marked(Bytes acked, Bytes marked) = 0;
   virtual void loss(double mtus) = 0;
+  // A retransmission timeout (default: the same as a NACK's loss).
+  virtual void timeout(double mtus) { loss(mtus); }
   void clamp();
   const CcParams p_;
   double cwnd_;
-  SimTime now_ = 0;     // time of the call being handled (on_ack / on_nack / on_timeout)
-  SimTime rtt_ = -1;    // on_ack's RTT sample (< 0: none), for delay-based CCs (nscc)
-  Bytes inflight_ = 0;  // on_nack / on_timeout: bytes still in flight after the loss
-  bool paced_ = false;  // set by rate-based CCs
+  SimTime now_ = 0;         // time of the call being handled (on_ack / on_nack / on_timeout)
+  SimTime rtt_ = -1;        // on_ack: the ACK's RTT sample (< 0: none), for delay-based CCs (nscc, swift)
+  Bytes inflight_ = 0;      // on_nack / on_timeout: bytes still in flight after the loss
+  std::uint32_t hops_ = 0;  // on_ack: switches the acknowledged data packet crossed (swift)
+  bool paced_ = false;      // set by rate-based CCs
 
  private:
   bool quick_adapt(SimTime now, Bytes inflight);

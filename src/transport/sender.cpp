@@ -236,7 +236,7 @@ void Transport::on_ack(std::uint32_t pkt) {
     // With coalescing, the share of the covered packets that were marked.
     marked = newly <= 1 ? acked_bytes : acked_bytes * std::min<Bytes>(a.ecn_count, newly) / newly;
   }
-  f.live->cc->on_ack(acked_bytes, marked, now, now - a.sent_time);
+  f.live->cc->on_ack(acked_bytes, marked, now, now - a.sent_time, a.echo_hops);
   f.lb->on_rtt(now - a.sent_time, now);
   if (f.caps & lb::kCapAckDetail) {
     lb::AckDetail d;
