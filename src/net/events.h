@@ -25,6 +25,7 @@ enum EventKind : std::uint32_t {
   kEvHoldWake,      // a flow held by its load balancer may send again (EntropyPolicy::hold)
   kEvPauseTimeout,  // a flow paused by a switch (FGFC / PFC) resumes without XON ([Flowcut] sec. IV-A)
   kEvPaceWake,      // a paced flow (rate-based CC, e.g. dcqcn) may send its next packet
+  kEvCreditPace,    // RCCC: a receiving host's pull pacer may grant credit again (obj = host)
   // sim: queue sampling (obj unused), failure schedule (obj = failure index)
   kEvQueueSample,
   kEvFailStart,
@@ -40,10 +41,10 @@ enum EventKind : std::uint32_t {
 // The name of an event kind as summary.json's "events_by_kind" spells it (docs/outputs.md).
 inline const char* event_kind_name(std::uint32_t kind) {
   // Unsized so that a kind added without a name fails to compile instead of naming it nullptr.
-  static constexpr const char* kNames[] = {"arrive",      "tx_next",       "credit",      "pause",        "resume",
-                                           "stall_check", "entry_start",   "rto",         "compute_done", "ack_flush",
-                                           "hold_wake",   "pause_timeout", "pace_wake",   "queue_sample", "fail_start",
-                                           "fail_end",    "route_dead",    "route_alive", "router_timer"};
+  static constexpr const char* kNames[] = {
+      "arrive",       "tx_next",      "credit",    "pause",      "resume",        "stall_check", "entry_start",
+      "rto",          "compute_done", "ack_flush", "hold_wake",  "pause_timeout", "pace_wake",   "credit_pace",
+      "queue_sample", "fail_start",   "fail_end",  "route_dead", "route_alive",   "router_timer"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kNumEventKinds, "every event kind needs a name");
   return kind < kNumEventKinds ? kNames[kind] : "?";
 }

@@ -16,7 +16,8 @@ inline constexpr std::uint32_t kMaxCarriedEvs = 8;
 
 // Pause: a flow-control frame from a switch to a host NIC (the FGFC XOFF/XON of [Flowcut] sec. II-B,
 // or a PFC pause of the NIC's class); it is sent straight out of the switch's host port, never routed.
-enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2, Pause = 3 };
+// Credit: a receiver's grant of credit to a sender (transport.receiver_cc = "rccc", transport/rccc.h).
+enum class PacketType : std::uint8_t { Data = 0, Ack = 1, Nack = 2, Pause = 3, Credit = 4 };
 
 enum PacketFlag : std::uint8_t {
   kFlagEcn = 1,          // data: CE mark set by a queue; ack / nack: echo of the data packet's mark
@@ -42,7 +43,9 @@ struct alignas(64) Packet {
   SimTime sent_time = 0;        // data: time the sender put it on the wire; ack/nack: echoed
   std::uint32_t flow = 0;       // flow (workload entry) index
   std::uint32_t psn = 0;        // data: sequence number; ack/nack: the psn it answers
-  std::uint32_t cum_ack = 0;    // ack: every psn < cum_ack has been received
+  std::uint32_t cum_ack = 0;    // ack: every psn < cum_ack has been received; with RCCC (transport/rccc.h)
+                                // data: the sender's cumulative credit request, credit: the cumulative
+                                // grant (both in 256-byte quanta)
   std::uint32_t ev = 0;         // entropy value (configurable width, <= 24 bits); echoed by acks
   std::int32_t src = -1;        // sending host
   std::int32_t dst = -1;        // destination host

@@ -158,6 +158,7 @@ Simulation::Simulation(Config cfg) : cfg_(std::move(cfg)) {
   cc.max_cwnd = d_.max_cwnd;
   cc.base_rtt = d_.base_rtt;
   tp.cc = transport::cc_params(cfg_, cc);
+  tp.rccc = transport::receiver_cc_params(cfg_, d_.bdp);
   transport::PolicyFactory make = [f = flows_.get()](const workload::FlowSpec& s, std::uint32_t id) {
     return f->make_policy(s, id);
   };

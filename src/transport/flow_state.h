@@ -105,6 +105,11 @@ struct alignas(64) FlowLive {
   SimTime last_rewind = -1;        // go_back_n: when the sender last resent from a NACKed PSN
   SimTime pace_wake = kTimeNever;
   bool paced = false;
+  // RCCC (transport.receiver_cc = "rccc"; transport/rccc.h), in the line's spare bytes: the sender's
+  // spendable credit in wire bytes (<= 0: may not send) and whether it is still on its initial credit.
+  // The rest of a flow's RCCC state is Transport's (rccc_flows_), made only when RCCC is on.
+  bool rc_speculating = true;
+  std::int32_t rc_credit = 0;
   // receiver, from a cache line of its own (Transport::prefetch_arrival asks for
   // [offsetof(received), offsetof(parked_since)))
   PsnRing<> received;         // PSN bitmap from rcv_cum's block on; freed when every PSN is held
@@ -124,6 +129,7 @@ struct alignas(64) FlowLive {
   SimTime pause_deadline = kTimeNever;  // time of the pending kEvPauseTimeout
 };
 static_assert(offsetof(FlowLive, received) % 64 == 0, "FlowLive: the receiver's fields start a cache line");
+static_assert(sizeof(FlowLive) == 320, "FlowLive: five cache lines (RCCC's credit fits in the sender's spare bytes)");
 
 // One per workload entry for the whole run: what flows.csv and summary.json report, the entry's
 // dependencies, and its load balancer (kept to the end only when the run's summary reads it:

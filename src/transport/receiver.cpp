@@ -24,6 +24,7 @@ void Transport::on_data(std::uint32_t pkt) {
     if (!p.trimmed()) answer_probe(f, R, p);  // a trimmed probe is lost: the path stays excluded
     return;
   }
+  if (rccc_) rccc_on_arrival(f, R, p);
   if (p.trimmed()) {
     // The payload was cut in the network: ask for a retransmission right away.
     ++f.n.trimmed_rx;

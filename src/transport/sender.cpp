@@ -119,6 +119,7 @@ std::uint32_t Transport::send_data(FlowState& f, SimTime now) {
   e.set_sent(now, PsnState::InFlight);
   e.ev = p.ev;
   L.inflight += wire;
+  if (rccc_) rccc_on_send(f, p, wire);
   // transport.ack_request (the authors' htsim sender, UecSrc::sendNewPacket / sendRtxPacket): ask
   // the receiver to ACK at once when the bytes in flight plus one more packet reach the window, for
   // the flow's last packet and for every retransmission.
@@ -166,6 +167,8 @@ void Transport::on_rto(std::uint32_t id) {
     e->set_state(PsnState::Lost);
     f.live->inflight -= packet_bytes(f, psn);
     f.live->rtx.push_back(psn);
+    if (rccc_)
+      f.live->rc_credit += static_cast<std::int32_t>(packet_bytes(f, psn));  // its credit back (rccc.h "timeouts")
     ++f.n.timeouts;
     f.live->cc->on_timeout(now, packet_bytes(f, psn), f.live->inflight);
     f.lb->on_feedback(e->ev, lb::Feedback::Timeout, now);
@@ -214,6 +217,7 @@ void Transport::on_ack(std::uint32_t pkt) {
     return;
   }
   if (f.sender_done) return;
+  if (rccc_) rccc_stop_speculating(*f.live);
   const SimTime now = net_.now();
   Bytes acked_bytes = 0;
   std::uint32_t newly = 0;
@@ -274,6 +278,7 @@ void Transport::on_nack(std::uint32_t pkt) {
   const Packet& n = net_.pkt(pkt);
   auto& f = at(n.flow);
   if (f.sender_done) return;
+  if (rccc_) rccc_stop_speculating(*f.live);
   const SimTime now = net_.now();
   ++f.n.nacks;
   // transport.last_hop_trim = "ack" (the authors' htsim UecSrc::processNack): a packet trimmed at the

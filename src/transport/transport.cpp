@@ -22,12 +22,15 @@ Transport::Transport(net::Network& net, const TransportParams& params, PolicyFac
   for (const auto k : {net::kEvEntryStart, net::kEvRto, net::kEvComputeDone, net::kEvAckFlush, net::kEvHoldWake,
                        net::kEvPauseTimeout, net::kEvPaceWake})
     net_.on(k, this);
+  rccc_ = p_.rccc.on;
+  if (rccc_) net_.on(net::kEvCreditPace, this);
   p_.cc.mtu = p_.header + p_.mtu;
   ack_every_ = p_.ack_bytes > 0 ? 0xFFFFFFFFu : p_.ack_every;
   ack_rules_ = p_.ack_bytes > 0 || p_.ack_on_ecn || p_.ack_request;
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
   hosts_.resize(hosts);
   class_paused_.assign(hosts, 0);
+  if (rccc_) pacers_.resize(hosts);
 }
 
 Transport::Transport(net::Network& net, const workload::Workload& wl, const TransportParams& params,
@@ -143,6 +146,7 @@ void Transport::begin(std::uint32_t id) {
   L.cc = make_cc(p_.cc);
   L.cc->set_line_rate(net_.port(net_.nic_port(s.src)).rate);
   L.paced = L.cc->paced();
+  if (rccc_) L.rc_credit = static_cast<std::int32_t>(p_.rccc.initial_credit);  // speculative (rccc.h)
   f.lb = policies_(s, id);
   f.caps = f.lb->caps();
   // The sender's ring sized at once for what the initial window puts in play (its PSNs and the rest
@@ -178,6 +182,7 @@ void Transport::complete(std::uint32_t id) {
 // of the flow (duplicates, probes) are answered from scratch_ (on_data).
 void Transport::release(FlowState& f) {
   if (!f.live) return;
+  if (rccc_) rccc_flows_.erase(f.id);
   f.live.reset();
   --live_;
 }
@@ -207,6 +212,9 @@ void Transport::on_packet(std::uint32_t pkt) {
     case PacketType::Pause:
       on_pause(pkt);
       break;
+    case PacketType::Credit:
+      on_credit(pkt);
+      break;
   }
   net_.packets().release(pkt);
   if (streaming()) {
@@ -218,6 +226,10 @@ void Transport::on_packet(std::uint32_t pkt) {
 // The transport's timers: entry starts, RTOs, computations' ends, ACK flushes, hold wake-ups, pacing
 // slots and pause timeouts.
 void Transport::on_event(const Event& e) {
+  if (e.kind == net::kEvCreditPace) {  // obj = a host, not an entry
+    rccc_pace(static_cast<std::int32_t>(e.obj));
+    return;
+  }
   if (e.kind != net::kEvEntryStart && !held(e.obj)) return;  // a timer of a released streamed entry
   switch (e.kind) {
     case net::kEvEntryStart:

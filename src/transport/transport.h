@@ -39,6 +39,8 @@
 //   pauses_probes.cpp  load-balancer holds, switch pauses (FGFC / PFC), LAPS probes
 //   records.cpp        the records of streamed workloads (admit, release, rows, retire), reports, memory
 //   prefetch.cpp       the prefetch stages of a send and an arrival
+//   rccc.cpp           RCCC (transport.receiver_cc = "rccc"): credit requests, the receivers' pull
+//                      pacers, CREDIT packets, and the keys (transport/rccc.h)
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -47,6 +49,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -55,6 +58,7 @@
 #include "transport/cc.h"
 #include "transport/flow_state.h"
 #include "transport/nic_scheduler.h"
+#include "transport/rccc.h"
 #include "transport/records.h"
 #include "transport/row_spill.h"
 #include "workload/flow_spec.h"
@@ -90,6 +94,8 @@ struct TransportParams {
   // NIC scheduler (transport.nic_scheduler): false = the ready list (only flows that can send are
   // visited); true = visit every active flow, the reference the ready list must match packet for packet.
   bool scan_all = false;
+  // Receiver-credit congestion control (transport.receiver_cc; transport/rccc.h).
+  RcccParams rccc;
 };
 
 using PolicyFactory = std::function<std::unique_ptr<lb::EntropyPolicy>(const workload::FlowSpec&, std::uint32_t id)>;
@@ -123,6 +129,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   // A flow the run still waits for (the watchdog's stuck list).
   bool waiting_for(const FlowState& f) const { return !f.finished || (p_.wait_senders && !f.sender_done); }
   std::size_t completed() const { return completed_; }
+  std::uint64_t credits_sent() const { return credits_sent_; }  // RCCC: CREDIT packets sent
   // Progress, for the run's watchdog (sim::Simulation): data packets received for the first time,
   // and entries waiting for a timed event of their own (a scheduled start, the end of a compute step).
   std::uint64_t delivered() const { return delivered_; }
@@ -180,7 +187,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   void prefetch_pull(std::int32_t host, int stage) override;
   void prefetch_arrival(std::uint32_t pkt, int stage) override;
   // net::EventHandler (kEvEntryStart, kEvRto, kEvComputeDone, kEvAckFlush, kEvHoldWake, kEvPauseTimeout,
-  // kEvPaceWake)
+  // kEvPaceWake, kEvCreditPace)
   void on_event(const Event& e) override;
 
  private:
@@ -226,6 +233,7 @@ class Transport final : public net::HostHandler, public net::EventHandler {
     return true;
   }
   bool window_allows(const FlowState& f, std::uint32_t psn) const {
+    if (rccc_ && f.live->rc_credit <= 0) return false;  // RCCC: credit first (rccc.cpp)
     return f.live->inflight == 0 || static_cast<double>(f.live->inflight + packet_bytes(f, psn)) <= f.live->cc->cwnd();
   }
   std::uint32_t next_psn(FlowState& f);
@@ -265,6 +273,23 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   bool sendable(FlowState& f) const;
   void compact(std::int32_t host);
   void use_bits(HostQueue& q);
+
+  // --- rccc.cpp (transport.receiver_cc = "rccc")
+  // The sender spends credit for the packet it sends (wire bytes) and writes its request into it.
+  void rccc_on_send(FlowState& f, net::Packet& p, Bytes wire);
+  // A data packet (or a trimmed header) at the receiver: its request, a trim's re-grant, the pull queue.
+  void rccc_on_arrival(FlowState& f, FlowLive& R, const net::Packet& p);
+  // kEvCreditPace: the host's pull pacer grants the next flow in its queue.
+  void rccc_pace(std::int32_t host);
+  void rccc_arm(std::int32_t host);
+  // A CREDIT packet at the sender.
+  void on_credit(std::uint32_t pkt);
+  // The sender's first feedback ends its speculation: unspent initial credit is dropped.
+  static void rccc_stop_speculating(FlowLive& L) {
+    if (!L.rc_speculating) return;
+    L.rc_speculating = false;
+    if (L.rc_credit > 0) L.rc_credit = 0;
+  }
 
   // --- pauses_probes.cpp
   // Parking: take the flow out of / put it back into its host's active list.
@@ -325,6 +350,11 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   FlowLive scratch_;                     // receiver state of a transfer already released (late duplicates, probes)
   std::vector<std::uint32_t> rob_host_;  // per host: packets held in its flows' reorder buffers
   std::vector<std::uint64_t> rob_hist_;
+  // RCCC (rccc.cpp): on, and per host its pull pacer (empty when off).
+  bool rccc_ = false;
+  std::vector<PullPacer> pacers_;
+  std::unordered_map<std::uint32_t, RcccFlow> rccc_flows_;  // by entry id, while the transfer is live
+  std::uint64_t credits_sent_ = 0;                          // CREDIT packets the pacers sent
 };
 
 }  // namespace lbsim::transport
