@@ -36,12 +36,13 @@ test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The test suite built with AddressSanitizer + UndefinedBehaviorSanitizer in $(BUILD)/sanitize (g++, -O1,
-# any report fails the test; docs/reliability.md). The tests load the layers from one shared library
+# any report fails the test; docs/reliability.md). -g1: line tables only, enough for the reports' stack
+# traces (file:line); full debug info cost a fifth more compile time (docs/results/ci-time.md). The tests load the layers from one shared library
 # there (LBSIM_SHARED_LAYERS, src/CMakeLists.txt): ~30 statically linked copies took GiBs of disk.
 # `make sanitize` (CI, after `make test`) runs the C++ tests; `make sanitize-full` also runs the script
 # tests (docs commands, format, plots, HTML report, install tree), which `make test` already ran
 # unsanitized and which take most of the sanitized time. Neither runs the fuzz smoke nor builds benchmarks.
-SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SANITIZE_FLAGS = -O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 SANITIZE_ENV = LBSIM_TOOLS_DIR=$(CURDIR)/tools ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize-build: deps
