@@ -47,9 +47,9 @@ void Transport::rccc_on_send(FlowState& f, Packet& p, Bytes wire) {
 void Transport::rccc_on_arrival(FlowState& f, FlowLive&, const Packet& p) {
   if (f.finished || !f.live) return;  // every byte is here: nothing more to pull
   auto& c = rccc_flows_[f.id];
-  std::uint32_t wanted = std::max(c.wanted, p.cum_ack);
-  if (p.trimmed()) wanted += credit_quanta(packet_bytes(f, p.psn));
-  c.wanted = wanted;
+  c.asked = std::max(c.asked, p.cum_ack);
+  if (p.trimmed()) c.trims += credit_quanta(packet_bytes(f, p.psn));
+  c.wanted = c.asked + c.trims;
   if (!c.in_pull && c.wanted > c.granted) {
     c.in_pull = true;
     pacers_[static_cast<std::size_t>(p.dst)].queue.push_back(f.id);

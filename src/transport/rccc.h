@@ -13,7 +13,10 @@
 //             rccc_pull_rate x the host's link rate (the next grant waits for the previous one's
 //             bytes at that rate), so the data it pulls never exceeds the receiver's link;
 //   trims     a trimmed packet's bytes are granted again: its header raises the flow's request by the
-//             packet's wire bytes at once (the retransmission needs credit the sender spent on it);
+//             packet's wire bytes at once (the retransmission needs credit the sender spent on it), on
+//             top of the sender's requests: a later packet's request, sent before the sender knew of
+//             the trim, must not absorb it (else a sender at zero credit with only the retransmission
+//             left would never ask again: seen on the Spritz Slim Fly permutation, docs/rccc.md);
 //   timeouts  a packet the RTO declares lost gets its credit back at the sender (no RTS packet: see
 //             docs/rccc.md "Known deviations").
 // Credit is counted in quanta of 256 bytes (UEC's pull quantum) so that 32-bit cumulative counters
@@ -46,7 +49,9 @@ struct RcccParams {
 // each end reads only its own fields.
 struct RcccFlow {
   std::uint32_t seen = 0;     // sender: cumulative quanta granted, as the latest CREDIT packet said
-  std::uint32_t wanted = 0;   // receiver: the flow's highest cumulative request (quanta)
+  std::uint32_t asked = 0;    // receiver: the highest cumulative request the data packets carried (quanta)
+  std::uint32_t trims = 0;    // receiver: quanta added for trimmed packets (each one's wire bytes)
+  std::uint32_t wanted = 0;   // receiver: asked + trims, what the flow is to be granted in all
   std::uint32_t granted = 0;  // receiver: cumulative quanta granted
   bool in_pull = false;       // receiver: in its host's pull queue
 };
