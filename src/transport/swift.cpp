@@ -48,26 +48,26 @@ void Swift::on_delay(Bytes acked) {
   const SimTime tgt = target(hops_);
   if (rtt_ < tgt) {
     set(w_ >= 1.0 ? w_ + s_.ai * n / w_ : w_ + s_.ai * n);
-  } else if (can_decrease()) {
-    const double d = static_cast<double>(rtt_);
-    set(w_ * std::max(1.0 - s_.beta * (d - static_cast<double>(tgt)) / d, 1.0 - s_.max_mdf));
-    last_decrease_ = now_;
-    ++decreases_;
   } else {
-    set(w_);
+    const double d = static_cast<double>(rtt_);
+    decrease_once(std::max(1.0 - s_.beta * (d - static_cast<double>(tgt)) / d, 1.0 - s_.max_mdf));
   }
+}
+
+void Swift::decrease_once(double factor) {
+  if (!can_decrease()) {
+    set(w_);
+    return;
+  }
+  set(w_ * factor);
+  last_decrease_ = now_;
+  ++decreases_;
 }
 
 // A NACK: Swift's fast-recovery loss, at most one cut per RTT.
 void Swift::loss(double) {
   retx_ = 0;
-  if (can_decrease()) {
-    set(w_ * (1.0 - s_.max_mdf));
-    last_decrease_ = now_;
-    ++decreases_;
-  } else {
-    set(w_);
-  }
+  decrease_once(1.0 - s_.max_mdf);
 }
 
 // A retransmission timeout: retx_reset in a row (RTO events, not packets: the packets one RTO walk
@@ -81,12 +81,8 @@ void Swift::timeout(double) {
     set(s_.min_cwnd);
     last_decrease_ = now_;
     ++decreases_;
-  } else if (can_decrease()) {
-    set(w_ * (1.0 - s_.max_mdf));
-    last_decrease_ = now_;
-    ++decreases_;
   } else {
-    set(w_);
+    decrease_once(1.0 - s_.max_mdf);
   }
 }
 

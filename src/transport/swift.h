@@ -51,6 +51,8 @@ class Swift final : public CongestionControl {
  private:
   void on_delay(Bytes acked);
   bool can_decrease() const { return last_decrease_ < 0 || now_ - last_decrease_ >= rtt_now(); }
+  // The window x factor if no decrease happened within the last RTT ([Swift] Algorithm 1), else unchanged.
+  void decrease_once(double factor);
   SimTime rtt_now() const { return last_rtt_ > 0 ? last_rtt_ : p_.base_rtt; }
   void set(double w);  // w_ within its bounds, and the byte window the transport reads
   const SwiftParams s_;
