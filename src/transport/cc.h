@@ -163,9 +163,9 @@ class CongestionControl {
   bool paced() const { return paced_; }
   // The flow's NIC rate (set by the transport when the flow starts).
   virtual void set_line_rate(BitsPerSec) {}
-  // CCs with CcParams::uses_int (hpcc): an ACK's INT records, before its on_ack; `ack_seq` = the
-  // ACK's cumulative PSN, `snd_nxt` = the flow's next new PSN.
-  virtual void on_int(const net::IntStack&, std::uint32_t /*ack_seq*/, std::uint32_t /*snd_nxt*/, SimTime /*now*/) {}
+  // CCs with CcParams::uses_int (hpcc): an ACK's INT records, before its on_ack; `sent` = when the
+  // acknowledged data packet was sent.
+  virtual void on_int(const net::IntStack&, SimTime /*sent*/, SimTime /*now*/) {}
 
  protected:
   virtual void ack_unmarked(Bytes acked) = 0;

@@ -77,16 +77,16 @@ void Hpcc::compute_wind(bool update_wc) {
 }
 
 // [HPCC] Algorithm 1, NewACK.
-void Hpcc::on_int(const net::IntStack& s, std::uint32_t ack_seq, std::uint32_t snd_nxt, SimTime) {
+void Hpcc::on_int(const net::IntStack& s, SimTime sent, SimTime now) {
   if (!have_prev_) {  // the first ACK: its records are the reference of the next one
     prev_ = s;
     have_prev_ = true;
-    last_update_seq_ = snd_nxt;
+    last_update_ = now;
     return;
   }
-  const bool update_wc = ack_seq > last_update_seq_;
+  const bool update_wc = sent >= last_update_;  // a full RTT of feedback since the last update
   if (measure(s)) compute_wind(update_wc);
-  if (update_wc) last_update_seq_ = snd_nxt;
+  if (update_wc) last_update_ = now;
   prev_ = s;
 }
 

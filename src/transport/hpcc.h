@@ -13,9 +13,12 @@
 //   ComputeWind:     U >= eta or incStage >= maxStage: W = Wc / (U / eta) + W_AI
 //                    (when updating Wc: incStage = 0, Wc = W)
 //                    else W = Wc + W_AI (when updating Wc: incStage += 1, Wc = W)
-//   Wc is updated once per RTT: on an ACK whose cumulative PSN is beyond lastUpdateSeq, which is then
-//   set to snd_nxt; every other ACK computes W from the unchanged Wc. The NIC paces at W / T.
-// The first ACK only stores its records (and lastUpdateSeq = snd_nxt), as the authors' ns-3 code does.
+//   Wc is updated once per RTT: the paper's rule is an ACK beyond lastUpdateSeq, which is then set to
+//   snd_nxt, i.e. the ACK of a packet sent after the last update; here the ACK of a packet sent at or
+//   after the last update (by its echoed send time: a retransmission counts too, and a hole left by a
+//   trimmed packet does not hold the update back as a cumulative sequence number would). Every other
+//   ACK computes W from the unchanged Wc. The NIC paces at W / T.
+// The first ACK only stores its records (and sets the update time), as the authors' ns-3 code does.
 //
 // Deviations (docs/hpcc.md "Known deviations"): a hop whose port differs from the previous ACK's
 // hop at the same index (sprayed packets take other paths) gives no sample this ACK; loss (a NACK, a
@@ -32,7 +35,7 @@ class Hpcc final : public CongestionControl {
   explicit Hpcc(const CcParams& p);
   BitsPerSec rate(SimTime now) override;
   void set_line_rate(BitsPerSec r) override;
-  void on_int(const net::IntStack& s, std::uint32_t ack_seq, std::uint32_t snd_nxt, SimTime now) override;
+  void on_int(const net::IntStack& s, SimTime sent, SimTime now) override;
   double window_bytes() const { return w_; }
   double reference_window() const { return wc_; }
   double utilisation() const { return u_; }
@@ -54,7 +57,7 @@ class Hpcc final : public CongestionControl {
   const double t_;  // T in ps
   double w_ = 0, wc_ = 0, u_ = 1.0, wai_ = 0;
   std::uint32_t inc_stage_ = 0;
-  std::uint32_t last_update_seq_ = 0;
+  SimTime last_update_ = 0;  // time of the last Wc update (the paper's lastUpdateSeq = snd_nxt then)
   bool have_prev_ = false;
   net::IntStack prev_;
   BitsPerSec line_ = 0;

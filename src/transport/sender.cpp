@@ -225,7 +225,7 @@ void Transport::on_ack(std::uint32_t pkt) {
   if (hooks_) [[unlikely]] {
     if (rccc_) rccc_stop_speculating(*f.live);
     // [HPCC] Algorithm 1: the ACK's INT (echoed by the receiver), before the window reacts to the ACK.
-    if (int_bytes_) f.live->cc->on_int(net_.int_at(pkt), a.cum_ack, f.live->next_new, now);
+    if (int_bytes_) f.live->cc->on_int(net_.int_at(pkt), a.sent_time, now);
   }
   Bytes acked_bytes = 0;
   std::uint32_t newly = 0;

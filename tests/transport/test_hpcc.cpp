@@ -63,26 +63,27 @@ TEST(Hpcc, StartsAtLineRateAndFirstAckOnlyStores) {
   EXPECT_TRUE(cc.paced());
   EXPECT_DOUBLE_EQ(cc.window_bytes(), 125'000);
   EXPECT_EQ(cc.rate(0), kRate);
-  cc.on_int(stack(0, {{0, 50'000}}), 1, 100, 0);
+  cc.on_int(stack(0, {{0, 50'000}}), -kT, 0);
   EXPECT_DOUBLE_EQ(cc.window_bytes(), 125'000);
   EXPECT_DOUBLE_EQ(cc.utilisation(), 1.0);
 }
 
 // U over tau = T (a whole T between two records): U = u of the most loaded hop. Hop 0 sends at half
 // the line rate with no queue (u = 0.5), hop 1 at the full rate with min(q) = 25,000 bytes = 0.2 B T
-// queued (u = 1.2). U = 1.2 >= eta: W = Wc / (1.2 / 0.95) + W_AI; Wc updated (ack 101 > 100).
+// queued (u = 1.2). U = 1.2 >= eta: W = Wc / (1.2 / 0.95) + W_AI; Wc updated (the packet was sent
+// after the first ACK, the last update).
 TEST(Hpcc, MultiplicativeUpdateFromTheMostLoadedHop) {
   Hpcc cc(params());
   cc.set_line_rate(kRate);
-  cc.on_int(stack(0, {{0, 0}, {0, 30'000}}), 1, 100, 0);
-  cc.on_int(stack(kT, {{62'500, 0}, {125'000, 25'000}}), 101, 200, kT);
+  cc.on_int(stack(0, {{0, 0}, {0, 30'000}}), -kT, 0);
+  cc.on_int(stack(kT, {{62'500, 0}, {125'000, 25'000}}), 0, kT);
   EXPECT_NEAR(cc.utilisation(), 1.2, 1e-12);
   const double w = 125'000 / (1.2 / 0.95) + 100;
   EXPECT_NEAR(cc.window_bytes(), w, 1e-6);
   EXPECT_NEAR(cc.reference_window(), w, 1e-6);
   EXPECT_EQ(cc.rate(kT), std::llround(w * 8 / 10e-6));  // W / T
-  // Within the same RTT (ack 150 <= lastUpdateSeq 200): W from the unchanged Wc, Wc kept.
-  cc.on_int(stack(2 * kT, {{125'000, 0}, {250'000, 25'000}}), 150, 300, 2 * kT);
+  // The ACK of a packet sent before that update (at kT / 2): W from the unchanged Wc, Wc kept.
+  cc.on_int(stack(2 * kT, {{125'000, 0}, {250'000, 25'000}}), kT / 2, 2 * kT);
   EXPECT_NEAR(cc.utilisation(), 1.2, 1e-12);
   EXPECT_NEAR(cc.window_bytes(), w / (1.2 / 0.95) + 100, 1e-6);
   EXPECT_NEAR(cc.reference_window(), w, 1e-6);
@@ -96,13 +97,11 @@ TEST(Hpcc, EwmaAndAdditiveStagesThenMultiplicative) {
   cc.set_line_rate(kRate);
   const SimTime q = kT / 4;
   std::uint64_t tx = 0;
-  std::uint32_t seq = 1;
-  cc.on_int(stack(0, {{tx, 0}}), seq, seq + 1, 0);
+  cc.on_int(stack(0, {{tx, 0}}), -q, 0);
   double u = 1.0, wc = 125'000;
   for (int k = 1; k <= 7; ++k) {
-    tx += 15'625;  // half of the line rate over T/4 (31,250 bytes)
-    seq += 2;
-    cc.on_int(stack(k * q, {{tx, 0}}), seq, seq + 1, k * q);  // a new RTT on every ACK
+    tx += 15'625;                                            // half of the line rate over T/4 (31,250 bytes)
+    cc.on_int(stack(k * q, {{tx, 0}}), (k - 1) * q, k * q);  // sent at the last update: a new RTT
     u = 0.75 * u + 0.25 * 0.5;
     ASSERT_NEAR(cc.utilisation(), u, 1e-12) << k;
     const bool md = u >= 0.95 || k == 6;  // after 5 additive stages the 6th update multiplies
@@ -119,11 +118,11 @@ TEST(Hpcc, HopsOfAnotherPathAreSkipped) {
   net::IntStack a = stack(0, {{0, 0}, {0, 0}});
   net::IntStack b = stack(kT, {{125'000, 0}, {62'500, 0}});
   b.hop[0].port = 99;  // hop 0 now another switch port: its full rate is not a sample
-  cc.on_int(a, 1, 10, 0);
-  cc.on_int(b, 11, 20, kT);
+  cc.on_int(a, -kT, 0);
+  cc.on_int(b, 0, kT);
   EXPECT_NEAR(cc.utilisation(), 0.5, 1e-12);
   const double w = cc.window_bytes();
-  cc.on_int(stack(2 * kT, {{250'000, 0}}), 21, 30, 2 * kT);  // hop 0 back at port 10, b had 99
+  cc.on_int(stack(2 * kT, {{250'000, 0}}), kT, 2 * kT);  // hop 0 back at port 10, b had 99
   EXPECT_NEAR(cc.utilisation(), 0.5, 1e-12);
   EXPECT_DOUBLE_EQ(cc.window_bytes(), w);
 }
