@@ -1,4 +1,4 @@
-// In-band network telemetry (INT) as HPCC uses it ([HPCC] sec. 3.1, 5): each switch a data packet
+// In-band network telemetry (INT) as HPCC uses it ([HPCC] sec. 3): each switch a data packet
 // leaves through appends one record of the egress port (its queue, its transmitted bytes, the time,
 // its line rate); the receiver echoes the records in the ACK. The records live beside the packet
 // pool, indexed by the packet's pool index (IntTable), and only when a run turns INT on: struct

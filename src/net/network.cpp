@@ -127,7 +127,7 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
   eq_.push(port.busy_until + port.arrive_delay, kEvArrive, pkt);
 }
 
-// [HPCC] sec. 3.1: the egress port's record, taken as the packet starts to leave (the authors' ns-3
+// [HPCC] sec. 3: the egress port's record, taken as the packet starts to leave (the authors' ns-3
 // switch stamps at dequeue: the bytes still queued behind it, the bytes sent before it, the time).
 void Network::stamp_int(const Port& port, std::uint32_t pkt) {
   IntStack& s = (*int_)[pkt];

@@ -100,7 +100,7 @@ struct SwiftParams {
   std::uint32_t retx_reset = 5;  // consecutive timeouts that reset the window to min_cwnd
 };
 
-// hpcc (transport/hpcc.h): HPCC's constants ([HPCC] sec. 3.3, Algorithm 1); defaults = the paper's.
+// hpcc (transport/hpcc.h): HPCC's constants ([HPCC] sec. 3, Algorithm 1); defaults = the paper's.
 struct HpccParams {
   double eta = 0.95;            // target utilisation
   std::uint32_t max_stage = 5;  // additive-increase stages before a multiplicative update

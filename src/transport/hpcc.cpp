@@ -1,4 +1,4 @@
-// HPCC's window rules ([HPCC] sec. 3.3, Algorithm 1) and its keys; see hpcc.h.
+// HPCC's window rules ([HPCC] sec. 3, Algorithm 1) and its keys; see hpcc.h.
 #include "transport/hpcc.h"
 
 #include <fmt/core.h>
@@ -14,7 +14,7 @@ namespace lbsim::transport {
 Hpcc::Hpcc(const CcParams& p)
     : CongestionControl(p), h_(p.hpcc), t_(static_cast<double>(p.hpcc.t > 0 ? p.hpcc.t : p.base_rtt)) {
   paced_ = true;
-  // [HPCC] sec. 3.3: W_init = B x T (transport.init_cwnd_bdp = 1); Wc starts there too.
+  // [HPCC] sec. 3: W_init = B x T (transport.init_cwnd_bdp = 1); Wc starts there too.
   w_ = wc_ = static_cast<double>(p.init_cwnd);
   wai_ = h_.wai_bytes;
   set(w_);
@@ -102,7 +102,7 @@ using namespace config;
 const RegisterCc kHpcc{
     {{"hpcc",
       "HPCC: INT-driven window, U = EWMA of the most loaded hop's inflight bytes over B x T, multiplicative "
-      "update to eta once per RTT or after max_stage additive steps ([HPCC] sec. 3.3, Algorithm 1; docs/hpcc.md).",
+      "update to eta once per RTT or after max_stage additive steps ([HPCC] sec. 3, Algorithm 1; docs/hpcc.md).",
       {
           real("transport.hpcc_eta", 0.95, "", "hpcc: target utilisation eta of the most loaded link.")
               .range(0.01, 1.0),

@@ -4,7 +4,7 @@
 // the records in the ACK, and the sender computes from them how close the most loaded link of the
 // path is to full, and scales its window to hold that link at eta of its capacity.
 //
-// Per ACK ([HPCC] sec. 3.3, Algorithm 1), with L the previous ACK's records and T the base RTT:
+// Per ACK ([HPCC] sec. 3, Algorithm 1), with L the previous ACK's records and T the base RTT:
 //   MeasureInflight: for each hop i of the ACK whose port matches hop i of L,
 //                      txRate = (ack.txBytes - L.txBytes) / (ack.ts - L.ts)
 //                      u'     = min(ack.qlen, L.qlen) / (ack.B x T) + txRate / ack.B

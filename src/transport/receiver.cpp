@@ -26,7 +26,7 @@ void Transport::on_data(std::uint32_t pkt) {
   }
   if (hooks_) [[unlikely]] {
     if (rccc_) rccc_on_arrival(f, R, p);
-    // [HPCC] sec. 3.1: the records of the last packet received (not a trimmed one) go into the ACK.
+    // [HPCC] sec. 3: the records of the last packet received (not a trimmed one) go into the ACK.
     if (int_bytes_ && !p.trimmed()) int_rx_[f.id] = net_.int_at(pkt);
   }
   if (p.trimmed()) {
@@ -145,7 +145,7 @@ void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std:
   a.sent_time = R.ack_last_sent_time;
   a.payload = R.ack_pending_bytes;
   a.echo_hops = R.ack_last_hops;
-  if (int_bytes_) [[unlikely]] {  // [HPCC] sec. 3.1: the ACK echoes the data packet's INT
+  if (int_bytes_) [[unlikely]] {  // [HPCC] sec. 3: the ACK echoes the data packet's INT
     a.size += int_bytes_;
     auto it = int_rx_.find(f.id);
     if (it != int_rx_.end()) {

@@ -102,7 +102,8 @@ std::uint32_t Transport::send_data(FlowState& f, SimTime now) {
   p.payload = p.size - static_cast<std::uint32_t>(p_.header);
   p.sent_time = now;
   p.ev = f.lb->next_ev(now);
-  if (int_bytes_) [[unlikely]] {  // [HPCC] sec. 5: the INT header the switches fill in
+  // [HPCC] sec. 3: the INT header the switches fill in (the HPCC artifact's fixed size).
+  if (int_bytes_) [[unlikely]] {
     p.size += int_bytes_;
     net_.int_at(pi).n = 0;
   }

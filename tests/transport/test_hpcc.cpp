@@ -1,4 +1,4 @@
-// HPCC (src/transport/hpcc.h) against its rules ([HPCC] sec. 3.3, Algorithm 1) with hand-made INT
+// HPCC (src/transport/hpcc.h) against its rules ([HPCC] sec. 3, Algorithm 1) with hand-made INT
 // records, and in whole simulations against what a window that holds the most loaded link at eta
 // must do:
 //  - a lone flow is paced at W / T with U measured on its own links: it runs at eta of the line
