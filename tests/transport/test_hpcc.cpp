@@ -284,6 +284,10 @@ TEST(HpccSim, IncastConvergesToFairSharesAtEtaWithAnEmptyQueue) {
   const double qmax = *std::max_element(full.queue.begin(), full.queue.end());
   EXPECT_LT(q, 16 * wire);
   EXPECT_LT(qmax, 16 * wire);
+  // Trims (NACKs) only at the joins: a new flow's first window (W_init = B T) arrives at line rate on
+  // a busy link and the buffer (one BDP) takes what it can; the worst case trims every flow's whole
+  // first window once: 16 BDPs of packets over the run.
+  EXPECT_LT(static_cast<double>(full.nacks), 16 * bdp / static_cast<double>(full.packet_bytes));
   std::printf("jain %.5f util %.4f (U* %.4f) mean queue %.0f B (%.3f BDP) max %.0f B nacks %llu\n", j, util, u_star, q,
               q / bdp, qmax, static_cast<unsigned long long>(full.nacks));
 }
