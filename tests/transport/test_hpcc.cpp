@@ -294,35 +294,42 @@ TEST(HpccSim, IncastConvergesToFairSharesAtEtaWithAnEmptyQueue) {
 
 // The load balancers over HPCC: OPS and REPS spray each packet on its own path, so hop records of
 // successive ACKs often name other ports (skipped); the last hop (the receiver's ToR port) is always
-// the same. A permutation completes, every packet accounted for, and HPCC kept the queues low
-// enough that nothing was trimmed once the flows settled (a bound: fewer NACKs than packets).
+// the same. A permutation and a 16-to-1 incast complete, every packet accounted for: each packet sent
+// once plus one retransmission per NACK or timeout at most.
 TEST(HpccSim, OpsAndRepsOverHpccComplete) {
   for (const char* lb : {"ops", "reps"}) {
-    config::Config c = test::leaf_spine();
-    c.set("workload.kind", "permutation");
-    c.set("workload.size", std::int64_t{1 << 20});
-    c.set("lb.algorithm", lb);
-    c.set("transport.cc", "hpcc");
-    c.set("transport.init_cwnd_bdp", 1.0);
-    sim::Simulation s(c);
-    EXPECT_EQ(s.run(), 0) << lb;
-    EXPECT_TRUE(test::conserved(s)) << lb;
-    std::uint64_t flows = 0, pk = 0, sent = 0, rtx = 0, nacks = 0, timeouts = 0;
-    for (const auto& f : s.flow_results()) {
-      EXPECT_TRUE(f.finished) << lb;
-      ++flows;
-      pk += f.packets;
-      sent += f.packets_sent;
-      rtx += f.retransmits;
-      nacks += f.nacks;
-      timeouts += f.timeouts;
+    for (const char* kind : {"permutation", "incast"}) {
+      config::Config c = test::leaf_spine();
+      c.set("workload.kind", kind);
+      c.set("workload.size", std::int64_t{1 << 20});
+      if (std::string(kind) == "incast") {  // 16 senders on leaves 1-4 into host 0, all at once
+        c.set("workload.incast_senders", 16);
+        c.set("workload.incast_receiver", 0);
+        c.set("workload.incast_first_sender", 4);
+      }
+      c.set("lb.algorithm", lb);
+      c.set("transport.cc", "hpcc");
+      c.set("transport.init_cwnd_bdp", 1.0);
+      sim::Simulation s(c);
+      EXPECT_EQ(s.run(), 0) << lb << " " << kind;
+      EXPECT_TRUE(test::conserved(s)) << lb << " " << kind;
+      std::uint64_t flows = 0, pk = 0, sent = 0, rtx = 0, nacks = 0, timeouts = 0;
+      for (const auto& f : s.flow_results()) {
+        EXPECT_TRUE(f.finished) << lb << " " << kind;
+        ++flows;
+        pk += f.packets;
+        sent += f.packets_sent;
+        rtx += f.retransmits;
+        nacks += f.nacks;
+        timeouts += f.timeouts;
+      }
+      EXPECT_EQ(flows, std::string(kind) == "incast" ? 16u : 32u) << lb << " " << kind;
+      EXPECT_EQ(sent, pk + rtx) << lb << " " << kind;  // every packet sent once, plus the retransmissions
+      EXPECT_LE(rtx, nacks + timeouts) << lb << " " << kind;
+      std::printf("%s %s: packets %llu sent %llu nacks %llu timeouts %llu\n", lb, kind,
+                  static_cast<unsigned long long>(pk), static_cast<unsigned long long>(sent),
+                  static_cast<unsigned long long>(nacks), static_cast<unsigned long long>(timeouts));
     }
-    EXPECT_EQ(flows, 32u) << lb;
-    EXPECT_EQ(sent, pk + rtx) << lb;  // every packet sent once, plus the retransmissions
-    EXPECT_LE(rtx, nacks + timeouts) << lb;
-    std::printf("%s: packets %llu sent %llu nacks %llu timeouts %llu\n", lb, static_cast<unsigned long long>(pk),
-                static_cast<unsigned long long>(sent), static_cast<unsigned long long>(nacks),
-                static_cast<unsigned long long>(timeouts));
   }
 }
 
