@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # docs/results/hpcc.md: HPCC on the 16-to-1 incast of examples/cc/hpcc_incast.toml (32-host
 # leaf-spine, 100 Gb/s, 1 KiB packets, 16 x 4 MB into host 0, all starting at once), with the default
-# W_AI and with the paper's W_init (1 - eta) / N for N = 16 and N = 32; then a staggered variant (one
-# flow every 50 us, 1 GB flows, 3 ms). Prints, from 0.5 ms on (after the start-up burst): the
-# receiver link's wire utilisation, its mean and largest queue, Jain's index of the per-flow
-# delivered bytes, and the NACKs (trims) of the whole run.
+# W_AI and with the paper's W_init (1 - eta) / N for N = 16 and N = 32; then the tests of
+# tests/transport/test_hpcc.cpp, which print their numbers (the staggered incast: one flow every 50 us,
+# 3 ms). Prints for the example: the receiver queue's mean and largest sample from 0.5 ms on (after
+# the start-up burst), Jain's index of the flows' bytes / FCT, the NACKs, and the receiver link's
+# utilisation and trims over the whole run.
 # Usage: scripts/hpcc_incast.sh [LBSIM] [OUT]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,7 +36,8 @@ for wai in 0 287.8 143.9; do
   analyse "$dir" "simultaneous, hpcc_wai_bytes=$wai" 500 0
   python3 -c "import csv, sys
 for r in csv.DictReader(open(sys.argv[1] + '/ports.csv')):
-    if r['peer'] == '0': print('  receiver link utilisation (whole run, wire bytes)', r['utilization'], 'trims', r['trims'])" "$dir"
+    if r['peer'] == '0':
+        print('  receiver link utilisation (whole run, wire bytes)', r['utilization'], 'trims', r['trims'])" "$dir"
 done
 # The staggered incast of tests/transport/test_hpcc.cpp, with its numbers.
 "$root/build/tests/lbsim_test_transport" --gtest_filter='HpccSim.*' | grep -E 'jain|lone|ops:|reps:|OK|FAILED'
