@@ -36,6 +36,7 @@ Network::Network(const topo::Topology& topo, const NetConfig& cfg, std::uint64_t
   }
   mark_enqueue_ = q.ecn && !q.ecn_at_dequeue;
   mark_dequeue_ = q.ecn && q.ecn_at_dequeue;
+  dequeue_hooks_ = mark_dequeue_;
   if (cfg_.fc.mode != FlowControl::Lossy) fc_init();
 }
 
@@ -100,7 +101,12 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
   }
   // network.ecn_mark_at = "dequeue": the mark reflects the bytes still queued behind the packet
   // when it leaves (REPS artifact (htsim) marks at dequeue), one queueing delay fresher.
-  if (mark_dequeue_ && !port.is_nic && !p.is_control()) mark_ecn(port, p);
+  // INT (enable_int): the egress port's record on every data packet a switch sends. One flag for both
+  // hooks keeps a run without them at one test per transmission.
+  if (dequeue_hooks_) [[unlikely]] {
+    if (mark_dequeue_ && !port.is_nic && !p.is_control()) mark_ecn(port, p);
+    if (int_ && !port.is_nic && p.type == PacketType::Data) stamp_int(port, pkt);
+  }
   const SimTime ser = port.serialization(p.size);
   port.busy_until = now_ + ser;
   ++port.stats.tx_packets;
@@ -119,6 +125,19 @@ void Network::start_tx([[maybe_unused]] std::uint32_t id, Port& port, std::uint3
   p.node = port.peer;
   p.in_port = static_cast<std::uint16_t>(port.peer_port);
   eq_.push(port.busy_until + port.arrive_delay, kEvArrive, pkt);
+}
+
+// [HPCC] sec. 3: the egress port's record, taken as the packet starts to leave (the authors' ns-3
+// switch stamps at dequeue: the bytes still queued behind it, the bytes sent before it, the time).
+void Network::stamp_int(const Port& port, std::uint32_t pkt) {
+  IntStack& s = (*int_)[pkt];
+  if (s.n >= kIntMaxHops) return;
+  IntHop& h = s.hop[s.n++];
+  h.ts = now_;
+  h.tx_bytes = port.stats.tx_bytes;
+  h.qlen = static_cast<std::uint32_t>(port.data.bytes + port.ctrl.bytes);
+  h.port = static_cast<std::uint32_t>(&port - ports_.data());
+  h.rate = port.rate;
 }
 
 template <bool LL>

@@ -26,6 +26,7 @@
 #include "core/rng.h"
 #include "core/time.h"
 #include "net/events.h"
+#include "net/int_stack.h"
 #include "net/flow_control.h"
 #include "net/packet.h"
 #include "topo/topology.h"
@@ -275,6 +276,16 @@ class Network {
   // overflow path looks at it, so a run without it is unchanged.
   void set_loss_log(std::vector<LossRecord>* log) { loss_log_ = log; }
 
+  // In-band telemetry (net/int_stack.h, HPCC): from now on every switch port stamps a record into
+  // the INT stack of each data packet it transmits. The sender clears a packet's stack (int_at) when
+  // it builds it; the receiver copies it into the ACK's.
+  void enable_int() {
+    if (!int_) int_ = std::make_unique<IntTable>();
+    dequeue_hooks_ = true;
+  }
+  bool int_on() const { return int_ != nullptr; }
+  IntStack& int_at(std::uint32_t pkt) { return (*int_)[pkt]; }
+
   // Bytes waiting in the data queue of a port (what ECN and adaptive routing look at).
   Bytes queued_bytes(std::uint32_t id) const { return ports_[id].data.bytes; }
 
@@ -324,6 +335,7 @@ class Network {
   bool evict_for(Port& port, Bytes size);
   // A data packet that does not fit: trimmed into the control queue, or dropped.
   void overflow(Port& port, std::uint32_t pkt);
+  [[gnu::cold, gnu::noinline]] void stamp_int(const Port& port, std::uint32_t pkt);
   void log_loss(const Port& port, const Packet& p, bool dropped) {
     if (!loss_log_) return;
     loss_log_->push_back(LossRecord{now_, static_cast<std::uint32_t>(&port - ports_.data()), p.flow, p.psn, p.ev, p.src,
@@ -350,6 +362,8 @@ class Network {
   const topo::Topology& topo_;
   NetConfig cfg_;
   bool mark_enqueue_ = true, mark_dequeue_ = false;  // ECN on and where (QueueConfig::ecn_at_dequeue)
+  bool dequeue_hooks_ = false;                       // mark_dequeue_ or INT on (start_tx)
+  std::unique_ptr<IntTable> int_;                    // INT records (enable_int); null = off
   EventQueue eq_;
   PacketPool pool_;
   std::vector<Port> ports_;

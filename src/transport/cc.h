@@ -10,7 +10,7 @@
 // dctcp      Classic DCTCP (Alizadeh et al.): alpha <- (1-g) alpha + g F once per window of data,
 //            cwnd *= (1 - alpha/2) once per window with marks, +1 MTU per window otherwise.
 // none       A fixed window (init_cwnd): for analytic tests and open-loop studies.
-// dcqcn, nscc, swift  in their own files (transport/dcqcn.h, transport/nscc.h, transport/swift.h).
+// dcqcn, nscc, swift, hpcc  in their own files (transport/dcqcn.h, nscc.h, swift.h, hpcc.h).
 //
 // Optional SMaRTT techniques (Bonato et al., "SMaRTT-REPS", 2024), named by [Spritz] sec. IV-C:
 //   QuickAdapt    on a NACK or timeout, at most once per base RTT, set cwnd to the bytes acknowledged
@@ -40,6 +40,10 @@
 
 #include "core/prefetch.h"
 #include "core/time.h"
+
+namespace lbsim::net {
+struct IntStack;
+}
 
 namespace lbsim::transport {
 
@@ -96,6 +100,15 @@ struct SwiftParams {
   std::uint32_t retx_reset = 5;  // consecutive timeouts that reset the window to min_cwnd
 };
 
+// hpcc (transport/hpcc.h): HPCC's constants ([HPCC] sec. 3, Algorithm 1); defaults = the paper's.
+struct HpccParams {
+  double eta = 0.95;            // target utilisation
+  std::uint32_t max_stage = 5;  // additive-increase stages before a multiplicative update
+  double wai_bytes = 0;         // W_AI; 0 = line rate x T / 2500 (the authors' 10 Mb/s per 25 Gb/s)
+  SimTime t = 0;                // ps; T, 0 = the run's base RTT
+  std::uint32_t int_hops = 5;   // hops the INT header has room for: 2 + 8 x int_hops bytes on the wire
+};
+
 // QuickAdapt's measurement window (above).
 enum class QaWindow { BaseRtt, TargetRtt, MeasuredRtt };
 
@@ -120,6 +133,8 @@ struct CcParams {
   DcqcnParams dcqcn;
   NsccParams nscc;
   SwiftParams swift;
+  HpccParams hpcc;
+  bool uses_int = false;  // the plug-in reads INT (on_int): the switches stamp it, the packets carry it
 };
 
 class CongestionControl {
@@ -148,6 +163,9 @@ class CongestionControl {
   bool paced() const { return paced_; }
   // The flow's NIC rate (set by the transport when the flow starts).
   virtual void set_line_rate(BitsPerSec) {}
+  // CCs with CcParams::uses_int (hpcc): an ACK's INT records, before its on_ack; `sent` = when the
+  // acknowledged data packet was sent.
+  virtual void on_int(const net::IntStack&, SimTime /*sent*/, SimTime /*now*/) {}
 
  protected:
   virtual void ack_unmarked(Bytes acked) = 0;

@@ -24,7 +24,11 @@ void Transport::on_data(std::uint32_t pkt) {
     if (!p.trimmed()) answer_probe(f, R, p);  // a trimmed probe is lost: the path stays excluded
     return;
   }
-  if (rccc_) rccc_on_arrival(f, R, p);
+  if (hooks_) [[unlikely]] {
+    if (rccc_) rccc_on_arrival(f, R, p);
+    // [HPCC] sec. 3: the records of the last packet received (not a trimmed one) go into the ACK.
+    if (int_bytes_ && !p.trimmed()) int_rx_[f.id] = net_.int_at(pkt);
+  }
   if (p.trimmed()) {
     // The payload was cut in the network: ask for a retransmission right away.
     ++f.n.trimmed_rx;
@@ -141,6 +145,16 @@ void Transport::send_ack(FlowState& f, FlowLive& R, std::int32_t from_host, std:
   a.sent_time = R.ack_last_sent_time;
   a.payload = R.ack_pending_bytes;
   a.echo_hops = R.ack_last_hops;
+  if (int_bytes_) [[unlikely]] {  // [HPCC] sec. 3: the ACK echoes the data packet's INT
+    a.size += int_bytes_;
+    auto it = int_rx_.find(f.id);
+    if (it != int_rx_.end()) {
+      net_.int_at(ai) = it->second;
+      int_rx_.erase(it);
+    } else {
+      net_.int_at(ai).n = 0;
+    }
+  }
   if (f.pinned && p_.pin_acks) a.flags |= net::kFlagPinned;
   a.ecn_count = static_cast<std::uint16_t>(std::min<std::uint32_t>(R.ack_pending_ecn, 0xFFFF));
   if (R.ack_pending_ecn) a.flags |= net::kFlagEcn;

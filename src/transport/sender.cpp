@@ -102,6 +102,11 @@ std::uint32_t Transport::send_data(FlowState& f, SimTime now) {
   p.payload = p.size - static_cast<std::uint32_t>(p_.header);
   p.sent_time = now;
   p.ev = f.lb->next_ev(now);
+  // [HPCC] sec. 3: the INT header the switches fill in (the HPCC artifact's fixed size).
+  if (int_bytes_) [[unlikely]] {
+    p.size += int_bytes_;
+    net_.int_at(pi).n = 0;
+  }
   if (f.caps & lb::kCapPaths) {
     // A policy's own header fields ride on the wire (not in the window: that counts packet_bytes).
     p.size += static_cast<std::uint32_t>(f.lb->extra_header(p.ev));
@@ -217,8 +222,12 @@ void Transport::on_ack(std::uint32_t pkt) {
     return;
   }
   if (f.sender_done) return;
-  if (rccc_) rccc_stop_speculating(*f.live);
   const SimTime now = net_.now();
+  if (hooks_) [[unlikely]] {
+    if (rccc_) rccc_stop_speculating(*f.live);
+    // [HPCC] Algorithm 1: the ACK's INT (echoed by the receiver), before the window reacts to the ACK.
+    if (int_bytes_) f.live->cc->on_int(net_.int_at(pkt), a.sent_time, now);
+  }
   Bytes acked_bytes = 0;
   std::uint32_t newly = 0;
   // Selective part: the 64-PSN word holding a.psn.

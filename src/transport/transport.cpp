@@ -27,6 +27,11 @@ Transport::Transport(net::Network& net, const TransportParams& params, PolicyFac
   p_.cc.mtu = p_.header + p_.mtu;
   ack_every_ = p_.ack_bytes > 0 ? 0xFFFFFFFFu : p_.ack_every;
   ack_rules_ = p_.ack_bytes > 0 || p_.ack_on_ecn || p_.ack_request;
+  if (p_.cc.uses_int) {  // HPCC: the switches stamp INT; its header rides on every data packet and ACK
+    net_.enable_int();
+    int_bytes_ = 2 + 8 * p_.cc.hpcc.int_hops;
+  }
+  hooks_ = rccc_ || int_bytes_ > 0;
   const auto hosts = static_cast<std::size_t>(net.topology().num_hosts);
   hosts_.resize(hosts);
   class_paused_.assign(hosts, 0);

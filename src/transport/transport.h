@@ -309,6 +309,11 @@ class Transport final : public net::HostHandler, public net::EventHandler {
   PolicyFactory policies_;
   std::uint32_t ack_every_ = 1;  // the receiver's packet count per ACK (never with ack_bytes)
   bool ack_rules_ = false;       // ack_bytes, ack_on_ecn or ack_request is on
+  // INT (CcParams::uses_int, HPCC): the INT header's wire bytes (0 = no INT), and the records of the
+  // last data packet of each flow whose ACK is still pending (coalesced ACKs echo the last one's).
+  std::uint32_t int_bytes_ = 0;
+  bool hooks_ = false;  // rccc_ or INT: on_data / on_ack test this one flag
+  std::unordered_map<std::uint32_t, net::IntStack> int_rx_;
   // Records. Eager: flows_[id], every entry. Streamed: a pool of slots (flows_ and their specs_,
   // free_ the unused slots; doubled when full) for the entries made and not yet released, and a
   // window indexed by id & mask_ over ids [lo_, hi_) (a power of two; doubled when full): slots_
