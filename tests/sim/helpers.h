@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -75,6 +76,17 @@ inline std::string read_file(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// Jain's fairness index of the rates x: (sum x)^2 / (n sum x^2); 1 when every rate is equal, 1/n when
+// one takes everything. The congestion-control tests take it over the last half's per-flow rates.
+inline double jain(const std::vector<double>& x) {
+  double s = 0, s2 = 0;
+  for (double v : x) {
+    s += v;
+    s2 += v * v;
+  }
+  return s * s / (static_cast<double>(x.size()) * s2);
 }
 
 // Every packet made is delivered, counted by exactly one drop counter, or still in the network

@@ -139,15 +139,6 @@ config::Config hpcc_net(const std::string& dir, const std::string& flows) {
   c.set("network.mtu", 1024);
   return c;
 }
-
-double jain(const std::vector<double>& x) {
-  double s = 0, s2 = 0;
-  for (double v : x) {
-    s += v;
-    s2 += v * v;
-  }
-  return s * s / (static_cast<double>(x.size()) * s2);
-}
 }  // namespace
 
 // One flow from host 20 to host 0. Every link is 100 Gb/s, so the flow's own switch ports see
@@ -270,7 +261,7 @@ TEST(HpccSim, IncastConvergesToFairSharesAtEtaWithAnEmptyQueue) {
     rates.push_back(pk);
     total += pk;
   }
-  const double j = jain(rates);
+  const double j = test::jain(rates);
   EXPECT_GE(j, 0.99);
   const double wire = static_cast<double>(full.packet_bytes + kInt);
   const double util = total * wire * 8 / (100e9 * kEnd / 2 * 1e-6);

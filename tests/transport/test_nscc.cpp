@@ -149,12 +149,6 @@ Half run_until(config::Config c, double end_us, const std::string& out = "") {
   if (!out.empty()) s.write_outputs(out);
   return h;
 }
-
-double jain(const std::vector<double>& x) {
-  double s = 0, s2 = 0;
-  for (double v : x) s += v, s2 += v * v;
-  return s * s / (static_cast<double>(x.size()) * s2);
-}
 }  // namespace
 
 TEST(NsccSim, IncastConvergesToFairSharesNearTheTargetDelay) {
@@ -175,7 +169,7 @@ TEST(NsccSim, IncastConvergesToFairSharesNearTheTargetDelay) {
   std::vector<double> rates;
   for (const auto& [id, bytes] : b.acked) rates.push_back(bytes - a.acked.at(id));
   ASSERT_EQ(rates.size(), 16u);
-  const double j = jain(rates);
+  const double j = test::jain(rates);
   const double util = (b.port_tx - a.port_tx) * 8 / (100e9 * T / 2 * 1e-6);
   // Time-average of the receiver's ToR queue over the second half (queues.csv, every 0.25 us).
   sim::Simulation probe(c);

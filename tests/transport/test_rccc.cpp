@@ -90,14 +90,11 @@ Incast run_incast(const std::string& name, const std::string& cc) {
   std::vector<std::uint32_t> got;
   const std::uint64_t bytes_half = bytes_at(half, &got), bytes_first = bytes_at(first, nullptr);
   // Each flow's rate over [half, its finish]: its packets received in that time over its length.
-  double sum = 0, sq = 0;
-  for (std::size_t i = 0; i < res.size(); ++i) {
-    const double rate =
-        (1.0 - static_cast<double>(got[i]) / full.transport().flows()[i].npkts) / to_us(res[i].finish - half);
-    sum += rate;
-    sq += rate * rate;
-  }
-  r.jain = sum * sum / (static_cast<double>(res.size()) * sq);
+  std::vector<double> rates;
+  for (std::size_t i = 0; i < res.size(); ++i)
+    rates.push_back((1.0 - static_cast<double>(got[i]) / full.transport().flows()[i].npkts) /
+                    to_us(res[i].finish - half));
+  r.jain = test::jain(rates);
   // The receiver's link from the half-time to the first finish (every flow still sending).
   const double rate = static_cast<double>(net.port(down).rate);
   r.busy = static_cast<double>(bytes_first - bytes_half) * 8 / (rate * to_us(first - half) * 1e-6);

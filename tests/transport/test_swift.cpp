@@ -174,15 +174,6 @@ IncastRun run_incast(const std::string& name, const std::vector<int>& srcs, Byte
   }
   return r;
 }
-
-double jain(const std::vector<double>& x) {
-  double s = 0, s2 = 0;
-  for (double v : x) {
-    s += v;
-    s2 += v * v;
-  }
-  return s * s / (static_cast<double>(x.size()) * s2);
-}
 }  // namespace
 
 // A lone flow never queues (its NIC is the slowest link), so its RTT stays at the base RTT, below the
@@ -213,7 +204,7 @@ TEST(SwiftSim, IncastConvergesToFairSharesNearTheTarget) {
     rates.push_back(pk);
     total += pk;
   }
-  const double j = jain(rates);
+  const double j = test::jain(rates);
   EXPECT_GE(j, 0.99);
   // The receiver's link busy: the wire bytes of the last half over its capacity.
   const double util = total * static_cast<double>(full.packet_bytes) * 8 / (100e9 * kEnd / 2 * 1e-6);
