@@ -42,8 +42,10 @@ test: build fuzz-build
 # `make sanitize` (CI, after `make test`) runs the C++ tests; `make sanitize-full` also runs the script
 # tests (docs commands, format, plots, HTML report, install tree), which `make test` already ran
 # unsanitized and which take most of the sanitized time. Neither runs the fuzz smoke nor builds benchmarks.
+# The environment names the source tree and tools/: the sanitized lbsim sits two levels below the tree,
+# where neither is found by its own location (nor by __FILE__ when a compiler cache makes paths relative).
 SANITIZE_FLAGS = -O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-SANITIZE_ENV = LBSIM_TOOLS_DIR=$(CURDIR)/tools ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+SANITIZE_ENV = LBSIM_SOURCE_DIR=$(CURDIR) LBSIM_TOOLS_DIR=$(CURDIR)/tools ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize-build: deps
 	@[ -f $(BUILD)/sanitize/build.ninja ] || cmake -S . -B $(BUILD)/sanitize -G Ninja -DCMAKE_BUILD_TYPE=None \

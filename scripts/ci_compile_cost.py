@@ -11,6 +11,7 @@ header is compiled once per flag set and its cost is reported beside the units'.
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import random
@@ -59,9 +60,21 @@ def strip_unit(u):
     return args
 
 
+def commit():
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
 def tests_main(a, units):
     """CPU seconds for a sample of test units under TEST_VARIANTS (see the module comment)."""
-    tests = [u for u in units if "/tests/" in u["file"]]
+    # The tree compiles most test sources in unity batches: take every test source, each with the
+    # flags of a test source the tree compiles alone.
+    template = next(u for u in units if "/tests/" in u["file"] and u["file"].endswith(".cpp"))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tests = []
+    for path in sorted(glob.glob(os.path.join(root, "tests", "*", "*.cpp"))):
+        args = shlex.split(template["command"])
+        args[args.index("-c") + 1] = path
+        tests.append({"file": path, "directory": template["directory"], "command": shlex.join(args)})
     random.seed(a.seed)
     sample = random.sample(tests, min(a.sample, len(tests)))
     tmp = tempfile.mkdtemp(prefix="lbsim-pch-")
@@ -85,8 +98,10 @@ def tests_main(a, units):
     return [
         "## Test units: optimisation and a precompiled header",
         "",
-        f"`scripts/ci_compile_cost.py --tests --sample {a.sample} --seed {a.seed}`: {len(sample)} of the "
-        f"{len(tests)} test units. The header (GoogleTest, nlohmann/json, fmt and a few standard headers) "
+        f"Measured {datetime.date.today()} at commit {commit()} by `scripts/ci_compile_cost.py --tests --sample "
+        f"{a.sample} --seed {a.seed} --write docs/results/ci-time.md` (appends this section): CPU seconds to "
+        f"compile {len(sample)} of the {len(tests)} test units. Not measured here: the unity batches "
+        "(tests/CMakeLists.txt), which parse the headers once per batch of a folder's files. The header (GoogleTest, nlohmann/json, fmt and a few standard headers) "
         "is compiled once per tree and reused by every test executable.",
         "",
         "| flags | CPU s | per unit | header, once |",
@@ -127,11 +142,11 @@ def main():
     base = total["-O1 -g (sanitize before)"]
     rows = [f"| {k} | {v:.1f} | {v / base:.2f} |" for k, v in total.items()]
     files = ", ".join(os.path.relpath(u["file"]) for u in sample)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit_id = commit()
     text = "\n".join([
         "# CI time: what the compiler costs per flag set",
         "",
-        f"Measured {datetime.date.today()} at commit {commit} by `scripts/ci_compile_cost.py --sample {a.sample} "
+        f"Measured {datetime.date.today()} at commit {commit_id} by `scripts/ci_compile_cost.py --sample {a.sample} "
         f"--seed {a.seed} --write docs/results/ci-time.md`: CPU seconds (user + sys) to compile {len(sample)} "
         "translation units picked at random from the Release tree's compile commands, under each flag set "
         "(g++ 12). CI (`.ci/run`) builds three trees on 2 cores: Release (`make test`), the fuzzers (clang, "
@@ -144,8 +159,8 @@ def main():
         f"Units: {files}.",
         "",
         "Kept: `-g1` (line tables, enough for the sanitizers' stack traces) in the sanitizer tree and "
-        "`-gline-tables-only` in the fuzzer tree. Not taken: `-O0`, which compiles faster but runs the "
-        "sanitized tests slower.",
+        "`-gline-tables-only` in the fuzzer tree. `-O0` only for the test sources (next section): the "
+        "simulation the tests drive runs in the layers, which keep `-O1`.",
         "",
     ])
     print(text)
