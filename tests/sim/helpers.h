@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,29 @@ inline double jain(const std::vector<double>& x) {
     s2 += v * v;
   }
   return s * s / (static_cast<double>(x.size()) * s2);
+}
+
+// queues.csv (output.queue_sample_us): the data_bytes samples of the ports whose peer is `peer` (a
+// host's id: the port into that host), taken at or after `from_us`.
+inline std::vector<double> queue_samples(const std::string& queues_csv, int peer, double from_us) {
+  std::istringstream in(read_file(queues_csv));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> head;
+  for (std::stringstream hs(line); std::getline(hs, line, ',');) head.push_back(line);
+  const auto col = [&](const std::string& n) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), n) - head.begin());
+  };
+  const std::size_t ct = col("time_us"), cp = col("peer"), cd = col("data_bytes");
+  std::vector<double> out;
+  for (std::string row; std::getline(in, row);) {
+    std::vector<std::string> v;
+    for (std::stringstream rs(row); std::getline(rs, line, ',');) v.push_back(line);
+    if (v.size() <= std::max({ct, cp, cd}) || v[cp] != std::to_string(peer)) continue;
+    if (std::stod(v[ct]) < from_us) continue;
+    out.push_back(std::stod(v[cd]));
+  }
+  return out;
 }
 
 // Every packet made is delivered, counted by exactly one drop counter, or still in the network

@@ -216,22 +216,7 @@ IncastRun run_incast(const std::string& name, double end_us, double wai, bool sa
   });
   if (sample) {
     s.write_outputs(dir + "/out");
-    std::istringstream in(test::read_file(dir + "/out/queues.csv"));
-    std::string line;
-    std::getline(in, line);
-    std::vector<std::string> head;
-    for (std::stringstream hs(line); std::getline(hs, line, ',');) head.push_back(line);
-    const auto col = [&](const std::string& n) {
-      return static_cast<std::size_t>(std::find(head.begin(), head.end(), n) - head.begin());
-    };
-    const std::size_t ct = col("time_us"), cp = col("peer"), cd = col("data_bytes");
-    for (std::string row; std::getline(in, row);) {
-      std::vector<std::string> v;
-      for (std::stringstream rs(row); std::getline(rs, line, ',');) v.push_back(line);
-      if (v.size() <= std::max({ct, cp, cd}) || v[cp] != "0") continue;
-      if (std::stod(v[ct]) < end_us / 2) continue;  // the last half
-      r.queue.push_back(std::stod(v[cd]));
-    }
+    r.queue = test::queue_samples(dir + "/out/queues.csv", 0, end_us / 2);  // the last half
   }
   return r;
 }

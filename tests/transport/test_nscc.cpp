@@ -174,21 +174,11 @@ TEST(NsccSim, IncastConvergesToFairSharesNearTheTargetDelay) {
   // Time-average of the receiver's ToR queue over the second half (queues.csv, every 0.25 us).
   sim::Simulation probe(c);
   const double target_us = 0.75 * to_us(probe.derived().base_rtt);
-  std::istringstream in(test::read_file(dir + "/out/queues.csv"));
-  std::string line;
-  std::getline(in, line);
+  const std::vector<double> q = test::queue_samples(dir + "/out/queues.csv", 0, T / 2);
+  ASSERT_GT(q.size(), 0u);
   double sum = 0;
-  int n = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> v;
-    std::stringstream ls(line);
-    for (std::string f; std::getline(ls, f, ',');) v.push_back(f);
-    if (std::stod(v[0]) < T / 2 || std::stoi(v[3]) != 0) continue;
-    sum += std::stod(v[4]);
-    ++n;
-  }
-  ASSERT_GT(n, 0);
-  const double qdelay_us = sum / n * 8 / 100e9 * 1e6;
+  for (double b : q) sum += b;
+  const double qdelay_us = sum / static_cast<double>(q.size()) * 8 / 100e9 * 1e6;
   std::printf("jain %.4f utilisation %.4f queue delay %.3f us target %.3f us\n", j, util, qdelay_us, target_us);
   EXPECT_GE(j, 0.99);
   EXPECT_GT(util, 0.97);
